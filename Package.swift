@@ -1,0 +1,27 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .executable(name: "strata-demo", targets: ["strata-demo"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .target(name: "Strata", dependencies: ["CLMDB"]),
+        .executableTarget(name: "strata-demo", dependencies: ["Strata"]),
+        .target(
+            name: "StrataTestSupport",
+            dependencies: ["Strata"],
+            path: "Tests/StrataTestSupport"
+        ),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

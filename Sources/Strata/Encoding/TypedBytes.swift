@@ -1,0 +1,19 @@
+// `withUnsafeBytes` of the standard library is `rethrows`, which erases a typed error to `any Error`.
+// These keep the closure's error type.
+
+extension Array where Element == UInt8 {
+    @inlinable
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = withUnsafeBytes { raw in Result { () throws(E) -> R in try body(raw) } }
+        return try result.get()
+    }
+}
+
+@inlinable
+func withBytes<T, R, E: Error>(of value: T, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    var value = value
+    let result: Result<R, E> = Swift.withUnsafeBytes(of: &value) { raw in
+        Result { () throws(E) -> R in try body(raw) }
+    }
+    return try result.get()
+}

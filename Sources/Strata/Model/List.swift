@@ -1,0 +1,199 @@
+/// An ordered list of values or objects, stored in its owner's row.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted var dogs: List<Dog>
+///     @Persisted var nicknames: List<String>
+/// }
+/// try store.write {
+///     person.dogs.append(rex)              // an unmanaged Dog is added to the store
+///     person.nicknames.insert("Al", at: 0)
+/// }
+/// ```
+/// An unmanaged list is a plain array. A managed list is live: it reads its owner's row on every
+/// access, and every change rewrites that row (so changes need a write transaction).
+///
+/// - Warning: A managed list is confined to its Store's thread, and changing it outside a write
+///   transaction traps, like setting a property.
+public final class List<Element: _ListElement>: RandomAccessCollection, MutableCollection {
+    private enum Backing {
+        case unmanaged([Element])
+        case managed(owner: Object, column: Int)
+    }
+
+    private var backing: Backing
+
+    /// An empty, unmanaged list.
+    public init() {
+        backing = .unmanaged([])
+    }
+
+    /// An unmanaged list of `elements`.
+    public init(_ elements: some Sequence<Element>) {
+        backing = .unmanaged(Array(elements))
+    }
+
+    init(owner: Object, column: Int) {
+        backing = .managed(owner: owner, column: column)
+    }
+
+    /// Whether the list belongs to a managed object.
+    public var isManaged: Bool {
+        if case .managed = backing { return true }
+        return false
+    }
+
+    /// The current elements (for a managed list, read from the owner's row).
+    public var elements: [Element] {
+        switch backing {
+        case .unmanaged(let elements): return elements
+        case .managed(let owner, let column):
+            do {
+                return try Self.decode(owner._columnBytes(column), in: _DecodeContext(owner: owner, column: column))
+            } catch {
+                owner._trapCorrupted(column: column, error)
+            }
+        }
+    }
+
+    private func modify<R>(_ change: (inout [Element]) -> R) -> R {
+        switch backing {
+        case .unmanaged(var elements):
+            backing = .unmanaged([])  // keep the array uniquely referenced while it changes
+            defer { backing = .unmanaged(elements) }
+            return change(&elements)
+        case .managed(let owner, let column):
+            var elements = elements
+            let result = change(&elements)
+            owner._writeColumn(column) { (row: inout _RowEncoder) throws(StoreError) in
+                try Self.encode(elements, into: &row)
+            }
+            return result
+        }
+    }
+
+    // MARK: Collection
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+    public var count: Int { elements.count }
+
+    public subscript(position: Int) -> Element {
+        get { elements[position] }
+        set { modify { $0[position] = newValue } }
+    }
+
+    /// Iterates over the elements the list held when the iteration began.
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        elements.makeIterator()
+    }
+
+    // MARK: Changing
+
+    public func append(_ element: Element) {
+        modify { $0.append(element) }
+    }
+
+    public func append(contentsOf elements: some Sequence<Element>) {
+        modify { $0.append(contentsOf: elements) }
+    }
+
+    public func insert(_ element: Element, at index: Int) {
+        modify { $0.insert(element, at: index) }
+    }
+
+    @discardableResult
+    public func remove(at index: Int) -> Element {
+        modify { $0.remove(at: index) }
+    }
+
+    public func removeAll() {
+        modify { $0.removeAll() }
+    }
+
+    /// Moves the element at `from` so that it ends up at index `to`.
+    public func move(from: Int, to: Int) {
+        modify { elements in
+            let element = elements.remove(at: from)
+            elements.insert(element, at: to)
+        }
+    }
+
+    /// Replaces the element at `index`.
+    public func replace(index: Int, with element: Element) {
+        self[index] = element
+    }
+
+    // MARK: Encoding
+
+    static func encode(_ elements: [Element], into row: inout _RowEncoder) throws(StoreError) {
+        row.beginColumn()
+        row.writeListHeader(count: elements.count)
+        for element in elements {
+            try element._strataEncodeElement(into: &row)
+        }
+        row.endColumn()
+    }
+
+    static func decode(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError) -> [Element] {
+        guard let bytes else { throw .corrupted("a List column is null") }
+        let parts: [UnsafeRawBufferPointer?]
+        do {
+            parts = try ListFormat.elements(bytes)
+        } catch {
+            throw .corrupted("List<\(Element.self)>: \(error)")
+        }
+        var elements: [Element] = []
+        elements.reserveCapacity(parts.count)
+        for part in parts {
+            if let element = try Element._strataDecodeElement(part, in: context) { elements.append(element) }
+        }
+        return elements
+    }
+}
+
+extension List: _Persistable {
+    public static var _strataSchemaType: _SchemaType {
+        let element = Element._strataElementType
+        return _SchemaType(.list(element.type), linkedType: element.linkedType)
+    }
+
+    public static func _strataZero() -> List { List() }
+
+    public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
+        try Self.encode(elements, into: &row)
+    }
+
+    /// A managed list bound to its owner's column, or (validating bytes alone) an unmanaged copy.
+    public static func _strataDecodeColumn(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> List {
+        if let owner = context.owner { return List(owner: owner, column: context.column) }
+        return List(try decode(bytes, in: context))
+    }
+}
+
+/// Lists seen without their element type (descriptions, walking links).
+protocol AnyList {
+    var elementDescriptions: [String] { get }
+    var linkedObjects: [Object] { get }
+}
+
+extension List: AnyList {
+    var elementDescriptions: [String] {
+        elements.map { element in
+            switch element {
+            case let object as Object: "\(type(of: object))(\(object.primaryKeyDescription))"
+            case let string as String: "\"\(string)\""
+            default: "\(element)"
+            }
+        }
+    }
+
+    var linkedObjects: [Object] {
+        elements.compactMap { $0 as? Object }
+    }
+}
+
+@available(*, unavailable, message: "a List is confined to its Store's thread")
+extension List: Sendable {}

@@ -1,0 +1,67 @@
+/// The path of a managed property read or write, called from the inlined `@Persisted` accessor.
+extension Object {
+    @inlinable
+    final func _read<V: _Persistable>(_ column: Int, as type: V.Type) -> V {
+        let bytes = _columnBytes(column)
+        do {
+            return try V._strataDecodeColumn(bytes, in: _DecodeContext(owner: self, column: column))
+        } catch {
+            _trapCorrupted(column: column, error)
+        }
+    }
+
+    @inlinable
+    final func _write<V: _Persistable>(_ value: V, column: Int) {
+        _writeColumn(column) { (row: inout _RowEncoder) throws(StoreError) in
+            try value._strataEncodeColumn(into: &row)
+        }
+    }
+
+    /// The bytes of a column of this managed object's row (nil: null). Traps on the wrong thread, a
+    /// deleted object, or a damaged row.
+    @usableFromInline
+    final func _columnBytes(_ column: Int) -> UnsafeRawBufferPointer? {
+        guard let store = _store else { preconditionFailure("Strata: reading a column of an unmanaged object") }
+        return store.columnBytes(of: self, column: column)
+    }
+
+    @usableFromInline
+    final func _writeColumn(_ column: Int, _ encode: (inout _RowEncoder) throws(StoreError) -> Void) {
+        guard let store = _store else { preconditionFailure("Strata: writing a column of an unmanaged object") }
+        store.setColumn(of: self, column: column, encode: encode)
+    }
+
+    @usableFromInline
+    final func _trapCorrupted(column: Int, _ error: StoreError) -> Never {
+        let name = _binding.map { "\($0.name)[\($0.describe(_key))].\($0.columnNames[column])" } ?? "\(type(of: self))"
+        preconditionFailure("\(TrapMessage.corrupted): \(name): \(error)")
+    }
+}
+
+/// A to-one link: `@Persisted var owner: Person?` stores the target's key.
+extension Object: _OptionalPersistable {
+    public static var _strataValueType: _SchemaType {
+        _SchemaType(.link(ObjectSchema.typeName(self)), linkedType: self)
+    }
+
+    public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
+        try row.writeLink(to: self)
+    }
+
+    /// The linked object, or nil when it was deleted. Without an owner (validating bytes alone), only
+    /// checks that the bytes can be a key of the target type.
+    public static func _strataDecodeValue(
+        _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
+    ) throws(StoreError) -> Self? {
+        let key: RowKey
+        do {
+            key = try RowKey(stored: bytes, kind: ObjectSchema.of(self).keyKind)
+        } catch let damage as RowDamage {
+            throw .corrupted("a link to \(self): \(damage)")
+        } catch {
+            throw error as? StoreError ?? .corrupted("\(error)")
+        }
+        guard let store = context.owner?._store else { return nil }
+        return try store.linkedObject(self, key: key)
+    }
+}

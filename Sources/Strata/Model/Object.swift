@@ -1,0 +1,105 @@
+/// The base class of model types. Subclass it and declare properties with `@Persisted`.
+///
+/// ```swift
+/// final class Dog: Object {
+///     @Persisted(primaryKey: true) var id = UUID()
+///     @Persisted var name: String
+///     @Persisted var owner: Person?
+/// }
+/// let dog = Dog()                       // unmanaged: a plain Swift object
+/// dog.name = "Rex"
+/// try store.write { try store.add(dog) } // managed from now on: reads and writes go to the store
+/// ```
+/// Every subclass keeps the `required init()`; write convenience initialisers on top of it.
+///
+/// - Warning: A managed object is confined to the thread (or serial queue) of the Store that manages
+///   it. Hand it to another thread with `ThreadSafeReference`. Reading it on another thread, or after
+///   it was deleted, traps with a message that starts with "Strata:".
+open class Object {
+    // Managed state, stored inline so that managing an object allocates nothing.
+    @usableFromInline final var _store: StoreCore?
+    final var _binding: TableBinding?
+    final var _key: RowKey = .integer(0)
+    /// The Store's epoch when this object became managed; `invalidate()` starts a new one.
+    final var _epoch: UInt64 = 0
+    /// The object's row in the Store's current snapshot, valid while `_rowGeneration` matches.
+    final var _row: RowView?
+    final var _rowGeneration: UInt64 = 0
+
+    public required init() {}
+
+    /// Whether a Store manages this object.
+    public final var isManaged: Bool { _store != nil }
+
+    /// Whether the object was deleted, or its Store invalidated, so it can no longer be read.
+    /// Always false for an unmanaged object.
+    ///
+    /// - Warning: Traps when called off the managing Store's thread.
+    public final var isInvalidated: Bool {
+        guard let store = _store else { return false }
+        store.assertConfined()
+        return (try? store.currentRow(of: self)) == nil
+    }
+
+    /// The Store managing this object, if any.
+    public final var store: Store? {
+        _store.map(Store.init(core:))
+    }
+
+    /// Whether both refer to the same stored object (the same row of the same file), or are the same
+    /// unmanaged instance.
+    public final func isSameObject(as other: Object?) -> Bool {
+        guard let other else { return false }
+        if self === other { return true }
+        guard let core = _store, let otherCore = other._store else { return false }
+        return core.environment === otherCore.environment && _binding === other._binding && _key == other._key
+    }
+}
+
+extension Object: CustomStringConvertible {
+    /// `Person { id = 1; name = "Ann" }`, for logs and the demo.
+    public var description: String {
+        guard let schema = try? ObjectSchema.of(type(of: self)) else { return "\(type(of: self))" }
+        let values = schema.properties.indices.map { index -> String in
+            "\(schema.properties[index].name) = \(describeProperty(index, schema: schema))"
+        }
+        return "\(schema.name) { \(values.joined(separator: "; ")) }"
+    }
+
+    private func describeProperty(_ index: Int, schema: ObjectSchema) -> String {
+        let accessor = schema.accessors[index]
+        let value: Any?
+        if let core = _store, let binding = _binding {
+            guard core.isConfined else { return "<other thread>" }
+            guard let row = try? core.currentRow(of: self) else { return "<invalidated>" }
+            let column = binding.columnOfProperty[index]
+            value = try? accessor.kind.decodeForDescription(
+                row.column(column), in: _DecodeContext(owner: self, column: column))
+        } else {
+            value = accessor.kind.unmanagedValue(at: accessor.address(in: self))
+        }
+        switch value {
+        case let object as Object: return "\(type(of: object))(\(object.primaryKeyDescription))"
+        case let string as String: return "\"\(string)\""
+        case let list as AnyList: return "[\(list.elementDescriptions.joined(separator: ", "))]"
+        case let value?: return "\(value)"
+        case nil: return "nil"
+        }
+    }
+
+    var primaryKeyDescription: String {
+        if let binding = _binding { return binding.describe(_key) }
+        guard let schema = try? ObjectSchema.of(type(of: self)), let index = schema.primaryKeyIndex else { return "unmanaged" }
+        let accessor = schema.accessors[index]
+        return accessor.kind.unmanagedValue(at: accessor.address(in: self)).map { "\($0)" } ?? "?"
+    }
+}
+
+/// Messages of the traps: fixed, so they can be searched for in logs.
+enum TrapMessage {
+    static let wrongThread = "Strata: object or Store accessed from the wrong thread"
+    static let invalidated = "Strata: object has been deleted or invalidated"
+    static let notInWriteTransaction = "Strata: cannot modify a managed object outside of a write transaction"
+    static let primaryKeyChange = "Strata: the primary key of a managed object cannot be changed"
+    static let corrupted = "Strata: corrupted row"
+}

@@ -1,0 +1,151 @@
+/// Implementation detail: a type `@Persisted` can store. Strata's value types, their optionals, links
+/// (`Object?`), `List` and `PersistableEnum` conform. Do not conform your own types; make enums
+/// `PersistableEnum` instead.
+public protocol _Persistable {
+    /// How the schema records this type.
+    static var _strataSchemaType: _SchemaType { get }
+    /// The value of a property declared without an initial value ("", 0, nil, an empty list…).
+    static func _strataZero() -> Self
+    /// Appends the value as the row's next column.
+    func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError)
+    /// Decodes a column (`nil`: the column is null).
+    ///
+    /// - Throws: `.corrupted` when the bytes cannot be a value of this type.
+    static func _strataDecodeColumn(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> Self
+}
+
+/// Implementation detail: a type that may be wrapped in `Optional` for `@Persisted`, or be the element
+/// of a `List`: Strata's value types, enums, and objects (links).
+public protocol _OptionalPersistable {
+    /// How the schema records a non-nil value of this type.
+    static var _strataValueType: _SchemaType { get }
+    /// Appends the value's bytes to the current column or list element.
+    func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError)
+    /// Decodes non-null bytes. Returns nil when the bytes name something that is gone (a link to a
+    /// deleted object).
+    ///
+    /// - Throws: `.corrupted` when the bytes cannot be a value of this type.
+    static func _strataDecodeValue(
+        _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
+    ) throws(StoreError) -> Self?
+}
+
+/// Implementation detail: a non-optional stored value (Bool, integers, floating point, String, Data,
+/// Date, UUID, Decimal, `PersistableEnum`).
+public protocol _PersistableValue: _Persistable, _OptionalPersistable, _ListElement {}
+
+/// Implementation detail: a type a `List` can hold: values, optional values, objects.
+public protocol _ListElement {
+    static var _strataElementType: _SchemaType { get }
+    /// Appends the element to the list being encoded.
+    func _strataEncodeElement(into row: inout _RowEncoder) throws(StoreError)
+    /// Decodes one element (`nil` bytes: a null element). Returns nil for an element to skip (a link
+    /// to a deleted object).
+    static func _strataDecodeElement(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> Self?
+}
+
+/// Implementation detail: the types a primary key may have (integers, String, UUID).
+public protocol _PrimaryKeyValue: _PersistableValue {}
+
+/// Implementation detail: the types `@Persisted(indexed: true)` accepts (integers, String, UUID, Bool,
+/// Date, and their optionals).
+public protocol _IndexableValue: _Persistable {}
+
+extension _PersistableValue {
+    public static var _strataSchemaType: _SchemaType { _strataValueType }
+
+    public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
+        row.beginColumn()
+        try _strataEncodeValue(into: &row)
+        row.endColumn()
+    }
+
+    public static func _strataDecodeColumn(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> Self {
+        guard let bytes else { throw .corrupted("null in a non-optional \(_strataValueType.type) column") }
+        guard let value = try _strataDecodeValue(bytes, in: context) else {
+            throw .corrupted("undecodable \(_strataValueType.type) value")
+        }
+        return value
+    }
+}
+
+/// Implementation detail: where a column being decoded belongs (links and lists need their store).
+public struct _DecodeContext {
+    /// The managed object whose row is decoded; nil when validating bytes alone.
+    let owner: Object?
+    /// The stored column index of the property within the row.
+    let column: Int
+
+    @usableFromInline
+    init(owner: Object?, column: Int) {
+        self.owner = owner
+        self.column = column
+    }
+}
+
+extension _OptionalPersistable {
+    public static var _strataElementType: _SchemaType { _strataValueType }
+
+    public func _strataEncodeElement(into row: inout _RowEncoder) throws(StoreError) {
+        let start = row.beginElement()
+        try _strataEncodeValue(into: &row)
+        row.endElement(start)
+    }
+
+    public static func _strataDecodeElement(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> Self? {
+        guard let bytes else { throw .corrupted("null element in a List<\(Self.self)>") }
+        return try _strataDecodeValue(bytes, in: context)
+    }
+}
+
+extension Object: _ListElement {}
+
+extension Optional: _ListElement where Wrapped: _PersistableValue {
+    public static var _strataElementType: _SchemaType { _SchemaType(.optional(Wrapped._strataValueType.type)) }
+
+    public func _strataEncodeElement(into row: inout _RowEncoder) throws(StoreError) {
+        guard let value = self else { return row.writeNullElement() }
+        try value._strataEncodeElement(into: &row)
+    }
+
+    public static func _strataDecodeElement(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> Wrapped?? {
+        guard let bytes else { return .some(nil) }
+        return .some(try Wrapped._strataDecodeValue(bytes, in: context))
+    }
+}
+
+extension Optional: _Persistable where Wrapped: _OptionalPersistable {
+    public static var _strataSchemaType: _SchemaType {
+        let wrapped = Wrapped._strataValueType
+        if case .link = wrapped.type { return wrapped }  // links are optional by nature
+        return _SchemaType(.optional(wrapped.type), linkedType: wrapped.linkedType)
+    }
+
+    public static func _strataZero() -> Self { nil }
+
+    public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
+        guard let value = self else { return row.appendNullColumn() }
+        row.beginColumn()
+        try value._strataEncodeValue(into: &row)
+        row.endColumn()
+    }
+
+    public static func _strataDecodeColumn(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> Self {
+        guard let bytes else { return nil }
+        return try Wrapped._strataDecodeValue(bytes, in: context)
+    }
+}
+
+extension Optional: _IndexableValue where Wrapped: _IndexableValue & _OptionalPersistable {}

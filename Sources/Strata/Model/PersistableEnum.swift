@@ -1,0 +1,38 @@
+/// An enum that `@Persisted` can store, as its raw value.
+///
+/// ```swift
+/// enum Status: String, PersistableEnum { case active, archived }
+/// final class Task: Object {
+///     @Persisted var status: Status          // .active, the first case, unless given
+///     @Persisted var previous: Status?
+/// }
+/// ```
+/// A stored raw value that matches no case (the enum lost a case, or the file is damaged) makes
+/// throwing APIs report `.corrupted`.
+public protocol PersistableEnum: _PersistableValue, RawRepresentable, CaseIterable
+where RawValue: _PersistableValue {}
+
+extension PersistableEnum {
+    public static var _strataValueType: _SchemaType { RawValue._strataValueType }
+
+    public static func _strataZero() -> Self {
+        guard let first = allCases.first else {
+            preconditionFailure("Strata: PersistableEnum \(Self.self) has no cases")
+        }
+        return first
+    }
+
+    public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
+        try rawValue._strataEncodeValue(into: &row)
+    }
+
+    public static func _strataDecodeValue(
+        _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
+    ) throws(StoreError) -> Self? {
+        guard let raw = try RawValue._strataDecodeValue(bytes, in: context) else { return nil }
+        guard let value = Self(rawValue: raw) else {
+            throw .corrupted("\(raw) is not a raw value of \(Self.self)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,128 @@
+@_spi(Reflection) import Swift
+import Synchronization
+
+/// Where one `@Persisted` property lives in an instance, and how to operate on it there.
+struct PropertyAccessor: @unchecked Sendable {  // metatypes of value types are immutable
+    let offset: Int
+    let kind: any PersistedPropertyKind.Type
+
+    @inline(__always)
+    func address(in object: Object) -> UnsafeMutableRawPointer {
+        Unmanaged.passUnretained(object).toOpaque() + offset
+    }
+}
+
+/// The schema of one model type as the code declares it: its `@Persisted` properties in declaration
+/// order (superclass first), found once per type and cached for the process.
+///
+/// Discovery walks the type's stored fields with the standard library's reflection (`_forEachField`,
+/// the metadata `Mirror` reads, plus each field's offset), and reads the attributes from one
+/// throwaway instance.
+final class ObjectSchema: @unchecked Sendable {  // immutable after init; metatypes are immutable
+    let name: String
+    let type: Object.Type
+    let properties: [PropertySchema]
+    let accessors: [PropertyAccessor]
+    let primaryKeyIndex: Int?
+    /// How this type's rows are keyed (a type without primary key uses increasing integer row ids).
+    let keyKind: KeyKind
+    let linkedTypes: [Object.Type]
+
+    private static let cache = Mutex<[ObjectIdentifier: ObjectSchema]>([:])
+
+    /// The schema of `type`, discovered on first use.
+    ///
+    /// - Throws: `.schemaMismatch` when the type declares no `@Persisted` property, several primary keys,
+    ///   or cannot be reflected.
+    static func of(_ type: Object.Type) throws(StoreError) -> ObjectSchema {
+        let id = ObjectIdentifier(type)
+        if let schema = cache.withLock({ $0[id] }) { return schema }
+        let schema = try ObjectSchema(discovering: type)  // outside the lock: it runs the type's init
+        return cache.withLock { cache in
+            if let existing = cache[id] { return existing }
+            cache[id] = schema
+            return schema
+        }
+    }
+
+    private init(discovering type: Object.Type) throws(StoreError) {
+        let name = Self.typeName(type)
+        var fields: [(name: String, accessor: PropertyAccessor)] = []
+        let classType = _EachFieldOptions(rawValue: 1 << 0)
+        let reflected = _forEachField(of: type, options: classType) { fieldName, offset, fieldType, _ in
+            if let kind = fieldType as? any PersistedPropertyKind.Type {
+                var propertyName = String(cString: fieldName)
+                if propertyName.hasPrefix("_") { propertyName.removeFirst() }
+                fields.append((propertyName, PropertyAccessor(offset: offset, kind: kind)))
+            }
+            return true
+        }
+        guard reflected else { throw .schemaMismatch("\(name) cannot be reflected (is it a class?)") }
+        guard !fields.isEmpty else { throw .schemaMismatch("\(name) declares no @Persisted property") }
+
+        let sample = type.init()
+        var properties: [PropertySchema] = []
+        var linkedTypes: [Object.Type] = []
+        var primaryKeyIndex: Int?
+        for (index, field) in fields.enumerated() {
+            let attributes = field.accessor.kind.attributes(at: field.accessor.address(in: sample))
+            let schemaType = field.accessor.kind.schemaType
+            if attributes.contains(.primaryKey) {
+                if let existing = primaryKeyIndex {
+                    throw .schemaMismatch(
+                        "\(name) declares two primary keys: \(fields[existing].name) and \(field.name)")
+                }
+                primaryKeyIndex = index
+            }
+            if let linked = schemaType.linkedType { linkedTypes.append(linked) }
+            properties.append(
+                PropertySchema(
+                    name: field.name, type: schemaType.type,
+                    isPrimaryKey: attributes.contains(.primaryKey), isIndexed: attributes.contains(.indexed)))
+        }
+        withExtendedLifetime(sample) {}
+
+        self.name = name
+        self.type = type
+        self.properties = properties
+        accessors = fields.map(\.accessor)
+        self.primaryKeyIndex = primaryKeyIndex
+        keyKind = primaryKeyIndex.flatMap { properties[$0].type.keyKind } ?? .integer
+        self.linkedTypes = linkedTypes
+    }
+
+    /// The stored name of a type: its unqualified name.
+    static func typeName(_ type: Object.Type) -> String {
+        String(describing: type)
+    }
+
+    var primaryKey: PropertySchema? {
+        primaryKeyIndex.map { properties[$0] }
+    }
+
+    func propertyIndex(named name: String) -> Int? {
+        properties.firstIndex { $0.name == name }
+    }
+
+    /// The schemas of `types` and of every type reachable from them through links, by name.
+    ///
+    /// - Throws: `.schemaMismatch` when two types share a name, and whatever discovery throws.
+    static func closure(of types: [Object.Type]) throws(StoreError) -> [ObjectSchema] {
+        var result: [ObjectSchema] = []
+        var seen: [String: ObjectIdentifier] = [:]
+        var pending = types
+        while let type = pending.popLast() {
+            let schema = try ObjectSchema.of(type)
+            if let existing = seen[schema.name] {
+                if existing != ObjectIdentifier(type) {
+                    throw .schemaMismatch("two model types are named \(schema.name)")
+                }
+                continue
+            }
+            seen[schema.name] = ObjectIdentifier(type)
+            result.append(schema)
+            pending.append(contentsOf: schema.linkedTypes)
+        }
+        return result.sorted { $0.name < $1.name }
+    }
+}

@@ -1,0 +1,103 @@
+/// The stored type of a property, as written in the file's schema.
+indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible {
+    case bool
+    case int8, int16, int32, int64
+    case uint8, uint16, uint32, uint64
+    case float, double
+    case string, data, date, uuid, decimal
+    case optional(PropertyType)
+    /// A to-one link to the type of that name (always optional).
+    case link(String)
+    /// A list of elements of that type (values, optionals or links).
+    case list(PropertyType)
+
+    var description: String {
+        switch self {
+        case .bool: "Bool"
+        case .int8: "Int8"
+        case .int16: "Int16"
+        case .int32: "Int32"
+        case .int64: "Int"
+        case .uint8: "UInt8"
+        case .uint16: "UInt16"
+        case .uint32: "UInt32"
+        case .uint64: "UInt64"
+        case .float: "Float"
+        case .double: "Double"
+        case .string: "String"
+        case .data: "Data"
+        case .date: "Date"
+        case .uuid: "UUID"
+        case .decimal: "Decimal"
+        case .optional(let wrapped): "\(wrapped)?"
+        case .link(let name): "\(name)?"
+        case .list(let element): "List<\(element)>"
+        }
+    }
+
+    /// The key encoding a primary key of this type uses, or nil when it cannot be a primary key.
+    var keyKind: KeyKind? {
+        switch self {
+        case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64: .integer
+        case .string: .string
+        case .uuid: .uuid
+        default: nil
+        }
+    }
+
+    var isSignedInteger: Bool {
+        switch self {
+        case .int8, .int16, .int32, .int64: true
+        default: false
+        }
+    }
+
+    /// Whether a secondary index on this type is supported.
+    var isIndexable: Bool {
+        switch self {
+        case .optional(let wrapped): wrapped.isIndexable
+        case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64: true
+        case .string, .uuid, .bool, .date: true
+        default: false
+        }
+    }
+
+    /// The name of the linked type, for links and lists of links.
+    var linkedTypeName: String? {
+        switch self {
+        case .link(let name): name
+        case .list(let element): element.linkedTypeName
+        default: nil
+        }
+    }
+}
+
+/// Implementation detail of `_Persistable`: how a Swift type is stored.
+public struct _SchemaType: Sendable {
+    let type: PropertyType
+    /// The model type a link or a list of links points to (so linked types join the schema).
+    let linkedType: Object.Type?
+
+    init(_ type: PropertyType, linkedType: Object.Type? = nil) {
+        self.type = type
+        self.linkedType = linkedType
+    }
+}
+
+/// What `@Persisted(primaryKey:)` and `@Persisted(indexed:)` declared.
+@usableFromInline
+struct PropertyAttributes: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt8
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    @usableFromInline static let primaryKey = PropertyAttributes(rawValue: 1)
+    @usableFromInline static let indexed = PropertyAttributes(rawValue: 2)
+}
+
+/// One property of an object type, as stored in the file.
+struct PropertySchema: Hashable, Codable, Sendable {
+    var name: String
+    var type: PropertyType
+    var isPrimaryKey: Bool
+    var isIndexed: Bool
+}

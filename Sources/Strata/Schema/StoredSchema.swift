@@ -1,0 +1,99 @@
+import Foundation
+
+/// The schema as written in the file's `meta` table (JSON), with the columns in stored order.
+struct StoredSchema: Codable, Equatable, Sendable {
+    var schemaVersion: UInt64
+    var types: [StoredType]
+
+    struct StoredType: Codable, Equatable, Sendable {
+        var name: String
+        /// The columns of this type's rows, in order.
+        var properties: [PropertySchema]
+
+        init(name: String, properties: [PropertySchema]) {
+            self.name = name
+            self.properties = properties
+        }
+
+        init(_ schema: ObjectSchema) {
+            self.init(name: schema.name, properties: schema.properties)
+        }
+
+        var primaryKey: PropertySchema? { properties.first(where: \.isPrimaryKey) }
+    }
+
+    func type(named name: String) -> StoredType? {
+        types.first { $0.name == name }
+    }
+
+    func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain structs of strings and enums cannot fail; an empty blob would be caught on open.
+        return (try? encoder.encode(self)).map(Array.init) ?? []
+    }
+
+    /// - Throws: `.corrupted` when the bytes are not a schema.
+    init(decoding bytes: UnsafeRawBufferPointer) throws(StoreError) {
+        do {
+            self = try JSONDecoder().decode(StoredSchema.self, from: Data(bytes))
+        } catch {
+            throw .corrupted("the stored schema cannot be read (\(bytes.count) bytes): \(error)")
+        }
+        for type in types {
+            let names = Set(type.properties.map(\.name))
+            guard names.count == type.properties.count, type.properties.filter(\.isPrimaryKey).count <= 1 else {
+                throw .corrupted("the stored schema of \(type.name) repeats a property or a primary key")
+            }
+        }
+    }
+
+    init(schemaVersion: UInt64, types: [StoredType]) {
+        self.schemaVersion = schemaVersion
+        self.types = types
+    }
+}
+
+/// Names of the LMDB tables of a file.
+enum TableName {
+    static let meta = "strata.meta"
+    static func objects(_ type: String) -> String { "type.\(type)" }
+    static func index(_ type: String, _ property: String) -> String { "index.\(type).\(property)" }
+}
+
+/// Keys of the `meta` table.
+enum MetaKey {
+    static let format = "format"
+    static let schema = "schema"
+}
+
+extension StoredSchema.StoredType {
+    /// What differs between this stored type and the code's, in words; empty when compatible.
+    /// Column order may differ: columns are matched by name.
+    func differences(from code: ObjectSchema) -> [String] {
+        var differences: [String] = []
+        let stored = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for property in code.properties {
+            guard let old = stored[property.name] else {
+                differences.append("\(name).\(property.name) was added")
+                continue
+            }
+            if old.type != property.type {
+                differences.append("\(name).\(property.name) changed type from \(old.type) to \(property.type)")
+            }
+            if old.isPrimaryKey != property.isPrimaryKey {
+                differences.append(
+                    "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key")
+            }
+            if old.isIndexed != property.isIndexed {
+                differences.append(
+                    "\(name).\(property.name) \(property.isIndexed ? "became indexed" : "is no longer indexed")")
+            }
+        }
+        let codeNames = Set(code.properties.map(\.name))
+        for property in properties where !codeNames.contains(property.name) {
+            differences.append("\(name).\(property.name) was removed")
+        }
+        return differences
+    }
+}

@@ -1,0 +1,55 @@
+/// A secondary index: a table with duplicates mapping index keys to row keys.
+struct IndexBinding: Sendable {
+    let column: Int
+    let property: String
+    let type: PropertyType
+    let table: Table
+}
+
+/// One model type bound to its tables in one file: which stored column each property is, and the
+/// table handles. Immutable; shared by the Stores of that file.
+final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is immutable
+    let schema: ObjectSchema
+    let table: Table
+    /// Columns per row in this file.
+    let columnCount: Int
+    /// The stored column of each code property (declaration order).
+    let columnOfProperty: [Int]
+    /// The code property of each stored column.
+    let propertyOfColumn: [Int]
+    let primaryKeyColumn: Int?
+    let primaryKeyType: PropertyType?
+    let indexes: [IndexBinding]
+    /// Stored property names, by column (for messages).
+    let columnNames: [String]
+    /// Stored property types, by column.
+    let columnTypes: [PropertyType]
+    /// Position among the Store's bindings, for per-table counters.
+    let ordinal: Int
+
+    init(schema: ObjectSchema, stored: StoredSchema.StoredType, table: Table, indexes: [IndexBinding], ordinal: Int) {
+        self.schema = schema
+        self.table = table
+        columnCount = stored.properties.count
+        columnOfProperty = schema.properties.map { property in
+            stored.properties.firstIndex { $0.name == property.name } ?? -1
+        }
+        propertyOfColumn = stored.properties.map { property in
+            schema.properties.firstIndex { $0.name == property.name } ?? -1
+        }
+        primaryKeyColumn = stored.properties.firstIndex(where: \.isPrimaryKey)
+        primaryKeyType = primaryKeyColumn.map { stored.properties[$0].type }
+        self.indexes = indexes
+        columnNames = stored.properties.map(\.name)
+        columnTypes = stored.properties.map(\.type)
+        self.ordinal = ordinal
+    }
+
+    var name: String { schema.name }
+    var keyKind: KeyKind { schema.keyKind }
+
+    /// The primary key as a user would write it, for messages.
+    func describe(_ key: RowKey) -> String {
+        key.describe(as: keyKind, signed: primaryKeyType?.isSignedInteger ?? false)
+    }
+}

@@ -1,0 +1,114 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Hands out one `Environment` per file per process. LMDB must not be opened twice in one process:
+/// POSIX releases a process's file locks when any descriptor of the file closes, so a second `MDB_env`
+/// on the same file would silently break the first one's locking.
+///
+/// Opening and the final close happen under one lock, so a file is never open twice, even briefly.
+final class EnvironmentRegistry: Sendable {
+    static let shared = EnvironmentRegistry()
+
+    private struct Entry {
+        let environment: Environment
+        var leases: Int
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// A lease on the environment for `path`, opening it on first use.
+    ///
+    /// - Throws: `.invalidArgument` when the file is already open in this process with other options
+    ///   (durability, read-only, maximum size), and whatever `Environment.init` throws.
+    /// A temporary file (`temporary: true`: an in-memory store's) starts empty and is deleted, with its
+    /// lock file, when the environment closes.
+    func lease(
+        path: String, options: EnvironmentOptions, temporary: Bool = false
+    ) throws(StoreError) -> EnvironmentLease {
+        try entries.withLock { entries throws(StoreError) -> EnvironmentLease in
+            if var entry = entries[path] {
+                let open = entry.environment.options
+                guard open.syncMode == options.syncMode, open.readOnly == options.readOnly,
+                    open.mapSize == options.mapSize
+                else {
+                    throw .invalidArgument(
+                        "\(path) is already open in this process with other options "
+                            + "(durability, readOnly and maximumSize must match)")
+                }
+                entry.leases += 1
+                entries[path] = entry
+                return EnvironmentLease(entry.environment, registry: self)
+            }
+            let files = temporary ? [path, path + "-lock"] : []
+            for file in files { unlink(file) }  // a file left by a crashed process with the same pid
+            let environment = try Environment(path: path, options: options, removeOnClose: files)
+            entries[path] = Entry(environment: environment, leases: 1)
+            return EnvironmentLease(environment, registry: self)
+        }
+    }
+
+    fileprivate func release(_ environment: Environment) {
+        // Close inside the lock, so that a concurrent open of the same path waits for the close.
+        entries.withLock { entries in
+            guard var entry = entries[environment.path] else { return }
+            entry.leases -= 1
+            if entry.leases == 0 {
+                entries[environment.path] = nil
+                environment.close()
+            } else {
+                entries[environment.path] = entry
+            }
+        }
+    }
+
+    /// How many environments are open in this process (tests assert that none leak).
+    var openCount: Int {
+        entries.withLock { $0.count }
+    }
+
+    /// Whether `path` is open in this process.
+    func isOpen(_ path: String) -> Bool {
+        entries.withLock { $0[path] != nil }
+    }
+
+    /// The canonical form of a file path: its directory with symbolic links resolved, plus its name.
+    ///
+    /// - Throws: `.fileAccess` when the directory does not exist or cannot be resolved.
+    static func canonicalPath(_ path: String) throws(StoreError) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { path[..<$0] }.map(String.init) ?? "."
+        let name = slash.map { path[path.index(after: $0)...] }.map(String.init) ?? path
+        guard let resolved = realpath(directory.isEmpty ? "/" : directory, nil) else {
+            throw .fileAccess(path: path, code: errno)
+        }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return base == "/" ? "/" + name : base + "/" + name
+    }
+}
+
+/// Keeps an `Environment` open; the environment closes when its last lease ends.
+final class EnvironmentLease: Sendable {
+    let environment: Environment
+    private let registry: EnvironmentRegistry
+
+    fileprivate init(_ environment: Environment, registry: EnvironmentRegistry) {
+        self.environment = environment
+        self.registry = registry
+    }
+
+    deinit {
+        registry.release(environment)
+    }
+}

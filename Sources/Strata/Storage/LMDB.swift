@@ -1,0 +1,248 @@
+import CLMDB
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Every call into liblmdb. Nothing else in Strata calls an `mdb_*` function, so debug builds can inject
+/// a failure at any of them (see `LMDBFaults`) and test what a full disk or a full map does.
+enum LMDB {
+    enum Call: Hashable, Sendable {
+        case openEnvironment, beginTransaction, renewTransaction, commit, openTable, get, put, delete
+        case cursorOpen, cursorGet, drop, copy, sync
+    }
+
+    @inline(__always)
+    private static func check(_ code: Int32) throws(LMDBError) {
+        if code != MDB_SUCCESS { throw LMDBError(code: code) }
+    }
+
+    @inline(__always)
+    private static func injected(_ call: Call) throws(LMDBError) {
+        #if DEBUG
+        if let error = LMDBFaults.take(call) { throw error }
+        #endif
+    }
+
+    // MARK: Environment
+
+    static func createEnvironment() throws(LMDBError) -> OpaquePointer {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env))
+        guard let env else { throw LMDBError.outOfMemory }
+        return env
+    }
+
+    static func setMapSize(_ env: OpaquePointer, _ size: Int) throws(LMDBError) {
+        try check(mdb_env_set_mapsize(env, size))
+    }
+
+    static func setMaxReaders(_ env: OpaquePointer, _ readers: UInt32) throws(LMDBError) {
+        try check(mdb_env_set_maxreaders(env, readers))
+    }
+
+    static func setMaxTables(_ env: OpaquePointer, _ tables: UInt32) throws(LMDBError) {
+        try check(mdb_env_set_maxdbs(env, MDB_dbi(tables)))
+    }
+
+    static func openEnvironment(
+        _ env: OpaquePointer, path: String, flags: UInt32, mode: mode_t
+    ) throws(LMDBError) {
+        try injected(.openEnvironment)
+        try check(mdb_env_open(env, path, flags, mode))
+    }
+
+    static func closeEnvironment(_ env: OpaquePointer) {
+        mdb_env_close(env)
+    }
+
+    /// Clears reader slots left by dead processes or threads; returns how many it cleared.
+    static func clearStaleReaders(_ env: OpaquePointer) throws(LMDBError) -> Int {
+        var dead: Int32 = 0
+        try check(mdb_reader_check(env, &dead))
+        return Int(dead)
+    }
+
+    static func info(_ env: OpaquePointer) throws(LMDBError) -> MDB_envinfo {
+        var info = MDB_envinfo()
+        try check(mdb_env_info(env, &info))
+        return info
+    }
+
+    static func stat(_ env: OpaquePointer) throws(LMDBError) -> MDB_stat {
+        var stat = MDB_stat()
+        try check(mdb_env_stat(env, &stat))
+        return stat
+    }
+
+    static func flags(_ env: OpaquePointer) throws(LMDBError) -> UInt32 {
+        var flags: UInt32 = 0
+        try check(mdb_env_get_flags(env, &flags))
+        return flags
+    }
+
+    static func maxKeySize(_ env: OpaquePointer) -> Int {
+        Int(mdb_env_get_maxkeysize(env))
+    }
+
+    static func sync(_ env: OpaquePointer) throws(LMDBError) {
+        try injected(.sync)
+        try check(mdb_env_sync(env, 1))
+    }
+
+    static func copy(_ env: OpaquePointer, to path: String, compact: Bool) throws(LMDBError) {
+        try injected(.copy)
+        try check(mdb_env_copy2(env, path, compact ? UInt32(MDB_CP_COMPACT) : 0))
+    }
+
+    // MARK: Transactions
+
+    static func beginTransaction(
+        _ env: OpaquePointer, parent: OpaquePointer? = nil, flags: UInt32
+    ) throws(LMDBError) -> OpaquePointer {
+        try injected(.beginTransaction)
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(env, parent, flags, &txn))
+        guard let txn else { throw LMDBError.outOfMemory }
+        return txn
+    }
+
+    static func commit(_ txn: OpaquePointer) throws(LMDBError) {
+        do throws(LMDBError) {
+            try injected(.commit)
+        } catch {
+            mdb_txn_abort(txn)  // mdb_txn_commit frees the handle even when it fails: behave the same
+            throw error
+        }
+        try check(mdb_txn_commit(txn))
+    }
+
+    static func abort(_ txn: OpaquePointer) {
+        mdb_txn_abort(txn)
+    }
+
+    static func reset(_ txn: OpaquePointer) {
+        mdb_txn_reset(txn)
+    }
+
+    static func renew(_ txn: OpaquePointer) throws(LMDBError) {
+        try injected(.renewTransaction)
+        try check(mdb_txn_renew(txn))
+    }
+
+    static func transactionID(_ txn: OpaquePointer) -> Int {
+        mdb_txn_id(txn)
+    }
+
+    // MARK: Tables
+
+    static func openTable(_ txn: OpaquePointer, name: String, flags: UInt32) throws(LMDBError) -> MDB_dbi {
+        try injected(.openTable)
+        var dbi: MDB_dbi = 0
+        try check(mdb_dbi_open(txn, name, flags, &dbi))
+        return dbi
+    }
+
+    static func stat(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(LMDBError) -> MDB_stat {
+        var stat = MDB_stat()
+        try check(mdb_stat(txn, dbi, &stat))
+        return stat
+    }
+
+    static func tableFlags(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(LMDBError) -> UInt32 {
+        var flags: UInt32 = 0
+        try check(mdb_dbi_flags(txn, dbi, &flags))
+        return flags
+    }
+
+    /// Empties the table, or deletes it from the file when `delete` is true.
+    static func drop(_ txn: OpaquePointer, _ dbi: MDB_dbi, delete: Bool) throws(LMDBError) {
+        try injected(.drop)
+        try check(mdb_drop(txn, dbi, delete ? 1 : 0))
+    }
+
+    // MARK: Data
+
+    /// The value stored under `key`, or nil. The bytes live in the map and stay valid until the
+    /// transaction ends or (in a write transaction) the next change.
+    static func get(
+        _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer
+    ) throws(LMDBError) -> UnsafeRawBufferPointer? {
+        try injected(.get)
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let code = mdb_get(txn, dbi, &k, &v)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code)
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    /// Stores `value` under `key`. Returns false when `MDB_NOOVERWRITE` or `MDB_NODUPDATA` found the
+    /// key (or pair) already there; every other failure throws.
+    static func put(
+        _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
+        flags: UInt32
+    ) throws(LMDBError) -> Bool {
+        try injected(.put)
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let code = mdb_put(txn, dbi, &k, &v, flags)
+        if code == MDB_KEYEXIST { return false }
+        try check(code)
+        return true
+    }
+
+    /// Deletes `key` (or only the pair `key`/`value` in a table with duplicates). Returns false when
+    /// nothing matched.
+    static func delete(
+        _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?
+    ) throws(LMDBError) -> Bool {
+        try injected(.delete)
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let code: Int32
+        if let value {
+            var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+            code = mdb_del(txn, dbi, &k, &v)
+        } else {
+            code = mdb_del(txn, dbi, &k, nil)
+        }
+        if code == MDB_NOTFOUND { return false }
+        try check(code)
+        return true
+    }
+
+    // MARK: Cursors
+
+    static func openCursor(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(LMDBError) -> OpaquePointer {
+        try injected(.cursorOpen)
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(txn, dbi, &cursor))
+        guard let cursor else { throw LMDBError.outOfMemory }
+        return cursor
+    }
+
+    static func closeCursor(_ cursor: OpaquePointer) {
+        mdb_cursor_close(cursor)
+    }
+
+    /// Moves the cursor (`op` is an `MDB_cursor_op`); returns the pair it lands on, or nil at the end.
+    static func cursorGet(
+        _ cursor: OpaquePointer, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer? = nil,
+        op: MDB_cursor_op
+    ) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+        try injected(.cursorGet)
+        var k = MDB_val(mv_size: key?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: key?.baseAddress))
+        var v = MDB_val(mv_size: value?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: value?.baseAddress))
+        let code = mdb_cursor_get(cursor, &k, &v, op)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code)
+        return (
+            UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+            UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        )
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+extension Store {
+    /// How commits reach the disk.
+    public enum Durability: Hashable, Sendable {
+        /// Every commit is flushed (data and meta page) before `commitWrite` returns. Survives power loss.
+        case full
+        /// The meta page is not flushed: a power loss can undo the last commit, never corrupt the file.
+        case noMetaSync
+        /// Nothing is flushed: the OS writes when it likes. A crash of the process loses nothing; a
+        /// power loss can lose recent commits, never corrupt the file.
+        case noSync
+    }
+
+    /// How `add` treats an object whose primary key is already stored.
+    public enum UpdatePolicy: Hashable, Sendable {
+        /// Fail with `.alreadyExists`; nothing of the add is written.
+        case error
+        /// Update the stored object, writing only if a property differs.
+        case modified
+        /// Rewrite every property of the stored object.
+        case all
+    }
+
+    /// Where a Store's data lives and how it is opened.
+    ///
+    /// ```swift
+    /// var config = Store.Configuration(fileURL: dir.appendingPathComponent("app.strata"))
+    /// config.objectTypes = [Person.self, Dog.self]
+    /// config.durability = .noMetaSync
+    /// let store = try Store(configuration: config)
+    /// ```
+    public struct Configuration: Sendable {
+        /// The default `maximumSize`: 64 GiB of address space, reserved, not allocated (the file grows
+        /// only as pages are used).
+        public static let defaultMaximumSize = 64 << 30
+
+        /// The data file (its lock file is created beside it, named with a "-lock" suffix).
+        public var fileURL: URL?
+        /// Makes the Store in-memory, shared in the process by this identifier, and gone when the last
+        /// Store on it closes. When set, `fileURL` is ignored.
+        public var inMemoryIdentifier: String?
+        /// The model types. Types reached through links are added automatically.
+        public var objectTypes: [Object.Type]
+        /// The version of the schema; a file written with a higher version cannot be opened.
+        public var schemaVersion: UInt64 = 0
+        /// The most the file may hold, in bytes; a write that would exceed it fails with `.mapFull`.
+        public var maximumSize: Int = defaultMaximumSize
+        public var durability: Durability = .full
+        /// Opens the file read-only: writes throw `.readOnly`.
+        public var readOnly = false
+
+        public init(fileURL: URL, objectTypes: [Object.Type] = []) {
+            self.fileURL = fileURL
+            self.objectTypes = objectTypes
+        }
+
+        public init(inMemoryIdentifier: String, objectTypes: [Object.Type] = []) {
+            self.inMemoryIdentifier = inMemoryIdentifier
+            self.objectTypes = objectTypes
+        }
+
+        /// What identifies "the same configuration" for the per-thread Store cache.
+        struct Signature: Hashable {
+            let types: [ObjectIdentifier]
+            let schemaVersion: UInt64
+            let maximumSize: Int
+            let durability: Durability
+            let readOnly: Bool
+        }
+
+        var signature: Signature {
+            Signature(
+                types: objectTypes.map(ObjectIdentifier.init), schemaVersion: schemaVersion, maximumSize: maximumSize,
+                durability: durability, readOnly: readOnly)
+        }
+
+        /// The file to open, and whether it is an in-memory store's (started afresh, deleted on close).
+        ///
+        /// - Throws: `.invalidArgument` for a configuration without location or with a non-file URL,
+        ///   `.fileAccess` when the directory cannot be resolved.
+        func resolvedLocation() throws(StoreError) -> (path: String, isInMemory: Bool) {
+            if let identifier = inMemoryIdentifier {
+                return (Self.inMemoryPath(identifier), true)
+            }
+            guard let fileURL else { throw .invalidArgument("the configuration has neither fileURL nor inMemoryIdentifier") }
+            guard fileURL.isFileURL else { throw .invalidArgument("\(fileURL) is not a file URL") }
+            return (try EnvironmentRegistry.canonicalPath(fileURL.path), false)
+        }
+
+        /// - Throws: `.invalidArgument` when `maximumSize` is too small to hold a store.
+        var environmentOptions: EnvironmentOptions {
+            get throws(StoreError) {
+                guard maximumSize >= 64 << 10 else {
+                    throw .invalidArgument("maximumSize \(maximumSize) is below the minimum of 64 KiB")
+                }
+                let pageRounded = (maximumSize + 4095) / 4096 * 4096
+                let syncMode: SyncMode =
+                    switch inMemoryIdentifier != nil ? .noSync : durability {
+                    case .full: .full
+                    case .noMetaSync: .noMetaSync
+                    case .noSync: .noSync
+                    }
+                return EnvironmentOptions(mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly)
+            }
+        }
+
+        private static func inMemoryPath(_ identifier: String) -> String {
+            let directory =
+                access("/dev/shm", W_OK) == 0 ? "/dev/shm" : FileManager.default.temporaryDirectory.path
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: a short, stable file name for any identifier
+            for byte in identifier.utf8 {
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            }
+            let readable = identifier.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+            return "\(directory)/strata-memory-\(getpid())-\(String(String.UnicodeScalarView(readable.prefix(32))))-"
+                + String(hash, radix: 16)
+        }
+    }
+}

@@ -1,0 +1,212 @@
+import Dispatch
+
+/// A handle on a Strata file: reads through a consistent snapshot, writes in transactions.
+///
+/// ```swift
+/// var config = Store.Configuration(fileURL: url, objectTypes: [Person.self, Dog.self])
+/// let store = try Store(configuration: config)
+/// try store.write {
+///     try store.add(Person(id: 1, name: "Ann"))
+/// }
+/// let adults = store.objects(Person.self)
+/// let ann = store.object(ofType: Person.self, forPrimaryKey: 1)
+/// ```
+/// A Store sees one snapshot of the file until `refresh()`, a write on it, or `invalidate()`; its own
+/// commits are visible at once. Opening the same configuration again on the same thread returns the
+/// same Store.
+///
+/// - Warning: A Store and everything it returns are confined to the thread (or serial queue) that
+///   opened it. Throwing APIs called elsewhere throw `.wrongThread`; the others trap.
+public struct Store {
+    let core: StoreCore
+
+    init(core: StoreCore) {
+        self.core = core
+    }
+
+    /// Opens the Store for `configuration` on the current thread (the thread's cached one if it has it).
+    ///
+    /// - Throws: `.fileAccess` (location not readable or writable), `.corrupted` (not a Strata file,
+    ///   truncated, unreadable schema), `.migrationRequired` (the stored schema differs from the
+    ///   code's), `.schemaMismatch` (invalid models, or a file from a newer schema version),
+    ///   `.invalidArgument` (no object types, no location, the file open in this process with other
+    ///   options), `.readOnly` (a read-only file that would need a new table), `.storage`.
+    public init(configuration: Configuration) throws(StoreError) {
+        core = try StoreCache.core(for: configuration, confinement: .currentThread)
+    }
+
+    /// Opens the Store for `configuration` confined to a serial queue. Call it on that queue.
+    ///
+    /// - Throws: `.wrongThread` when not called on `queue`, and what `init(configuration:)` throws.
+    /// - Warning: The queue must be serial. LMDB's writer lock belongs to a thread: begin and commit
+    ///   each write inside one block on the queue (`write { }` does).
+    public init(configuration: Configuration, queue: DispatchQueue) throws(StoreError) {
+        core = try StoreCache.core(for: configuration, confinement: try .queue(queue))
+    }
+
+    public var configuration: Configuration { core.configuration }
+
+    /// Whether a write transaction is open on this Store.
+    ///
+    /// - Warning: Traps when called off the Store's thread.
+    public var isInWriteTransaction: Bool {
+        core.assertConfined()
+        return core.session != nil
+    }
+
+    // MARK: Writes
+
+    /// Runs `block` in a write transaction and commits it, or rolls everything back if `block` throws
+    /// (rethrowing its error).
+    ///
+    /// ```swift
+    /// try store.write {
+    ///     try store.add(dog)
+    ///     person.name = "Ann"
+    /// }
+    /// ```
+    /// - Throws: `.alreadyInWriteTransaction` (a write is open on this thread), `.wrongThread`,
+    ///   `.readOnly`, `.mapFull`, `.storage`, or the block's own error.
+    @available(*, noasync, message: "a write transaction must not span an await")
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if core.session != nil { try? core.cancelWrite() }
+            throw error
+        }
+        if core.session != nil { try commitWrite() }
+        return result
+    }
+
+    /// Opens a write transaction; the Store moves to the newest commit.
+    ///
+    /// - Throws: `.alreadyInWriteTransaction`, `.wrongThread`, `.readOnly`, `.storage`.
+    @available(*, noasync, message: "a write transaction must not span an await")
+    public func beginWrite() throws(StoreError) {
+        try core.beginWrite()
+    }
+
+    /// Commits the open write transaction. If it fails, nothing of it is stored.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (e.g. `ENOSPC`).
+    @available(*, noasync, message: "a write transaction must not span an await")
+    public func commitWrite() throws(StoreError) {
+        try core.commitWrite()
+    }
+
+    /// Rolls back the open write transaction. Objects added in it become invalidated.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`.
+    @available(*, noasync, message: "a write transaction must not span an await")
+    public func cancelWrite() throws(StoreError) {
+        try core.cancelWrite()
+    }
+
+    /// Adds an unmanaged object, and the unmanaged objects it links to, with the same policy. Adding an
+    /// object this Store already manages does nothing. The object is managed afterwards.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.alreadyExists` (policy `.error` and the
+    ///   primary key is stored; nothing is written), `.schemaMismatch` (type not in the schema),
+    ///   `.deletedInAnotherThread` (a linked object was deleted), `.invalidArgument` (managed by another
+    ///   file's Store, or a key over 511 bytes), `.mapFull`, `.storage`.
+    public func add(_ object: Object, update: UpdatePolicy = .error) throws(StoreError) {
+        try core.add(object, update: update)
+    }
+
+    /// Adds every object, or, if any fails, none: even when the error is caught inside the write.
+    ///
+    /// - Throws: as `add(_:update:)`.
+    public func add<S: Sequence>(contentsOf objects: S, update: UpdatePolicy = .error) throws(StoreError)
+    where S.Element: Object {
+        try core.add(contentsOf: objects.map { $0 as Object }, update: update)
+    }
+
+    /// Deletes a managed object.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.notManaged`, `.deletedInAnotherThread`.
+    public func delete(_ object: Object) throws(StoreError) {
+        try core.delete(CollectionOfOne(object))
+    }
+
+    /// Deletes managed objects; when one of them cannot be deleted, none is.
+    ///
+    /// - Throws: as `delete(_:)`.
+    public func delete<S: Sequence>(_ objects: S) throws(StoreError) where S.Element: Object {
+        try core.delete(objects.lazy.map { $0 as Object })
+    }
+
+    /// Deletes every object of a Results.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.invalidArgument` (a Results of another Store).
+    public func delete<T>(_ results: Results<T>) throws(StoreError) {
+        guard results.core === core else { throw .invalidArgument("the Results belongs to another Store") }
+        try core.delete(keys: results.keys(), binding: results.binding)
+    }
+
+    /// Deletes every object of every type of the schema.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.storage`.
+    public func deleteAll() throws(StoreError) {
+        try core.deleteAll()
+    }
+
+    // MARK: Reads
+
+    /// Every object of a type: a live, lazy collection, in primary-key order (insertion order for
+    /// types without one).
+    ///
+    /// - Warning: Traps off the Store's thread, or for a type not in the schema.
+    public func objects<T: Object>(_ type: T.Type) -> Results<T> {
+        core.assertConfined()
+        return Results(core: core, binding: core.bindingOrTrap(for: type))
+    }
+
+    /// The object with that primary key, or nil. An integer key of another width than the property's
+    /// is converted when it fits.
+    ///
+    /// - Warning: Traps off the Store's thread, for a type not in the schema or without primary key,
+    ///   and when the stored row is damaged (`verify()` reports it as an error).
+    public func object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
+        core.assertConfined()
+        let binding = core.bindingOrTrap(for: type)
+        do {
+            guard let rowKey = try core.rowKey(forPrimaryKey: key, binding: binding),
+                let row = try core.fetchRow(binding, key: rowKey)
+            else { return nil }
+            return core.materialize(type, binding: binding, key: rowKey, row: row)
+        } catch {
+            preconditionFailure("Strata: \(type) with primary key \(key): \(error)")
+        }
+    }
+
+    /// Moves the Store to the newest commit. Returns whether anything changed. Does nothing inside a
+    /// write (the write already sees the newest commit).
+    ///
+    /// - Throws: `.wrongThread`, `.storage` (for example `.readersFull`).
+    @discardableResult
+    public func refresh() throws(StoreError) -> Bool {
+        try core.refresh()
+    }
+
+    /// Releases the Store's snapshot (and rolls back an open write). Objects read so far are
+    /// invalidated; the next read starts a new snapshot.
+    ///
+    /// - Warning: Traps off the Store's thread.
+    public func invalidate() {
+        core.invalidate()
+    }
+}
+
+extension Store: Equatable {
+    /// Whether both are the same Store (the same file, on the same thread or queue).
+    public static func == (lhs: Store, rhs: Store) -> Bool {
+        lhs.core === rhs.core
+    }
+}
+
+@available(*, unavailable, message: "a Store is confined to its thread or queue; open another there")
+extension Store: Sendable {}

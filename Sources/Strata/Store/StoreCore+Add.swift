@@ -1,0 +1,248 @@
+/// `add`: encodes unmanaged objects into rows and stores them by update policy. A type without links
+/// takes the direct path (encode, one put, index entries); objects with links, and batches, go
+/// through an `AddOperation`, which validates the whole graph before writing and undoes its inserts
+/// if a primary key turns out to exist, so a failed add leaves nothing behind.
+extension StoreCore {
+    /// - Throws: `.wrongThread`, `.notInWriteTransaction`, `.schemaMismatch` (type not in the schema),
+    ///   `.alreadyExists` (`.error` policy), `.deletedInAnotherThread` (a linked object was deleted),
+    ///   `.invalidArgument` (an object of another file, a key over 511 bytes), `.mapFull`, `.storage`.
+    func add(_ object: Object, update policy: Store.UpdatePolicy) throws(StoreError) {
+        let session = try writableSession()
+        if try isManagedHere(object) { return }
+        let binding = try binding(for: type(of: object))
+        if binding.schema.linkedTypes.isEmpty {
+            let key = try store(object, binding: binding, key: nil, policy: policy, session: session, links: nil).key
+            manage(object, binding: binding, key: key)
+        } else {
+            try AddOperation(core: self, session: session, policy: policy).run([object])
+        }
+    }
+
+    /// Adds every object, or none of them.
+    func add(contentsOf objects: [Object], update policy: Store.UpdatePolicy) throws(StoreError) {
+        let session = try writableSession()
+        try AddOperation(core: self, session: session, policy: policy).run(objects)
+    }
+
+    /// Whether this Store manages `object` already (adding it again changes nothing).
+    ///
+    /// - Throws: `.wrongThread` (a Store of this file on another thread manages it), `.invalidArgument`
+    ///   (a Store of another file does), `.deletedInAnotherThread` (it was deleted).
+    func isManagedHere(_ object: Object) throws(StoreError) -> Bool {
+        guard let owner = object._store else { return false }
+        guard owner === self else {
+            throw owner.environment === environment
+                ? .wrongThread : .invalidArgument("\(type(of: object)) is managed by a Store of another file")
+        }
+        _ = try currentRow(of: object)
+        return true
+    }
+
+    func encodeRow(of object: Object, binding: TableBinding, into encoder: inout _RowEncoder) throws(StoreError) {
+        encoder.beginRow(columns: binding.columnCount)
+        let accessors = binding.schema.accessors
+        for property in binding.propertyOfColumn {
+            let accessor = accessors[property]
+            try accessor.kind.encodeUnmanagedValue(at: accessor.address(in: object), into: &encoder)
+        }
+    }
+
+    /// The key a new row of `binding` gets from its primary-key column (or the next row id).
+    private func key(of row: RowView, binding: TableBinding, session: WriteSession) throws(StoreError) -> RowKey {
+        guard let column = binding.primaryKeyColumn else { return try session.nextRowID(for: binding) }
+        return try primaryKey(row.column(column), binding: binding)
+    }
+
+    /// The row key of an encoded primary-key column.
+    ///
+    /// - Throws: `.invalidArgument` when it cannot be a key (over LMDB's 511 bytes, invalid bytes).
+    private func primaryKey(_ bytes: UnsafeRawBufferPointer?, binding: TableBinding) throws(StoreError) -> RowKey {
+        guard let bytes, let type = binding.primaryKeyType else {
+            throw .invalidArgument("\(binding.name) has a null primary key")
+        }
+        let key: RowKey
+        do {
+            key = try KeyEncoding.rowKey(column: bytes, type: type)
+        } catch {
+            throw .invalidArgument("\(binding.name)'s primary key: \(error)")
+        }
+        guard key.byteCount <= environment.maxKeySize else {
+            throw .invalidArgument(
+                "\(binding.name)'s primary key takes \(key.byteCount) bytes; keys hold at most \(environment.maxKeySize)")
+        }
+        return key
+    }
+
+    /// The key `object` (unmanaged) will be stored under.
+    func newKey(for object: Object, binding: TableBinding, session: WriteSession) throws(StoreError) -> RowKey {
+        guard let property = binding.schema.primaryKeyIndex else { return try session.nextRowID(for: binding) }
+        let accessor = binding.schema.accessors[property]
+        scratch.beginRow(columns: 1)
+        try accessor.kind.encodeUnmanagedValue(at: accessor.address(in: object), into: &scratch)
+        return try scratch.withRow { bytes throws(StoreError) -> RowKey in
+            try primaryKey(RowView(encoded: bytes, columns: 1).column(0), binding: binding)
+        }
+    }
+
+    /// Encodes `object` (unmanaged) and stores it by `policy`. Returns its key, and whether a new row
+    /// was inserted (rather than an existing one updated or left unchanged).
+    func store(
+        _ object: Object, binding: TableBinding, key knownKey: RowKey?, policy: Store.UpdatePolicy,
+        session: WriteSession, links: LinkResolver?
+    ) throws(StoreError) -> (key: RowKey, inserted: Bool) {
+        session.rowEncoder.links = links
+        try encodeRow(of: object, binding: binding, into: &session.rowEncoder)
+        return try session.rowEncoder.withRow { bytes throws(StoreError) -> (key: RowKey, inserted: Bool) in
+            let row = RowView(encoded: bytes, columns: binding.columnCount)
+            let key: RowKey
+            if let knownKey {
+                key = knownKey
+            } else {
+                key = try self.key(of: row, binding: binding, session: session)
+            }
+            if binding.primaryKeyColumn == nil || policy == .error {
+                guard try insertRow(row, key: key, binding: binding, session: session) else {
+                    throw .alreadyExists(primaryKey: binding.describe(key))
+                }
+                return (key, true)
+            }
+            guard let old = try copyOfRow(binding, key: key, session: session) else {
+                _ = try insertRow(row, key: key, binding: binding, session: session)
+                return (key, true)
+            }
+            if policy == .modified, (0..<binding.columnCount).allSatisfy({ old.columnEquals($0, row, $0) }) {
+                return (key, false)
+            }
+            try replaceRow(row, old: old, key: key, binding: binding, session: session)
+            return (key, false)
+        }
+    }
+
+    /// Changes one column of a managed object's row, for property setters: traps instead of throwing.
+    func setColumn(of object: Object, column: Int, encode: (inout _RowEncoder) throws(StoreError) -> Void) {
+        assertConfined()
+        guard let session else { preconditionFailure(TrapMessage.notInWriteTransaction) }
+        guard session.thread == .current else { preconditionFailure(TrapMessage.wrongThread) }
+        guard let binding = object._binding, object._epoch == epoch else { preconditionFailure(TrapMessage.invalidated) }
+        if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
+        do {
+            guard let old = try copyOfRow(binding, key: object._key, session: session, into: session.setterRowCopy)
+            else { preconditionFailure(TrapMessage.invalidated) }
+            session.setterEncoder.links = session.setterLinks(core: self)
+            session.setterEncoder.beginRow(columns: binding.columnCount)
+            for index in 0..<binding.columnCount {
+                if index == column {
+                    try encode(&session.setterEncoder)
+                } else {
+                    session.setterEncoder.appendColumn(copying: old.column(index))
+                }
+            }
+            try session.setterEncoder.withRow { bytes throws(StoreError) in
+                let row = RowView(encoded: bytes, columns: binding.columnCount)
+                try replaceRow(row, old: old, key: object._key, binding: binding, session: session)
+            }
+        } catch {
+            preconditionFailure("Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(error)")
+        }
+    }
+
+    /// The objects linked from an unmanaged object's link and list properties.
+    fileprivate func linkedObjects(of object: Object, binding: TableBinding) -> [Object] {
+        var linked: [Object] = []
+        for (index, property) in binding.schema.properties.enumerated() where property.type.linkedTypeName != nil {
+            let accessor = binding.schema.accessors[index]
+            switch accessor.kind.unmanagedValue(at: accessor.address(in: object)) {
+            case let target as Object: linked.append(target)
+            case let list as AnyList: linked += list.linkedObjects
+            default: break
+            }
+        }
+        return linked
+    }
+}
+
+/// Adds a graph of objects (roots and everything they link to) all or nothing.
+final class AddOperation: LinkResolver {
+    private unowned let core: StoreCore
+    private let session: WriteSession
+    private let policy: Store.UpdatePolicy
+    private var keys: [ObjectIdentifier: RowKey] = [:]
+    private var pending: [(object: Object, binding: TableBinding)] = []
+
+    init(core: StoreCore, session: WriteSession, policy: Store.UpdatePolicy) {
+        self.core = core
+        self.session = session
+        self.policy = policy
+    }
+
+    func run(_ roots: [Object]) throws(StoreError) {
+        // 1. Walk the graph and check everything that can be checked before writing.
+        var stack = roots.reversed() as [Object]
+        while let object = stack.popLast() {
+            if try core.isManagedHere(object) { continue }
+            let id = ObjectIdentifier(object)
+            guard keys[id] == nil else { continue }
+            let binding = try core.binding(for: type(of: object))
+            keys[id] = try core.newKey(for: object, binding: binding, session: session)
+            pending.append((object, binding))
+            stack += core.linkedObjects(of: object, binding: binding).reversed()
+        }
+        // 2. Write. Under `.error` every write is an insert, so a duplicate key is undone by deleting
+        // the rows inserted so far; any other failure forbids committing the transaction.
+        var inserted: [(key: RowKey, binding: TableBinding)] = []
+        do {
+            for (object, binding) in pending {
+                let key = keys[ObjectIdentifier(object)]
+                let result = try core.store(
+                    object, binding: binding, key: key, policy: policy, session: session, links: self)
+                if result.inserted { inserted.append((result.key, binding)) }
+            }
+        } catch {
+            undo(inserted, after: error)
+            throw error
+        }
+        session.rowEncoder.links = nil
+        // 3. Only now do the objects become managed.
+        for (object, binding) in pending {
+            if let key = keys[ObjectIdentifier(object)] { core.manage(object, binding: binding, key: key) }
+        }
+    }
+
+    private func undo(_ inserted: [(key: RowKey, binding: TableBinding)], after error: StoreError) {
+        session.rowEncoder.links = nil
+        guard case .alreadyExists = error, policy == .error else {
+            session.poison(error)
+            return
+        }
+        do {
+            for (key, binding) in inserted.reversed() {
+                _ = try core.deleteRow(key: key, binding: binding, session: session)
+            }
+        } catch {
+            session.poison(error)
+        }
+    }
+
+    func key(forLinkTo object: Object) throws(StoreError) -> RowKey {
+        if let key = keys[ObjectIdentifier(object)] { return key }
+        guard try core.isManagedHere(object) else {
+            throw .invalidArgument("\(type(of: object)) was linked while the add was under way")
+        }
+        return object._key
+    }
+}
+
+/// Resolves links assigned through property setters: an unmanaged target is added (`.modified`).
+final class SetterLinkResolver: LinkResolver {
+    private unowned let core: StoreCore
+
+    init(core: StoreCore) {
+        self.core = core
+    }
+
+    func key(forLinkTo object: Object) throws(StoreError) -> RowKey {
+        if try core.isManagedHere(object) { return object._key }
+        try core.add(object, update: .modified)
+        return object._key
+    }
+}

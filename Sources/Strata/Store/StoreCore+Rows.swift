@@ -1,0 +1,156 @@
+/// Reading rows into objects, and the row-level changes every write is made of (a row plus its index
+/// entries, always together).
+extension StoreCore {
+    // MARK: Reading
+
+    /// The validated row under `key`, or nil.
+    ///
+    /// - Throws: `.corrupted` (naming type, key and damage), `.storage`.
+    func fetchRow(_ binding: TableBinding, key: RowKey) throws(StoreError) -> RowView? {
+        let bytes: UnsafeRawBufferPointer?
+        do {
+            bytes = try key.withBytes { (key) throws(LMDBError) in try get(binding.table, key: key) }
+        } catch {
+            throw StoreError(error)
+        }
+        guard let bytes else { return nil }
+        return try validatedRow(bytes, binding: binding, key: key)
+    }
+
+    func validatedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+        do {
+            return try RowView(validating: bytes, expectedColumns: binding.columnCount)
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
+        }
+    }
+
+    /// The current row of a managed object, cached for the current generation.
+    ///
+    /// - Throws: `.deletedInAnotherThread` (deleted, or the Store was invalidated), `.corrupted`.
+    func currentRow(of object: Object) throws(StoreError) -> RowView {
+        guard object._epoch == epoch, let binding = object._binding else { throw .deletedInAnotherThread }
+        if object._rowGeneration == generation, let row = object._row { return row }
+        guard let row = try fetchRow(binding, key: object._key) else { throw .deletedInAnotherThread }
+        object._row = row
+        object._rowGeneration = generation
+        return row
+    }
+
+    /// A column of a managed object's row, for property getters: traps instead of throwing.
+    func columnBytes(of object: Object, column: Int) -> UnsafeRawBufferPointer? {
+        assertConfined()
+        do {
+            return try currentRow(of: object).column(column)
+        } catch .deletedInAnotherThread {
+            preconditionFailure(TrapMessage.invalidated)
+        } catch {
+            preconditionFailure("\(TrapMessage.corrupted): \(error)")
+        }
+    }
+
+    /// Makes `object` a managed accessor of the row under `key`.
+    func manage(_ object: Object, binding: TableBinding, key: RowKey, row: RowView? = nil) {
+        object._store = self
+        object._binding = binding
+        object._key = key
+        object._epoch = epoch
+        object._row = row
+        object._rowGeneration = row == nil ? 0 : generation
+        for (property, accessor) in binding.schema.accessors.enumerated() {
+            accessor.kind.bind(at: accessor.address(in: object), column: binding.columnOfProperty[property])
+        }
+    }
+
+    /// A new managed accessor of type `T` for the row under `key`.
+    func materialize<T: Object>(_ type: T.Type, binding: TableBinding, key: RowKey, row: RowView? = nil) -> T {
+        let object = T()
+        manage(object, binding: binding, key: key, row: row)
+        return object
+    }
+
+    /// The object a link points to, or nil when it no longer exists.
+    func linkedObject<T: Object>(_ type: T.Type, key: RowKey) throws(StoreError) -> T? {
+        let binding = try binding(for: type)
+        guard let row = try fetchRow(binding, key: key) else { return nil }
+        return materialize(type, binding: binding, key: key, row: row)
+    }
+
+    /// The row key for a primary-key value, or nil when the value cannot be a key of that type.
+    func rowKey<K: _PrimaryKeyValue>(forPrimaryKey value: K, binding: TableBinding) throws(StoreError) -> RowKey? {
+        guard let keyType = binding.primaryKeyType else {
+            throw .invalidArgument("\(binding.name) has no primary key")
+        }
+        scratch.beginRow(columns: 1)
+        try value._strataEncodeColumn(into: &scratch)
+        return scratch.withRow { row in
+            guard let view = try? RowView(validating: row, expectedColumns: 1), let bytes = view.column(0) else {
+                return nil
+            }
+            return KeyEncoding.rowKey(value: bytes, valueType: K._strataValueType.type, keyType: keyType)
+        }
+    }
+
+    // MARK: Changing rows (inside a write)
+
+    private func indexKey(
+        of row: RowView, _ index: IndexBinding, binding: TableBinding, key: RowKey, into buffer: inout [UInt8]
+    ) throws(StoreError) {
+        do {
+            try KeyEncoding.indexKey(column: row.column(index.column), type: index.type, into: &buffer)
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(index.property): \(error)")
+        }
+    }
+
+    /// Inserts a row and its index entries. Returns false, changing nothing, when the key exists.
+    func insertRow(_ row: RowView, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
+        var options: PutOptions = .noOverwrite
+        if try session.isAppend(key, to: binding) { options.insert(.append) }
+        guard try session.put(binding.table, key: key, value: row.bytes, options: options) else { return false }
+        session.noteStored(key, in: binding)
+        for index in binding.indexes {
+            try indexKey(of: row, index, binding: binding, key: key, into: &session.indexKey)
+            try session.putIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
+        }
+        noteChange(structural: binding)
+        return true
+    }
+
+    /// Replaces a row whose previous bytes are `old` (a copy: see `WriteSession.rowCopy`), moving the
+    /// index entries of the indexed columns that changed.
+    func replaceRow(
+        _ row: RowView, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
+    ) throws(StoreError) {
+        for index in binding.indexes where !old.columnEquals(index.column, row, index.column) {
+            try indexKey(of: old, index, binding: binding, key: key, into: &session.previousIndexKey)
+            try indexKey(of: row, index, binding: binding, key: key, into: &session.indexKey)
+            if session.previousIndexKey != session.indexKey {
+                _ = try session.deleteIndexEntry(index.table, indexKey: session.previousIndexKey, rowKey: key)
+                try session.putIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
+            }
+        }
+        _ = try session.put(binding.table, key: key, value: row.bytes)
+        noteChange()
+    }
+
+    /// A copy of the stored row under `key` in `buffer` (valid until its next copy), or nil.
+    func copyOfRow(
+        _ binding: TableBinding, key: RowKey, session: WriteSession, into buffer: ScratchBuffer? = nil
+    ) throws(StoreError) -> RowView? {
+        guard let bytes = try session.get(binding.table, key: key) else { return nil }
+        return try validatedRow((buffer ?? session.rowCopy).copy(bytes), binding: binding, key: key)
+    }
+
+    /// Deletes a row and its index entries. Returns false when it was not there.
+    func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
+        guard let old = try copyOfRow(binding, key: key, session: session) else { return false }
+        for index in binding.indexes {
+            try indexKey(of: old, index, binding: binding, key: key, into: &session.indexKey)
+            _ = try session.deleteIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
+        }
+        _ = try session.delete(binding.table, key: key)
+        noteChange(structural: binding)
+        return true
+    }
+}

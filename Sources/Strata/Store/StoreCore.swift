@@ -1,0 +1,232 @@
+/// The state behind a `Store`: one per file per thread (or queue), shared by every `Store` value
+/// opened there. Holds the snapshot (an LMDB read transaction) the thread sees, and the write session
+/// while a write transaction is open.
+@usableFromInline
+final class StoreCore {
+    let configuration: Store.Configuration
+    private let lease: EnvironmentLease
+    let environment: Environment
+    let confinement: Confinement
+    let bindings: [TableBinding]
+    private let bindingsByType: [ObjectIdentifier: TableBinding]
+
+    /// The snapshot outside writes; reset (not released) while a write is open, nil until first use.
+    private var snapshot: ReadTransaction?
+    /// The version the snapshot showed when last activated.
+    private var seenVersion = 0
+    /// The open write transaction, if any.
+    private(set) var session: WriteSession?
+    /// Changes whenever stored bytes may have moved: a new snapshot, or any change inside a write.
+    /// Objects cache their row for one generation.
+    private(set) var generation: UInt64 = 1
+    /// Changes on `invalidate()`: objects fetched before are invalidated.
+    private(set) var epoch: UInt64 = 1
+    /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
+    /// their list of keys for one version.
+    private(set) var tableVersions: [UInt64]
+    /// Scratch space for encoding values outside writes (primary keys to look up).
+    var scratch = _RowEncoder()
+
+    /// Opens the file of `configuration` (or joins the process's open environment of it), checks the
+    /// schema and binds the model types to their tables.
+    init(configuration: Store.Configuration, confinement: Confinement) throws(StoreError) {
+        guard !configuration.objectTypes.isEmpty else {
+            throw .invalidArgument("Configuration.objectTypes is empty: list the model types")
+        }
+        let schemas = try ObjectSchema.closure(of: configuration.objectTypes)
+        let location = try configuration.resolvedLocation()
+        var options = try configuration.environmentOptions
+        let tableCount = 1 + schemas.reduce(0) { $0 + 1 + $1.properties.filter(\.isIndexed).count }
+        options.maxTables = UInt32(max(256, 2 * tableCount))
+        let lease = try EnvironmentRegistry.shared.lease(
+            path: location.path, options: options, temporary: location.isInMemory)
+        let bindings = try SchemaBinder.bind(
+            schemas, schemaVersion: configuration.schemaVersion, environment: lease.environment)
+        self.configuration = configuration
+        self.lease = lease
+        environment = lease.environment
+        self.confinement = confinement
+        self.bindings = bindings
+        bindingsByType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
+        tableVersions = Array(repeating: 1, count: bindings.count)
+        do {
+            try activateSnapshot()
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Transactions end before the lease does: the last lease closes the environment, and a
+    /// transaction aborted after that would touch freed memory.
+    deinit {
+        session?.abort()
+        session = nil
+        snapshot = nil
+    }
+
+    // MARK: Confinement
+
+    var isConfined: Bool { confinement.isCurrent }
+
+    /// Traps unless called on the Store's thread or queue (for APIs that cannot throw).
+    @usableFromInline
+    func assertConfined() {
+        if !confinement.isCurrent { preconditionFailure(TrapMessage.wrongThread) }
+    }
+
+    /// - Throws: `.wrongThread` unless called on the Store's thread or queue.
+    func checkConfined() throws(StoreError) {
+        if !confinement.isCurrent { throw .wrongThread }
+    }
+
+    /// The open write session, checked for use on this thread.
+    ///
+    /// - Throws: `.wrongThread`, `.notInWriteTransaction`; `.wrongThread` as well when a queue-confined
+    ///   Store runs this on another thread than the one that began the write (LMDB's writer lock
+    ///   belongs to that thread).
+    func writableSession() throws(StoreError) -> WriteSession {
+        try checkConfined()
+        guard let session else { throw .notInWriteTransaction }
+        guard session.thread == .current else { throw .wrongThread }
+        return session
+    }
+
+    // MARK: Bindings
+
+    /// - Throws: `.schemaMismatch` when the type is not in this Store's schema.
+    func binding(for type: Object.Type) throws(StoreError) -> TableBinding {
+        guard let binding = bindingsByType[ObjectIdentifier(type)] else {
+            throw .schemaMismatch("\(type) is not in this Store's schema; add it to Configuration.objectTypes")
+        }
+        return binding
+    }
+
+    func bindingOrTrap(for type: Object.Type) -> TableBinding {
+        guard let binding = bindingsByType[ObjectIdentifier(type)] else {
+            preconditionFailure("Strata: \(type) is not in this Store's schema; add it to Configuration.objectTypes")
+        }
+        return binding
+    }
+
+    // MARK: Snapshot and transactions
+
+    private func activateSnapshot() throws(LMDBError) {
+        switch snapshot?.isActive {
+        case nil: snapshot = try ReadTransaction(environment)
+        case false?: try snapshot!.renew()
+        case true?: return
+        }
+        seenVersion = snapshot?.version ?? 0
+    }
+
+    /// The version (LMDB transaction id) this Store sees.
+    func version() throws(StoreError) -> Int {
+        do throws(LMDBError) {
+            if let session { return session.transaction?.version ?? 0 }
+            try activateSnapshot()
+            return seenVersion
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+        if let session { return try session.transaction!.get(table, key: key) }
+        try activateSnapshot()
+        return try snapshot!.get(table, key: key)
+    }
+
+    func count(_ table: Table) throws(LMDBError) -> Int {
+        if let session { return try session.transaction!.count(table) }
+        try activateSnapshot()
+        return try snapshot!.count(table)
+    }
+
+    func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R {
+        if let session { return try session.transaction!.withCursor(table, body) }
+        try activateSnapshot()
+        return try snapshot!.withCursor(table, body)
+    }
+
+    /// Marks every cached row stale (and, for `structural`, every table's key list).
+    func noteChange(structural table: TableBinding? = nil) {
+        generation &+= 1
+        if let table { tableVersions[table.ordinal] &+= 1 }
+    }
+
+    private func noteNewSnapshot() {
+        generation &+= 1
+        for index in tableVersions.indices { tableVersions[index] &+= 1 }
+    }
+
+    /// Moves to the newest commit. Returns whether the version changed. Inside a write it does nothing.
+    func refresh() throws(StoreError) -> Bool {
+        try checkConfined()
+        guard session == nil else { return false }
+        do throws(LMDBError) {
+            let before = seenVersion
+            if snapshot?.isActive == true { try snapshot!.renew() } else { try activateSnapshot() }
+            seenVersion = snapshot?.version ?? 0
+            let changed = before != seenVersion
+            if changed { noteNewSnapshot() }
+            return changed
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Releases the snapshot; every object fetched so far is invalidated.
+    func invalidate() {
+        assertConfined()
+        if session != nil { try? cancelWrite() }
+        snapshot?.reset()
+        epoch &+= 1
+        noteNewSnapshot()
+    }
+
+    // MARK: Writes
+
+    /// - Throws: `.wrongThread`, `.alreadyInWriteTransaction` (this Store, or another Store of the file on
+    ///   this thread, is writing), `.readOnly`, `.storage`.
+    func beginWrite() throws(StoreError) {
+        try checkConfined()
+        guard session == nil, !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
+        guard !configuration.readOnly else { throw .readOnly }
+        snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
+        do {
+            session = WriteSession(transaction: try WriteTransaction(environment), tableCount: bindings.count)
+        } catch {
+            throw StoreError(error)
+        }
+        noteNewSnapshot()
+    }
+
+    /// Commits the write. On failure nothing of it is stored and the Store moves to the newest commit.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (for example `ENOSPC`).
+    func commitWrite() throws(StoreError) {
+        let session = try writableSession()
+        self.session = nil
+        defer { endWrite() }
+        try session.commit()
+    }
+
+    /// Rolls back the write.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`.
+    func cancelWrite() throws(StoreError) {
+        let session = try writableSession()
+        self.session = nil
+        session.abort()
+        endWrite()
+    }
+
+    private func endWrite() {
+        noteNewSnapshot()
+        // Renew now so that reads after a commit never fail; a failure here resurfaces on the next read.
+        try? activateSnapshot()
+    }
+}
+
+@available(*, unavailable, message: "a StoreCore is confined to its thread or queue")
+extension StoreCore: Sendable {}

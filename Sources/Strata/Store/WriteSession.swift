@@ -1,0 +1,196 @@
+/// An open write transaction and the buffers reused by every change in it (no allocation per object
+/// once they have grown).
+final class WriteSession {
+    var transaction: WriteTransaction?
+    /// The thread that holds LMDB's writer lock: every change and the commit must run on it.
+    let thread: ThreadIdentity
+    /// Encodes rows for `add`.
+    var rowEncoder = _RowEncoder()
+    /// Encodes rows for property setters (which may `add` linked objects meanwhile).
+    var setterEncoder = _RowEncoder()
+    /// A copy of a stored row: a change to any table may move the bytes LMDB returned.
+    let rowCopy = ScratchBuffer()
+    /// The row a property setter changes (setters may add linked objects, which use `rowCopy`).
+    let setterRowCopy = ScratchBuffer()
+    private var setterLinkResolver: SetterLinkResolver?
+    var indexKey: [UInt8] = []
+    var previousIndexKey: [UInt8] = []
+    /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
+    /// appended with `MDB_APPEND`, and row ids of types without primary key continue from it.
+    private var lastKeys: [RowKey??]
+    /// A failure after which the transaction must not commit (a batch that could not be undone).
+    private(set) var failure: StoreError?
+
+    init(transaction: consuming WriteTransaction, tableCount: Int) {
+        self.transaction = .some(transaction)
+        thread = .current
+        lastKeys = Array(repeating: nil, count: tableCount)
+    }
+
+    /// The resolver of links assigned by setters, created once per write.
+    func setterLinks(core: StoreCore) -> SetterLinkResolver {
+        if let setterLinkResolver { return setterLinkResolver }
+        let resolver = SetterLinkResolver(core: core)
+        setterLinkResolver = resolver
+        return resolver
+    }
+
+    func poison(_ error: StoreError) {
+        if failure == nil { failure = error }
+    }
+
+    /// Commits, unless a change failed in a way that forbids it.
+    ///
+    /// - Throws: the failure that poisoned the session, `.mapFull`, `.storage`.
+    func commit() throws(StoreError) {
+        guard let transaction = transaction.take() else { throw .notInWriteTransaction }
+        if let failure {
+            transaction.abort()
+            throw failure
+        }
+        do {
+            try transaction.commit()
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    func abort() {
+        transaction.take()?.abort()
+    }
+
+    // MARK: Calls, with failures as StoreError
+
+    func get(_ table: Table, key: RowKey) throws(StoreError) -> UnsafeRawBufferPointer? {
+        do {
+            return try key.withBytes { (key) throws(LMDBError) in try transaction!.get(table, key: key) }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Stores `value` under `key`; false when `.noOverwrite` found the key.
+    func put(
+        _ table: Table, key: RowKey, value: UnsafeRawBufferPointer, options: PutOptions = []
+    ) throws(StoreError) -> Bool {
+        do {
+            return try key.withBytes { (key) throws(LMDBError) in
+                try transaction!.put(table, key: key, value: value, options: options)
+            }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Adds the pair `indexKey` → `rowKey` to an index (a table with duplicates).
+    func putIndexEntry(_ table: Table, indexKey: [UInt8], rowKey: RowKey) throws(StoreError) {
+        do {
+            _ = try indexKey.withBytes { (indexKey) throws(LMDBError) in
+                try rowKey.withBytes { (rowKey) throws(LMDBError) in
+                    try transaction!.put(table, key: indexKey, value: rowKey)
+                }
+            }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Removes the pair `indexKey` → `rowKey` from an index; false when it was not there.
+    func deleteIndexEntry(_ table: Table, indexKey: [UInt8], rowKey: RowKey) throws(StoreError) -> Bool {
+        do {
+            return try indexKey.withBytes { (indexKey) throws(LMDBError) in
+                try rowKey.withBytes { (rowKey) throws(LMDBError) in
+                    try transaction!.delete(table, key: indexKey, value: rowKey)
+                }
+            }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Deletes a row; false when it was not there.
+    func delete(_ table: Table, key: RowKey) throws(StoreError) -> Bool {
+        do {
+            return try key.withBytes { (key) throws(LMDBError) in try transaction!.delete(table, key: key) }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    func drop(_ table: Table) throws(StoreError) {
+        do {
+            try transaction!.drop(table)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    // MARK: Keys
+
+    private func lastKey(of binding: TableBinding) throws(StoreError) -> RowKey? {
+        if let known = lastKeys[binding.ordinal] { return known }
+        let last: RowKey?
+        do {
+            last = try transaction!.withCursor(binding.table) { (cursor) throws(LMDBError) -> RowKey? in
+                guard let entry = try cursor.last() else { return nil }
+                return try? RowKey(stored: entry.key, kind: binding.keyKind)
+            }
+        } catch {
+            throw StoreError(error)
+        }
+        lastKeys[binding.ordinal] = .some(last)
+        return last
+    }
+
+    /// The next row id of a type without primary key: one more than any key it ever had in this write.
+    func nextRowID(for binding: TableBinding) throws(StoreError) -> RowKey {
+        guard case .integer(let last) = try lastKey(of: binding) ?? .integer(0) else {
+            throw .corrupted("\(binding.name) has a key that is not a row id")
+        }
+        guard last < UInt64.max else { throw .invalidArgument("\(binding.name) has used every row id") }
+        let key = RowKey.integer(last + 1)
+        lastKeys[binding.ordinal] = .some(key)
+        return key
+    }
+
+    /// Whether `key` sorts after every key of the table, so it can be appended (`MDB_APPEND`).
+    func isAppend(_ key: RowKey, to binding: TableBinding) throws(StoreError) -> Bool {
+        guard let last = try lastKey(of: binding) else { return true }
+        return key.sorts(after: last)
+    }
+
+    func noteStored(_ key: RowKey, in binding: TableBinding) {
+        if case .some(let last?) = lastKeys[binding.ordinal], !key.sorts(after: last) { return }
+        lastKeys[binding.ordinal] = .some(key)
+    }
+
+    /// Forgets the greatest keys (after `deleteAll`).
+    func forgetLastKeys() {
+        for index in lastKeys.indices { lastKeys[index] = nil }
+    }
+}
+
+extension RowKey {
+    /// LMDB's default key order: bytewise, a prefix before its extensions.
+    func sorts(after other: RowKey) -> Bool {
+        switch (self, other) {
+        case (.integer(let a), .integer(let b)): return a > b
+        default:
+            return withBytes { a in
+                other.withBytes { b in
+                    let common = min(a.count, b.count)
+                    let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+                    return order != 0 ? order > 0 : a.count > b.count
+                }
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

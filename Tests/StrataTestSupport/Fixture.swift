@@ -1,0 +1,80 @@
+import Foundation
+@testable import Strata
+
+/// A temporary directory per test, with a store configuration in it. `isClosed` tells whether every
+/// Store of the file has closed (no environment left open in the process).
+public final class Fixture: @unchecked Sendable {  // immutable after init
+    public let directory: URL
+    public let configuration: Store.Configuration
+
+    public init(_ types: [Object.Type] = [Person.self, Note.self], configure: (inout Store.Configuration) -> Void = { _ in }) {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("strata-tests-\(getpid())-\(UUID().uuidString)")
+        // Creating a directory in the system's temporary directory cannot reasonably fail; if it does,
+        // the test fails on opening the store with `.fileAccess`.
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = Store.Configuration(fileURL: directory.appendingPathComponent("test.strata"), objectTypes: types)
+        configure(&configuration)
+        self.configuration = configuration
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    public var path: String { configuration.fileURL?.path ?? "" }
+
+    /// Whether no environment is open for the fixture's file.
+    public var isClosed: Bool {
+        guard let canonical = try? EnvironmentRegistry.canonicalPath(path) else { return true }
+        return !EnvironmentRegistry.shared.isOpen(canonical)
+    }
+
+    /// A fresh store (not the thread's cached one: the configuration is new for each call's thread).
+    public func open() throws(StoreError) -> Store {
+        try Store(configuration: configuration)
+    }
+
+    /// The file's bytes.
+    public func fileBytes() -> Data {
+        (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
+    }
+}
+
+/// Runs `body` on a new thread and waits for it.
+public func onAnotherThread<R: Sendable>(_ body: @escaping @Sendable () -> R) -> R {
+    let box = ResultBox<R>()
+    let done = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        box.value = body()
+        done.signal()
+    }
+    thread.start()
+    done.wait()
+    return box.value!
+}
+
+/// Carries a result from another thread; the semaphore orders the write before the read.
+public final class ResultBox<R>: @unchecked Sendable {
+    public var value: R?
+    public init() {}
+}
+
+/// Whether an error is the StoreError case expected (ignoring associated values).
+public func isCase(_ error: any Error, _ expected: StoreError) -> Bool {
+    guard let error = error as? StoreError else { return false }
+    switch (error, expected) {
+    case (.alreadyExists, .alreadyExists), (.migrationRequired, .migrationRequired),
+        (.schemaMismatch, .schemaMismatch), (.corrupted, .corrupted), (.fileAccess, .fileAccess),
+        (.invalidArgument, .invalidArgument), (.storage, .storage):
+        return true
+    default:
+        return error == expected
+    }
+}
+
+/// Moves a value across threads in a test that means to misuse (or prove unconfined) it.
+public struct Unchecked<T>: @unchecked Sendable {
+    public let value: T
+    public init(_ value: T) { self.value = value }
+}
