@@ -49,6 +49,8 @@ final class Environment: @unchecked Sendable {
     let options: EnvironmentOptions
     let pageSize: Int
     let maxKeySize: Int
+    /// Reader slots of dead processes cleared when the environment opened.
+    let staleReadersCleared: Int
     /// Files to delete when the environment closes (the backing files of an in-memory store).
     let removeOnClose: [String]
 
@@ -80,9 +82,10 @@ final class Environment: @unchecked Sendable {
             LMDB.closeEnvironment(env)
             throw Self.openError(error, path: path)
         }
+        var cleared = 0
         do throws(StoreError) {
             do {
-                _ = try LMDB.clearStaleReaders(env)
+                cleared = try LMDB.clearStaleReaders(env)
             } catch {
                 throw StoreError(error)
             }
@@ -95,6 +98,7 @@ final class Environment: @unchecked Sendable {
         self.path = path
         self.options = options
         self.removeOnClose = removeOnClose
+        staleReadersCleared = cleared
         pageSize = (try? LMDB.stat(env).ms_psize).map(Int.init) ?? 4096
         maxKeySize = LMDB.maxKeySize(env)
     }
@@ -144,6 +148,12 @@ final class Environment: @unchecked Sendable {
         }
     }
 
+    /// Clears the reader slots of dead processes (`mdb_reader_check`); returns how many it cleared.
+    /// Run at open, and when the reader table is full.
+    func clearStaleReaders() throws(LMDBError) -> Int {
+        try LMDB.clearStaleReaders(handle)
+    }
+
     // MARK: Writer lock bookkeeping
 
     /// Whether the calling thread already holds this environment's writer lock.
@@ -181,8 +191,12 @@ final class Environment: @unchecked Sendable {
         return ((Int(info.me_last_pgno) + 1) * pageSize, fileSize(atPath: path) ?? 0)
     }
 
-    func flags() throws(LMDBError) -> UInt32 {
-        try LMDB.flags(handle)
+    /// The sync mode LMDB applies, read back from the environment's flags.
+    func syncModeInEffect() throws(LMDBError) -> SyncMode {
+        let flags = try LMDB.flags(handle)
+        if flags & UInt32(MDB_NOSYNC) != 0 { return .noSync }
+        if flags & UInt32(MDB_NOMETASYNC) != 0 { return .noMetaSync }
+        return .full
     }
 }
 

@@ -68,11 +68,6 @@ final class EnvironmentRegistry: Sendable {
         }
     }
 
-    /// How many environments are open in this process (tests assert that none leak).
-    var openCount: Int {
-        entries.withLock { $0.count }
-    }
-
     /// Whether `path` is open in this process.
     func isOpen(_ path: String) -> Bool {
         entries.withLock { $0[path] != nil }

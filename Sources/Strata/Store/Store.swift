@@ -143,6 +143,7 @@ public struct Store {
     ///
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.invalidArgument` (a Results of another Store).
     public func delete<T>(_ results: Results<T>) throws(StoreError) {
+        _ = try core.writableSession()  // before reading the keys, which traps off the Store's thread
         guard results.core === core else { throw .invalidArgument("the Results belongs to another Store") }
         try core.delete(keys: results.keys(), binding: results.binding)
     }

@@ -190,15 +190,18 @@ final class AddOperation: LinkResolver {
         // 2. Write. Under `.error` every write is an insert, so a duplicate key is undone by deleting
         // the rows inserted so far; any other failure forbids committing the transaction.
         var inserted: [(key: RowKey, binding: TableBinding)] = []
+        var stored = 0
         do {
             for (object, binding) in pending {
                 let key = keys[ObjectIdentifier(object)]
                 let result = try core.store(
                     object, binding: binding, key: key, policy: policy, session: session, links: self)
                 if result.inserted { inserted.append((result.key, binding)) }
+                stored += 1
             }
         } catch {
-            undo(inserted, after: error)
+            session.rowEncoder.links = nil
+            if stored > 0 { undo(inserted, after: error) }
             throw error
         }
         session.rowEncoder.links = nil
@@ -208,8 +211,10 @@ final class AddOperation: LinkResolver {
         }
     }
 
+    /// Takes back what the operation stored before `error`, or, when that is impossible, forbids the
+    /// transaction to commit. (A failing object stores nothing itself: LMDB failures poison the
+    /// transaction on their own, and every other failure comes before its first put.)
     private func undo(_ inserted: [(key: RowKey, binding: TableBinding)], after error: StoreError) {
-        session.rowEncoder.links = nil
         guard case .alreadyExists = error, policy == .error else {
             session.poison(error)
             return

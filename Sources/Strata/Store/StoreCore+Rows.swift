@@ -122,6 +122,7 @@ extension StoreCore {
     func replaceRow(
         _ row: RowView, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
     ) throws(StoreError) {
+        try checkIndexKeys(of: old, binding: binding, key: key, session: session)
         for index in binding.indexes where !old.columnEquals(index.column, row, index.column) {
             try indexKey(of: old, index, binding: binding, key: key, into: &session.previousIndexKey)
             try indexKey(of: row, index, binding: binding, key: key, into: &session.indexKey)
@@ -132,6 +133,16 @@ extension StoreCore {
         }
         _ = try session.put(binding.table, key: key, value: row.bytes)
         noteChange()
+    }
+
+    /// Throws `.corrupted` if an index key of a stored row cannot be computed: checked before the
+    /// first change, so that a damaged row never leaves its indexes half updated.
+    private func checkIndexKeys(
+        of old: RowView, binding: TableBinding, key: RowKey, session: WriteSession
+    ) throws(StoreError) {
+        for index in binding.indexes {
+            try indexKey(of: old, index, binding: binding, key: key, into: &session.previousIndexKey)
+        }
     }
 
     /// A copy of the stored row under `key` in `buffer` (valid until its next copy), or nil.
@@ -145,6 +156,7 @@ extension StoreCore {
     /// Deletes a row and its index entries. Returns false when it was not there.
     func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
         guard let old = try copyOfRow(binding, key: key, session: session) else { return false }
+        try checkIndexKeys(of: old, binding: binding, key: key, session: session)
         for index in binding.indexes {
             try indexKey(of: old, index, binding: binding, key: key, into: &session.indexKey)
             _ = try session.deleteIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)

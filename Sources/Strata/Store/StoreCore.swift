@@ -112,7 +112,13 @@ final class StoreCore {
 
     private func activateSnapshot() throws(LMDBError) {
         switch snapshot?.isActive {
-        case nil: snapshot = try ReadTransaction(environment)
+        case nil:
+            do {
+                snapshot = try ReadTransaction(environment)
+            } catch .readersFull {
+                guard try environment.clearStaleReaders() > 0 else { throw .readersFull }
+                snapshot = try ReadTransaction(environment)  // a dead process held a slot
+            }
         case false?: try snapshot!.renew()
         case true?: return
         }

@@ -1,0 +1,52 @@
+import Foundation
+@testable import Strata
+
+/// Reaches under the Store to damage files on purpose.
+public enum RawAccess {
+    /// The encoded row keys of a type, in order.
+    public static func keys<T: Object>(of type: T.Type, in store: Store) -> [Unchecked<RowKey>] {
+        store.objects(type).keys().map(Unchecked.init)
+    }
+
+    /// Rewrites the stored bytes of one row in a write of its own.
+    public static func rewriteRow<T: Object>(
+        of type: T.Type, key: Unchecked<RowKey>, in store: Store, _ transform: (inout [UInt8]) -> Void
+    ) throws {
+        try store.write {
+            let binding = try store.core.binding(for: type)
+            guard let session = store.core.session, let stored = try session.get(binding.table, key: key.value) else {
+                throw StoreError.deletedInAnotherThread
+            }
+            var bytes = Array(stored)
+            transform(&bytes)
+            try bytes.withBytes { (raw) throws(StoreError) in
+                _ = try session.put(binding.table, key: key.value, value: raw)
+            }
+        }
+    }
+
+    /// Replaces a value of the file's meta table (the store must be closed).
+    public static func rewriteMeta(path: String, key: String, value: [UInt8]) throws {
+        let lease = try EnvironmentRegistry.shared.lease(
+            path: try EnvironmentRegistry.canonicalPath(path),
+            options: EnvironmentOptions(mapSize: Store.Configuration.defaultMaximumSize))
+        let environment = lease.environment
+        var transaction: WriteTransaction? = try WriteTransaction(environment)
+        try environment.withTableRegistry { (_) throws(StoreError) in
+            do throws(LMDBError) {
+                guard let dbi = try transaction!.openTable(named: TableName.meta, flags: [], create: false) else {
+                    throw LMDBError.notFound
+                }
+                let meta = Table(dbi: dbi, flags: [])
+                _ = try value.withBytes { (value) throws(LMDBError) in
+                    try Array(key.utf8).withBytes { (key) throws(LMDBError) in
+                        try transaction!.put(meta, key: key, value: value)
+                    }
+                }
+                try transaction.take()!.commit()
+            } catch {
+                throw StoreError(error)
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// A deterministic generator, so a failing trial can be replayed.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct CorruptionTests {
+    static func filledStore(_ fixture: Fixture, count: Int) throws -> Store {
+        let store = try fixture.open()
+        try store.write {
+            for id in 0..<count {
+                let person = Person(id: id, name: "person \(id)", age: id)
+                person.email = id % 2 == 0 ? "p\(id)@example.com" : nil
+                person.dogs.append(Dog(name: "dog \(id)"))
+                try store.add(person)
+                let all = ObjectModelTests.filled(key: "k\(id)", linking: nil)
+                try store.add(all)
+            }
+        }
+        return store
+    }
+
+    @Test func flippedBytesInRowsAreReportedNeverCrash() throws {
+        let fixture = Fixture([Person.self, AllTypes.self]) { $0.durability = .noSync }
+        let store = try Self.filledStore(fixture, count: 20)
+        let personKeys = RawAccess.keys(of: Person.self, in: store)
+        let allKeys = RawAccess.keys(of: AllTypes.self, in: store)
+        var random = SplitMix64(state: 2026)
+        var detected = 0
+        let trials = 1000
+        for trial in 0..<trials {
+            let damagesAllTypes = trial % 2 == 0
+            let key = damagesAllTypes ? allKeys.randomElement(using: &random)! : personKeys.randomElement(using: &random)!
+            var original: [UInt8] = []
+            let flips = Int.random(in: 1...3, using: &random)
+            let damage: (inout [UInt8]) -> Void = { bytes in
+                original = bytes
+                for _ in 0..<flips {
+                    let index = Int.random(in: 0..<bytes.count, using: &random)
+                    bytes[index] ^= UInt8.random(in: 1...255, using: &random)
+                }
+            }
+            if damagesAllTypes {
+                try RawAccess.rewriteRow(of: AllTypes.self, key: key, in: store, damage)
+            } else {
+                try RawAccess.rewriteRow(of: Person.self, key: key, in: store, damage)
+            }
+            // Only throwing APIs: each either succeeds or reports `.corrupted`.
+            do {
+                try store.verify()
+            } catch .corrupted {
+                detected += 1
+            } catch {
+                Issue.record("trial \(trial): verify threw \(error)")
+            }
+            let restore: (inout [UInt8]) -> Void = { $0 = original }
+            if damagesAllTypes {
+                try RawAccess.rewriteRow(of: AllTypes.self, key: key, in: store, restore)
+            } else {
+                try RawAccess.rewriteRow(of: Person.self, key: key, in: store, restore)
+            }
+        }
+        try store.verify()
+        // Most flips hit a header, a length, UTF-8, an index or a key; flips inside a number are values.
+        #expect(detected > trials / 2, "detected \(detected) of \(trials)")
+    }
+
+    @Test func aDamagedRowIsCorruptedForAddModified() throws {
+        let fixture = Fixture([Person.self])
+        let store = try fixture.open()
+        try store.write { try store.add(Person(id: 1, name: "Ann")) }
+        let key = RawAccess.keys(of: Person.self, in: store)[0]
+        try RawAccess.rewriteRow(of: Person.self, key: key, in: store) { $0[0] = 0x7F }  // column count
+        try store.write {
+            #expect { try store.add(Person(id: 1, name: "Bea"), update: .modified) } throws: {
+                isCase($0, .corrupted(""))
+            }
+        }
+    }
+
+    @Test func aChangedIndexedValueIsAMissingIndexEntry() throws {
+        let fixture = Fixture([Person.self])
+        let store = try fixture.open()
+        try store.write { try store.add(Person(id: 1, name: "Ann")) }
+        let key = RawAccess.keys(of: Person.self, in: store)[0]
+        try RawAccess.rewriteRow(of: Person.self, key: key, in: store) { bytes in
+            let a = bytes.firstIndex(of: UInt8(ascii: "A"))!
+            bytes[a] = UInt8(ascii: "E")  // "Enn": still valid UTF-8, but the index says "Ann"
+        }
+        #expect {
+            try store.verify()
+        } throws: { error in
+            guard case .corrupted(let reason) = error as? StoreError else { return false }
+            return reason.contains("Person[1].name is missing from its index")
+        }
+    }
+
+    @Test func decodersRejectRandomBytes() throws {
+        var random = SplitMix64(state: 7)
+        var rejected = 0
+        for _ in 0..<10_000 {
+            let bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            bytes.withUnsafeBytes { raw in
+                if (try? RowView(validating: raw, expectedColumns: 3)) == nil { rejected += 1 }
+                _ = try? ListFormat.elements(raw)
+                _ = try? String._strataDecodeValue(raw, in: _DecodeContext(owner: nil, column: 0))
+                _ = try? Decimal._strataDecodeValue(raw, in: _DecodeContext(owner: nil, column: 0))
+                _ = try? List<String>._strataDecodeColumn(raw, in: _DecodeContext(owner: nil, column: 0))
+                _ = try? RowKey(stored: raw, kind: .string)
+            }
+        }
+        #expect(rejected > 9_000)
+    }
+}
+
+@Suite struct DamagedIndexedColumnTests {
+    /// A damaged second indexed column must not leave the first index changed.
+    @Test func deleteOfARowWithADamagedIndexedColumnChangesNothing() throws {
+        let fixture = Fixture([AllTypes.self])
+        let store = try fixture.open()
+        let object = AllTypes()
+        object.key = "k"
+        try store.write { try store.add(object) }
+        let key = RawAccess.keys(of: AllTypes.self, in: store)[0]
+        let binding = try store.core.binding(for: AllTypes.self)
+        let uuidColumn = try #require(binding.columnNames.firstIndex(of: "indexedUUID"))
+        try RawAccess.rewriteRow(of: AllTypes.self, key: key, in: store) { bytes in
+            // Shorten the UUID column's end offset by one: the row stays well-formed (the next column
+            // starts where it ends), but the UUID has 15 bytes.
+            let slot = 2 + 4 * uuidColumn
+            let end = UInt32(bytes[slot]) | UInt32(bytes[slot + 1]) << 8
+            bytes[slot] = UInt8((end - 1) & 0xFF)
+            bytes[slot + 1] = UInt8((end - 1) >> 8)
+            bytes.remove(at: RowFormat.headerSize(columns: binding.columnCount) + Int(end) - 1)
+        }
+        let indexCounts = { binding.indexes.map { (try? store.core.count($0.table)) ?? -1 } }
+        let before = indexCounts()
+        try store.write {
+            #expect { try store.delete(store.objects(AllTypes.self)) } throws: { isCase($0, .corrupted("")) }
+        }
+        #expect(indexCounts() == before)
+        #expect(store.objects(AllTypes.self).count == 1)
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// Non-throwing APIs trap on misuse, as Realm's do, with fixed messages that start with "Strata:".
+/// Each body runs in a child process; the parent checks the exit and the message.
+@Suite struct TrapTests {
+    static func storeForChild(_ path: String) -> Store {
+        let configuration = Store.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Person.self])
+        do {
+            let store = try Store(configuration: configuration)
+            try store.write { try store.add(Person(id: 1, name: "Ann")) }
+            return store
+        } catch {
+            fatalError("setting up the child failed: \(error)")
+        }
+    }
+
+    static func deleteThenRead(_ path: String) {
+        let store = storeForChild(path)
+        let person = store.objects(Person.self)[0]
+        try? store.write { try store.delete(person) }
+        _ = person.name
+    }
+
+    static func changePrimaryKey(_ path: String) {
+        let store = storeForChild(path)
+        try? store.write { store.objects(Person.self)[0].id = 2 }
+    }
+
+    @Test func readingADeletedObjectTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            TrapTests.deleteThenRead(path)
+        }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains(TrapMessage.invalidated))
+    }
+
+    @Test func readingFromTheWrongThreadTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            let person = Unchecked(store.objects(Person.self)[0])
+            _ = onAnotherThread { person.value.name }
+        }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains(TrapMessage.wrongThread))
+    }
+
+    @Test func settingAPropertyOutsideAWriteTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            store.objects(Person.self)[0].name = "Bea"
+        }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains(TrapMessage.notInWriteTransaction))
+    }
+
+    @Test func changingAManagedListOutsideAWriteTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            store.objects(Person.self)[0].dogs.append(Dog(name: "Rex"))
+        }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains(TrapMessage.notInWriteTransaction))
+    }
+
+    @Test func changingThePrimaryKeyTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            TrapTests.changePrimaryKey(path)
+        }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains(TrapMessage.primaryKeyChange))
+    }
+
+    @Test func readingADamagedRowTrapsNamingTypeKeyAndDamage() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            let key = RawAccess.keys(of: Person.self, in: store)[0]
+            try? RawAccess.rewriteRow(of: Person.self, key: key, in: store) { bytes in
+                let a = bytes.firstIndex(of: UInt8(ascii: "A"))!
+                bytes[a] = 0xFF  // not UTF-8
+            }
+            _ = store.objects(Person.self)[0].name
+        }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains("\(TrapMessage.corrupted): Person[1].name"))
+        #expect(output.contains("not valid UTF-8"))
+    }
+
+    @Test func objectsOfAStoreOnAnotherThreadTrapInResults() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let results = Unchecked(TrapTests.storeForChild(path).objects(Person.self))
+            _ = onAnotherThread { results.value.count }
+        }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains(TrapMessage.wrongThread))
+    }
+}
+
+@Suite struct StaleReaderTests {
+    /// A process killed while it held a snapshot leaves its reader slot in the lock file while other
+    /// processes keep the file open; the reader check clears it (run at open and when the table is full).
+    @Test func aKilledProcessesReaderSlotIsCleared() async throws {
+        let fixture = Fixture([Person.self])
+        let store = try fixture.open()  // keeps the file open in this process
+        let path = fixture.path
+        await #expect(processExitsWith: .failure) { [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            _ = store.objects(Person.self).count  // holds a snapshot
+            _exit(1)  // dies without closing anything
+        }
+        // A new Store finds the reader table full (injected at its snapshot's begin, after the schema
+        // read): the check clears the dead child's slot, and the retry succeeds.
+        let configuration = fixture.configuration
+        let opened = onAnotherThread { () -> Bool in
+            LMDBFaults.inject(.readersFull, into: .beginTransaction, times: 1, after: 1)
+            defer { LMDBFaults.clear() }
+            return (try? Store(configuration: configuration).objects(Person.self).count) == 1
+        }
+        #expect(opened)
+        #expect(try store.core.environment.clearStaleReaders() == 0)  // already cleared
+    }
+
+    @Test func aFullReaderTableWithoutDeadReadersIsATypedError() throws {
+        let fixture = Fixture([Person.self])
+        let store = try fixture.open()
+        let configuration = fixture.configuration
+        let failure = onAnotherThread { () -> StoreError? in
+            LMDBFaults.inject(.readersFull, into: .beginTransaction, times: 1, after: 1)
+            defer { LMDBFaults.clear() }
+            do throws(StoreError) {
+                _ = try Store(configuration: configuration)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(failure == StoreError.storage(.readersFull))
+        _ = store
+    }
+}
