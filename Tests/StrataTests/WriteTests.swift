@@ -211,3 +211,16 @@ struct Oops: Error {}
         #expect(throws: StoreError.readOnly) { try store.beginWrite() }
     }
 }
+
+@Suite struct WriteAfterFailureTests {
+    @Test func addAfterAFailedWriteIsOutsideAWrite() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.write { try store.add(Person(id: 2)) }
+        #expect(throws: StoreError.alreadyExists(primaryKey: "2")) {
+            try store.write { try store.add(Person(id: 2)) }
+        }
+        #expect(!store.isInWriteTransaction)
+        #expect(throws: StoreError.notInWriteTransaction) { try store.add(Person(id: 9)) }
+    }
+}
