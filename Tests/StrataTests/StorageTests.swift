@@ -98,7 +98,7 @@ import Testing
         let fixture = Fixture()
         // A path below a regular file, and a directory where the file should be: fail as root too.
         let file = fixture.directory.appendingPathComponent("plain")
-        FileManager.default.createFile(atPath: file.path, contents: Data([1]))
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data([1])))
         let belowFile = Store.Configuration(fileURL: file.appendingPathComponent("x.strata"), objectTypes: [Note.self])
         #expect { try Store(configuration: belowFile) } throws: { isCase($0, .fileAccess(path: "", code: 0)) }
         let missing = Store.Configuration(

@@ -6,6 +6,11 @@ import Testing
 
 /// Non-throwing APIs trap on misuse, as Realm's do, with fixed messages that start with "Strata:".
 /// Each body runs in a child process; the parent checks the exit and the message.
+/// What a child process printed on stderr.
+func standardError(of result: ExitTest.Result?) -> String {
+    String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+}
+
 @Suite struct TrapTests {
     static func storeForChild(_ path: String) -> Store {
         let configuration = Store.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Person.self])
@@ -37,7 +42,7 @@ import Testing
             [path = path as String] in
             TrapTests.deleteThenRead(path)
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let output = standardError(of: result)
         #expect(output.contains(TrapMessage.invalidated))
     }
 
@@ -50,7 +55,7 @@ import Testing
             let person = Unchecked(store.objects(Person.self)[0])
             _ = onAnotherThread { person.value.name }
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let output = standardError(of: result)
         #expect(output.contains(TrapMessage.wrongThread))
     }
 
@@ -62,7 +67,7 @@ import Testing
             let store = TrapTests.storeForChild(path)
             store.objects(Person.self)[0].name = "Bea"
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let output = standardError(of: result)
         #expect(output.contains(TrapMessage.notInWriteTransaction))
     }
 
@@ -74,7 +79,7 @@ import Testing
             let store = TrapTests.storeForChild(path)
             store.objects(Person.self)[0].dogs.append(Dog(name: "Rex"))
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let output = standardError(of: result)
         #expect(output.contains(TrapMessage.notInWriteTransaction))
     }
 
@@ -85,7 +90,7 @@ import Testing
             [path = path as String] in
             TrapTests.changePrimaryKey(path)
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let output = standardError(of: result)
         #expect(output.contains(TrapMessage.primaryKeyChange))
     }
 
@@ -102,7 +107,7 @@ import Testing
             }
             _ = store.objects(Person.self)[0].name
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let output = standardError(of: result)
         #expect(output.contains("\(TrapMessage.corrupted): Person[1].name"))
         #expect(output.contains("not valid UTF-8"))
     }
@@ -115,7 +120,7 @@ import Testing
             let results = Unchecked(TrapTests.storeForChild(path).objects(Person.self))
             _ = onAnotherThread { results.value.count }
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        let output = standardError(of: result)
         #expect(output.contains(TrapMessage.wrongThread))
     }
 }

@@ -76,8 +76,10 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
+    /// The number of elements (a link to a deleted object is not counted).
     public var count: Int { elements.count }
 
+    /// The element at `position`; setting it needs a write transaction when the list is managed.
     public subscript(position: Int) -> Element {
         get { elements[position] }
         set { modify { $0[position] = newValue } }
@@ -90,23 +92,28 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
 
     // MARK: Changing
 
+    /// Appends an element. An unmanaged object appended to a managed list is added to the Store.
     public func append(_ element: Element) {
         modify { $0.append(element) }
     }
 
+    /// Appends every element of `elements`.
     public func append(contentsOf elements: some Sequence<Element>) {
         modify { $0.append(contentsOf: elements) }
     }
 
+    /// Inserts an element so that it ends up at `index`.
     public func insert(_ element: Element, at index: Int) {
         modify { $0.insert(element, at: index) }
     }
 
+    /// Removes and returns the element at `index` (an object stays in the Store).
     @discardableResult
     public func remove(at index: Int) -> Element {
         modify { $0.remove(at: index) }
     }
 
+    /// Removes every element (objects stay in the Store).
     public func removeAll() {
         modify { $0.removeAll() }
     }

@@ -38,7 +38,14 @@ open class Object {
     public final var isInvalidated: Bool {
         guard let store = _store else { return false }
         store.assertConfined()
-        return (try? store.currentRow(of: self)) == nil
+        do {
+            _ = try store.currentRow(of: self)
+            return false
+        } catch .deletedInAnotherThread {
+            return true
+        } catch {
+            return false  // present, though damaged: reading it traps, `verify()` reports it
+        }
     }
 
     /// The Store managing this object, if any.

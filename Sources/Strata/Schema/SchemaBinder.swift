@@ -59,19 +59,22 @@ enum SchemaBinder {
         }
         guard let finalSchema else { throw .corrupted("the file has no schema") }
         let tables = try openTables(for: schemas, stored: finalSchema, environment: environment)
-        return schemas.enumerated().map { ordinal, schema in
-            // Every type is in the schema and every table open, or the calls above threw.
-            let storedType = finalSchema.type(named: schema.name) ?? StoredSchema.StoredType(schema)
-            let indexes = storedType.properties.enumerated().compactMap { column, property -> IndexBinding? in
-                guard property.isIndexed, let table = tables[TableName.index(schema.name, property.name)] else {
-                    return nil
+        var bindings: [TableBinding] = []
+        for (ordinal, schema) in schemas.enumerated() {
+            guard let storedType = finalSchema.type(named: schema.name),
+                let table = tables[TableName.objects(schema.name)]
+            else { throw .corrupted("the file lacks the type \(schema.name) its schema was just given") }
+            var indexes: [IndexBinding] = []
+            for (column, property) in storedType.properties.enumerated() where property.isIndexed {
+                guard let index = tables[TableName.index(schema.name, property.name)] else {
+                    throw .corrupted("the file lacks the index of \(schema.name).\(property.name)")
                 }
-                return IndexBinding(column: column, property: property.name, type: property.type, table: table)
+                indexes.append(IndexBinding(column: column, property: property.name, type: property.type, table: index))
             }
-            return TableBinding(
-                schema: schema, stored: storedType, table: tables[TableName.objects(schema.name)] ?? Table.invalid,
-                indexes: indexes, ordinal: ordinal)
+            bindings.append(
+                TableBinding(schema: schema, stored: storedType, table: table, indexes: indexes, ordinal: ordinal))
         }
+        return bindings
     }
 
     // MARK: Reading
@@ -243,8 +246,4 @@ enum SchemaBinder {
             return registry
         }
     }
-}
-
-extension Table {
-    static let invalid = Table(dbi: .max, flags: [])
 }

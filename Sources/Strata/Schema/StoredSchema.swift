@@ -26,11 +26,14 @@ struct StoredSchema: Codable, Equatable, Sendable {
         types.first { $0.name == name }
     }
 
-    func encoded() -> [UInt8] {
+    func encoded() throws(StoreError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        // Encoding plain structs of strings and enums cannot fail; an empty blob would be caught on open.
-        return (try? encoder.encode(self)).map(Array.init) ?? []
+        do {
+            return Array(try encoder.encode(self))
+        } catch {
+            throw .invalidArgument("the schema cannot be encoded: \(error)")
+        }
     }
 
     /// - Throws: `.corrupted` when the bytes are not a schema.

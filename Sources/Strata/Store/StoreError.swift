@@ -1,18 +1,42 @@
-/// Everything a Strata API can report. Thrown with typed throws wherever no user closure is involved.
+/// Everything a Strata API can report. Thrown with typed throws wherever no user closure is involved;
+/// a failed call never leaves a partial write. `Docs/Errors.md` says when each case happens and what
+/// to do.
+///
+/// ```swift
+/// do {
+///     try store.write { try store.add(person) }
+/// } catch StoreError.alreadyExists(let key) {
+///     print("\(key) is stored already; nothing was written")
+/// }
+/// ```
 public enum StoreError: Error, Equatable, Sendable {
+    /// A Store, or an object of it, was used off the thread or queue that opened it.
     case wrongThread
+    /// The object was deleted (by this or another thread's Store), or its Store invalidated.
     case deletedInAnotherThread
+    /// `add` with policy `.error` found this primary key stored; nothing of the add was written.
     case alreadyExists(primaryKey: String)
+    /// A change was attempted outside a write transaction.
     case notInWriteTransaction
+    /// A write was begun while this thread already writes to the file.
     case alreadyInWriteTransaction
+    /// The object is not managed by a Store.
     case notManaged
+    /// The file's schema differs from the code's; the text lists every difference. The file is untouched.
     case migrationRequired(String)
+    /// The models or the configuration do not fit (invalid model, type not in the schema, newer file).
     case schemaMismatch(String)
+    /// Stored bytes cannot be what they claim; the text names what is damaged.
     case corrupted(String)
+    /// The file's location cannot be created, read or written; `code` is the `errno`.
     case fileAccess(path: String, code: Int32)
+    /// The write would make the file larger than `Configuration.maximumSize`; nothing of it is stored.
     case mapFull
+    /// The Store is read-only.
     case readOnly
+    /// An argument cannot be used; the text says which and why.
     case invalidArgument(String)
+    /// Any other LMDB or system failure.
     case storage(LMDBError)
 
     init(_ error: LMDBError) {
