@@ -1,8 +1,7 @@
 import Foundation
-@testable import Strata
+import Strata
 
-/// A temporary directory per test, with a store configuration in it. `isClosed` tells whether every
-/// Store of the file has closed (no environment left open in the process).
+/// A temporary directory per test, with a store configuration in it (removed when the fixture goes).
 public final class Fixture: @unchecked Sendable {  // immutable after init
     public let directory: URL
     public let configuration: Store.Configuration
@@ -23,12 +22,6 @@ public final class Fixture: @unchecked Sendable {  // immutable after init
     }
 
     public var path: String { configuration.fileURL?.path ?? "" }
-
-    /// Whether no environment is open for the fixture's file.
-    public var isClosed: Bool {
-        guard let canonical = try? EnvironmentRegistry.canonicalPath(path) else { return true }
-        return !EnvironmentRegistry.shared.isOpen(canonical)
-    }
 
     /// A fresh store (not the thread's cached one: the configuration is new for each call's thread).
     public func open() throws(StoreError) -> Store {

@@ -1,15 +1,25 @@
 import Foundation
+import StrataTestSupport
+
 @testable import Strata
 
+extension Fixture {
+    /// Whether no environment is open for the fixture's file (every Store of it has closed).
+    var isClosed: Bool {
+        guard let canonical = try? EnvironmentRegistry.canonicalPath(path) else { return true }
+        return !EnvironmentRegistry.shared.isOpen(canonical)
+    }
+}
+
 /// Reaches under the Store to damage files on purpose.
-public enum RawAccess {
+enum RawAccess {
     /// The encoded row keys of a type, in order.
-    public static func keys<T: Object>(of type: T.Type, in store: Store) -> [Unchecked<RowKey>] {
+    static func keys<T: Object>(of type: T.Type, in store: Store) -> [Unchecked<RowKey>] {
         store.objects(type).keys().map(Unchecked.init)
     }
 
     /// Rewrites the stored bytes of one row in a write of its own.
-    public static func rewriteRow<T: Object>(
+    static func rewriteRow<T: Object>(
         of type: T.Type, key: Unchecked<RowKey>, in store: Store, _ transform: (inout [UInt8]) -> Void
     ) throws {
         try store.write {
@@ -26,7 +36,7 @@ public enum RawAccess {
     }
 
     /// Replaces a value of the file's meta table (the store must be closed).
-    public static func rewriteMeta(path: String, key: String, value: [UInt8]) throws {
+    static func rewriteMeta(path: String, key: String, value: [UInt8]) throws {
         let lease = try EnvironmentRegistry.shared.lease(
             path: try EnvironmentRegistry.canonicalPath(path),
             options: EnvironmentOptions(mapSize: Store.Configuration.defaultMaximumSize))
