@@ -83,7 +83,7 @@ extension Object: CustomStringConvertible {
             value = try? accessor.kind.decodeForDescription(
                 row.column(column), in: _DecodeContext(owner: self, column: column))
         } else {
-            value = accessor.kind.unmanagedValue(at: accessor.address(in: self))
+            value = accessor.unmanagedValue(of: self)
         }
         switch value {
         case let object as Object: return "\(type(of: object))(\(object.primaryKeyDescription))"
@@ -98,7 +98,7 @@ extension Object: CustomStringConvertible {
         if let binding = _binding { return binding.describe(_key) }
         guard let schema = try? ObjectSchema.of(type(of: self)), let index = schema.primaryKeyIndex else { return "unmanaged" }
         let accessor = schema.accessors[index]
-        return accessor.kind.unmanagedValue(at: accessor.address(in: self)).map { "\($0)" } ?? "?"
+        return "\(accessor.unmanagedValue(of: self))"
     }
 }
 

@@ -8,6 +8,9 @@ public protocol _Persistable {
     static func _strataZero() -> Self
     /// Appends the value as the row's next column.
     func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError)
+    /// Appends the value stored at `address` (an initialised `Self`) as the row's next column: how
+    /// `add` reads an unmanaged object's properties without generic code per object.
+    static func _strataEncodeColumn(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError)
     /// Decodes a column (`nil`: the column is null).
     ///
     /// - Throws: `.corrupted` when the bytes cannot be a value of this type.
@@ -54,6 +57,14 @@ public protocol _PrimaryKeyValue: _PersistableValue {}
 /// Implementation detail: the types `@Persisted(indexed: true)` accepts (integers, String, UUID, Bool,
 /// Date, and their optionals).
 public protocol _IndexableValue: _Persistable {}
+
+extension _Persistable {
+    public static func _strataEncodeColumn(
+        at address: UnsafeRawPointer, into row: inout _RowEncoder
+    ) throws(StoreError) {
+        try address.assumingMemoryBound(to: Self.self).pointee._strataEncodeColumn(into: &row)
+    }
+}
 
 extension _PersistableValue {
     public static var _strataSchemaType: _SchemaType { _strataValueType }

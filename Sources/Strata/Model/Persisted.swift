@@ -17,29 +17,30 @@
 ///   object was deleted, traps (as in Realm); the throwing Store APIs report the same as `StoreError`.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    @usableFromInline
-    enum Storage {
-        case unmanaged(Value)
-        /// The property's column in the rows of the managing Store's file.
-        case managed(column: Int)
-    }
-
-    @usableFromInline var storage: Storage
+    /// The property's column in the managing Store's rows; -1 while the object is unmanaged. Plain
+    /// fields (not an enum) so that a Store can bind an object's properties by storing an integer at
+    /// a known offset, without generic code.
+    @usableFromInline var column: Int
+    /// The value while the object is unmanaged (afterwards, the row holds it).
+    @usableFromInline var unmanagedValue: Value
     @usableFromInline let attributes: PropertyAttributes
 
     /// A property whose initial value is the type's zero: 0, "", false, nil, an empty list…
+    @inlinable
     public init() {
-        self.init(storage: .unmanaged(Value._strataZero()), attributes: [])
+        self.init(value: Value._strataZero(), attributes: [])
     }
 
     /// A property with a declared initial value.
+    @inlinable
     public init(wrappedValue: Value) {
-        self.init(storage: .unmanaged(wrappedValue), attributes: [])
+        self.init(value: wrappedValue, attributes: [])
     }
 
-    @usableFromInline
-    init(storage: Storage, attributes: PropertyAttributes) {
-        self.storage = storage
+    @inlinable
+    init(value: Value, attributes: PropertyAttributes) {
+        column = -1
+        unmanagedValue = value
         self.attributes = attributes
     }
 
@@ -57,15 +58,16 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            switch object[keyPath: storageKeyPath].storage {
-            case .managed(let column): return object._read(column, as: Value.self)
-            case .unmanaged(let value): return value
-            }
+            let storage = object[keyPath: storageKeyPath]
+            if storage.column >= 0 { return object._read(storage.column, as: Value.self) }
+            return storage.unmanagedValue
         }
         set {
-            switch object[keyPath: storageKeyPath].storage {
-            case .managed(let column): object._write(newValue, column: column)
-            case .unmanaged: object[keyPath: storageKeyPath].storage = .unmanaged(newValue)
+            let column = object[keyPath: storageKeyPath].column
+            if column >= 0 {
+                object._write(newValue, column: column)
+            } else {
+                object[keyPath: storageKeyPath].unmanagedValue = newValue
             }
         }
     }
@@ -73,64 +75,59 @@ public struct Persisted<Value: _Persistable> {
 
 extension Persisted where Value: _PrimaryKeyValue {
     /// A primary-key property (integers, String or UUID): unique, and the order of unsorted Results.
+    @inlinable
     public init(primaryKey: Bool) {
-        self.init(storage: .unmanaged(Value._strataZero()), attributes: primaryKey ? .primaryKey : [])
+        self.init(value: Value._strataZero(), attributes: primaryKey ? .primaryKey : [])
     }
 
+    @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
-        self.init(storage: .unmanaged(wrappedValue), attributes: primaryKey ? .primaryKey : [])
+        self.init(value: wrappedValue, attributes: primaryKey ? .primaryKey : [])
     }
 }
 
 extension Persisted where Value: _IndexableValue {
     /// An indexed property (integers, String, UUID, Bool, Date, and their optionals): equality and
     /// range queries on it use the index instead of scanning.
+    @inlinable
     public init(indexed: Bool) {
-        self.init(storage: .unmanaged(Value._strataZero()), attributes: indexed ? .indexed : [])
+        self.init(value: Value._strataZero(), attributes: indexed ? .indexed : [])
     }
 
+    @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
-        self.init(storage: .unmanaged(wrappedValue), attributes: indexed ? .indexed : [])
+        self.init(value: wrappedValue, attributes: indexed ? .indexed : [])
     }
 }
 
-/// Operations on one `@Persisted` property of an object, found by its byte offset in the instance
-/// (reflection gives the offsets once per type; `Mirror` would cost microseconds per object).
+/// What schema discovery learns about one `@Persisted` property type. Reading and binding properties
+/// then needs no generic code: the column is an `Int` at `columnOffset`, and the value is encoded by
+/// its own type's `_strataEncodeColumn(at:into:)`.
 protocol PersistedPropertyKind {
     static var schemaType: _SchemaType { get }
+    static var valueType: any _Persistable.Type { get }
+    /// Offsets of the fields within the wrapper.
+    static var columnOffset: Int { get }
+    static var valueOffset: Int { get }
     static func attributes(at address: UnsafeRawPointer) -> PropertyAttributes
-    /// Appends the unmanaged value as the row's next column.
-    static func encodeUnmanagedValue(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError)
-    /// Switches the property to reading and writing `column` of its Store.
-    static func bind(at address: UnsafeMutableRawPointer, column: Int)
-    /// The value, for descriptions (unmanaged only; managed values are decoded by the caller).
-    static func unmanagedValue(at address: UnsafeRawPointer) -> Any?
+    /// The unmanaged value, for descriptions and walking links (not a hot path).
+    static func unmanagedValue(at address: UnsafeRawPointer) -> Any
     static func decodeForDescription(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError) -> Any
 }
 
 extension Persisted: PersistedPropertyKind {
     static var schemaType: _SchemaType { Value._strataSchemaType }
+    static var valueType: any _Persistable.Type { Value.self }
+    // Stored properties of a struct always have an offset.
+    static var columnOffset: Int { MemoryLayout<Self>.offset(of: \Self.column) ?? 0 }
+    static var valueOffset: Int { MemoryLayout<Self>.offset(of: \Self.unmanagedValue) ?? 0 }
 
     static func attributes(at address: UnsafeRawPointer) -> PropertyAttributes {
-        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.attributes
+        address.assumingMemoryBound(to: Self.self).pointee.attributes
     }
 
-    static func encodeUnmanagedValue(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError) {
-        switch address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage {
-        case .unmanaged(let value): try value._strataEncodeColumn(into: &row)
-        case .managed: preconditionFailure("Strata: encoding a managed property as unmanaged")
-        }
-    }
-
-    static func bind(at address: UnsafeMutableRawPointer, column: Int) {
-        address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage = .managed(column: column)
-    }
-
-    static func unmanagedValue(at address: UnsafeRawPointer) -> Any? {
-        switch address.assumingMemoryBound(to: Persisted<Value>.self).pointee.storage {
-        case .unmanaged(let value): value
-        case .managed: nil
-        }
+    static func unmanagedValue(at address: UnsafeRawPointer) -> Any {
+        address.assumingMemoryBound(to: Self.self).pointee.unmanagedValue
     }
 
     static func decodeForDescription(

@@ -2,13 +2,42 @@
 import Synchronization
 
 /// Where one `@Persisted` property lives in an instance, and how to operate on it there.
-struct PropertyAccessor: @unchecked Sendable {  // metatypes of value types are immutable
+struct PropertyAccessor: @unchecked Sendable {  // metatypes are immutable
+    /// Offset of the wrapper in the instance.
     let offset: Int
     let kind: any PersistedPropertyKind.Type
+    /// Offsets, in the instance, of the wrapper's column and unmanaged value.
+    let columnOffset: Int
+    let valueOffset: Int
+    let valueType: any _Persistable.Type
+
+    init(offset: Int, kind: any PersistedPropertyKind.Type) {
+        self.offset = offset
+        self.kind = kind
+        columnOffset = offset + kind.columnOffset
+        valueOffset = offset + kind.valueOffset
+        valueType = kind.valueType
+    }
 
     @inline(__always)
     func address(in object: Object) -> UnsafeMutableRawPointer {
         Unmanaged.passUnretained(object).toOpaque() + offset
+    }
+
+    /// Appends the property's unmanaged value as the row's next column.
+    @inline(__always)
+    func encodeUnmanagedValue(of object: Object, into row: inout _RowEncoder) throws(StoreError) {
+        try valueType._strataEncodeColumn(at: Unmanaged.passUnretained(object).toOpaque() + valueOffset, into: &row)
+    }
+
+    /// Makes the property read and write `column` of its Store.
+    @inline(__always)
+    func bind(_ object: Object, column: Int) {
+        (Unmanaged.passUnretained(object).toOpaque() + columnOffset).storeBytes(of: column, as: Int.self)
+    }
+
+    func unmanagedValue(of object: Object) -> Any {
+        kind.unmanagedValue(at: address(in: object))
     }
 }
 

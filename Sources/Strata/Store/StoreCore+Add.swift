@@ -43,7 +43,7 @@ extension StoreCore {
         let accessors = binding.schema.accessors
         for property in binding.propertyOfColumn {
             let accessor = accessors[property]
-            try accessor.kind.encodeUnmanagedValue(at: accessor.address(in: object), into: &encoder)
+            try accessor.encodeUnmanagedValue(of: object, into: &encoder)
         }
     }
 
@@ -78,7 +78,7 @@ extension StoreCore {
         guard let property = binding.schema.primaryKeyIndex else { return try session.nextRowID(for: binding) }
         let accessor = binding.schema.accessors[property]
         scratch.beginRow(columns: 1)
-        try accessor.kind.encodeUnmanagedValue(at: accessor.address(in: object), into: &scratch)
+        try accessor.encodeUnmanagedValue(of: object, into: &scratch)
         return try scratch.withRow { bytes throws(StoreError) -> RowKey in
             try primaryKey(RowView(encoded: bytes, columns: 1).column(0), binding: binding)
         }
@@ -151,7 +151,7 @@ extension StoreCore {
         var linked: [Object] = []
         for (index, property) in binding.schema.properties.enumerated() where property.type.linkedTypeName != nil {
             let accessor = binding.schema.accessors[index]
-            switch accessor.kind.unmanagedValue(at: accessor.address(in: object)) {
+            switch accessor.unmanagedValue(of: object) {
             case let target as Object: linked.append(target)
             case let list as AnyList: linked += list.linkedObjects
             default: break

@@ -58,7 +58,7 @@ extension StoreCore {
         object._row = row
         object._rowGeneration = row == nil ? 0 : generation
         for (property, accessor) in binding.schema.accessors.enumerated() {
-            accessor.kind.bind(at: accessor.address(in: object), column: binding.columnOfProperty[property])
+            accessor.bind(object, column: binding.columnOfProperty[property])
         }
     }
 

@@ -1,0 +1,30 @@
+#ifndef STRATA_LMDB_BENCH_H
+#define STRATA_LMDB_BENCH_H
+// The benchmark workloads written straight against LMDB's C API: the physical limit Strata is
+// compared with. The record is the benchmarks' Item: key = id (8 bytes, sign bit flipped, big-endian,
+// as Strata encodes it), value = score (8 bytes) + name (40 bytes).
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct bench_env bench_env;
+
+/// Opens an environment at `path` (a file; MDB_NOSUBDIR). `nosync`: MDB_NOSYNC. Returns NULL on failure
+/// and sets *error to LMDB's code.
+bench_env *bench_open(const char *path, int nosync, size_t map_size, int *error);
+void bench_close(bench_env *env);
+
+/// Inserts ids first..<first+count, `per_txn` per write transaction, appending (MDB_APPEND) since the
+/// ids ascend. Returns 0 or LMDB's error code.
+int bench_insert(bench_env *env, int64_t first, int64_t count, int64_t per_txn, const char name[40]);
+
+/// Adds 1 to the score of every record in one write transaction (cursor walk, MDB_CURRENT put).
+int bench_update_all(bench_env *env);
+
+/// Reads the score of each id, in one read transaction; adds them to *sum.
+int bench_random_reads(bench_env *env, const int64_t *ids, int64_t count, double *sum);
+
+/// Walks every record with a cursor in one read transaction, adding the scores to *sum.
+int bench_scan(bench_env *env, double *sum, int64_t *rows);
+
+#endif

@@ -1,0 +1,69 @@
+import Foundation
+import Strata
+
+/// The workloads as a Strata user writes them.
+final class StrataBench: BenchSystem {
+    let store: Store
+
+    init(directory: URL, sync: Sync) throws {
+        var configuration = Store.Configuration(fileURL: directory.appendingPathComponent("bench.strata"))
+        configuration.objectTypes = [Item.self]
+        configuration.durability = sync == .noSync ? .noSync : .full
+        store = try Store(configuration: configuration)
+    }
+
+    func insert(_ ids: Range<Int>, perTransaction: Int) throws {
+        var start = ids.lowerBound
+        while start < ids.upperBound {
+            let end = min(start + perTransaction, ids.upperBound)
+            try store.write {
+                for id in start..<end {
+                    try store.add(Item(id: id, score: Double(id), name: itemName))
+                }
+            }
+            start = end
+        }
+    }
+
+    func updateAll() throws {
+        try store.write {
+            for item in store.objects(Item.self) {
+                item.score += 1
+            }
+        }
+    }
+
+    func prepareUpsertHalfChanged(count: Int) throws -> () throws -> Void {
+        let items = (0..<count).map { id in
+            Item(id: id, score: id < count / 2 ? Double(id) + 1 : Double(id), name: itemName)
+        }
+        return { [store] in
+            try store.write {
+                for item in items {
+                    try store.add(item, update: .modified)
+                }
+            }
+        }
+    }
+
+    func randomReads(_ ids: [Int]) throws -> Double {
+        var sum = 0.0
+        for id in ids {
+            guard let item = store.object(ofType: Item.self, forPrimaryKey: id) else {
+                throw WorkloadError("Strata lost item \(id)")
+            }
+            sum += item.score
+        }
+        return sum
+    }
+
+    func scan() throws -> (sum: Double, rows: Int) {
+        var sum = 0.0
+        var rows = 0
+        for item in store.objects(Item.self) {
+            sum += item.score
+            rows += 1
+        }
+        return (sum, rows)
+    }
+}

@@ -1,0 +1,90 @@
+/// The systems compared.
+public enum System: String, CaseIterable, Sendable {
+    case rawLMDB = "raw LMDB"
+    case strata = "Strata"
+    case grdbPrepared = "GRDB prepared"
+    case grdbRecord = "GRDB Record"
+}
+
+/// How commits reach the disk in a workload (raw LMDB: `MDB_NOSYNC`; Strata: `.noSync`).
+public enum Sync: Sendable {
+    case full, noSync
+}
+
+/// A required ratio: Strata's speed divided by a peer's, median over the rounds of one run.
+public struct Target: Sendable {
+    public let peer: System
+    public let minimum: Double
+}
+
+/// One workload of the benchmarks issue.
+public struct WorkloadSpec: Sendable {
+    public enum Kind: Sendable {
+        /// Insert `count` objects, `perTransaction` per write transaction.
+        case insert(perTransaction: Int?)
+        /// Change one property of every object, in one write transaction.
+        case updateAll
+        /// `add(update: .modified)` of every object, half of them changed.
+        case upsertHalfChanged
+        /// Read `count` objects by random primary key, one property each.
+        case randomReads
+        /// Iterate every object, reading one property.
+        case scan
+    }
+
+    public let id: String
+    public let title: String
+    public let count: Int
+    public let kind: Kind
+    public let sync: Sync
+    public let systems: [System]
+    public let targets: [Target]
+
+    /// Whether the table is filled (untimed) before the timed part.
+    public var needsFill: Bool {
+        if case .insert = kind { return false }
+        return true
+    }
+
+    public static let all: [WorkloadSpec] = [
+        WorkloadSpec(
+            id: "W1", title: "bulk insert, one write transaction", count: 1_000_000, kind: .insert(perTransaction: nil),
+            sync: .full, systems: [.rawLMDB, .strata, .grdbPrepared, .grdbRecord],
+            targets: [
+                Target(peer: .rawLMDB, minimum: 0.70), Target(peer: .grdbRecord, minimum: 15),
+                Target(peer: .grdbPrepared, minimum: 3.5),
+            ]),
+        WorkloadSpec(
+            id: "W2", title: "one write transaction per object, no sync", count: 10_000, kind: .insert(perTransaction: 1),
+            sync: .noSync, systems: [.rawLMDB, .strata, .grdbRecord],
+            targets: [Target(peer: .rawLMDB, minimum: 0.75), Target(peer: .grdbRecord, minimum: 10)]),
+        WorkloadSpec(
+            id: "W3", title: "one write transaction per object, durable", count: 5_000, kind: .insert(perTransaction: 1),
+            sync: .full, systems: [.rawLMDB, .strata], targets: [Target(peer: .rawLMDB, minimum: 0.95)]),
+        WorkloadSpec(
+            id: "W4", title: "100 objects per write transaction, no sync", count: 1_000_000,
+            kind: .insert(perTransaction: 100), sync: .noSync, systems: [.rawLMDB, .strata],
+            targets: [Target(peer: .rawLMDB, minimum: 0.70)]),
+        WorkloadSpec(
+            id: "W5", title: "change one property of every object, one transaction", count: 1_000_000,
+            kind: .updateAll, sync: .full, systems: [.rawLMDB, .strata, .grdbRecord],
+            targets: [Target(peer: .rawLMDB, minimum: 0.60), Target(peer: .grdbRecord, minimum: 15)]),
+        WorkloadSpec(
+            id: "W6", title: "upsert (.modified) of existing objects, half changed", count: 1_000_000,
+            kind: .upsertHalfChanged, sync: .full, systems: [.strata], targets: []),
+        WorkloadSpec(
+            id: "R1", title: "random reads by primary key (object + one property)", count: 1_000_000,
+            kind: .randomReads, sync: .full, systems: [.rawLMDB, .strata, .grdbPrepared],
+            targets: [Target(peer: .rawLMDB, minimum: 0.60), Target(peer: .grdbPrepared, minimum: 4)]),
+        WorkloadSpec(
+            id: "R2", title: "iterate all objects reading one property", count: 1_000_000, kind: .scan, sync: .full,
+            systems: [.rawLMDB, .strata, .grdbPrepared],
+            targets: [Target(peer: .rawLMDB, minimum: 0.25), Target(peer: .grdbPrepared, minimum: 2.5)]),
+    ]
+}
+
+/// A workload failed, or produced another result than the other systems.
+public struct WorkloadError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

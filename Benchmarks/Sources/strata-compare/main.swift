@@ -1,0 +1,64 @@
+// strata-compare: the benchmark workloads on raw LMDB, Strata, GRDB prepared statements and GRDB
+// records, interleaved round by round in one run; prints medians, ranges and Strata's ratios against
+// the targets, and can write them to Docs/Benchmarks.md.
+import Foundation
+import Workloads
+
+
+
+do {
+    let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
+    if let child = options.child {
+        try PeakMemory.runChild(workload: child.workload, system: child.system, count: child.count, directory: options.directory)
+        exit(0)
+    }
+    let base = URL(fileURLWithPath: options.directory).appendingPathComponent("strata-compare-\(getpid())")
+    try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: base) }
+
+    let specs = WorkloadSpec.all.filter { options.only?.contains($0.id) ?? true }
+    var results: [WorkloadResult] = []
+    for spec in specs {
+        let count = max(100, Int(Double(spec.count) * options.scale))
+        var result = WorkloadResult(spec: spec, count: count)
+        for round in 1...options.rounds {
+            for system in spec.systems where options.systems?.contains(system.rawValue) ?? true {
+                let duration = try Runner.measure(spec, system: system, count: count, in: base)
+                result.record(system, round: round, seconds: duration.seconds)
+                FileHandle.standardError.write(
+                    "\(spec.id) round \(round) \(system.rawValue): \(formatMilliseconds(duration.seconds)) ms\n")
+            }
+        }
+        results.append(result)
+    }
+    var memory: [MemoryResult] = []
+    if options.memory {
+        let count = max(1000, Int(1_000_000 * options.scale))
+        for system in [System.rawLMDB, .strata] {
+            for n in [count / 4, count] {
+                let bytes = try PeakMemory.measure(workload: "W1", system: system, count: n, directory: base.path)
+                memory.append(MemoryResult(system: system, count: n, bytes: bytes))
+                FileHandle.standardError.write("W1 peak memory \(system.rawValue) \(n): \(bytes >> 20) MiB\n")
+            }
+        }
+    }
+    let report = Report(results: results, memory: memory, options: options)
+    print(report.tables)
+    if let path = options.docsPath {
+        try report.document(machine: Machine.describe(directory: options.directory))
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        print("wrote \(path)")
+    }
+    if report.missedTargets > 0 {
+        print("\(report.missedTargets) target(s) not met")
+    }
+} catch {
+    FileHandle.standardError.write("strata-compare: \(error)\n")
+    exit(1)
+}
+
+extension FileHandle {
+    func write(_ string: String) {
+        write(Data(string.utf8))
+    }
+}
