@@ -16,15 +16,16 @@
 ///   it. Hand it to another thread with `ThreadSafeReference`. Reading it on another thread, or after
 ///   it was deleted, traps with a message that starts with "Strata:".
 open class Object {
-    // Managed state, stored inline so that managing an object allocates nothing.
-    @usableFromInline final var _store: StoreCore?
-    final var _binding: TableBinding?
-    final var _key: RowKey = .integer(0)
+    // Managed state, stored inline so that managing an object allocates nothing. A managed object is
+    // used by one thread only, so these skip the dynamic exclusivity checks (a thread-local lookup each).
+    @exclusivity(unchecked) @usableFromInline final var _store: StoreCore?
+    @exclusivity(unchecked) final var _binding: TableBinding?
+    @exclusivity(unchecked) final var _key: RowKey = .integer(0)
     /// The Store's epoch when this object became managed; `invalidate()` starts a new one.
-    final var _epoch: UInt64 = 0
+    @exclusivity(unchecked) final var _epoch: UInt64 = 0
     /// The object's row in the Store's current snapshot, valid while `_rowGeneration` matches.
-    final var _row: RowView?
-    final var _rowGeneration: UInt64 = 0
+    @exclusivity(unchecked) final var _row: RowView?
+    @exclusivity(unchecked) final var _rowGeneration: UInt64 = 0
 
     public required init() {}
 

@@ -2,36 +2,45 @@ import Synchronization
 
 /// The per-thread (and per-queue) cache behind `Store(configuration:)`: opening the same configuration
 /// twice on one thread gives the same Store, so its objects and snapshot are shared.
+///
+/// The cache does not retain its cores, and holds no weak references either: a weak reference gives
+/// the core a side table, which makes every retain and release of it (one per managed object) slow.
+/// A core removes its entry in `deinit`. That is safe because a core is only looked up, and only
+/// released for the last time, on its own thread or queue: the two cannot overlap.
 enum StoreCache {
-    private struct Key: Hashable {
+    struct Key: Hashable, Sendable {
         let confinement: UInt
         let path: String
         let signature: Store.Configuration.Signature
     }
 
-    /// `@unchecked Sendable`: the box only carries a weak reference; the core is used only on the
-    /// thread or queue it is confined to, which the cache key names.
-    private final class WeakCore: @unchecked Sendable {
-        weak var core: StoreCore?
-        init(_ core: StoreCore) { self.core = core }
+    /// `@unchecked Sendable`: only dereferenced on the core's own thread or queue (see above).
+    private struct Entry: @unchecked Sendable {
+        let core: Unmanaged<StoreCore>
     }
 
-    private static let entries = Mutex<[Key: WeakCore]>([:])
+    private static let entries = Mutex<[Key: Entry]>([:])
 
     /// The cached core for this thread or queue, or a new one.
     static func core(for configuration: Store.Configuration, confinement: Confinement) throws(StoreError) -> StoreCore {
         let key = Key(
             confinement: confinement.identity, path: try configuration.resolvedLocation().path,
             signature: configuration.signature)
-        if let cached = entries.withLock({ $0[key] }), let core = cached.core, core.confinement.isCurrent {
-            return core
+        if let cached = entries.withLock({ $0[key] }) {
+            let core = cached.core.takeUnretainedValue()
+            if core.confinement.isCurrent { return core }
         }
-        let core = try StoreCore(configuration: configuration, confinement: confinement)
-        let box = WeakCore(core)
-        entries.withLock { entries in
-            entries[key] = box
-            if entries.count > 64 { entries = entries.filter { $0.value.core != nil } }
-        }
+        let core = try StoreCore(configuration: configuration, confinement: confinement, cacheKey: key)
+        entries.withLock { $0[key] = Entry(core: .passUnretained(core)) }
         return core
+    }
+
+    /// Called by a core's deinit.
+    static func remove(_ key: Key, core: StoreCore) {
+        entries.withLock { entries in
+            if entries[key]?.core.toOpaque() == Unmanaged.passUnretained(core).toOpaque() {
+                entries[key] = nil
+            }
+        }
     }
 }

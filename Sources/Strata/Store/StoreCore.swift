@@ -9,27 +9,34 @@ final class StoreCore {
     let confinement: Confinement
     let bindings: [TableBinding]
     private let bindingsByType: [ObjectIdentifier: TableBinding]
+    /// The binding looked up last: a loop of adds asks for one type again and again.
+    @exclusivity(unchecked) private var lastBinding: TableBinding?
 
     /// The snapshot outside writes; reset (not released) while a write is open, nil until first use.
-    private var snapshot: ReadTransaction?
+    @exclusivity(unchecked) private var snapshot: ReadTransaction?
     /// The version the snapshot showed when last activated.
     private var seenVersion = 0
     /// The open write transaction, if any.
-    private(set) var session: WriteSession?
+    @exclusivity(unchecked) private(set) var session: WriteSession?
     /// Changes whenever stored bytes may have moved: a new snapshot, or any change inside a write.
     /// Objects cache their row for one generation.
-    private(set) var generation: UInt64 = 1
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 1
     /// Changes on `invalidate()`: objects fetched before are invalidated.
-    private(set) var epoch: UInt64 = 1
+    @exclusivity(unchecked) private(set) var epoch: UInt64 = 1
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
     /// their list of keys for one version.
-    private(set) var tableVersions: [UInt64]
+    @exclusivity(unchecked) private(set) var tableVersions: [UInt64]
     /// Scratch space for encoding values outside writes (primary keys to look up).
-    var scratch = _RowEncoder()
+    @exclusivity(unchecked) var scratch = _RowEncoder()
 
     /// Opens the file of `configuration` (or joins the process's open environment of it), checks the
     /// schema and binds the model types to their tables.
-    init(configuration: Store.Configuration, confinement: Confinement) throws(StoreError) {
+    /// This core's entry in the per-thread cache, removed in deinit.
+    private let cacheKey: StoreCache.Key?
+
+    init(
+        configuration: Store.Configuration, confinement: Confinement, cacheKey: StoreCache.Key? = nil
+    ) throws(StoreError) {
         guard !configuration.objectTypes.isEmpty else {
             throw .invalidArgument("Configuration.objectTypes is empty: list the model types")
         }
@@ -46,6 +53,7 @@ final class StoreCore {
         self.lease = lease
         environment = lease.environment
         self.confinement = confinement
+        self.cacheKey = cacheKey
         self.bindings = bindings
         bindingsByType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
         tableVersions = Array(repeating: 1, count: bindings.count)
@@ -59,6 +67,7 @@ final class StoreCore {
     /// Transactions end before the lease does: the last lease closes the environment, and a
     /// transaction aborted after that would touch freed memory.
     deinit {
+        if let cacheKey { StoreCache.remove(cacheKey, core: self) }
         session?.abort()
         session = nil
         snapshot = nil
@@ -95,9 +104,12 @@ final class StoreCore {
 
     /// - Throws: `.schemaMismatch` when the type is not in this Store's schema.
     func binding(for type: Object.Type) throws(StoreError) -> TableBinding {
-        guard let binding = bindingsByType[ObjectIdentifier(type)] else {
+        let id = ObjectIdentifier(type)
+        if let last = lastBinding, ObjectIdentifier(last.schema.type) == id { return last }
+        guard let binding = bindingsByType[id] else {
             throw .schemaMismatch("\(type) is not in this Store's schema; add it to Configuration.objectTypes")
         }
+        lastBinding = binding
         return binding
     }
 

@@ -1,23 +1,26 @@
 /// An open write transaction and the buffers reused by every change in it (no allocation per object
 /// once they have grown).
+///
+/// Its hot properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`): a session is used
+/// by one thread only, and each check costs a thread-local lookup per access on the write path.
 final class WriteSession {
-    var transaction: WriteTransaction?
+    @exclusivity(unchecked) var transaction: WriteTransaction?
     /// The thread that holds LMDB's writer lock: every change and the commit must run on it.
     let thread: ThreadIdentity
     /// Encodes rows for `add`.
-    var rowEncoder = _RowEncoder()
+    @exclusivity(unchecked) var rowEncoder = _RowEncoder()
     /// Encodes rows for property setters (which may `add` linked objects meanwhile).
-    var setterEncoder = _RowEncoder()
+    @exclusivity(unchecked) var setterEncoder = _RowEncoder()
     /// A copy of a stored row: a change to any table may move the bytes LMDB returned.
     let rowCopy = ScratchBuffer()
     /// The row a property setter changes (setters may add linked objects, which use `rowCopy`).
     let setterRowCopy = ScratchBuffer()
     private var setterLinkResolver: SetterLinkResolver?
-    var indexKey: [UInt8] = []
-    var previousIndexKey: [UInt8] = []
+    @exclusivity(unchecked) var indexKey: [UInt8] = []
+    @exclusivity(unchecked) var previousIndexKey: [UInt8] = []
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
     /// appended with `MDB_APPEND`, and row ids of types without primary key continue from it.
-    private var lastKeys: [RowKey??]
+    @exclusivity(unchecked) private var lastKeys: [RowKey??]
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
 
