@@ -137,13 +137,19 @@ struct SplitMix64: RandomNumberGenerator {
         let binding = try store.core.binding(for: AllTypes.self)
         let uuidColumn = try #require(binding.columnNames.firstIndex(of: "indexedUUID"))
         try RawAccess.rewriteRow(of: AllTypes.self, key: key, in: store) { bytes in
-            // Shorten the UUID column's end offset by one: the row stays well-formed (the next column
-            // starts where it ends), but the UUID has 15 bytes.
-            let slot = 2 + 4 * uuidColumn
-            let end = UInt32(bytes[slot]) | UInt32(bytes[slot + 1]) << 8
-            bytes[slot] = UInt8((end - 1) & 0xFF)
-            bytes[slot + 1] = UInt8((end - 1) >> 8)
-            bytes.remove(at: RowFormat.headerSize(columns: binding.columnCount) + Int(end) - 1)
+            // Shorten the UUID column's end offset, and every later one, by one and drop a byte: the
+            // row stays well-formed (each column starts where the previous ends), but the UUID has 15
+            // bytes.
+            let width = Int(bytes[0])
+            func end(_ column: Int) -> Int {
+                (0..<width).reduce(0) { $0 | Int(bytes[3 + width * column + $1]) << (8 * $1) }
+            }
+            func setEnd(_ column: Int, _ value: Int) {
+                for byte in 0..<width { bytes[3 + width * column + byte] = UInt8((value >> (8 * byte)) & 0xFF) }
+            }
+            let uuidEnd = end(uuidColumn)
+            for column in uuidColumn..<binding.columnCount { setEnd(column, end(column) - 1) }
+            bytes.remove(at: RowFormat.headerSize(columns: binding.columnCount, width: width) + uuidEnd - 1)
         }
         let indexCounts = { binding.indexes.map { (try? store.core.count($0.table)) ?? -1 } }
         let before = indexCounts()

@@ -52,23 +52,10 @@ enum KeyEncoding {
         }
     }
 
-    /// The row key for a primary key given as a value of `valueType` (maybe another integer width
-    /// than the key's), or nil when the value cannot be a key of `keyType`.
-    static func rowKey(
-        value bytes: UnsafeRawBufferPointer, valueType: PropertyType, keyType: PropertyType
-    ) -> RowKey? {
-        if valueType == keyType { return try? rowKey(column: bytes, type: keyType) }
-        guard valueType.keyKind == .integer, keyType.keyKind == .integer,
-            let value = try? integer(bytes, valueType), let keyRange = integerRange(keyType)
-        else { return nil }
-        let wide: Int128
-        if let signed = value.signed {
-            wide = Int128(signed)
-        } else {
-            wide = Int128(value.unsigned ?? 0)
-        }
-        guard keyRange.contains(wide) else { return nil }
-        return keyType.isSignedInteger ? .signed(Int64(wide)) : .integer(UInt64(wide))
+    /// The row key of an integer primary key of type `keyType`, or nil when `value` does not fit it.
+    static func rowKey(integer value: Int128, keyType: PropertyType) -> RowKey? {
+        guard let range = integerRange(keyType), range.contains(value) else { return nil }
+        return keyType.isSignedInteger ? .signed(Int64(value)) : .integer(UInt64(value))
     }
 
     private static func integerRange(_ type: PropertyType) -> ClosedRange<Int128>? {

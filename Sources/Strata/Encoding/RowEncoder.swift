@@ -3,74 +3,134 @@ protocol LinkResolver: AnyObject {
     func key(forLinkTo object: Object) throws(StoreError) -> RowKey
 }
 
+/// Growable bytes with a stable address, freed with their owner. Never shrinks. Also holds the
+/// per-column bookkeeping of the row being encoded (column ends, null bits), so encoding a row does
+/// no array work.
+final class ByteStorage {
+    private(set) var base: UnsafeMutableRawPointer
+    private(set) var capacity: Int
+    private(set) var ends: UnsafeMutablePointer<UInt32>
+    private(set) var nulls: UnsafeMutablePointer<UInt8>
+    private(set) var columnCapacity: Int
+
+    init(capacity: Int = 256) {
+        self.capacity = capacity
+        base = .allocate(byteCount: capacity, alignment: 8)
+        columnCapacity = 16
+        ends = .allocate(capacity: columnCapacity)
+        nulls = .allocate(capacity: (columnCapacity + 7) / 8)
+    }
+
+    deinit {
+        base.deallocate()
+        ends.deallocate()
+        nulls.deallocate()
+    }
+
+    /// Makes room for the bookkeeping of `columns` columns, with every null bit cleared.
+    func prepareColumns(_ columns: Int) {
+        if columns > columnCapacity {
+            ends.deallocate()
+            nulls.deallocate()
+            columnCapacity = columns
+            ends = .allocate(capacity: columns)
+            nulls = .allocate(capacity: (columns + 7) / 8)
+        }
+        nulls.update(repeating: 0, count: (columns + 7) / 8)
+    }
+
+    /// Makes room for `needed` bytes, keeping the first `used`.
+    func reserve(_ needed: Int, keeping used: Int) {
+        guard needed > capacity else { return }
+        let grown = max(needed, capacity * 2)
+        let newBase = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        newBase.copyMemory(from: base, byteCount: used)
+        base.deallocate()
+        base = newBase
+        capacity = grown
+    }
+}
+
 /// Encodes rows in the format of `RowFormat` into one buffer, reused for every row of a write
-/// transaction (no allocation per object once the buffer has grown to the largest row).
+/// transaction (no allocation per object once it has grown to the largest row). Columns are written
+/// after room for the largest header; when the row is finished, the header is written with the
+/// smallest offset width right before the data, so the data never moves.
 ///
 /// Implementation detail of `_Persistable`; not for use outside Strata.
 public struct _RowEncoder {
-    private(set) var bytes: [UInt8] = []
+    private let storage = ByteStorage()
+    /// Bytes used, counting the room reserved for the header.
+    private var count = 0
+    private var reserved = 0
     private var columnCount = 0
-    private var headerSize = 0
+    /// Columns finished so far.
     private var column = 0
-    private var columnStart = 0
+    /// Where the finished row starts (its header), once finished.
+    private var rowStart: Int?
     /// Resolves links while encoding (set by the write that owns this encoder).
     var links: LinkResolver?
 
     init() {}
 
     mutating func beginRow(columns: Int) {
-        bytes.removeAll(keepingCapacity: true)
         columnCount = columns
-        headerSize = RowFormat.headerSize(columns: columns)
+        reserved = RowFormat.headerSize(columns: columns, width: 4)
+        count = reserved
         column = 0
-        bytes.append(contentsOf: repeatElement(0, count: headerSize))
-        bytes.withUnsafeMutableBytes { $0.storeBytes(of: UInt16(columns).littleEndian, as: UInt16.self) }
+        storage.reserve(reserved + 64, keeping: 0)
+        storage.prepareColumns(columns)
+        rowStart = nil
     }
 
     /// Starts the next column; write its bytes, then call `endColumn()`.
-    mutating func beginColumn() {
-        columnStart = bytes.count
-    }
+    @inline(__always)
+    mutating func beginColumn() {}
 
     mutating func endColumn() {
         precondition(column < columnCount, "Strata: more columns encoded than the schema has")
-        let end = UInt32(bytes.count - headerSize).littleEndian
-        let slot = 2 + 4 * column
-        bytes.withUnsafeMutableBytes { $0.storeBytes(of: end, toByteOffset: slot, as: UInt32.self) }
+        storage.ends[column] = UInt32(count - reserved)
         column += 1
     }
 
     mutating func appendNullColumn() {
-        let bitmap = RowFormat.bitmapOffset(columns: columnCount)
-        bytes[bitmap + column / 8] |= 1 << UInt8(column % 8)
-        beginColumn()
+        storage.nulls[column / 8] |= 1 << UInt8(column % 8)
         endColumn()
     }
 
     /// Appends a column copied from another row (`nil`: null).
     mutating func appendColumn(copying source: UnsafeRawBufferPointer?) {
         guard let source else { return appendNullColumn() }
-        beginColumn()
         write(source)
         endColumn()
     }
 
-    /// The finished row. Valid until the next change to the encoder.
     var isComplete: Bool { column == columnCount }
 
     // MARK: Value bytes
 
+    @inline(__always)
+    private mutating func append(_ byteCount: Int) -> UnsafeMutableRawPointer {
+        storage.reserve(count + byteCount, keeping: count)
+        let destination = storage.base + count
+        count += byteCount
+        return destination
+    }
+
     mutating func write(_ raw: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: raw)
+        guard let source = raw.baseAddress, raw.count > 0 else { return }
+        append(raw.count).copyMemory(from: source, byteCount: raw.count)
     }
 
     mutating func write<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(MemoryLayout<T>.size).storeBytes(of: value.littleEndian, as: T.self)
     }
 
     mutating func write(_ string: String) {
-        var string = string
-        string.withUTF8 { bytes.append(contentsOf: $0) }
+        if let done: Void = string.utf8.withContiguousStorageIfAvailable({ write(UnsafeRawBufferPointer($0)) }) {
+            return done
+        }
+        var copy = string
+        copy.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func writeLink(to object: Object) throws(StoreError) {
@@ -78,7 +138,7 @@ public struct _RowEncoder {
             preconditionFailure("Strata: a link was encoded outside of a write")
         }
         let key = try links.key(forLinkTo: object)
-        key.withBytes { bytes.append(contentsOf: $0) }
+        key.withBytes { write($0) }
     }
 
     // MARK: List elements: u32 count, then per element u32 length (0xFFFF_FFFF: null) and its bytes
@@ -89,23 +149,54 @@ public struct _RowEncoder {
 
     /// Reserves an element's length prefix; pass the result to `endElement`.
     mutating func beginElement() -> Int {
-        let position = bytes.count
+        let position = count
         write(UInt32(0))
         return position
     }
 
     mutating func endElement(_ position: Int) {
-        let length = UInt32(bytes.count - position - 4).littleEndian
-        bytes.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: position, as: UInt32.self) }
+        let length = UInt32(count - position - 4).littleEndian
+        (storage.base + position).storeBytes(of: length, as: UInt32.self)
     }
 
     mutating func writeNullElement() {
         write(ListFormat.nullElement)
     }
 
-    func withRow<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+    // MARK: The finished row
+
+    /// Writes the header before the data (once) and returns where the row starts.
+    private mutating func finish() -> Int {
+        if let rowStart { return rowStart }
         precondition(isComplete, "Strata: row encoded with \(column) of \(columnCount) columns")
-        return try bytes.withBytes { (raw) throws(E) -> R in try body(raw) }
+        let width = RowFormat.width(forDataLength: count - reserved)
+        let start = reserved - RowFormat.headerSize(columns: columnCount, width: width)
+        let header = storage.base + start
+        header.storeBytes(of: UInt8(width), as: UInt8.self)
+        header.storeBytes(of: UInt16(columnCount).littleEndian, toByteOffset: 1, as: UInt16.self)
+        let ends = storage.ends
+        let slots = header + 3
+        switch width {
+        case 1:
+            for index in 0..<columnCount { slots.storeBytes(of: UInt8(ends[index]), toByteOffset: index, as: UInt8.self) }
+        case 2:
+            for index in 0..<columnCount {
+                slots.storeBytes(of: UInt16(ends[index]).littleEndian, toByteOffset: 2 * index, as: UInt16.self)
+            }
+        default:
+            for index in 0..<columnCount {
+                slots.storeBytes(of: ends[index].littleEndian, toByteOffset: 4 * index, as: UInt32.self)
+            }
+        }
+        (header + 3 + width * columnCount).copyMemory(from: storage.nulls, byteCount: (columnCount + 7) / 8)
+        rowStart = start
+        return start
+    }
+
+    /// Runs `body` with the finished row's bytes (valid during `body`).
+    mutating func withRow<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        let start = finish()
+        return try body(UnsafeRawBufferPointer(start: storage.base + start, count: count - start))
     }
 }
 

@@ -1,47 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The row format (version 1).
 ///
 /// ```
-/// u16 columnCount | u32 end[columnCount] | nullBitmap[(columnCount + 7) / 8] | column data…
+/// u8 width | u16 columnCount | end[columnCount] (width bytes each) | nullBitmap[(columnCount + 7) / 8] | data…
 /// ```
 /// `end[i]` is where column `i` ends, counted from the start of the data; column `i` starts where
-/// column `i - 1` ends, so one column is found in O(1) straight from the memory map. Integers are
-/// little-endian. A null column has its bit set and no bytes.
+/// column `i - 1` ends, so one column is found in O(1) straight from the memory map. `width` is the
+/// size of an end offset: 1, 2 or 4 bytes, the smallest that holds the data's length (small rows,
+/// the common case, pay one byte per column). Integers are little-endian. A null column has its bit
+/// set and no bytes.
 enum RowFormat {
     static let version: UInt32 = 1
 
-    static func headerSize(columns: Int) -> Int {
-        2 + 4 * columns + (columns + 7) / 8
+    static func headerSize(columns: Int, width: Int) -> Int {
+        3 + width * columns + (columns + 7) / 8
     }
 
-    static func bitmapOffset(columns: Int) -> Int {
-        2 + 4 * columns
+    /// The smallest offset width that can express `dataLength`.
+    static func width(forDataLength dataLength: Int) -> Int {
+        dataLength <= Int(UInt8.max) ? 1 : dataLength <= Int(UInt16.max) ? 2 : 4
     }
 }
 
-/// A validated view of one stored row. Validation checks the header once (column count, offsets in
-/// order and inside the row, null columns empty); after it, reading a column is two loads.
+/// A view of one stored row. Every column read checks its offsets against the row (a few compares),
+/// so a damaged row reads as `RowDamage`, never out of bounds and never as a null. Reads check the
+/// header only (`init(checkingHeader:)`, O(1)); writes and `verify()` check every column up front
+/// (`init(validating:)`).
 @usableFromInline
 struct RowView {
-    @usableFromInline let bytes: UnsafeRawBufferPointer
-    @usableFromInline let columnCount: Int
-    @usableFromInline let dataStart: Int
+    let bytes: UnsafeRawBufferPointer
+    let columnCount: Int
+    let width: Int
+    let dataStart: Int
 
-    /// Checks `bytes` as a row of `expectedColumns` columns.
-    init(validating bytes: UnsafeRawBufferPointer, expectedColumns: Int) throws(RowDamage) {
-        guard bytes.count >= 2 else { throw RowDamage("row of \(bytes.count) bytes has no header") }
-        let count = Int(UInt16(littleEndian: bytes.loadUnaligned(as: UInt16.self)))
+    /// Checks the header of `bytes` as a row of `expectedColumns` columns: O(1).
+    init(checkingHeader bytes: UnsafeRawBufferPointer, expectedColumns: Int) throws(RowDamage) {
+        guard bytes.count >= 3 else { throw RowDamage("row of \(bytes.count) bytes has no header") }
+        let width = Int(bytes[0])
+        guard width == 1 || width == 2 || width == 4 else { throw RowDamage("row offset width is \(width)") }
+        let count = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
         guard count == expectedColumns else {
             throw RowDamage("row has \(count) columns, the schema has \(expectedColumns)")
         }
-        let headerSize = RowFormat.headerSize(columns: count)
+        guard bytes.count >= RowFormat.headerSize(columns: count, width: width) else {
+            throw RowDamage("row of \(bytes.count) bytes is shorter than its header")
+        }
+        self.init(encoded: bytes, columns: count, width: width)
+    }
+
+    /// Checks `bytes` as a row of `expectedColumns` columns, every column.
+    init(validating bytes: UnsafeRawBufferPointer, expectedColumns: Int) throws(RowDamage) {
+        guard bytes.count >= 3 else { throw RowDamage("row of \(bytes.count) bytes has no header") }
+        let width = Int(bytes[0])
+        guard width == 1 || width == 2 || width == 4 else { throw RowDamage("row offset width is \(width)") }
+        let count = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
+        guard count == expectedColumns else {
+            throw RowDamage("row has \(count) columns, the schema has \(expectedColumns)")
+        }
+        let headerSize = RowFormat.headerSize(columns: count, width: width)
         guard bytes.count >= headerSize else {
             throw RowDamage("row of \(bytes.count) bytes is shorter than its \(headerSize)-byte header")
         }
         let dataLength = bytes.count - headerSize
-        let bitmap = RowFormat.bitmapOffset(columns: count)
+        guard width == RowFormat.width(forDataLength: dataLength) else {
+            throw RowDamage("row offset width \(width) does not fit its \(dataLength) data bytes")
+        }
+        let view = RowView(encoded: bytes, columns: count, width: width)
+        let bitmap = 3 + width * count
         var previous = 0
         for column in 0..<count {
-            let end = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 + 4 * column, as: UInt32.self)))
+            let end = view.end(column)
             guard end >= previous, end <= dataLength else {
                 throw RowDamage("column \(column) ends at \(end), outside \(previous)...\(dataLength)")
             }
@@ -55,44 +90,46 @@ struct RowView {
         if count % 8 != 0, bytes[bitmap + count / 8] >> UInt8(count % 8) != 0 {
             throw RowDamage("null bitmap marks columns past the last one")
         }
-        self.bytes = bytes
-        columnCount = count
-        dataStart = headerSize
+        self = view
     }
 
-    /// A row this process just encoded (`_RowEncoder`), trusted without validation.
-    init(encoded bytes: UnsafeRawBufferPointer, columns: Int) {
+    /// A row this process just encoded (`_RowEncoder`), or one already validated: no checks.
+    init(encoded bytes: UnsafeRawBufferPointer, columns: Int, width: Int? = nil) {
         self.bytes = bytes
         columnCount = columns
-        dataStart = RowFormat.headerSize(columns: columns)
+        self.width = width ?? Int(bytes[0])
+        dataStart = RowFormat.headerSize(columns: columns, width: self.width)
+    }
+
+    func end(_ index: Int) -> Int {
+        let offset = 3 + width * index
+        switch width {
+        case 1: return Int(bytes[offset])
+        case 2: return Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+        default: return Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+        }
     }
 
     /// The bytes of column `index`, or nil when it is null.
-    @inlinable
-    func column(_ index: Int) -> UnsafeRawBufferPointer? {
-        let bitmap = 2 + 4 * columnCount
-        if bytes[bitmap + index / 8] & (1 << UInt8(index % 8)) != 0 { return nil }
-        let end = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 + 4 * index, as: UInt32.self)))
-        let start =
-            index == 0
-            ? 0 : Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 2 + 4 * (index - 1), as: UInt32.self)))
-        return UnsafeRawBufferPointer(rebasing: bytes[(dataStart + start)..<(dataStart + end)])
+    ///
+    /// - Throws: `RowDamage` when the column's offsets fall outside the row or a null column has bytes.
+    func column(_ index: Int) throws(RowDamage) -> UnsafeRawBufferPointer? {
+        let start = index == 0 ? 0 : end(index - 1)
+        let end = end(index)
+        let isNull = bytes[3 + width * columnCount + index / 8] & (1 << UInt8(index % 8)) != 0
+        guard start <= end, dataStart + end <= bytes.count, !isNull || start == end else {
+            throw RowDamage("column \(index) spans \(start)..<\(end) of \(bytes.count - dataStart) data bytes")
+        }
+        if isNull { return nil }
+        return UnsafeRawBufferPointer(start: bytes.baseAddress! + dataStart + start, count: end - start)
     }
 
     /// Whether column `index` holds the same bytes (or the same null) in both rows.
-    func columnEquals(_ index: Int, _ other: RowView, _ otherIndex: Int) -> Bool {
-        switch (column(index), other.column(otherIndex)) {
+    func columnEquals(_ index: Int, _ other: RowView, _ otherIndex: Int) throws(RowDamage) -> Bool {
+        switch (try column(index), try other.column(otherIndex)) {
         case (nil, nil): true
         case (let a?, let b?): a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
         default: false
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif

@@ -19,7 +19,8 @@ open class Object {
     // Managed state, stored inline so that managing an object allocates nothing. A managed object is
     // used by one thread only, so these skip the dynamic exclusivity checks (a thread-local lookup each).
     @exclusivity(unchecked) @usableFromInline final var _store: StoreCore?
-    @exclusivity(unchecked) final var _binding: TableBinding?
+    /// Not retained: the Store in `_store` keeps its bindings alive.
+    @exclusivity(unchecked) unowned(unsafe) final var _binding: TableBinding?
     @exclusivity(unchecked) final var _key: RowKey = .integer(0)
     /// The Store's epoch when this object became managed; `invalidate()` starts a new one.
     @exclusivity(unchecked) final var _epoch: UInt64 = 0
@@ -81,8 +82,8 @@ extension Object: CustomStringConvertible {
             guard core.isConfined else { return "<other thread>" }
             guard let row = try? core.currentRow(of: self) else { return "<invalidated>" }
             let column = binding.columnOfProperty[index]
-            value = try? accessor.kind.decodeForDescription(
-                row.column(column), in: _DecodeContext(owner: self, column: column))
+            guard let bytes = try? row.column(column) else { return "<damaged>" }
+            value = try? accessor.kind.decodeForDescription(bytes, in: _DecodeContext(owner: self, column: column))
         } else {
             value = accessor.unmanagedValue(of: self)
         }

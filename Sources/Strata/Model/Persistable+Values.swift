@@ -38,6 +38,12 @@ extension _PersistableValue where Self: FixedWidthInteger {
     }
 }
 
+extension _PrimaryKeyValue where Self: FixedWidthInteger {
+    public var _strataPrimaryKey: _PrimaryKey {
+        _PrimaryKey(value: Self.isSigned ? .signed(Int64(self)) : .unsigned(UInt64(self)))
+    }
+}
+
 extension Int: _PrimaryKeyValue, _IndexableValue {}
 extension Int8: _PrimaryKeyValue, _IndexableValue {}
 extension Int16: _PrimaryKeyValue, _IndexableValue {}
@@ -98,6 +104,7 @@ extension Double: _PersistableValue {
 }
 
 extension String: _PrimaryKeyValue, _IndexableValue {
+    public var _strataPrimaryKey: _PrimaryKey { _PrimaryKey(value: .string(self)) }
     public static var _strataValueType: _SchemaType { _SchemaType(.string) }
     public static func _strataZero() -> String { "" }
 
@@ -146,6 +153,7 @@ extension Date: _PersistableValue, _IndexableValue {
 }
 
 extension UUID: _PrimaryKeyValue, _IndexableValue {
+    public var _strataPrimaryKey: _PrimaryKey { _PrimaryKey(value: .uuid(self)) }
     public static var _strataValueType: _SchemaType { _SchemaType(.uuid) }
     public static func _strataZero() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
 

@@ -51,8 +51,22 @@ public protocol _ListElement {
     ) throws(StoreError) -> Self?
 }
 
+import Foundation
+
 /// Implementation detail: the types a primary key may have (integers, String, UUID).
-public protocol _PrimaryKeyValue: _PersistableValue {}
+public protocol _PrimaryKeyValue: _PersistableValue {
+    /// The value as a key, to look a row up without encoding a column first.
+    var _strataPrimaryKey: _PrimaryKey { get }
+}
+
+/// Implementation detail: a primary-key value, whatever its Swift type.
+public struct _PrimaryKey {
+    enum Value {
+        case signed(Int64), unsigned(UInt64), string(String), uuid(UUID)
+    }
+
+    let value: Value
+}
 
 /// Implementation detail: the types `@Persisted(indexed: true)` accepts (integers, String, UUID, Bool,
 /// Date, and their optionals).

@@ -63,12 +63,16 @@ public struct Persisted<Value: _Persistable> {
             return storage.unmanagedValue
         }
         set {
-            let column = object[keyPath: storageKeyPath].column
-            if column >= 0 {
-                object._write(newValue, column: column)
-            } else {
-                object[keyPath: storageKeyPath].unmanagedValue = newValue
-            }
+            object[keyPath: storageKeyPath].set(newValue, on: object)  // one key-path projection
+        }
+    }
+
+    @inlinable
+    mutating func set(_ value: Value, on object: Object) {
+        if column >= 0 {
+            object._write(value, column: column)  // touches the row, never this wrapper
+        } else {
+            unmanagedValue = value
         }
     }
 }

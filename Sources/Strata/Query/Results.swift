@@ -17,11 +17,14 @@ public struct Results<Element: Object>: RandomAccessCollection {
     let binding: TableBinding
     private let cache = KeyCache()
 
-    /// The keys of the rows, for one table version of the Store.
+    /// The keys of the rows, for one table version of the Store, and (read outside a write) the rows
+    /// themselves, for one generation: an object made from them needs no lookup.
     private final class KeyCache {
         var keys: [RowKey] = []
+        var rows: [RowView] = []
         var epoch: UInt64 = 0
         var version: UInt64 = 0
+        var rowsGeneration: UInt64 = 0
     }
 
     init(core: StoreCore, binding: TableBinding) {
@@ -34,27 +37,59 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     /// The keys of the rows now, read once per table version.
     func keys() -> [RowKey] {
+        contents().keys
+    }
+
+    /// The keys, and the rows when they stay valid (a read snapshot, this generation).
+    private func contents() -> (keys: [RowKey], rows: [RowView]) {
         core.assertConfined()
         let version = core.tableVersions[binding.ordinal]
-        if cache.epoch == core.epoch, cache.version == version { return cache.keys }
+        let withRows = core.session == nil
+        if cache.epoch == core.epoch, cache.version == version,
+            !withRows || cache.rowsGeneration == core.generation
+        {
+            return (cache.keys, withRows ? cache.rows : [])
+        }
         let kind = binding.keyKind
+        let columns = binding.columnCount
+        var rows: [RowView] = []
+        var damage: String?
         do {
             cache.keys = try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> [RowKey] in
                 var keys: [RowKey] = []
                 var entry = try cursor.first()
                 while let current = entry {
-                    guard let key = try? RowKey(stored: current.key, kind: kind) else { throw LMDBError.corrupted }
-                    keys.append(key)
+                    do throws(RowDamage) {
+                        let key = try RowKey(stored: current.key, kind: kind)
+                        keys.append(key)
+                        do throws(RowDamage) {
+                            if withRows { rows.append(try RowView(checkingHeader: current.value, expectedColumns: columns)) }
+                        } catch {
+                            damage = "\(binding.name)[\(binding.describe(key))]: \(error)"
+                            throw error
+                        }
+                    } catch {
+                        damage = damage ?? "\(binding.name): a key is damaged: \(error)"
+                        throw LMDBError.corrupted
+                    }
                     entry = try cursor.next()
                 }
                 return keys
             }
         } catch {
-            preconditionFailure("\(TrapMessage.corrupted): reading the keys of \(binding.name): \(error)")
+            preconditionFailure("\(TrapMessage.corrupted): \(damage ?? "reading the rows of \(binding.name): \(error)")")
         }
+        cache.rows = rows
         cache.epoch = core.epoch
         cache.version = version
-        return cache.keys
+        cache.rowsGeneration = core.generation
+        return (cache.keys, rows)
+    }
+
+    /// A managed object for the row at `position` of `contents`.
+    private func object(at position: Int, _ contents: (keys: [RowKey], rows: [RowView]), generation: UInt64) -> Element {
+        let row = position < contents.rows.count && generation == core.generation ? contents.rows[position] : nil
+        return core.materialize(Element.self, binding: binding, key: contents.keys[position], row: row)
     }
 
     // MARK: Collection
@@ -73,9 +108,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
     }
 
     public subscript(position: Int) -> Element {
-        let keys = keys()
-        precondition(keys.indices.contains(position), "Strata: index \(position) out of range 0..<\(keys.count)")
-        return core.materialize(Element.self, binding: binding, key: keys[position])
+        let contents = contents()
+        precondition(
+            contents.keys.indices.contains(position), "Strata: index \(position) out of range 0..<\(contents.keys.count)")
+        return object(at: position, contents, generation: core.generation)
     }
 
     public var first: Element? { edge(last: false) }
@@ -97,24 +133,27 @@ public struct Results<Element: Object>: RandomAccessCollection {
     }
 
     public func makeIterator() -> Iterator {
-        Iterator(results: self, keys: keys())
+        Iterator(results: self, contents: contents(), generation: core.generation)
     }
 
-    /// Visits the objects the Results held when the iteration began.
+    /// Visits the objects the Results held when the iteration began. Their rows, read in one pass,
+    /// serve the objects while the snapshot stays; after a change, each object looks its row up.
     public struct Iterator: IteratorProtocol {
         private let results: Results
-        private let keys: [RowKey]
+        private let contents: (keys: [RowKey], rows: [RowView])
+        private let generation: UInt64
         private var position = 0
 
-        init(results: Results, keys: [RowKey]) {
+        init(results: Results, contents: (keys: [RowKey], rows: [RowView]), generation: UInt64) {
             self.results = results
-            self.keys = keys
+            self.contents = contents
+            self.generation = generation
         }
 
         public mutating func next() -> Element? {
-            guard position < keys.count else { return nil }
+            guard position < contents.keys.count else { return nil }
             defer { position += 1 }
-            return results.core.materialize(Element.self, binding: results.binding, key: keys[position])
+            return results.object(at: position, contents, generation: generation)
         }
     }
 }

@@ -50,7 +50,16 @@ extension StoreCore {
     /// The key a new row of `binding` gets from its primary-key column (or the next row id).
     private func key(of row: RowView, binding: TableBinding, session: WriteSession) throws(StoreError) -> RowKey {
         guard let column = binding.primaryKeyColumn else { return try session.nextRowID(for: binding) }
-        return try primaryKey(row.column(column), binding: binding)
+        return try primaryKey(encodedColumn(column, of: row, binding: binding), binding: binding)
+    }
+
+    /// A column of a row this process encoded (its offsets are right by construction).
+    private func encodedColumn(_ column: Int, of row: RowView, binding: TableBinding) throws(StoreError) -> UnsafeRawBufferPointer? {
+        do {
+            return try row.column(column)
+        } catch {
+            throw .invalidArgument("\(binding.name): encoded \(error)")
+        }
     }
 
     /// The row key of an encoded primary-key column.
@@ -80,7 +89,7 @@ extension StoreCore {
         scratch.beginRow(columns: 1)
         try accessor.encodeUnmanagedValue(of: object, into: &scratch)
         return try scratch.withRow { bytes throws(StoreError) -> RowKey in
-            try primaryKey(RowView(encoded: bytes, columns: 1).column(0), binding: binding)
+            try primaryKey(encodedColumn(0, of: RowView(encoded: bytes, columns: 1), binding: binding), binding: binding)
         }
     }
 
@@ -110,11 +119,29 @@ extension StoreCore {
                 _ = try insertRow(row, key: key, binding: binding, session: session)
                 return (key, true)
             }
-            if policy == .modified, (0..<binding.columnCount).allSatisfy({ old.columnEquals($0, row, $0) }) {
+            if policy == .modified, try isUnchanged(old, row, binding: binding, key: key) {
                 return (key, false)
             }
             try replaceRow(row, old: old, key: key, binding: binding, session: session)
             return (key, false)
+        }
+    }
+
+    /// A copy of a managed object's row for its setter: from the object's cached row when it is
+    /// current (the getter of `x.score += 1` just read it), else looked up.
+    private func copyOfCurrentRow(of object: Object, binding: TableBinding, session: WriteSession) throws(StoreError) -> RowView? {
+        if object._rowGeneration == generation, let cached = object._row {
+            return try validatedRow(session.setterRowCopy.copy(cached.bytes), binding: binding, key: object._key)
+        }
+        return try copyOfRow(binding, key: object._key, session: session, into: session.setterRowCopy)
+    }
+
+    private func isUnchanged(_ old: RowView, _ row: RowView, binding: TableBinding, key: RowKey) throws(StoreError) -> Bool {
+        do {
+            for column in 0..<binding.columnCount where try !old.columnEquals(column, row, column) { return false }
+            return true
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
         }
     }
 
@@ -126,15 +153,16 @@ extension StoreCore {
         guard let binding = object._binding, object._epoch == epoch else { preconditionFailure(TrapMessage.invalidated) }
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
-            guard let old = try copyOfRow(binding, key: object._key, session: session, into: session.setterRowCopy)
-            else { preconditionFailure(TrapMessage.invalidated) }
+            guard let old = try copyOfCurrentRow(of: object, binding: binding, session: session) else {
+                preconditionFailure(TrapMessage.invalidated)
+            }
             session.setterEncoder.links = session.setterLinks(core: self)
             session.setterEncoder.beginRow(columns: binding.columnCount)
             for index in 0..<binding.columnCount {
                 if index == column {
                     try encode(&session.setterEncoder)
                 } else {
-                    session.setterEncoder.appendColumn(copying: old.column(index))
+                    session.setterEncoder.appendColumn(copying: try old.column(index))
                 }
             }
             try session.setterEncoder.withRow { bytes throws(StoreError) in

@@ -14,9 +14,14 @@ extension StoreCore {
             throw StoreError(error)
         }
         guard let bytes else { return nil }
-        return try validatedRow(bytes, binding: binding, key: key)
+        do {
+            return try RowView(checkingHeader: bytes, expectedColumns: binding.columnCount)
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
+        }
     }
 
+    /// `bytes` as a row whose every column is checked (what writes and `verify()` work on).
     func validatedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
         do {
             return try RowView(validating: bytes, expectedColumns: binding.columnCount)
@@ -40,12 +45,18 @@ extension StoreCore {
     /// A column of a managed object's row, for property getters: traps instead of throwing.
     func columnBytes(of object: Object, column: Int) -> UnsafeRawBufferPointer? {
         assertConfined()
+        let row: RowView
         do {
-            return try currentRow(of: object).column(column)
+            row = try currentRow(of: object)
         } catch .deletedInAnotherThread {
             preconditionFailure(TrapMessage.invalidated)
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): \(error)")
+        }
+        do {
+            return try row.column(column)
+        } catch {
+            object._trapCorrupted(column: column, .corrupted("\(error)"))
         }
     }
 
@@ -76,18 +87,20 @@ extension StoreCore {
         return materialize(type, binding: binding, key: key, row: row)
     }
 
-    /// The row key for a primary-key value, or nil when the value cannot be a key of that type.
+    /// The row key for a primary-key value, or nil when the value cannot be a key of that type (an
+    /// integer that does not fit, a String for an integer key, a key too long to be stored).
     func rowKey<K: _PrimaryKeyValue>(forPrimaryKey value: K, binding: TableBinding) throws(StoreError) -> RowKey? {
         guard let keyType = binding.primaryKeyType else {
             throw .invalidArgument("\(binding.name) has no primary key")
         }
-        scratch.beginRow(columns: 1)
-        try value._strataEncodeColumn(into: &scratch)
-        return scratch.withRow { row in
-            guard let view = try? RowView(validating: row, expectedColumns: 1), let bytes = view.column(0) else {
-                return nil
-            }
-            return KeyEncoding.rowKey(value: bytes, valueType: K._strataValueType.type, keyType: keyType)
+        switch (value._strataPrimaryKey.value, keyType) {
+        case (.signed(let integer), _): return KeyEncoding.rowKey(integer: Int128(integer), keyType: keyType)
+        case (.unsigned(let integer), _): return KeyEncoding.rowKey(integer: Int128(integer), keyType: keyType)
+        case (.string(let string), .string):
+            let key = RowKey.string(string)
+            return key.byteCount <= environment.maxKeySize ? key : nil
+        case (.uuid(let uuid), .uuid): return .uuid(uuid)
+        default: return nil
         }
     }
 
@@ -96,7 +109,7 @@ extension StoreCore {
     private func indexKey(
         of row: RowView, _ index: IndexBinding, binding: TableBinding, key: RowKey, into buffer: inout [UInt8]
     ) throws(StoreError) {
-        do {
+        do throws(RowDamage) {
             try KeyEncoding.indexKey(column: row.column(index.column), type: index.type, into: &buffer)
         } catch {
             throw .corrupted("\(binding.name)[\(binding.describe(key))].\(index.property): \(error)")
@@ -123,7 +136,7 @@ extension StoreCore {
         _ row: RowView, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
     ) throws(StoreError) {
         try checkIndexKeys(of: old, binding: binding, key: key, session: session)
-        for index in binding.indexes where !old.columnEquals(index.column, row, index.column) {
+        for index in binding.indexes where try !columnEquals(old, row, index.column, binding: binding, key: key) {
             try indexKey(of: old, index, binding: binding, key: key, into: &session.previousIndexKey)
             try indexKey(of: row, index, binding: binding, key: key, into: &session.indexKey)
             if session.previousIndexKey != session.indexKey {
@@ -133,6 +146,16 @@ extension StoreCore {
         }
         _ = try session.put(binding.table, key: key, value: row.bytes)
         noteChange()
+    }
+
+    private func columnEquals(
+        _ old: RowView, _ row: RowView, _ column: Int, binding: TableBinding, key: RowKey
+    ) throws(StoreError) -> Bool {
+        do {
+            return try old.columnEquals(column, row, column)
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
+        }
     }
 
     /// Throws `.corrupted` if an index key of a stored row cannot be computed: checked before the

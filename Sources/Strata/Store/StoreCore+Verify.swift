@@ -61,9 +61,7 @@ extension StoreCore {
             }
         }
         if let column = binding.primaryKeyColumn, let type = binding.primaryKeyType {
-            let derived = try? row.column(column).map { bytes throws(RowDamage) in
-                try KeyEncoding.rowKey(column: bytes, type: type)
-            }
+            let derived = (try? row.column(column)).flatMap { $0 }.flatMap { try? KeyEncoding.rowKey(column: $0, type: type) }
             guard derived == key else { throw .corrupted("\(name): the primary key column does not match the key") }
         }
         var indexKey: [UInt8] = []
