@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` runs the demo, `make test` runs the tests.
 # Both install liblmdb-dev first when the machine lacks it.
 
-.PHONY: lmdb demo test build clean
+.PHONY: lmdb demo test build clean bench bench-smoke
 
 lmdb:
 	@scripts/ensure-lmdb.sh
@@ -15,5 +15,14 @@ test: lmdb
 build: lmdb
 	swift build
 
+# The side-by-side comparison (raw LMDB, Strata, GRDB) at full scale; writes Docs/Benchmarks.md.
+bench: lmdb
+	cd Benchmarks && swift build -c release && \
+		.build/release/strata-compare --rounds 3 --memory --write-docs ../Docs/Benchmarks.md
+
+# CI: builds the whole Benchmarks package and runs the comparison small, so it never rots (no thresholds).
+bench-smoke: lmdb
+	cd Benchmarks && swift build -c release && .build/release/strata-compare --scale 0.01 --rounds 3
+
 clean:
-	rm -rf .build
+	rm -rf .build Benchmarks/.build

@@ -23,15 +23,16 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "strata-compare", dependencies: ["Workloads"]),
+        .target(name: "SuiteSupport", dependencies: ["Workloads", .product(name: "Benchmark", package: "benchmark")]),
         .executableTarget(
             name: "WritePath",
-            dependencies: ["Workloads", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["SuiteSupport", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/WritePath",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
             name: "ReadPath",
-            dependencies: ["Workloads", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["SuiteSupport", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/ReadPath",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),

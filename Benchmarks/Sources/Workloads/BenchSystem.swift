@@ -6,6 +6,8 @@ protocol BenchSystem: AnyObject {
     func updateAll() throws
     /// Prepares the objects of an upsert (untimed) and returns the timed part.
     func prepareUpsertHalfChanged(count: Int) throws -> () throws -> Void
+    /// Makes the objects of an insert (untimed) and returns the timed part: the adds alone.
+    func prepareAddPremade(count: Int) throws -> () throws -> Void
     func randomReads(_ ids: [Int]) throws -> Double
     /// The sum of all scores, and how many rows were visited.
     func scan() throws -> (sum: Double, rows: Int)
@@ -15,53 +17,90 @@ extension BenchSystem {
     func prepareUpsertHalfChanged(count: Int) throws -> () throws -> Void {
         throw WorkloadError("\(type(of: self)) has no upsert")
     }
+
+    func prepareAddPremade(count: Int) throws -> () throws -> Void {
+        throw WorkloadError("\(type(of: self)) has no objects to add")
+    }
 }
 
-/// Runs one measurement: a fresh directory, the untimed setup, the timed part, a check of the result.
-public enum Runner {
-    /// The timed duration of `spec` on `system` with `count` objects.
-    public static func measure(_ spec: WorkloadSpec, system: System, count: Int, in base: URL) throws -> Duration {
-        let directory = base.appendingPathComponent("\(spec.id)-\(system)-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let clock = ContinuousClock()
-        let duration: Duration
-        do {
-            let bench = try open(system, at: directory, sync: spec.sync)
-            if spec.needsFill { try bench.insert(0..<count, perTransaction: count) }
-            switch spec.kind {
-            case .insert(let perTransaction):
-                duration = try clock.measure { try bench.insert(0..<count, perTransaction: perTransaction ?? count) }
-                try expectScan(bench, count: count, sum: Double(count) * Double(count - 1) / 2)
-            case .updateAll:
-                duration = try clock.measure { try bench.updateAll() }
-                try expectScan(bench, count: count, sum: Double(count) * Double(count - 1) / 2 + Double(count))
-            case .upsertHalfChanged:
-                let upsert = try bench.prepareUpsertHalfChanged(count: count)
-                duration = try clock.measure { try upsert() }
-                try expectScan(bench, count: count, sum: Double(count) * Double(count - 1) / 2 + Double(count / 2))
-            case .randomReads:
-                var random = SplitMix64(seed: 42)
-                let ids = (0..<count).map { _ in Int.random(in: 0..<count, using: &random) }
-                var sum = 0.0
-                duration = try clock.measure { sum = try bench.randomReads(ids) }
-                guard sum == Double(ids.reduce(0, +)) else { throw WorkloadError("\(system) read wrong scores") }
-            case .scan:
-                var result = (sum: 0.0, rows: 0)
-                duration = try clock.measure { result = try bench.scan() }
-                guard result.rows == count, result.sum == Double(count) * Double(count - 1) / 2 else {
-                    throw WorkloadError("\(system) scanned \(result.rows) rows, sum \(result.sum)")
-                }
-            }
-        }
-        return duration
+/// One measurement, set up: a fresh directory with the system's store, filled if the workload needs
+/// it. `run` is the timed part; `check` then verifies the result, so every system did the same work.
+/// The directory goes with the object.
+public final class PreparedRun {
+    public let run: () throws -> Void
+    public let check: () throws -> Void
+    private let directory: URL
+    private var bench: BenchSystem?
+
+    fileprivate init(directory: URL, bench: BenchSystem, run: @escaping () throws -> Void, check: @escaping () throws -> Void) {
+        self.directory = directory
+        self.bench = bench
+        self.run = run
+        self.check = check
     }
 
-    private static func expectScan(_ bench: BenchSystem, count: Int, sum: Double) throws {
-        let result = try bench.scan()
-        guard result.rows == count, result.sum == sum else {
-            throw WorkloadError("\(type(of: bench)) left \(result.rows) rows with sum \(result.sum), expected \(count), \(sum)")
+    deinit {
+        bench = nil
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+public enum Runner {
+    /// Sets up `spec` on `system` with `count` objects in a new directory below `base`.
+    public static func prepare(_ spec: WorkloadSpec, system: System, count: Int, in base: URL) throws -> PreparedRun {
+        let directory = base.appendingPathComponent("\(spec.id)-\(system)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let bench = try open(system, at: directory, sync: spec.sync)
+        if spec.needsFill { try bench.insert(0..<count, perTransaction: count) }
+        let baseSum = Double(count) * Double(count - 1) / 2
+        let run: () throws -> Void
+        var expectedSum = baseSum
+        switch spec.kind {
+        case .insert(let perTransaction):
+            run = { try bench.insert(0..<count, perTransaction: perTransaction ?? count) }
+        case .addPremade:
+            run = try bench.prepareAddPremade(count: count)
+        case .updateAll:
+            run = { try bench.updateAll() }
+            expectedSum = baseSum + Double(count)
+        case .upsertHalfChanged:
+            run = try bench.prepareUpsertHalfChanged(count: count)
+            expectedSum = baseSum + Double(count / 2)
+        case .randomReads:
+            var random = SplitMix64(seed: 42)
+            let ids = (0..<count).map { _ in Int.random(in: 0..<count, using: &random) }
+            let expected = Double(ids.reduce(0, +))
+            return PreparedRun(
+                directory: directory, bench: bench,
+                run: {
+                    guard try bench.randomReads(ids) == expected else { throw WorkloadError("\(system) read wrong scores") }
+                }, check: {})
+        case .scan:
+            return PreparedRun(
+                directory: directory, bench: bench,
+                run: {
+                    let result = try bench.scan()
+                    guard result.rows == count, result.sum == baseSum else {
+                        throw WorkloadError("\(system) scanned \(result.rows) rows, sum \(result.sum)")
+                    }
+                }, check: {})
         }
+        return PreparedRun(
+            directory: directory, bench: bench, run: run,
+            check: { [expectedSum] in
+                let result = try bench.scan()
+                guard result.rows == count, result.sum == expectedSum else {
+                    throw WorkloadError("\(system) left \(result.rows) rows with sum \(result.sum), expected \(count), \(expectedSum)")
+                }
+            })
+    }
+
+    /// The timed duration of `spec` on `system` with `count` objects (prepared, run, checked).
+    public static func measure(_ spec: WorkloadSpec, system: System, count: Int, in base: URL) throws -> Duration {
+        let prepared = try prepare(spec, system: system, count: count, in: base)
+        let duration = try ContinuousClock().measure { try prepared.run() }
+        try prepared.check()
+        return duration
     }
 
     static func open(_ system: System, at directory: URL, sync: Sync) throws -> BenchSystem {

@@ -25,6 +25,17 @@ final class StrataBench: BenchSystem {
         }
     }
 
+    func prepareAddPremade(count: Int) throws -> () throws -> Void {
+        let items = (0..<count).map { Item(id: $0, score: Double($0), name: itemName) }
+        return { [store] in
+            try store.write {
+                for item in items {
+                    try store.add(item)
+                }
+            }
+        }
+    }
+
     func updateAll() throws {
         try store.write {
             for item in store.objects(Item.self) {

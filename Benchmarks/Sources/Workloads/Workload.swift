@@ -22,6 +22,8 @@ public struct WorkloadSpec: Sendable {
     public enum Kind: Sendable {
         /// Insert `count` objects, `perTransaction` per write transaction.
         case insert(perTransaction: Int?)
+        /// Add `count` objects made before the timing, in one write transaction: `add` alone.
+        case addPremade
         /// Change one property of every object, in one write transaction.
         case updateAll
         /// `add(update: .modified)` of every object, half of them changed.
@@ -42,8 +44,10 @@ public struct WorkloadSpec: Sendable {
 
     /// Whether the table is filled (untimed) before the timed part.
     public var needsFill: Bool {
-        if case .insert = kind { return false }
-        return true
+        switch kind {
+        case .insert, .addPremade: false
+        default: true
+        }
     }
 
     public static let all: [WorkloadSpec] = [
@@ -54,6 +58,9 @@ public struct WorkloadSpec: Sendable {
                 Target(peer: .rawLMDB, minimum: 0.70), Target(peer: .grdbRecord, minimum: 15),
                 Target(peer: .grdbPrepared, minimum: 3.5),
             ]),
+        WorkloadSpec(
+            id: "W1a", title: "add of objects made beforehand, one write transaction", count: 1_000_000,
+            kind: .addPremade, sync: .full, systems: [.strata], targets: []),
         WorkloadSpec(
             id: "W2", title: "one write transaction per object, no sync", count: 10_000, kind: .insert(perTransaction: 1),
             sync: .noSync, systems: [.rawLMDB, .strata, .grdbRecord],

@@ -35,10 +35,10 @@ enum RowFormat {
 /// (`init(validating:)`).
 @usableFromInline
 struct RowView {
-    let bytes: UnsafeRawBufferPointer
-    let columnCount: Int
-    let width: Int
-    let dataStart: Int
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    @usableFromInline let columnCount: Int
+    @usableFromInline let width: Int
+    @usableFromInline let dataStart: Int
 
     /// Checks the header of `bytes` as a row of `expectedColumns` columns: O(1).
     init(checkingHeader bytes: UnsafeRawBufferPointer, expectedColumns: Int) throws(RowDamage) {
@@ -101,6 +101,7 @@ struct RowView {
         dataStart = RowFormat.headerSize(columns: columns, width: self.width)
     }
 
+    @inlinable
     func end(_ index: Int) -> Int {
         let offset = 3 + width * index
         switch width {
@@ -113,6 +114,7 @@ struct RowView {
     /// The bytes of column `index`, or nil when it is null.
     ///
     /// - Throws: `RowDamage` when the column's offsets fall outside the row or a null column has bytes.
+    @inlinable
     func column(_ index: Int) throws(RowDamage) -> UnsafeRawBufferPointer? {
         let start = index == 0 ? 0 : end(index - 1)
         let end = end(index)

@@ -85,7 +85,8 @@ enum RowKey: Hashable, Sendable {
 }
 
 /// Why a row, key or value could not be decoded. The Store layer adds which type, key and property.
+@usableFromInline
 struct RowDamage: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+    @usableFromInline let description: String
+    @usableFromInline init(_ description: String) { self.description = description }
 }

@@ -2,7 +2,16 @@
 extension Object {
     @inlinable
     final func _read<V: _Persistable>(_ column: Int, as type: V.Type) -> V {
-        let bytes = _columnBytes(column)
+        let bytes: UnsafeRawBufferPointer?
+        if let row = _currentCachedRow {
+            do {
+                bytes = try row.column(column)
+            } catch {
+                _trapCorrupted(column: column, .corrupted("\(error)"))
+            }
+        } else {
+            bytes = _columnBytes(column)  // looks the row up, checking thread and deletion
+        }
         do {
             return try V._strataDecodeColumn(bytes, in: _DecodeContext(owner: self, column: column))
         } catch {
@@ -15,6 +24,15 @@ extension Object {
         _writeColumn(column) { (row: inout _RowEncoder) throws(StoreError) in
             try value._strataEncodeColumn(into: &row)
         }
+    }
+
+    /// The row cached for the Store's current generation, read on the Store's thread: the fast path
+    /// of a property read (no call into the Store).
+    @inlinable
+    final var _currentCachedRow: RowView? {
+        guard let store = _store, _rowGeneration == store.generation, let row = _row, store.confinement.isCurrent
+        else { return nil }
+        return row
     }
 
     /// The bytes of a column of this managed object's row (nil: null). Traps on the wrong thread, a

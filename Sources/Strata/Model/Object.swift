@@ -25,8 +25,8 @@ open class Object {
     /// The Store's epoch when this object became managed; `invalidate()` starts a new one.
     @exclusivity(unchecked) final var _epoch: UInt64 = 0
     /// The object's row in the Store's current snapshot, valid while `_rowGeneration` matches.
-    @exclusivity(unchecked) final var _row: RowView?
-    @exclusivity(unchecked) final var _rowGeneration: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline final var _row: RowView?
+    @exclusivity(unchecked) @usableFromInline final var _rowGeneration: UInt64 = 0
 
     public required init() {}
 

@@ -56,7 +56,7 @@ final class Environment: @unchecked Sendable {
 
     /// The thread that holds LMDB's writer lock through this environment, if any. LMDB's lock is a
     /// non-recursive mutex: a second `mdb_txn_begin` for writing on that thread would deadlock.
-    private let writerThread = Mutex<ThreadIdentity?>(nil)
+    private let writerThread = Atomic<UInt>(0)  // a pthread_t, 0 for none
     /// Named tables opened by committed transactions (`MDB_dbi` handles are valid for the whole
     /// environment once the transaction that opened them committed).
     private let openedTables = Mutex<[String: Table]>([:])
@@ -158,11 +158,11 @@ final class Environment: @unchecked Sendable {
 
     /// Whether the calling thread already holds this environment's writer lock.
     var isWriterOnCurrentThread: Bool {
-        writerThread.withLock { $0 == .current }
+        writerThread.load(ordering: .relaxed) == ThreadIdentity.current.raw
     }
 
     func noteWriter(_ thread: ThreadIdentity?) {
-        writerThread.withLock { $0 = thread }
+        writerThread.store(thread?.raw ?? 0, ordering: .relaxed)
     }
 
     // MARK: Tables

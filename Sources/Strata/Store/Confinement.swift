@@ -29,12 +29,17 @@ enum Confinement {
         return .queue(token)
     }
 
-    @usableFromInline
+    @inlinable
     var isCurrent: Bool {
         switch self {
         case .thread(let thread): thread == .current
-        case .queue(let token): DispatchQueue.getSpecific(key: Self.queueKey) === token
+        case .queue(let token): Self.isCurrentQueue(token)
         }
+    }
+
+    @usableFromInline
+    static func isCurrentQueue(_ token: QueueToken) -> Bool {
+        DispatchQueue.getSpecific(key: queueKey) === token
     }
 
     /// A number that identifies the thread or queue, for the per-thread Store cache.

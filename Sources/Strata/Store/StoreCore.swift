@@ -6,7 +6,7 @@ final class StoreCore {
     let configuration: Store.Configuration
     private let lease: EnvironmentLease
     let environment: Environment
-    let confinement: Confinement
+    @usableFromInline let confinement: Confinement
     let bindings: [TableBinding]
     private let bindingsByType: [ObjectIdentifier: TableBinding]
     /// The binding looked up last: a loop of adds asks for one type again and again.
@@ -16,11 +16,13 @@ final class StoreCore {
     @exclusivity(unchecked) private var snapshot: ReadTransaction?
     /// The version the snapshot showed when last activated.
     private var seenVersion = 0
+    /// The session of the last write, kept for the next one (its buffers have grown already).
+    private var idleSession: WriteSession?
     /// The open write transaction, if any.
     @exclusivity(unchecked) private(set) var session: WriteSession?
     /// Changes whenever stored bytes may have moved: a new snapshot, or any change inside a write.
     /// Objects cache their row for one generation.
-    @exclusivity(unchecked) private(set) var generation: UInt64 = 1
+    @exclusivity(unchecked) @usableFromInline private(set) var generation: UInt64 = 1
     /// Changes on `invalidate()`: objects fetched before are invalidated.
     @exclusivity(unchecked) private(set) var epoch: UInt64 = 1
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
@@ -211,11 +213,15 @@ final class StoreCore {
         guard session == nil, !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
         guard !configuration.readOnly else { throw .readOnly }
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
+        let transaction: WriteTransaction
         do {
-            session = WriteSession(transaction: try WriteTransaction(environment), tableCount: bindings.count)
+            transaction = try WriteTransaction(environment)
         } catch {
             throw StoreError(error)
         }
+        let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
+        session.begin(transaction)
+        self.session = session
         noteNewSnapshot()
     }
 
@@ -225,7 +231,7 @@ final class StoreCore {
     func commitWrite() throws(StoreError) {
         let session = try writableSession()
         self.session = nil
-        defer { endWrite() }
+        defer { endWrite(session) }
         try session.commit()
     }
 
@@ -236,10 +242,11 @@ final class StoreCore {
         let session = try writableSession()
         self.session = nil
         session.abort()
-        endWrite()
+        endWrite(session)
     }
 
-    private func endWrite() {
+    private func endWrite(_ session: WriteSession) {
+        idleSession = session
         noteNewSnapshot()
         // Renew now so that reads after a commit never fail; a failure here resurfaces on the next read.
         try? activateSnapshot()

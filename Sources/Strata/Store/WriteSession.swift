@@ -1,12 +1,13 @@
 /// An open write transaction and the buffers reused by every change in it (no allocation per object
-/// once they have grown).
+/// once they have grown). A Store keeps its session between writes, so a write transaction allocates
+/// nothing of its own either.
 ///
 /// Its hot properties skip dynamic exclusivity checks (`@exclusivity(unchecked)`): a session is used
 /// by one thread only, and each check costs a thread-local lookup per access on the write path.
 final class WriteSession {
     @exclusivity(unchecked) var transaction: WriteTransaction?
     /// The thread that holds LMDB's writer lock: every change and the commit must run on it.
-    let thread: ThreadIdentity
+    private(set) var thread: ThreadIdentity
     /// Encodes rows for `add`.
     @exclusivity(unchecked) var rowEncoder = _RowEncoder()
     /// Encodes rows for property setters (which may `add` linked objects meanwhile).
@@ -24,10 +25,19 @@ final class WriteSession {
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
 
-    init(transaction: consuming WriteTransaction, tableCount: Int) {
-        self.transaction = .some(transaction)
+    init(tableCount: Int) {
         thread = .current
         lastKeys = Array(repeating: nil, count: tableCount)
+    }
+
+    /// Starts serving a new write transaction.
+    func begin(_ transaction: consuming WriteTransaction) {
+        self.transaction = .some(transaction)
+        thread = .current
+        failure = nil
+        rowEncoder.links = nil
+        setterEncoder.links = nil
+        forgetLastKeys()
     }
 
     /// The resolver of links assigned by setters, created once per write.
