@@ -16,8 +16,9 @@ build: lmdb
 	swift build
 
 # The side-by-side comparison (raw LMDB, Strata, GRDB) at full scale; writes Docs/Benchmarks.md.
+# (Removing release.yaml makes SwiftPM re-plan: it misses files added to the path dependency "..".)
 bench: lmdb
-	cd Benchmarks && swift build -c release && \
+	cd Benchmarks && rm -f .build/release.yaml && swift build -c release && \
 		.build/release/strata-compare --rounds 3 --memory --write-docs ../Docs/Benchmarks.md
 
 # CI: builds the whole Benchmarks package and runs the comparison small, so it never rots (no thresholds).

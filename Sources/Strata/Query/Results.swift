@@ -133,27 +133,25 @@ public struct Results<Element: Object>: RandomAccessCollection {
     }
 
     public func makeIterator() -> Iterator {
-        Iterator(results: self, contents: contents(), generation: core.generation)
+        core.assertConfined()
+        return Iterator(results: self, iteration: TableIteration(core: core, binding: binding))
     }
 
-    /// Visits the objects the Results held when the iteration began. Their rows, read in one pass,
-    /// serve the objects while the snapshot stays; after a change, each object looks its row up.
+    /// Visits the objects the Results held when the iteration began, each with the row the walk
+    /// stands on (see `TableIteration`).
     public struct Iterator: IteratorProtocol {
         private let results: Results
-        private let contents: (keys: [RowKey], rows: [RowView])
-        private let generation: UInt64
-        private var position = 0
+        private let iteration: TableIteration
 
-        init(results: Results, contents: (keys: [RowKey], rows: [RowView]), generation: UInt64) {
+        init(results: Results, iteration: TableIteration) {
             self.results = results
-            self.contents = contents
-            self.generation = generation
+            self.iteration = iteration
         }
 
         public mutating func next() -> Element? {
-            guard position < contents.keys.count else { return nil }
-            defer { position += 1 }
-            return results.object(at: position, contents, generation: generation)
+            results.core.assertConfined()
+            guard let (key, row) = iteration.next() else { return nil }
+            return results.core.materialize(Element.self, binding: results.binding, key: key, row: row)
         }
     }
 }

@@ -13,7 +13,7 @@ import Darwin
 enum LMDB {
     enum Call: Hashable, Sendable {
         case openEnvironment, beginTransaction, renewTransaction, commit, openTable, get, put, delete
-        case cursorOpen, cursorGet, drop, copy, sync
+        case cursorOpen, cursorGet, cursorPut, drop, copy, sync
     }
 
     @inline(__always)
@@ -227,6 +227,16 @@ enum LMDB {
 
     static func closeCursor(_ cursor: OpaquePointer) {
         mdb_cursor_close(cursor)
+    }
+
+    /// Stores a pair through a cursor (`MDB_CURRENT` replaces the pair it stands on).
+    static func cursorPut(
+        _ cursor: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32
+    ) throws(LMDBError) {
+        try injected(.cursorPut)
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try check(mdb_cursor_put(cursor, &k, &v, flags))
     }
 
     /// Moves the cursor (`op` is an `MDB_cursor_op`); returns the pair it lands on, or nil at the end.

@@ -109,7 +109,7 @@ struct WriteTransaction: ~Copyable {
 
     var version: Int { LMDB.transactionID(handle) }
 
-    private mutating func poisoning<R>(_ body: (OpaquePointer) throws(LMDBError) -> R) throws(LMDBError) -> R {
+    mutating func poisoning<R>(_ body: (OpaquePointer) throws(LMDBError) -> R) throws(LMDBError) -> R {
         if let failure { throw failure }
         do {
             return try body(handle)

@@ -35,6 +35,7 @@ extension StoreCore {
     /// Deletes every object of every type in the schema.
     func deleteAll() throws(StoreError) {
         let session = try writableSession()
+        detachIterations()
         for binding in bindings {
             try session.drop(binding.table)
             for index in binding.indexes {

@@ -118,6 +118,7 @@ extension StoreCore {
 
     /// Inserts a row and its index entries. Returns false, changing nothing, when the key exists.
     func insertRow(_ row: RowView, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
+        detachIterations(of: binding)
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
         guard try session.put(binding.table, key: key, value: row.bytes, options: options) else { return false }
@@ -144,7 +145,11 @@ extension StoreCore {
                 try session.putIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
             }
         }
-        _ = try session.put(binding.table, key: key, value: row.bytes)
+        if let cursor = iterationCursor(of: binding, at: key) {
+            try session.replaceCurrent(cursor, key: key, value: row.bytes)  // in place: no search
+        } else {
+            _ = try session.put(binding.table, key: key, value: row.bytes)
+        }
         noteChange()
     }
 
@@ -178,6 +183,7 @@ extension StoreCore {
 
     /// Deletes a row and its index entries. Returns false when it was not there.
     func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
+        detachIterations(of: binding)
         guard let old = try copyOfRow(binding, key: key, session: session) else { return false }
         try checkIndexKeys(of: old, binding: binding, key: key, session: session)
         for index in binding.indexes {

@@ -28,6 +28,8 @@ final class StoreCore {
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
     /// their list of keys for one version.
     @exclusivity(unchecked) private(set) var tableVersions: [UInt64]
+    /// The Results iterations under way (each unregisters itself when it ends).
+    @exclusivity(unchecked) var iterations: [Unmanaged<TableIteration>] = []
     /// Scratch space for encoding values outside writes (primary keys to look up).
     @exclusivity(unchecked) var scratch = _RowEncoder()
 
@@ -70,6 +72,7 @@ final class StoreCore {
     /// transaction aborted after that would touch freed memory.
     deinit {
         if let cacheKey { StoreCache.remove(cacheKey, core: self) }
+        // No iteration is left: each holds its Results, which holds this core.
         session?.abort()
         session = nil
         snapshot = nil
@@ -162,6 +165,14 @@ final class StoreCore {
         return try snapshot!.count(table)
     }
 
+    func activateSnapshotForCursor() throws(LMDBError) {
+        try activateSnapshot()
+    }
+
+    func openSnapshotCursor(_ table: Table) throws(LMDBError) -> TableCursor {
+        try snapshot!.openTableCursor(table)
+    }
+
     func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R {
         if let session { return try session.transaction!.withCursor(table, body) }
         try activateSnapshot()
@@ -183,6 +194,7 @@ final class StoreCore {
     func refresh() throws(StoreError) -> Bool {
         try checkConfined()
         guard session == nil else { return false }
+        detachIterations()
         do throws(LMDBError) {
             let before = seenVersion
             if snapshot?.isActive == true { try snapshot!.renew() } else { try activateSnapshot() }
@@ -199,6 +211,7 @@ final class StoreCore {
     func invalidate() {
         assertConfined()
         if session != nil { try? cancelWrite() }
+        detachIterations()
         snapshot?.reset()
         epoch &+= 1
         noteNewSnapshot()
@@ -212,6 +225,7 @@ final class StoreCore {
         try checkConfined()
         guard session == nil, !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
         guard !configuration.readOnly else { throw .readOnly }
+        detachIterations()
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
         let transaction: WriteTransaction
         do {
@@ -230,6 +244,7 @@ final class StoreCore {
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (for example `ENOSPC`).
     func commitWrite() throws(StoreError) {
         let session = try writableSession()
+        detachIterations()
         self.session = nil
         defer { endWrite(session) }
         try session.commit()
@@ -240,6 +255,7 @@ final class StoreCore {
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`.
     func cancelWrite() throws(StoreError) {
         let session = try writableSession()
+        detachIterations()
         self.session = nil
         session.abort()
         endWrite(session)

@@ -95,6 +95,17 @@ final class WriteSession {
         }
     }
 
+    /// Replaces the row the cursor stands on (its key is `key`).
+    func replaceCurrent(_ cursor: TableCursor, key: RowKey, value: UnsafeRawBufferPointer) throws(StoreError) {
+        do {
+            try key.withBytes { (key) throws(LMDBError) in
+                try transaction!.replaceCurrent(cursor, key: key, value: value)
+            }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
     /// Adds the pair `indexKey` → `rowKey` to an index (a table with duplicates).
     func putIndexEntry(_ table: Table, indexKey: [UInt8], rowKey: RowKey) throws(StoreError) {
         do {

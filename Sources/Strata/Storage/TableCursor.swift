@@ -1,0 +1,68 @@
+import CLMDB
+
+/// A cursor that outlives one call: for walking a table while the caller does other work with the
+/// same transaction (iterating a Results). Unlike `Cursor`, it is not scoped by a closure, so its
+/// owner must call `transactionEnds()` before the transaction ends (and no later): LMDB frees a write
+/// transaction's cursors itself, and a read transaction's cursor must not be used after it.
+final class TableCursor {
+    typealias Entry = Cursor.Entry
+
+    private var handle: OpaquePointer?
+    private let isWrite: Bool
+
+    init(transaction: OpaquePointer, table: Table, isWrite: Bool) throws(LMDBError) {
+        handle = try LMDB.openCursor(transaction, table.dbi)
+        self.isWrite = isWrite
+    }
+
+    deinit {
+        transactionEnds()
+    }
+
+    /// Whether the cursor can still move (its transaction has not ended).
+    var isOpen: Bool { handle != nil }
+
+    /// Closes the cursor; its transaction is about to end.
+    func transactionEnds() {
+        guard let handle else { return }
+        LMDB.closeCursor(handle)
+        self.handle = nil
+    }
+
+    private func get(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws(LMDBError) -> Entry? {
+        guard let handle else { throw LMDBError.badTransaction }
+        return try LMDB.cursorGet(handle, key: key, op: op)
+    }
+
+    func first() throws(LMDBError) -> Entry? { try get(MDB_FIRST) }
+    func next() throws(LMDBError) -> Entry? { try get(MDB_NEXT) }
+    func last() throws(LMDBError) -> Entry? { try get(MDB_LAST) }
+    func current() throws(LMDBError) -> Entry? { try get(MDB_GET_CURRENT) }
+
+    /// Replaces the value of the pair the cursor stands on (`MDB_CURRENT`: no search). `key` must be
+    /// that pair's key. The cursor stays on it.
+    func replaceCurrent(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LMDBError) {
+        guard let handle, isWrite else { throw LMDBError.badTransaction }
+        try LMDB.cursorPut(handle, key: key, value: value, flags: UInt32(MDB_CURRENT))
+    }
+}
+
+extension ReadTransaction {
+    func openTableCursor(_ table: Table) throws(LMDBError) -> TableCursor {
+        try TableCursor(transaction: handle, table: table, isWrite: false)
+    }
+}
+
+extension WriteTransaction {
+    mutating func openTableCursor(_ table: Table) throws(LMDBError) -> TableCursor {
+        let handle = self.handle
+        return try poisoning { _ throws(LMDBError) in try TableCursor(transaction: handle, table: table, isWrite: true) }
+    }
+
+    /// Replaces the value under the cursor (see `TableCursor.replaceCurrent`); poisons on failure.
+    mutating func replaceCurrent(
+        _ cursor: TableCursor, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer
+    ) throws(LMDBError) {
+        try poisoning { _ throws(LMDBError) in try cursor.replaceCurrent(key: key, value: value) }
+    }
+}

@@ -1,0 +1,160 @@
+/// A walk over one table's rows for a `Results` iterator. While nothing changes the table's set of
+/// keys or the Store's snapshot, it walks a live LMDB cursor and hands out each row it stands on (no
+/// lookup per object, and a setter can replace that row in place). Before anything would change that
+/// set or snapshot, the Store detaches it: it reads the keys it has yet to visit and closes the
+/// cursor, so iterating still visits exactly the objects the Results held when it began, and no
+/// cursor outlives its transaction.
+final class TableIteration {
+    // The iterator that owns this holds its Results, which holds the Store.
+    private unowned(unsafe) let core: StoreCore
+    let binding: TableBinding
+    private var cursor: TableCursor?
+    private var started = false
+    private var finished = false
+    /// After detaching: the keys left to visit.
+    private var remaining: [RowKey]?
+    private var remainingIndex = 0
+    /// The key of the row the live cursor stands on (the object handed out last).
+    private(set) var cursorKey: RowKey?
+
+    init(core: StoreCore, binding: TableBinding) {
+        self.core = core
+        self.binding = binding
+        core.register(self)
+    }
+
+    deinit {
+        cursor?.transactionEnds()
+        core.unregister(self)
+    }
+
+    /// The live cursor, if the iteration still walks one.
+    var liveCursor: TableCursor? { cursor }
+
+    /// The next key, with its row while the walk is live.
+    func next() -> (key: RowKey, row: RowView?)? {
+        if let remaining {
+            guard remainingIndex < remaining.count else { return nil }
+            defer { remainingIndex += 1 }
+            return (remaining[remainingIndex], nil)
+        }
+        guard !finished else { return nil }
+        do throws(StoreError) {
+            let entry: TableCursor.Entry?
+            if !started {
+                started = true
+                cursor = try core.openCursor(on: binding.table)
+                entry = try step { (cursor) throws(LMDBError) in try cursor.first() }
+            } else {
+                entry = try step { (cursor) throws(LMDBError) in try cursor.next() }
+            }
+            guard let entry else {
+                finish()
+                return nil
+            }
+            let key = try decodeKey(entry.key)
+            cursorKey = key
+            let row: RowView
+            do {
+                row = try RowView(checkingHeader: entry.value, expectedColumns: binding.columnCount)
+            } catch {
+                throw StoreError.corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
+            }
+            return (key, row)
+        } catch {
+            preconditionFailure("Strata: iterating \(binding.name): \(error)")
+        }
+    }
+
+    private func step(_ move: (TableCursor) throws(LMDBError) -> TableCursor.Entry?) throws(StoreError) -> TableCursor.Entry? {
+        guard let cursor else { return nil }
+        do {
+            return try move(cursor)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    private func decodeKey(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> RowKey {
+        do {
+            return try RowKey(stored: bytes, kind: binding.keyKind)
+        } catch {
+            throw .corrupted("\(binding.name): a key is damaged: \(error)")
+        }
+    }
+
+    private func finish() {
+        finished = true
+        cursorKey = nil
+        cursor?.transactionEnds()
+        cursor = nil
+    }
+
+    /// Reads the keys left to visit and closes the cursor: the table's keys or the snapshot are about
+    /// to change.
+    func detach() {
+        guard remaining == nil else { return }
+        var keys: [RowKey] = []
+        if !finished {
+            do throws(StoreError) {
+                if !started { cursor = try core.openCursor(on: binding.table) }
+                var entry = try step { (cursor) throws(LMDBError) in try started ? cursor.next() : cursor.first() }
+                while let current = entry {
+                    keys.append(try decodeKey(current.key))
+                    entry = try step { (cursor) throws(LMDBError) in try cursor.next() }
+                }
+            } catch {
+                preconditionFailure("Strata: iterating \(binding.name): \(error)")
+            }
+        }
+        started = true
+        finish()
+        remaining = keys
+    }
+}
+
+extension StoreCore {
+    /// A cursor on `table` in the current transaction (the write's, or the snapshot).
+    func openCursor(on table: Table) throws(StoreError) -> TableCursor {
+        do {
+            if let session { return try session.transaction!.openTableCursor(table) }
+            try activateSnapshotForCursor()
+            return try openSnapshotCursor(table)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    func register(_ iteration: TableIteration) {
+        iterations.append(Unmanaged.passUnretained(iteration))
+    }
+
+    func unregister(_ iteration: TableIteration) {
+        let target = Unmanaged.passUnretained(iteration).toOpaque()
+        iterations.removeAll { $0.toOpaque() == target }
+    }
+
+    /// Detaches the iterations over `binding`'s table (every iteration when nil) before a change to
+    /// their set of keys or to the snapshot.
+    @inline(__always)
+    func detachIterations(of binding: TableBinding? = nil) {
+        guard !iterations.isEmpty else { return }
+        for iteration in iterations {
+            let iteration = iteration.takeUnretainedValue()
+            if binding == nil || iteration.binding === binding { iteration.detach() }
+        }
+    }
+
+    /// The live cursor of an iteration over `binding` standing on `key`, if any: a setter can replace
+    /// that row in place.
+    func iterationCursor(of binding: TableBinding, at key: RowKey) -> TableCursor? {
+        guard !iterations.isEmpty else { return nil }
+        for iteration in iterations {
+            let iteration = iteration.takeUnretainedValue()
+            if iteration.binding === binding, iteration.cursorKey == key, let cursor = iteration.liveCursor {
+                return cursor
+            }
+        }
+        return nil
+    }
+}
