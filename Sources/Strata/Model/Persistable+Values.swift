@@ -25,7 +25,7 @@ extension _PersistableValue where Self: FixedWidthInteger {
         }
     }
 
-    public static func _strataZero() -> Self { 0 }
+    @inlinable public static func _strataZero() -> Self { 0 }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(self)
@@ -56,7 +56,7 @@ extension UInt64: _PrimaryKeyValue, _IndexableValue {}
 
 extension Bool: _PersistableValue, _IndexableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.bool) }
-    public static func _strataZero() -> Bool { false }
+    @inlinable public static func _strataZero() -> Bool { false }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(self ? 1 as UInt8 : 0)
@@ -75,7 +75,7 @@ extension Bool: _PersistableValue, _IndexableValue {
 
 extension Float: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.float) }
-    public static func _strataZero() -> Float { 0 }
+    @inlinable public static func _strataZero() -> Float { 0 }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(bitPattern)
@@ -90,7 +90,7 @@ extension Float: _PersistableValue {
 
 extension Double: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.double) }
-    public static func _strataZero() -> Double { 0 }
+    @inlinable public static func _strataZero() -> Double { 0 }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(bitPattern)
@@ -106,7 +106,7 @@ extension Double: _PersistableValue {
 extension String: _PrimaryKeyValue, _IndexableValue {
     public var _strataPrimaryKey: _PrimaryKey { _PrimaryKey(value: .string(self)) }
     public static var _strataValueType: _SchemaType { _SchemaType(.string) }
-    public static func _strataZero() -> String { "" }
+    @inlinable public static func _strataZero() -> String { "" }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(self)
@@ -124,7 +124,7 @@ extension String: _PrimaryKeyValue, _IndexableValue {
 
 extension Data: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.data) }
-    public static func _strataZero() -> Data { Data() }
+    @inlinable public static func _strataZero() -> Data { Data() }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         withUnsafeBytes { row.write($0) }
@@ -139,7 +139,7 @@ extension Data: _PersistableValue {
 
 extension Date: _PersistableValue, _IndexableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.date) }
-    public static func _strataZero() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
+    @inlinable public static func _strataZero() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(timeIntervalSinceReferenceDate.bitPattern)
@@ -155,7 +155,7 @@ extension Date: _PersistableValue, _IndexableValue {
 extension UUID: _PrimaryKeyValue, _IndexableValue {
     public var _strataPrimaryKey: _PrimaryKey { _PrimaryKey(value: .uuid(self)) }
     public static var _strataValueType: _SchemaType { _SchemaType(.uuid) }
-    public static func _strataZero() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    @inlinable public static func _strataZero() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         withUnsafeBytes(of: uuid) { row.write($0) }
@@ -173,7 +173,7 @@ extension UUID: _PrimaryKeyValue, _IndexableValue {
 /// public, and its text round-trips every value exactly.
 extension Decimal: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.decimal) }
-    public static func _strataZero() -> Decimal { 0 }
+    @inlinable public static func _strataZero() -> Decimal { 0 }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(isNaN ? "NaN" : description)

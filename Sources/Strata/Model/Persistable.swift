@@ -156,7 +156,7 @@ extension Optional: _Persistable where Wrapped: _OptionalPersistable {
         return _SchemaType(.optional(wrapped.type), linkedType: wrapped.linkedType)
     }
 
-    public static func _strataZero() -> Self { nil }
+    @inlinable public static func _strataZero() -> Self { nil }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         guard let value = self else { return row.appendNullColumn() }
