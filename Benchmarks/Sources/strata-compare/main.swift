@@ -45,7 +45,11 @@ do {
     let report = Report(results: results, memory: memory, options: options)
     print(report.tables)
     if let path = options.docsPath {
-        try report.document(machine: Machine.describe(directory: options.directory))
+        // Hand-written notes after the marker survive a new measurement.
+        let marker = "<!-- notes: kept by strata-compare -->"
+        let previous = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let notes = previous.range(of: marker).map { String(previous[$0.lowerBound...]) } ?? marker + "\n"
+        try (report.document(machine: Machine.describe(directory: options.directory)) + "\n" + notes)
             .write(toFile: path, atomically: true, encoding: .utf8)
         print("wrote \(path)")
     }
