@@ -57,37 +57,19 @@ struct RowView {
 
     /// Checks `bytes` as a row of `expectedColumns` columns, every column.
     init(validating bytes: UnsafeRawBufferPointer, expectedColumns: Int) throws(RowDamage) {
-        guard bytes.count >= 3 else { throw RowDamage("row of \(bytes.count) bytes has no header") }
-        let width = Int(bytes[0])
-        guard width == 1 || width == 2 || width == 4 else { throw RowDamage("row offset width is \(width)") }
-        let count = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
-        guard count == expectedColumns else {
-            throw RowDamage("row has \(count) columns, the schema has \(expectedColumns)")
+        let view = try RowView(checkingHeader: bytes, expectedColumns: expectedColumns)
+        let dataLength = bytes.count - view.dataStart
+        guard view.width == RowFormat.width(forDataLength: dataLength) else {
+            throw RowDamage("row offset width \(view.width) does not fit its \(dataLength) data bytes")
         }
-        let headerSize = RowFormat.headerSize(columns: count, width: width)
-        guard bytes.count >= headerSize else {
-            throw RowDamage("row of \(bytes.count) bytes is shorter than its \(headerSize)-byte header")
+        for column in 0..<expectedColumns {
+            _ = try view.column(column)  // offsets in order, inside the row; a null column empty
         }
-        let dataLength = bytes.count - headerSize
-        guard width == RowFormat.width(forDataLength: dataLength) else {
-            throw RowDamage("row offset width \(width) does not fit its \(dataLength) data bytes")
+        guard expectedColumns == 0 || view.end(expectedColumns - 1) == dataLength else {
+            throw RowDamage("row has bytes after its last column")
         }
-        let view = RowView(encoded: bytes, columns: count, width: width)
-        let bitmap = 3 + width * count
-        var previous = 0
-        for column in 0..<count {
-            let end = view.end(column)
-            guard end >= previous, end <= dataLength else {
-                throw RowDamage("column \(column) ends at \(end), outside \(previous)...\(dataLength)")
-            }
-            let isNull = bytes[bitmap + column / 8] & (1 << UInt8(column % 8)) != 0
-            if isNull && end != previous { throw RowDamage("null column \(column) has \(end - previous) bytes") }
-            previous = end
-        }
-        guard previous == dataLength else {
-            throw RowDamage("row has \(dataLength - previous) bytes after its last column")
-        }
-        if count % 8 != 0, bytes[bitmap + count / 8] >> UInt8(count % 8) != 0 {
+        let bitmap = 3 + view.width * expectedColumns
+        if expectedColumns % 8 != 0, bytes[bitmap + expectedColumns / 8] >> UInt8(expectedColumns % 8) != 0 {
             throw RowDamage("null bitmap marks columns past the last one")
         }
         self = view
