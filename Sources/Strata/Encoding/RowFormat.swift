@@ -17,8 +17,6 @@ import Darwin
 /// the common case, pay one byte per column). Integers are little-endian. A null column has its bit
 /// set and no bytes.
 enum RowFormat {
-    static let version: UInt32 = 1
-
     static func headerSize(columns: Int, width: Int) -> Int {
         3 + width * columns + (columns + 7) / 8
     }

@@ -129,10 +129,6 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         primaryKeyIndex.map { properties[$0] }
     }
 
-    func propertyIndex(named name: String) -> Int? {
-        properties.firstIndex { $0.name == name }
-    }
-
     /// The schemas of `types` and of every type reachable from them through links, by name.
     ///
     /// - Throws: `.schemaMismatch` when two types share a name, and whatever discovery throws.

@@ -178,19 +178,6 @@ final class Environment: @unchecked Sendable {
         try openedTables.withLock { (tables) throws(StoreError) -> R in try body(&tables) }
     }
 
-    /// A published table handle, or nil when no committed transaction opened it yet.
-    func publishedTable(named name: String) -> Table? {
-        openedTables.withLock { $0[name] }
-    }
-
-    // MARK: Introspection
-
-    /// Bytes of the file in use (pages up to the last used one), and the file's size on disk.
-    func sizes() throws(LMDBError) -> (used: Int, file: Int) {
-        let info = try LMDB.info(handle)
-        return ((Int(info.me_last_pgno) + 1) * pageSize, fileSize(atPath: path) ?? 0)
-    }
-
     /// The sync mode LMDB applies, read back from the environment's flags.
     func syncModeInEffect() throws(LMDBError) -> SyncMode {
         let flags = try LMDB.flags(handle)

@@ -13,7 +13,7 @@ import Darwin
 enum LMDB {
     enum Call: Hashable, Sendable {
         case openEnvironment, beginTransaction, renewTransaction, commit, openTable, get, put, delete
-        case cursorOpen, cursorGet, cursorPut, drop, copy, sync
+        case cursorOpen, cursorGet, cursorPut, drop
     }
 
     @inline(__always)
@@ -89,16 +89,6 @@ enum LMDB {
         Int(mdb_env_get_maxkeysize(env))
     }
 
-    static func sync(_ env: OpaquePointer) throws(LMDBError) {
-        try injected(.sync)
-        try check(mdb_env_sync(env, 1))
-    }
-
-    static func copy(_ env: OpaquePointer, to path: String, compact: Bool) throws(LMDBError) {
-        try injected(.copy)
-        try check(mdb_env_copy2(env, path, compact ? UInt32(MDB_CP_COMPACT) : 0))
-    }
-
     // MARK: Transactions
 
     static func beginTransaction(
@@ -151,12 +141,6 @@ enum LMDB {
         var stat = MDB_stat()
         try check(mdb_stat(txn, dbi, &stat))
         return stat
-    }
-
-    static func tableFlags(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(LMDBError) -> UInt32 {
-        var flags: UInt32 = 0
-        try check(mdb_dbi_flags(txn, dbi, &flags))
-        return flags
     }
 
     /// Empties the table, or deletes it from the file when `delete` is true.

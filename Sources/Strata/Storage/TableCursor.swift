@@ -36,8 +36,6 @@ final class TableCursor {
 
     func first() throws(LMDBError) -> Entry? { try get(MDB_FIRST) }
     func next() throws(LMDBError) -> Entry? { try get(MDB_NEXT) }
-    func last() throws(LMDBError) -> Entry? { try get(MDB_LAST) }
-    func current() throws(LMDBError) -> Entry? { try get(MDB_GET_CURRENT) }
 
     /// Replaces the value of the pair the cursor stands on (`MDB_CURRENT`: no search). `key` must be
     /// that pair's key. The cursor stays on it.

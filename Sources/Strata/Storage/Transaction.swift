@@ -213,12 +213,6 @@ struct Cursor: ~Copyable {
     func first() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_FIRST) }
     func last() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_LAST) }
     func next() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_NEXT) }
-    func previous() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_PREV) }
-
-    /// The first pair whose key is at least `key`.
-    func seek(atLeast key: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
-        try LMDB.cursorGet(handle, key: key, op: MDB_SET_RANGE)
-    }
 
     /// The pair `key`/`value` in a table with duplicates, if present.
     func find(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
