@@ -32,6 +32,9 @@ enum KeyEncoding {
 
     /// The row key of a primary-key column.
     static func rowKey(column bytes: UnsafeRawBufferPointer, type: PropertyType) throws(RowDamage) -> RowKey {
+        if case .int64 = type, bytes.count == 8 {  // the common key: Int
+            return .signed(Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)))
+        }
         switch type {
         case .string:
             guard String(validating: bytes, as: UTF8.self) != nil else {

@@ -36,7 +36,8 @@ final class ByteStorage {
             ends = .allocate(capacity: columns)
             nulls = .allocate(capacity: (columns + 7) / 8)
         }
-        nulls.update(repeating: 0, count: (columns + 7) / 8)
+        let bytes = (columns + 7) / 8
+        if bytes == 1 { nulls[0] = 0 } else { nulls.update(repeating: 0, count: bytes) }
     }
 
     /// Makes room for `needed` bytes, keeping the first `used`.

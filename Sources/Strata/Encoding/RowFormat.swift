@@ -60,13 +60,20 @@ struct RowView {
         guard view.width == RowFormat.width(forDataLength: dataLength) else {
             throw RowDamage("row offset width \(view.width) does not fit its \(dataLength) data bytes")
         }
-        for column in 0..<expectedColumns {
-            _ = try view.column(column)  // offsets in order, inside the row; a null column empty
-        }
-        guard expectedColumns == 0 || view.end(expectedColumns - 1) == dataLength else {
-            throw RowDamage("row has bytes after its last column")
-        }
+        // Offsets in order and inside the row, a null column empty: one pass over the header.
         let bitmap = 3 + view.width * expectedColumns
+        var previous = 0
+        for column in 0..<expectedColumns {
+            let end = view.end(column)
+            guard end >= previous, end <= dataLength else {
+                throw RowDamage("column \(column) ends at \(end), outside \(previous)...\(dataLength)")
+            }
+            if bytes[bitmap + column / 8] & (1 << UInt8(column % 8)) != 0, end != previous {
+                throw RowDamage("null column \(column) has \(end - previous) bytes")
+            }
+            previous = end
+        }
+        guard previous == dataLength else { throw RowDamage("row has \(dataLength - previous) bytes after its last column") }
         if expectedColumns % 8 != 0, bytes[bitmap + expectedColumns / 8] >> UInt8(expectedColumns % 8) != 0 {
             throw RowDamage("null bitmap marks columns past the last one")
         }

@@ -30,12 +30,6 @@ struct PropertyAccessor: @unchecked Sendable {  // metatypes are immutable
         try valueType._strataEncodeColumn(at: Unmanaged.passUnretained(object).toOpaque() + valueOffset, into: &row)
     }
 
-    /// Makes the property read and write `column` of its Store.
-    @inline(__always)
-    func bind(_ object: Object, column: Int) {
-        (Unmanaged.passUnretained(object).toOpaque() + columnOffset).storeBytes(of: column, as: Int.self)
-    }
-
     func unmanagedValue(of object: Object) -> Any {
         kind.unmanagedValue(at: address(in: object))
     }

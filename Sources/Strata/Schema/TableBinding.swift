@@ -26,6 +26,11 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     let columnTypes: [PropertyType]
     /// Position among the Store's bindings, for per-table counters.
     let ordinal: Int
+    /// The accessors of the stored columns, in column order (what `add` encodes a row with).
+    let columnAccessors: [PropertyAccessor]
+    /// Per property, where its column number goes in an instance and which column it is (what
+    /// managing an object stores).
+    let columnBindings: [(offset: Int, column: Int)]
 
     init(schema: ObjectSchema, stored: StoredSchema.StoredType, table: Table, indexes: [IndexBinding], ordinal: Int) {
         self.schema = schema
@@ -43,6 +48,8 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
         columnNames = stored.properties.map(\.name)
         columnTypes = stored.properties.map(\.type)
         self.ordinal = ordinal
+        columnAccessors = propertyOfColumn.map { schema.accessors[$0] }
+        columnBindings = zip(schema.accessors, columnOfProperty).map { ($0.columnOffset, $1) }
     }
 
     var name: String { schema.name }

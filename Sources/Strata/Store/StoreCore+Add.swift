@@ -40,9 +40,7 @@ extension StoreCore {
 
     func encodeRow(of object: Object, binding: TableBinding, into encoder: inout _RowEncoder) throws(StoreError) {
         encoder.beginRow(columns: binding.columnCount)
-        let accessors = binding.schema.accessors
-        for property in binding.propertyOfColumn {
-            let accessor = accessors[property]
+        for accessor in binding.columnAccessors {
             try accessor.encodeUnmanagedValue(of: object, into: &encoder)
         }
     }

@@ -68,8 +68,9 @@ extension StoreCore {
         object._epoch = epoch
         object._row = row
         object._rowGeneration = row == nil ? 0 : generation
-        for (property, accessor) in binding.schema.accessors.enumerated() {
-            accessor.bind(object, column: binding.columnOfProperty[property])
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        for (offset, column) in binding.columnBindings {
+            (base + offset).storeBytes(of: column, as: Int.self)
         }
     }
 
