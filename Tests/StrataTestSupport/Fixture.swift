@@ -23,7 +23,7 @@ public final class Fixture: @unchecked Sendable {  // immutable after init
 
     public var path: String { configuration.fileURL?.path ?? "" }
 
-    /// A fresh store (not the thread's cached one: the configuration is new for each call's thread).
+    /// The calling thread's Store of the fixture's file (the same one on each call from one thread).
     public func open() throws(StoreError) -> Store {
         try Store(configuration: configuration)
     }

@@ -144,6 +144,43 @@ struct Oops: Error {}
         #expect(sameStore)
     }
 
+    /// LMDB's writer lock belongs to the thread that took it: a queue-confined Store's write that
+    /// continues in a block run by another thread is refused, and can still be ended where it began.
+    @Test func aQueueStoresWriteContinuedOnAnotherThreadIsRefused() throws {
+        let fixture = Fixture()
+        let queue = DispatchQueue(label: "strata.tests.write-thread")
+        let configuration = fixture.configuration
+        // `sync` runs the block on the calling thread: each block below runs on a different thread.
+        let store = try queue.sync { () throws -> Unchecked<Store> in
+            let store = try Store(configuration: configuration, queue: queue)
+            try store.beginWrite()
+            try store.add(Person(id: 1))
+            return Unchecked(store)
+        }
+        let refused = onAnotherThread { () -> [StoreError?] in
+            queue.sync {
+                var errors: [StoreError?] = []
+                do throws(StoreError) {
+                    try store.value.add(Person(id: 2))
+                    errors.append(nil)
+                } catch {
+                    errors.append(error)
+                }
+                do throws(StoreError) {
+                    try store.value.commitWrite()
+                    errors.append(nil)
+                } catch {
+                    errors.append(error)
+                }
+                return errors
+            }
+        }
+        #expect(refused == [.wrongThread, .wrongThread])
+        try queue.sync { try store.value.commitWrite() }  // on the thread that began it
+        let count = queue.sync { store.value.objects(Person.self).map(\.id) }
+        #expect(count == [1])
+    }
+
     @Test func inMemoryStoresAreSharedByIdentifierAndGoneWhenClosed() throws {
         let identifier = "tests-\(UUID().uuidString)"
         let configuration = Store.Configuration(inMemoryIdentifier: identifier, objectTypes: [Person.self])

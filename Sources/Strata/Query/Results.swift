@@ -114,7 +114,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         return object(at: position, contents, generation: core.generation)
     }
 
+    /// The object with the smallest primary key (the first inserted, without one), read with a cursor.
     public var first: Element? { edge(last: false) }
+    /// The object with the greatest primary key (the last inserted, without one), read with a cursor.
     public var last: Element? { edge(last: true) }
 
     private func edge(last: Bool) -> Element? {

@@ -21,6 +21,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The raw code: negative for LMDB's own errors, positive for `errno` values.
     public let code: Int32
 
+    /// The error for an LMDB (`MDB_*`) or `errno` code.
     public init(code: Int32) { self.code = code }
 
     /// LMDB's own text for the code (`mdb_strerror`, which falls back to `strerror` for `errno` values).

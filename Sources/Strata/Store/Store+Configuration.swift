@@ -50,11 +50,13 @@ extension Store {
         /// Opens the file read-only: writes throw `.readOnly`.
         public var readOnly = false
 
+        /// A store in the file at `fileURL`, created when it does not exist (its directory must).
         public init(fileURL: URL, objectTypes: [Object.Type] = []) {
             self.fileURL = fileURL
             self.objectTypes = objectTypes
         }
 
+        /// An in-memory store, shared in the process by `inMemoryIdentifier`.
         public init(inMemoryIdentifier: String, objectTypes: [Object.Type] = []) {
             self.inMemoryIdentifier = inMemoryIdentifier
             self.objectTypes = objectTypes
