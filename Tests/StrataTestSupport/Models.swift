@@ -152,3 +152,35 @@ public final class TwoPrimaryKeys: Object {
 public final class NothingPersisted: Object {
     public var plain = 1
 }
+
+/// The queried model of the query tests: indexed properties (`name`, `age`, `nickname`) each have an
+/// unindexed twin holding the same values (`city`, `years`, `alias`), so index and scan paths can
+/// be compared on one query.
+public final class Citizen: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted(indexed: true) public var name: String
+    @Persisted public var city: String
+    @Persisted(indexed: true) public var age: Int
+    @Persisted public var years: Int
+    @Persisted(indexed: true) public var nickname: String?
+    @Persisted public var alias: String?
+    @Persisted public var score: Double
+    @Persisted public var rank: Int?
+    @Persisted public var active: Bool
+    @Persisted public var mood: Mood
+    @Persisted public var joined: Date
+    @Persisted public var tags: List<String>
+    @Persisted public var friends: List<Citizen>
+    @Persisted public var town: Town?
+}
+
+public final class Town: Object {
+    @Persisted(primaryKey: true) public var name: String
+    @Persisted public var population: Int
+
+    public convenience init(name: String, population: Int) {
+        self.init()
+        self.name = name
+        self.population = population
+    }
+}

@@ -10,6 +10,7 @@ extension Object {
                 _trapCorrupted(column: column, .corrupted("\(error)"))
             }
         } else {
+            if _store == nil { return _recordRead(column) }  // a query's key-path recorder
             bytes = _columnBytes(column)  // looks the row up, checking thread and deletion
         }
         do {

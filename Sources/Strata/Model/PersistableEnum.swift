@@ -9,8 +9,8 @@
 /// ```
 /// A stored raw value that matches no case (the enum lost a case, or the file is damaged) makes
 /// throwing APIs report `.corrupted`.
-public protocol PersistableEnum: _PersistableValue, RawRepresentable, CaseIterable
-where RawValue: _PersistableValue {}
+public protocol PersistableEnum: _PersistableValue, _QueryEquatable, RawRepresentable, CaseIterable
+where RawValue: _PersistableValue & _QueryEquatable {}
 
 extension PersistableEnum {
     public static var _strataValueType: _SchemaType { RawValue._strataValueType }

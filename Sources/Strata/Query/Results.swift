@@ -15,10 +15,20 @@
 public struct Results<Element: Object>: RandomAccessCollection {
     let core: StoreCore
     let binding: TableBinding
+    /// What `where`, `filter`, `sorted` and `distinct` asked for, in order; empty for the whole table.
+    let stages: [Stage]
     private let cache = KeyCache()
 
-    /// The keys of the rows, for one table version of the Store, and (read outside a write) the rows
-    /// themselves, for one generation: an object made from them needs no lookup.
+    enum Stage {
+        case predicate(Predicate)
+        case filter((Element) -> Bool)
+        case sort([SortKey<Element>])
+        case distinct([PartialKeyPath<Element>])
+    }
+
+    /// The keys of the rows, for one table version of the Store (a query's for one generation), and
+    /// (read outside a write) the rows themselves, for one generation: an object made from them needs
+    /// no lookup.
     private final class KeyCache {
         var keys: [RowKey] = []
         var rows: [RowView] = []
@@ -27,9 +37,14 @@ public struct Results<Element: Object>: RandomAccessCollection {
         var rowsGeneration: UInt64 = 0
     }
 
-    init(core: StoreCore, binding: TableBinding) {
+    init(core: StoreCore, binding: TableBinding, stages: [Stage] = []) {
         self.core = core
         self.binding = binding
+        self.stages = stages
+    }
+
+    func adding(_ stage: Stage) -> Results {
+        Results(core: core, binding: binding, stages: stages + [stage])
     }
 
     /// The Store these objects belong to.
@@ -43,6 +58,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The keys, and the rows when they stay valid (a read snapshot, this generation).
     private func contents() -> (keys: [RowKey], rows: [RowView]) {
         core.assertConfined()
+        guard stages.isEmpty else { return queryContents() }
         let version = core.tableVersions[binding.ordinal]
         let withRows = core.session == nil
         if cache.epoch == core.epoch, cache.version == version,
@@ -50,40 +66,89 @@ public struct Results<Element: Object>: RandomAccessCollection {
         {
             return (cache.keys, withRows ? cache.rows : [])
         }
-        let kind = binding.keyKind
-        let columns = binding.columnCount
-        var rows: [RowView] = []
-        var damage: String?
+        let found: [(key: RowKey, row: RowView)]
         do {
-            cache.keys = try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> [RowKey] in
-                var keys: [RowKey] = []
-                var entry = try cursor.first()
-                while let current = entry {
-                    do throws(RowDamage) {
-                        let key = try RowKey(stored: current.key, kind: kind)
-                        keys.append(key)
-                        do throws(RowDamage) {
-                            if withRows { rows.append(try RowView(checkingHeader: current.value, expectedColumns: columns)) }
-                        } catch {
-                            damage = "\(binding.name)[\(binding.describe(key))]: \(error)"
-                            throw error
-                        }
-                    } catch {
-                        damage = damage ?? "\(binding.name): a key is damaged: \(error)"
-                        throw LMDBError.corrupted
-                    }
-                    entry = try cursor.next()
-                }
-                return keys
-            }
+            found = try core.allRows(binding)
         } catch {
-            preconditionFailure("\(TrapMessage.corrupted): \(damage ?? "reading the rows of \(binding.name): \(error)")")
+            preconditionFailure("\(TrapMessage.corrupted): reading the rows of \(binding.name): \(error)")
         }
-        cache.rows = rows
+        cache.keys = found.map(\.key)
+        cache.rows = withRows ? found.map(\.row) : []
         cache.epoch = core.epoch
         cache.version = version
         cache.rowsGeneration = core.generation
-        return (cache.keys, rows)
+        return (cache.keys, cache.rows)
+    }
+
+    /// A query's keys and rows, evaluated again whenever anything may have changed (any change in a
+    /// write, or a new snapshot): a condition can follow links into other tables.
+    private func queryContents() -> (keys: [RowKey], rows: [RowView]) {
+        if cache.epoch == core.epoch, cache.rowsGeneration == core.generation { return (cache.keys, cache.rows) }
+        let found: [(key: RowKey, row: RowView)]
+        do {
+            found = try evaluate()
+        } catch {
+            preconditionFailure("\(TrapMessage.corrupted): querying \(binding.name): \(error)")
+        }
+        cache.keys = found.map(\.key)
+        cache.rows = found.map(\.row)
+        cache.epoch = core.epoch
+        cache.rowsGeneration = core.generation
+        return (cache.keys, cache.rows)
+    }
+
+    /// Runs the stages: candidates from an index when the first stage is a condition that can use
+    /// one, else the whole table; then each stage in turn.
+    private func evaluate() throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        var items: [(key: RowKey, row: RowView)]
+        if case .predicate(let predicate)? = stages.first, let plan = core.candidatePlan(for: predicate, binding: binding) {
+            items = try core.candidates(plan, binding: binding)
+        } else {
+            items = try core.allRows(binding)
+        }
+        for stage in stages {
+            switch stage {
+            case .predicate(let predicate):
+                var kept: [(key: RowKey, row: RowView)] = []
+                for item in items where try core.matches(predicate, row: item.row, binding: binding, key: item.key) {
+                    kept.append(item)
+                }
+                items = kept
+            case .filter(let isIncluded):
+                items = items.filter { isIncluded(object(for: $0)) }
+            case .sort(let sortKeys):
+                let objects = items.map(object(for:))
+                let comparators = sortKeys.map { $0.comparator(objects) }
+                let order = items.indices.sorted { a, b in
+                    for comparator in comparators {
+                        let result = comparator(a, b)
+                        if result != 0 { return result < 0 }
+                    }
+                    return a < b  // stable
+                }
+                items = order.map { items[$0] }
+            case .distinct(let keyPaths):
+                var seen = Set<[AnyHashable]>()
+                items = items.filter { item in
+                    let object = object(for: item)
+                    return seen.insert(keyPaths.map { distinctValue(object[keyPath: $0]) }).inserted
+                }
+            }
+        }
+        return items
+    }
+
+    private func object(for item: (key: RowKey, row: RowView)) -> Element {
+        core.materialize(Element.self, binding: binding, key: item.key, row: item.row)
+    }
+
+    /// A value `distinct` can compare: the value itself, or for an object its identity in the file.
+    private func distinctValue(_ value: Any) -> AnyHashable {
+        if let object = value as? Object, object.isManaged {
+            return AnyHashable([AnyHashable(ObjectIdentifier(type(of: object))), AnyHashable(object._key)])
+        }
+        if let hashable = value as? AnyHashable { return hashable }
+        return AnyHashable(String(describing: value))
     }
 
     /// A managed object for the row at `position` of `contents`.
@@ -97,9 +162,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
-    /// The number of objects (the table's count: no row is read).
+    /// The number of objects (for a whole table, its count: no row is read).
     public var count: Int {
         core.assertConfined()
+        guard stages.isEmpty else { return contents().keys.count }
         do {
             return try core.count(binding.table)
         } catch {
@@ -121,6 +187,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     private func edge(last: Bool) -> Element? {
         core.assertConfined()
+        guard stages.isEmpty else {
+            let contents = contents()
+            guard let position = last ? contents.keys.indices.last : contents.keys.indices.first else { return nil }
+            return object(at: position, contents, generation: core.generation)
+        }
         let kind = binding.keyKind
         do {
             let key = try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> RowKey? in
@@ -136,24 +207,49 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     public func makeIterator() -> Iterator {
         core.assertConfined()
-        return Iterator(results: self, iteration: TableIteration(core: core, binding: binding))
+        if stages.isEmpty { return Iterator(results: self, source: .table(TableIteration(core: core, binding: binding))) }
+        return Iterator(results: self, source: .keys(contents().keys))
     }
 
-    /// Visits the objects the Results held when the iteration began, each with the row the walk
-    /// stands on (see `TableIteration`).
+    /// Visits the objects the Results held when the iteration began: for a whole table each with the
+    /// row the walk stands on (see `TableIteration`); for a query, the keys it held, skipping objects
+    /// deleted meanwhile.
     public struct Iterator: IteratorProtocol {
-        private let results: Results
-        private let iteration: TableIteration
+        enum Source {
+            case table(TableIteration)
+            case keys([RowKey])
+        }
 
-        init(results: Results, iteration: TableIteration) {
+        private let results: Results
+        private let source: Source
+        private var position = 0
+
+        init(results: Results, source: Source) {
             self.results = results
-            self.iteration = iteration
+            self.source = source
         }
 
         public mutating func next() -> Element? {
-            results.core.assertConfined()
-            guard let (key, row) = iteration.next() else { return nil }
-            return results.core.materialize(Element.self, binding: results.binding, key: key, row: row)
+            let core = results.core
+            core.assertConfined()
+            switch source {
+            case .table(let iteration):
+                guard let (key, row) = iteration.next() else { return nil }
+                return core.materialize(Element.self, binding: results.binding, key: key, row: row)
+            case .keys(let keys):
+                while position < keys.count {
+                    let key = keys[position]
+                    position += 1
+                    let row: RowView?
+                    do {
+                        row = try core.fetchRow(results.binding, key: key)
+                    } catch {
+                        preconditionFailure("\(TrapMessage.corrupted): \(error)")
+                    }
+                    if let row { return core.materialize(Element.self, binding: results.binding, key: key, row: row) }
+                }
+                return nil
+            }
         }
     }
 }

@@ -214,6 +214,11 @@ struct Cursor: ~Copyable {
     func last() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_LAST) }
     func next() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_NEXT) }
 
+    /// The first pair whose key is `key` or sorts after it.
+    func seek(atLeast key: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
+        try LMDB.cursorGet(handle, key: key, op: MDB_SET_RANGE)
+    }
+
     /// The pair `key`/`value` in a table with duplicates, if present.
     func find(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
         try LMDB.cursorGet(handle, key: key, value: value, op: MDB_GET_BOTH)

@@ -1,0 +1,167 @@
+/// A stored property reached from a query's root type, maybe through to-one links
+/// (`owner.name`: the link `owner` of the root, then `name` of the linked type).
+struct PropertyPath: CustomStringConvertible {
+    struct Step {
+        /// The type the property belongs to.
+        let schema: ObjectSchema
+        /// Its index in `schema.properties`.
+        let property: Int
+    }
+
+    var steps: [Step] = []
+    /// Whether the path ends in a List's `count` rather than the property's value.
+    var countsList = false
+
+    func appending(_ schema: ObjectSchema, _ property: Int) -> PropertyPath {
+        var path = self
+        path.steps.append(Step(schema: schema, property: property))
+        return path
+    }
+
+    /// A property of the root type itself (what an index or the primary key can serve).
+    var directProperty: Int? {
+        steps.count == 1 && !countsList ? steps[0].property : nil
+    }
+
+    var description: String {
+        let names = steps.map { $0.schema.properties[$0.property].name }.joined(separator: ".")
+        return countsList ? names + ".count" : names
+    }
+}
+
+/// A value of a query, as the bytes of the column it would be stored in (nil: null).
+struct Operand {
+    let bytes: [UInt8]?
+
+    /// Encodes `value` as a column; nil when it cannot be encoded.
+    init?<V: _Persistable>(_ value: V) {
+        var encoder = _RowEncoder()
+        encoder.beginRow(columns: 1)
+        do throws(StoreError) {
+            try value._strataEncodeColumn(into: &encoder)
+        } catch {
+            return nil
+        }
+        let column = encoder.withRow { bytes in
+            try? RowView(encoded: bytes, columns: 1).column(0).map { Array($0) }
+        }
+        guard let column else { return nil }
+        bytes = column
+    }
+
+    init(bytes: [UInt8]?) {
+        self.bytes = bytes
+    }
+}
+
+/// How an index or the primary key could find the rows a comparison can match: a superset of them
+/// (every candidate is tested again), so bounds are inclusive.
+enum IndexAccess {
+    case equal(Operand)
+    case oneOf([Operand])
+    /// Non-null bounds; nil: unbounded.
+    case range(lower: Operand?, upper: Operand?)
+}
+
+/// One test of a property: the leaf of a predicate.
+struct Comparison {
+    let path: PropertyPath
+    /// Tests the column's bytes (nil: null). Returns nil when the bytes cannot be decoded.
+    let test: (UnsafeRawBufferPointer?) -> Bool?
+    let access: IndexAccess?
+    let text: String
+}
+
+/// A condition on the objects of one type, from `where`.
+indirect enum Predicate: CustomStringConvertible {
+    case comparison(Comparison)
+    case and(Predicate, Predicate)
+    case or(Predicate, Predicate)
+    case not(Predicate)
+
+    var description: String {
+        switch self {
+        case .comparison(let comparison): comparison.text
+        case .and(let lhs, let rhs): "(\(lhs) && \(rhs))"
+        case .or(let lhs, let rhs): "(\(lhs) || \(rhs))"
+        case .not(let inner): "!\(inner)"
+        }
+    }
+
+    /// The comparisons that must all hold (the top-level conjunction).
+    var conjuncts: [Predicate] {
+        if case .and(let lhs, let rhs) = self { return lhs.conjuncts + rhs.conjuncts }
+        return [self]
+    }
+}
+
+// MARK: Evaluation
+
+extension StoreCore {
+    /// Whether the row under `key` of `binding` satisfies `predicate`.
+    ///
+    /// - Throws: `.corrupted` when a column it reads is damaged, `.storage`.
+    func matches(_ predicate: Predicate, row: RowView, binding: TableBinding, key: RowKey) throws(StoreError) -> Bool {
+        switch predicate {
+        case .comparison(let comparison):
+            return try matches(comparison, row: row, binding: binding, key: key)
+        case .and(let lhs, let rhs):
+            // Not `&&`: its autoclosure would erase the typed throw.
+            guard try matches(lhs, row: row, binding: binding, key: key) else { return false }
+            return try matches(rhs, row: row, binding: binding, key: key)
+        case .or(let lhs, let rhs):
+            if try matches(lhs, row: row, binding: binding, key: key) { return true }
+            return try matches(rhs, row: row, binding: binding, key: key)
+        case .not(let inner):
+            return try !matches(inner, row: row, binding: binding, key: key)
+        }
+    }
+
+    private func matches(
+        _ comparison: Comparison, row start: RowView, binding root: TableBinding, key rootKey: RowKey
+    ) throws(StoreError) -> Bool {
+        var row = start
+        var binding = root
+        var key = rootKey
+        let steps = comparison.path.steps
+        for (position, step) in steps.enumerated() {
+            let column = binding.columnOfProperty[step.property]
+            let bytes: UnsafeRawBufferPointer?
+            do {
+                bytes = try row.column(column)
+            } catch {
+                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+            }
+            if position < steps.count - 1 {
+                // A link: follow it; a nil or dangling link matches nothing.
+                guard let bytes else { return false }
+                let target = try self.binding(for: steps[position + 1].schema.type)
+                do {
+                    key = try RowKey(stored: bytes, kind: target.keyKind)
+                } catch {
+                    throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+                }
+                guard let next = try fetchRow(target, key: key) else { return false }
+                row = next
+                binding = target
+                continue
+            }
+            let outcome: Bool?
+            if comparison.path.countsList {
+                guard let bytes, let count = try? ListFormat.elements(bytes).count else {
+                    throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): a damaged List")
+                }
+                var littleEndian = Int64(count).littleEndian
+                outcome = Swift.withUnsafeBytes(of: &littleEndian) { comparison.test($0) }
+            } else {
+                outcome = comparison.test(bytes)
+            }
+            guard let outcome else {
+                throw .corrupted(
+                    "\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): undecodable in a query")
+            }
+            return outcome
+        }
+        return false
+    }
+}

@@ -1,0 +1,272 @@
+/// A type-safe query over objects of a model type, built from key paths in `Results.where`.
+///
+/// ```swift
+/// let found = store.objects(Person.self).where {
+///     $0.age >= 18 && ($0.name.starts(with: "A") || !$0.active)
+/// }
+/// let rexOwners = store.objects(Person.self).where { $0.dogs.count > 0 && $0.email != nil }
+/// let byOwner = store.objects(Dog.self).where { $0.owner.name == "Ann" }   // through a link
+/// let some = store.objects(Person.self).where { $0.id.in([1, 2, 3]) }
+/// ```
+/// `$0.name` is a `Query<String>` standing for the property; comparing it with a value gives a
+/// `Query<Bool>`, a condition. Conditions combine with `&&`, `||` and `!`.
+///
+/// Semantics:
+/// - Strings compare by their UTF-8 bytes (`==`, `<`, `starts(with:)`…), as Realm and SQLite's BINARY
+///   collation do; `.caseInsensitive` compares `lowercased()` forms.
+/// - Comparing nil with `<`, `<=`, `>`, `>=` is always false; `== nil` and `!= nil` test for nil.
+/// - Through a nil link (`$0.owner.name == "Ann"` for a dog without owner) every comparison is false.
+/// - Equality, `in` and ranges (`<`, `<=`, `>`, `>=`, case-sensitive `starts(with:)`) on the primary
+///   key or an `indexed:` property use that index (see `Results.queryPlan`); everything else scans.
+///
+/// - Warning: A key path must name one `@Persisted` property; anything else traps.
+@dynamicMemberLookup
+public struct Query<Value> {
+    enum Node {
+        case path(PropertyPath)
+        case predicate(Predicate)
+    }
+
+    let node: Node
+
+    init(_ node: Node) {
+        self.node = node
+    }
+
+    var path: PropertyPath {
+        guard case .path(let path) = node else {
+            preconditionFailure("Strata: a query used a condition where it needs a property")
+        }
+        return path
+    }
+
+    private func member<Root: Object, V>(_ keyPath: KeyPath<Root, V>) -> Query<V> {
+        let schema: ObjectSchema
+        do {
+            schema = try ObjectSchema.of(Root.self)
+        } catch {
+            preconditionFailure("Strata: \(Root.self) cannot be queried: \(error)")
+        }
+        return Query<V>(.path(path.appending(schema, KeyPathResolver.propertyIndex(keyPath, in: schema))))
+    }
+}
+
+extension Query where Value: Object {
+    /// A stored property of the queried type.
+    public subscript<V: _Persistable>(dynamicMember keyPath: KeyPath<Value, V>) -> Query<V> {
+        member(keyPath)
+    }
+}
+
+extension Query where Value: _QueryLink {
+    /// A stored property of the linked object (`$0.owner.name`). A nil link matches nothing.
+    public subscript<V: _Persistable>(dynamicMember keyPath: KeyPath<Value._Target, V>) -> Query<V> {
+        member(keyPath)
+    }
+
+    /// Whether the link is nil.
+    public static func == (lhs: Query, rhs: _OptionalNilComparisonType) -> Query<Bool> {
+        lhs.comparison("\(lhs.path) == nil", access: nil) { $0 == nil }
+    }
+
+    /// Whether the link is set.
+    public static func != (lhs: Query, rhs: _OptionalNilComparisonType) -> Query<Bool> {
+        lhs.comparison("\(lhs.path) != nil", access: nil) { $0 != nil }
+    }
+}
+
+// MARK: Building conditions
+
+extension Query {
+    /// A condition testing the raw bytes of the property's column.
+    fileprivate func comparison(
+        _ text: String, access: IndexAccess?, _ test: @escaping (UnsafeRawBufferPointer?) -> Bool?
+    ) -> Query<Bool> {
+        Query<Bool>(.predicate(.comparison(Comparison(path: path, test: test, access: access, text: text))))
+    }
+}
+
+extension Query where Value: _Persistable {
+    /// A condition testing the property's decoded value.
+    fileprivate func valueTest(
+        _ text: String, access: IndexAccess? = nil, _ test: @escaping (Value) -> Bool
+    ) -> Query<Bool> {
+        comparison(text, access: access) { bytes in
+            guard let value = try? Value._strataDecodeColumn(bytes, in: _DecodeContext(owner: nil, column: 0)) else {
+                return nil
+            }
+            return test(value)
+        }
+    }
+}
+
+extension Query where Value: _QueryEquatable {
+    public static func == (lhs: Query, rhs: Value) -> Query<Bool> {
+        lhs.valueTest("\(lhs.path) == \(rhs)", access: Operand(rhs).map(IndexAccess.equal)) {
+            Value._queryEqual($0, rhs)
+        }
+    }
+
+    public static func != (lhs: Query, rhs: Value) -> Query<Bool> {
+        lhs.valueTest("\(lhs.path) != \(rhs)") { !Value._queryEqual($0, rhs) }
+    }
+
+    /// Whether the property equals one of `values`.
+    public func `in`(_ values: some Sequence<Value>) -> Query<Bool> {
+        let candidates = Array(values)
+        let operands = candidates.compactMap(Operand.init)
+        let access = operands.count == candidates.count ? IndexAccess.oneOf(operands) : nil
+        return valueTest("\(path) IN \(candidates)", access: access) { value in
+            candidates.contains { Value._queryEqual(value, $0) }
+        }
+    }
+}
+
+extension Query where Value: _QueryComparable {
+    public static func < (lhs: Query, rhs: Value) -> Query<Bool> {
+        lhs.ordered("<", rhs, lower: false) { $0 < 0 }
+    }
+
+    public static func <= (lhs: Query, rhs: Value) -> Query<Bool> {
+        lhs.ordered("<=", rhs, lower: false) { $0 <= 0 }
+    }
+
+    public static func > (lhs: Query, rhs: Value) -> Query<Bool> {
+        lhs.ordered(">", rhs, lower: true) { $0 > 0 }
+    }
+
+    public static func >= (lhs: Query, rhs: Value) -> Query<Bool> {
+        lhs.ordered(">=", rhs, lower: true) { $0 >= 0 }
+    }
+
+    /// A comparison whose operand bounds an index range from below (`lower`) or above.
+    private func ordered(_ symbol: String, _ rhs: Value, lower: Bool, _ holds: @escaping (Int) -> Bool) -> Query<Bool> {
+        var access: IndexAccess?
+        if !rhs._queryIsNull, let operand = Operand(rhs) {
+            access = lower ? .range(lower: operand, upper: nil) : .range(lower: nil, upper: operand)
+        }
+        return valueTest("\(path) \(symbol) \(rhs)", access: access) { value in
+            !value._queryIsNull && !rhs._queryIsNull && holds(Value._queryCompare(value, rhs))
+        }
+    }
+}
+
+/// How `contains`, `starts(with:)` and `ends(with:)` compare strings.
+public struct StringOptions: OptionSet, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// Compares the `lowercased()` forms.
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+}
+
+extension Query where Value: _QueryString {
+    /// Whether the string contains `other` (UTF-8 bytes; nil never matches).
+    public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {
+        stringTest("CONTAINS", other, options) { haystack, needle in
+            needle.isEmpty || haystack.utf8.count >= needle.utf8.count && Array(haystack.utf8).containsBytes(Array(needle.utf8))
+        }
+    }
+
+    /// Whether the string starts with `prefix` (UTF-8 bytes; nil never matches).
+    public func starts(with prefix: String, options: StringOptions = []) -> Query<Bool> {
+        var access: IndexAccess?
+        if !options.contains(.caseInsensitive) {
+            // Every string with this prefix lies in [prefix, prefix + 0xFF]: UTF-8 never has 0xFF.
+            access = .range(lower: Operand(bytes: Array(prefix.utf8)), upper: Operand(bytes: Array(prefix.utf8) + [0xFF]))
+        }
+        return stringTest("BEGINSWITH", prefix, options, access: access) { $0.utf8.starts(with: $1.utf8) }
+    }
+
+    /// Whether the string ends with `suffix` (UTF-8 bytes; nil never matches).
+    public func ends(with suffix: String, options: StringOptions = []) -> Query<Bool> {
+        stringTest("ENDSWITH", suffix, options) { $0.utf8.reversed().starts(with: $1.utf8.reversed()) }
+    }
+
+    private func stringTest(
+        _ name: String, _ operand: String, _ options: StringOptions, access: IndexAccess? = nil,
+        _ test: @escaping (String, String) -> Bool
+    ) -> Query<Bool> {
+        let folds = options.contains(.caseInsensitive)
+        let needle = folds ? operand.lowercased() : operand
+        return valueTest("\(path) \(name)\(folds ? "[c]" : "") \"\(operand)\"", access: access) { value in
+            guard let string = value._queryString else { return false }
+            return test(folds ? string.lowercased() : string, needle)
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
+        guard needle.count <= count else { return false }
+        for start in 0...(count - needle.count) where self[start] == needle[0] {
+            if self[start..<(start + needle.count)].elementsEqual(needle) { return true }
+        }
+        return false
+    }
+}
+
+extension Query where Value: _QueryList {
+    /// The number of elements, to compare: `$0.dogs.count > 2`.
+    public var count: Query<Int> {
+        var counted = path
+        counted.countsList = true
+        return Query<Int>(.path(counted))
+    }
+}
+
+extension Query where Value: _QueryList, Value._Element: Object {
+    /// Whether the list holds `object` (a managed object; an unmanaged one is in no list).
+    public func contains(_ object: Value._Element) -> Query<Bool> {
+        let key: [UInt8]? = object.isManaged ? object._key.withBytes { Array($0) } : nil
+        return comparison("\(path) CONTAINS \(type(of: object))(\(object.primaryKeyDescription))", access: nil) { bytes in
+            guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }
+            guard let key else { return false }
+            return elements.contains { $0.map { $0.elementsEqual(key) } ?? false }
+        }
+    }
+}
+
+extension Query where Value: _QueryList, Value._Element: _QueryEquatable {
+    /// Whether the list holds `element`.
+    public func contains(_ element: Value._Element) -> Query<Bool> {
+        comparison("\(path) CONTAINS \(element)", access: nil) { bytes in
+            guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }
+            let context = _DecodeContext(owner: nil, column: 0)
+            for part in elements {
+                let decoded: Value._Element?
+                do {
+                    decoded = try Value._Element._strataDecodeElement(part, in: context)
+                } catch {
+                    return nil
+                }
+                if let decoded, Value._Element._queryEqual(decoded, element) { return true }
+            }
+            return false
+        }
+    }
+}
+
+// MARK: Combining conditions
+
+extension Query where Value == Bool {
+    /// The condition itself, or, for a Bool property, whether it is true.
+    var predicate: Predicate {
+        switch node {
+        case .predicate(let predicate): return predicate
+        case .path: return (self == true).predicate
+        }
+    }
+
+    public static func && (lhs: Query, rhs: Query) -> Query {
+        Query(.predicate(.and(lhs.predicate, rhs.predicate)))
+    }
+
+    public static func || (lhs: Query, rhs: Query) -> Query {
+        Query(.predicate(.or(lhs.predicate, rhs.predicate)))
+    }
+
+    public static prefix func ! (operand: Query) -> Query {
+        Query(.predicate(.not(operand.predicate)))
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+
+/// How a `Results` finds its objects: by walking the whole table, or by looking up ranges of the
+/// primary key or of one secondary index (the rows found are then tested against the whole query).
+///
+/// ```swift
+/// let plan = store.objects(Person.self).where { $0.name == "Ann" && $0.age > 3 }.queryPlan
+/// print(plan)              // "index Person.name: 1 range, then test (name == Ann && age > 3)"
+/// plan.index               // "name"
+/// ```
+public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
+    public enum Access: Sendable, Equatable {
+        /// Every row of the table is read.
+        case scan
+        /// Ranges of the primary key are read.
+        case primaryKey(ranges: Int)
+        /// Ranges of a secondary index are read, then the rows they name.
+        case index(property: String, ranges: Int)
+    }
+
+    public let access: Access
+    public let description: String
+
+    /// The property whose index (or primary key) the query uses, if any.
+    public var index: String? {
+        switch access {
+        case .scan: nil
+        case .primaryKey: "primary key"
+        case .index(let property, _): property
+        }
+    }
+}
+
+/// Inclusive bounds on the encoded keys of a table (nil: unbounded).
+struct KeyRange {
+    var lower: [UInt8]?
+    var upper: [UInt8]?
+
+    func admits(_ key: UnsafeRawBufferPointer) -> Bool {
+        guard let upper else { return true }
+        return !upper.lexicographicallyPrecedes(key)
+    }
+}
+
+/// The ranges of the primary key or of an index that hold every row a predicate can match.
+struct CandidatePlan {
+    enum Source {
+        case primaryKey
+        case index(IndexBinding)
+    }
+
+    let source: Source
+    let ranges: [KeyRange]
+}
+
+extension StoreCore {
+    /// The index access for `predicate`: the best of its top-level comparisons on the primary key or
+    /// an indexed property (equality first, else the intersection of the ranges on one property).
+    func candidatePlan(for predicate: Predicate, binding: TableBinding) -> CandidatePlan? {
+        var best: (source: CandidatePlan.Source, ranges: [KeyRange], rank: Int)?
+        var rangesByColumn: [Int: (source: CandidatePlan.Source, range: KeyRange)] = [:]
+        for conjunct in predicate.conjuncts {
+            guard case .comparison(let comparison) = conjunct, let property = comparison.path.directProperty,
+                let access = comparison.access
+            else { continue }
+            let column = binding.columnOfProperty[property]
+            let source: CandidatePlan.Source
+            if column == binding.primaryKeyColumn {
+                source = .primaryKey
+            } else if let index = binding.indexes.first(where: { $0.column == column }) {
+                source = .index(index)
+            } else {
+                continue
+            }
+            func encode(_ operand: Operand) -> [UInt8]? { encodedKey(operand, source: source, binding: binding) }
+            switch access {
+            case .equal(let operand):
+                guard let key = encodedKey(operand, source: source, binding: binding, exact: true) else { continue }
+                if best == nil || best!.rank > 0 { best = (source, key.isEmpty ? [] : [KeyRange(lower: key, upper: key)], 0) }
+            case .oneOf(let operands):
+                var ranges: [KeyRange] = []
+                var complete = true
+                for operand in operands {
+                    guard let key = encodedKey(operand, source: source, binding: binding, exact: true) else {
+                        complete = false
+                        break
+                    }
+                    if !key.isEmpty { ranges.append(KeyRange(lower: key, upper: key)) }
+                }
+                if complete, best == nil || best!.rank > 0 { best = (source, ranges, 0) }
+            case .range(let lower, let upper):
+                var range = rangesByColumn[column]?.range ?? KeyRange()
+                if let lower, let key = encode(lower) {
+                    if range.lower.map({ $0.lexicographicallyPrecedes(key) }) ?? true { range.lower = key }
+                }
+                if let upper, let key = encode(upper) {
+                    if range.upper.map({ key.lexicographicallyPrecedes($0) }) ?? true { range.upper = key }
+                }
+                rangesByColumn[column] = (source, range)
+            }
+        }
+        if let best { return CandidatePlan(source: best.source, ranges: best.ranges) }
+        guard let (_, chosen) = rangesByColumn.min(by: { $0.key < $1.key }) else { return nil }
+        return CandidatePlan(source: chosen.source, ranges: [chosen.range])
+    }
+
+    /// The table key an operand stands for: a row key, or an index key. `exact` (equality) returns
+    /// an empty key for a value no row can hold (a null primary key, an integer out of range).
+    private func encodedKey(
+        _ operand: Operand, source: CandidatePlan.Source, binding: TableBinding, exact: Bool = false
+    ) -> [UInt8]? {
+        switch source {
+        case .primaryKey:
+            guard let bytes = operand.bytes, let type = binding.primaryKeyType else { return exact ? [] : nil }
+            if type == .string { return [RowKey.stringTag] + bytes }  // raw: range bounds need not be UTF-8
+            let key = bytes.withBytes { raw in try? KeyEncoding.rowKey(column: raw, type: type) }
+            guard let key else { return exact ? [] : nil }
+            return key.withBytes { Array($0) }
+        case .index(let index):
+            var key: [UInt8] = []
+            let encoded: Void? =
+                if let bytes = operand.bytes {
+                    bytes.withBytes { raw in try? KeyEncoding.indexKey(column: raw, type: index.type, into: &key) }
+                } else {
+                    try? KeyEncoding.indexKey(column: nil, type: index.type, into: &key)
+                }
+            return encoded == nil ? nil : key
+        }
+    }
+
+    /// The rows of the plan's ranges, in row-key order, each once.
+    func candidates(_ plan: CandidatePlan, binding: TableBinding) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        var found: [(key: RowKey, row: RowView)] = []
+        switch plan.source {
+        case .primaryKey:
+            try scanRanges(plan.ranges, table: binding.table) { (key, value) throws(StoreError) in
+                let rowKey = try decodeRowKey(key, binding: binding)
+                found.append((rowKey, try headerCheckedRow(value, binding: binding, key: rowKey)))
+            }
+            found.sort { $0.key.precedes($1.key) }
+            if plan.ranges.count > 1 { found = found.uniqued() }
+        case .index(let index):
+            var keys: [RowKey] = []
+            try scanRanges(plan.ranges, table: index.table) { (_, value) throws(StoreError) in
+                keys.append(try decodeRowKey(value, binding: binding))
+            }
+            keys.sort { $0.precedes($1) }
+            var previous: RowKey?
+            for key in keys where key != previous {
+                previous = key
+                guard let row = try fetchRow(binding, key: key) else {
+                    throw .corrupted("\(binding.name).\(index.property): the index names a missing row \(binding.describe(key))")
+                }
+                found.append((key, row))
+            }
+        }
+        return found
+    }
+
+    private func scanRanges(
+        _ ranges: [KeyRange], table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        var failure: StoreError?
+        do {
+            try withCursor(table) { (cursor) throws(LMDBError) in
+                for range in ranges {
+                    var entry =
+                        if let lower = range.lower {
+                            try lower.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                        } else {
+                            try cursor.first()
+                        }
+                    while let current = entry, range.admits(current.key) {
+                        do throws(StoreError) {
+                            try visit(current.key, current.value)
+                        } catch {
+                            failure = error
+                            throw LMDBError.corrupted
+                        }
+                        entry = try cursor.next()
+                    }
+                }
+            }
+        } catch {
+            throw failure ?? StoreError(error)
+        }
+    }
+
+    func decodeRowKey(_ bytes: UnsafeRawBufferPointer, binding: TableBinding) throws(StoreError) -> RowKey {
+        do {
+            return try RowKey(stored: bytes, kind: binding.keyKind)
+        } catch {
+            throw .corrupted("\(binding.name): a key is damaged: \(error)")
+        }
+    }
+
+    func headerCheckedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+        do {
+            return try RowView(checkingHeader: bytes, expectedColumns: binding.columnCount)
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
+        }
+    }
+
+    /// Every row of the table, in key order.
+    func allRows(_ binding: TableBinding) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        var found: [(key: RowKey, row: RowView)] = []
+        try scanRanges([KeyRange()], table: binding.table) { (key, value) throws(StoreError) in
+            let rowKey = try decodeRowKey(key, binding: binding)
+            found.append((rowKey, try headerCheckedRow(value, binding: binding, key: rowKey)))
+        }
+        return found
+    }
+}
+
+extension RowKey {
+    /// Whether this key sorts before `other` in its table (LMDB's byte order).
+    func precedes(_ other: RowKey) -> Bool {
+        switch (self, other) {
+        case (.integer(let a), .integer(let b)): a < b
+        default: withBytes { a in other.withBytes { b in a.lexicographicallyPrecedes(b) } }
+        }
+    }
+}
+
+extension Array where Element == (key: RowKey, row: RowView) {
+    /// Without repeated keys (the array is sorted by key).
+    fileprivate func uniqued() -> [Element] {
+        var result: [Element] = []
+        for element in self where result.last?.key != element.key { result.append(element) }
+        return result
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// A sort order for `Results.sorted(by:)`: a stored property (or a key path through a link) and a
+/// direction. nil sorts first in ascending order, Strings by their UTF-8 bytes.
+///
+/// ```swift
+/// people.sorted(by: [SortKey(\.age, ascending: false), SortKey(\.name)])
+/// ```
+public struct SortKey<Root: Object> {
+    /// For the objects being sorted, a comparison of two of them by position (-1, 0, 1).
+    let comparator: ([Root]) -> (Int, Int) -> Int
+
+    public init<V: _QueryComparable>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
+        comparator = { objects in
+            let values = objects.map { $0[keyPath: keyPath] }
+            return { a, b in
+                let result = V._queryCompare(values[a], values[b])
+                return ascending ? result : -result
+            }
+        }
+    }
+}
+
+/// Implementation detail: a number that `average(of:)` can add up as a Double.
+public protocol _QueryNumeric: _QueryComparable, AdditiveArithmetic {
+    var _queryDouble: Double { get }
+}
+
+extension _QueryNumeric where Self: BinaryInteger {
+    public var _queryDouble: Double { Double(self) }
+}
+
+extension _QueryNumeric where Self: BinaryFloatingPoint {
+    public var _queryDouble: Double { Double(self) }
+}
+
+extension Int: _QueryNumeric {}
+extension Int8: _QueryNumeric {}
+extension Int16: _QueryNumeric {}
+extension Int32: _QueryNumeric {}
+extension Int64: _QueryNumeric {}
+extension UInt8: _QueryNumeric {}
+extension UInt16: _QueryNumeric {}
+extension UInt32: _QueryNumeric {}
+extension UInt64: _QueryNumeric {}
+extension Float: _QueryNumeric {}
+extension Double: _QueryNumeric {}
+extension Decimal: _QueryNumeric {
+    public var _queryDouble: Double { NSDecimalNumber(decimal: self).doubleValue }
+}
+
+extension Results {
+    // MARK: Queries
+
+    /// The objects that satisfy a type-safe query (see `Query`). Lazy and live like every Results.
+    ///
+    /// ```swift
+    /// let adults = store.objects(Person.self).where { $0.age >= 18 && $0.name.starts(with: "A") }
+    /// ```
+    /// Equality, `in` and ranges on the primary key or an `indexed:` property read that index
+    /// (`queryPlan` tells which); other conditions scan.
+    ///
+    /// - Warning: Traps when a key path names no `@Persisted` property.
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results {
+        adding(.predicate(query(Query<Element>(.path(PropertyPath()))).predicate))
+    }
+
+    /// The objects for which `isIncluded` returns true: the escape hatch for conditions a query cannot
+    /// express. It reads every object, so prefer `where`. Lazy and live.
+    public func filter(_ isIncluded: @escaping (Element) -> Bool) -> Results {
+        adding(.filter(isIncluded))
+    }
+
+    /// The objects sorted by one property.
+    ///
+    /// ```swift
+    /// let byName = people.sorted(by: \.name)
+    /// ```
+    public func sorted<V: _QueryComparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results {
+        adding(.sort([SortKey(keyPath, ascending: ascending)]))
+    }
+
+    /// The objects sorted by several keys, the first one first.
+    public func sorted(by keys: [SortKey<Element>]) -> Results {
+        adding(.sort(keys))
+    }
+
+    /// The first object of each distinct combination of the values at `keyPaths`, in the current order.
+    public func distinct(by keyPaths: [PartialKeyPath<Element>]) -> Results {
+        adding(.distinct(keyPaths))
+    }
+
+    /// How the Results finds its objects: which index, if any, its first condition uses.
+    public var queryPlan: QueryPlan {
+        core.assertConfined()
+        var access = QueryPlan.Access.scan
+        var steps: [String] = []
+        if case .predicate(let predicate)? = stages.first, let plan = core.candidatePlan(for: predicate, binding: binding) {
+            switch plan.source {
+            case .primaryKey:
+                access = .primaryKey(ranges: plan.ranges.count)
+                steps.append("primary key \(binding.name).\(binding.primaryKeyColumn.map { binding.columnNames[$0] } ?? "?")")
+            case .index(let index):
+                access = .index(property: index.property, ranges: plan.ranges.count)
+                steps.append("index \(binding.name).\(index.property)")
+            }
+            steps[0] += ": \(plan.ranges.count) range\(plan.ranges.count == 1 ? "" : "s")"
+        } else {
+            steps.append("scan \(binding.name)")
+        }
+        for stage in stages {
+            switch stage {
+            case .predicate(let predicate): steps.append("test \(predicate)")
+            case .filter: steps.append("filter (closure)")
+            case .sort(let keys): steps.append("sort (\(keys.count) key\(keys.count == 1 ? "" : "s"))")
+            case .distinct(let keyPaths): steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
+            }
+        }
+        return QueryPlan(access: access, description: steps.joined(separator: ", then "))
+    }
+
+    /// The position of `object` in the Results, or nil when it is not there.
+    public func index(of object: Element) -> Int? {
+        core.assertConfined()
+        guard object._store === core, object._binding === binding else { return nil }
+        return keys().firstIndex(of: object._key)
+    }
+
+    // MARK: Aggregates
+
+    /// The smallest value of a property, or nil when there are no objects.
+    public func min<V: _QueryComparable>(of keyPath: KeyPath<Element, V>) -> V? {
+        extreme(of: keyPath) { $0 < 0 }
+    }
+
+    /// The smallest non-nil value of an optional property, or nil when there is none.
+    public func min<V: _QueryComparable & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> V? {
+        extreme(of: keyPath) { $0 < 0 } ?? nil
+    }
+
+    /// The greatest value of a property, or nil when there are no objects.
+    public func max<V: _QueryComparable>(of keyPath: KeyPath<Element, V>) -> V? {
+        extreme(of: keyPath) { $0 > 0 }
+    }
+
+    /// The greatest non-nil value of an optional property, or nil when there is none.
+    public func max<V: _QueryComparable & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> V? {
+        extreme(of: keyPath) { $0 > 0 } ?? nil
+    }
+
+    /// The sum of a property (zero when there are no objects).
+    public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> V {
+        reduce(.zero) { $0 + $1[keyPath: keyPath] }
+    }
+
+    /// The sum of the non-nil values of an optional property.
+    public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Element, V?>) -> V {
+        reduce(.zero) { $0 + ($1[keyPath: keyPath] ?? .zero) }
+    }
+
+    /// The mean of a property, or nil when there are no objects.
+    public func average<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> Double? {
+        mean(map { $0[keyPath: keyPath]._queryDouble })
+    }
+
+    /// The mean of the non-nil values of an optional property, or nil when there is none.
+    public func average<V: _QueryNumeric>(of keyPath: KeyPath<Element, V?>) -> Double? {
+        mean(compactMap { $0[keyPath: keyPath]?._queryDouble })
+    }
+
+    private func mean(_ values: [Double]) -> Double? {
+        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    }
+
+    /// The value that wins `better` against every other non-nil one.
+    private func extreme<V: _QueryComparable>(of keyPath: KeyPath<Element, V>, _ better: (Int) -> Bool) -> V? {
+        var best: V?
+        for object in self {
+            let value = object[keyPath: keyPath]
+            if value._queryIsNull { continue }
+            if let current = best, !better(V._queryCompare(value, current)) { continue }
+            best = value
+        }
+        return best
+    }
+}
