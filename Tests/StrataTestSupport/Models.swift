@@ -7,6 +7,7 @@ public final class Person: Object {
     @Persisted public var age: Int = 18
     @Persisted public var email: String?
     @Persisted public var dogs: List<Dog>
+    @Persisted(originProperty: "owner") public var ownedDogs: LinkingObjects<Dog>
 
     public convenience init(id: Int, name: String = "", age: Int = 18) {
         self.init()
@@ -20,6 +21,7 @@ public final class Dog: Object {
     @Persisted(primaryKey: true) public var id = UUID()
     @Persisted public var name: String
     @Persisted public var owner: Person?
+    @Persisted(originProperty: "dogs") public var walkers: LinkingObjects<Person>
 
     public convenience init(name: String, owner: Person? = nil) {
         self.init()
@@ -183,4 +185,10 @@ public final class Town: Object {
         self.name = name
         self.population = population
     }
+}
+
+/// A LinkingObjects whose origin property does not link back.
+public final class BadInverse: Object {
+    @Persisted public var name: String
+    @Persisted(originProperty: "name") public var fans: LinkingObjects<Person>
 }

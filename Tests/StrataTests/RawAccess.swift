@@ -35,6 +35,14 @@ enum RawAccess {
         }
     }
 
+    /// Deletes a row's bytes alone, leaving links and index entries to it behind.
+    static func deleteRowBytes<T: Object>(of type: T.Type, key: Unchecked<RowKey>, in store: Store) throws {
+        try store.write {
+            let binding = try store.core.binding(for: type)
+            _ = try store.core.session!.delete(binding.table, key: key.value)
+        }
+    }
+
     /// Replaces a value of the file's meta table (the store must be closed).
     static func rewriteMeta(path: String, key: String, value: [UInt8]) throws {
         let lease = try EnvironmentRegistry.shared.lease(

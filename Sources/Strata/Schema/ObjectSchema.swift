@@ -50,6 +50,16 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     /// How this type's rows are keyed (a type without primary key uses increasing integer row ids).
     let keyKind: KeyKind
     let linkedTypes: [Object.Type]
+    /// The `LinkingObjects` properties: computed from the origin type's links, no column.
+    let linkingProperties: [LinkingProperty]
+
+    struct LinkingProperty {
+        let name: String
+        let origin: Object.Type
+        let originProperty: String
+        /// Offset, in an instance, of the wrapper's value (the `LinkingObjects` instance).
+        let valueOffset: Int
+    }
 
     private static let cache = Mutex<[ObjectIdentifier: ObjectSchema]>([:])
 
@@ -87,13 +97,31 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         var properties: [PropertySchema] = []
         var linkedTypes: [Object.Type] = []
         var primaryKeyIndex: Int?
-        for (index, field) in fields.enumerated() {
+        var linkingProperties: [LinkingProperty] = []
+        var storedFields: [(name: String, accessor: PropertyAccessor)] = []
+        for field in fields {
+            guard let origin = field.accessor.kind.schemaType.linkingOrigin else {
+                storedFields.append(field)
+                continue
+            }
+            let value = field.accessor.unmanagedValue(of: sample) as? AnyLinkingObjects
+            guard let originProperty = value?.originProperty, !originProperty.isEmpty else {
+                throw .schemaMismatch("\(name).\(field.name): declare LinkingObjects with @Persisted(originProperty:)")
+            }
+            linkingProperties.append(
+                LinkingProperty(
+                    name: field.name, origin: origin, originProperty: originProperty,
+                    valueOffset: field.accessor.valueOffset))
+            linkedTypes.append(origin)
+        }
+        guard !storedFields.isEmpty else { throw .schemaMismatch("\(name) declares no stored @Persisted property") }
+        for (index, field) in storedFields.enumerated() {
             let attributes = field.accessor.kind.attributes(at: field.accessor.address(in: sample))
             let schemaType = field.accessor.kind.schemaType
             if attributes.contains(.primaryKey) {
                 if let existing = primaryKeyIndex {
                     throw .schemaMismatch(
-                        "\(name) declares two primary keys: \(fields[existing].name) and \(field.name)")
+                        "\(name) declares two primary keys: \(storedFields[existing].name) and \(field.name)")
                 }
                 primaryKeyIndex = index
             }
@@ -108,10 +136,11 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         self.name = name
         self.type = type
         self.properties = properties
-        accessors = fields.map(\.accessor)
+        accessors = storedFields.map(\.accessor)
         self.primaryKeyIndex = primaryKeyIndex
         keyKind = primaryKeyIndex.flatMap { properties[$0].type.keyKind } ?? .integer
         self.linkedTypes = linkedTypes
+        self.linkingProperties = linkingProperties
     }
 
     /// The stored name of a type: its unqualified name.
@@ -141,6 +170,16 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
             seen[schema.name] = ObjectIdentifier(type)
             result.append(schema)
             pending.append(contentsOf: schema.linkedTypes)
+        }
+        for schema in result {
+            for linking in schema.linkingProperties {
+                let origin = try ObjectSchema.of(linking.origin)
+                let property = origin.properties.first { $0.name == linking.originProperty }
+                guard let property, property.type.linkedTypeName == schema.name else {
+                    throw .schemaMismatch(
+                        "\(schema.name).\(linking.name): \(origin.name).\(linking.originProperty) is not a link or List of \(schema.name)")
+                }
+            }
         }
         return result.sorted { $0.name < $1.name }
     }

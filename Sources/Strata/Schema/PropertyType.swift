@@ -77,10 +77,13 @@ public struct _SchemaType: Sendable {
     let type: PropertyType
     /// The model type a link or a list of links points to (so linked types join the schema).
     let linkedType: Object.Type?
+    /// For `LinkingObjects`: the origin type. Such a property has no column.
+    let linkingOrigin: Object.Type?
 
-    init(_ type: PropertyType, linkedType: Object.Type? = nil) {
+    init(_ type: PropertyType, linkedType: Object.Type? = nil, linkingOrigin: Object.Type? = nil) {
         self.type = type
         self.linkedType = linkedType
+        self.linkingOrigin = linkingOrigin
     }
 }
 

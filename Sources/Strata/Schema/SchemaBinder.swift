@@ -71,8 +71,19 @@ enum SchemaBinder {
                 }
                 indexes.append(IndexBinding(column: column, property: property.name, type: property.type, table: index))
             }
+            var links: [LinkBinding] = []
+            for (column, property) in storedType.properties.enumerated() {
+                guard let target = property.type.linkedTypeName else { continue }
+                guard let backlinks = tables[TableName.backlinks(schema.name, property.name)] else {
+                    throw .corrupted("the file lacks the backlinks of \(schema.name).\(property.name)")
+                }
+                var isList = false
+                if case .list = property.type { isList = true }
+                links.append(LinkBinding(column: column, property: property.name, target: target, isList: isList, table: backlinks))
+            }
             bindings.append(
-                TableBinding(schema: schema, stored: storedType, table: table, indexes: indexes, ordinal: ordinal))
+                TableBinding(
+                    schema: schema, stored: storedType, table: table, indexes: indexes, links: links, ordinal: ordinal))
         }
         return bindings
     }
@@ -209,7 +220,10 @@ enum SchemaBinder {
         let indexes: [(String, TableFlags)] = type.properties.filter(\.isIndexed).map {
             (TableName.index(type.name, $0.name), TableFlags.duplicates)
         }
-        return [(TableName.objects(type.name), TableFlags())] + indexes
+        let backlinks: [(String, TableFlags)] = type.properties.filter { $0.type.linkedTypeName != nil }.map {
+            (TableName.backlinks(type.name, $0.name), TableFlags.duplicates)
+        }
+        return [(TableName.objects(type.name), TableFlags())] + indexes + backlinks
     }
 
     /// Handles of every table of `schemas`, opening the ones no committed transaction opened yet.

@@ -62,6 +62,7 @@ enum TableName {
     static let meta = "strata.meta"
     static func objects(_ type: String) -> String { "type.\(type)" }
     static func index(_ type: String, _ property: String) -> String { "index.\(type).\(property)" }
+    static func backlinks(_ type: String, _ property: String) -> String { "backlinks.\(type).\(property)" }
 }
 
 /// Keys of the `meta` table.

@@ -6,6 +6,17 @@ struct IndexBinding: Sendable {
     let table: Table
 }
 
+/// A link or List-of-links property and its backlink table (a table with duplicates mapping each
+/// target's row key to the keys of the rows linking to it), which finds the rows to fix when a target
+/// is deleted and serves `LinkingObjects`.
+struct LinkBinding: Sendable {
+    let column: Int
+    let property: String
+    let target: String
+    let isList: Bool
+    let table: Table
+}
+
 /// One model type bound to its tables in one file: which stored column each property is, and the
 /// table handles. Immutable; shared by the Stores of that file.
 final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is immutable
@@ -20,6 +31,9 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     let primaryKeyColumn: Int?
     let primaryKeyType: PropertyType?
     let indexes: [IndexBinding]
+    let links: [LinkBinding]
+    /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
+    let linkingOffsets: [Int]
     /// Stored property names, by column (for messages).
     let columnNames: [String]
     /// Stored property types, by column.
@@ -32,8 +46,13 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     /// managing an object stores).
     let columnBindings: [(offset: Int, column: Int)]
 
-    init(schema: ObjectSchema, stored: StoredSchema.StoredType, table: Table, indexes: [IndexBinding], ordinal: Int) {
+    init(
+        schema: ObjectSchema, stored: StoredSchema.StoredType, table: Table, indexes: [IndexBinding],
+        links: [LinkBinding], ordinal: Int
+    ) {
         self.schema = schema
+        self.links = links
+        linkingOffsets = schema.linkingProperties.map(\.valueOffset)
         self.table = table
         columnCount = stored.properties.count
         columnOfProperty = schema.properties.map { property in

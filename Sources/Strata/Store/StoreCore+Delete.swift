@@ -41,6 +41,9 @@ extension StoreCore {
             for index in binding.indexes {
                 try session.drop(index.table)
             }
+            for link in binding.links {
+                try session.drop(link.table)
+            }
             noteChange(structural: binding)
         }
         session.forgetLastKeys()

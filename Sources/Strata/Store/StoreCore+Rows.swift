@@ -72,6 +72,10 @@ extension StoreCore {
         for (offset, column) in binding.columnBindings {
             (base + offset).storeBytes(of: column, as: Int.self)
         }
+        for offset in binding.linkingOffsets {
+            let linking = (base + offset).load(as: AnyObject.self) as? AnyLinkingObjects
+            linking?.bind(core: self, owner: binding, key: key)
+        }
     }
 
     /// A new managed accessor of type `T` for the row under `key`.
@@ -128,6 +132,11 @@ extension StoreCore {
             try indexKey(of: row, index, binding: binding, key: key, into: &session.indexKey)
             try session.putIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
         }
+        for link in binding.links {
+            for target in try linkTargets(of: row, link, binding: binding, key: key) {
+                try session.putIndexEntry(link.table, indexKey: target, rowKey: key)
+            }
+        }
         noteChange(structural: binding)
         return true
     }
@@ -144,6 +153,16 @@ extension StoreCore {
             if session.previousIndexKey != session.indexKey {
                 _ = try session.deleteIndexEntry(index.table, indexKey: session.previousIndexKey, rowKey: key)
                 try session.putIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
+            }
+        }
+        for link in binding.links where try !columnEquals(old, row, link.column, binding: binding, key: key) {
+            let before = try linkTargets(of: old, link, binding: binding, key: key)
+            let after = try linkTargets(of: row, link, binding: binding, key: key)
+            for target in before.subtracting(after) {
+                _ = try session.deleteIndexEntry(link.table, indexKey: target, rowKey: key)
+            }
+            for target in after.subtracting(before) {
+                try session.putIndexEntry(link.table, indexKey: target, rowKey: key)
             }
         }
         if let cursor = iterationCursor(of: binding, at: key) {
@@ -185,11 +204,17 @@ extension StoreCore {
     /// Deletes a row and its index entries. Returns false when it was not there.
     func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
         detachIterations(of: binding)
+        try unlinkIncoming(to: key, binding: binding, session: session)
         guard let old = try copyOfRow(binding, key: key, session: session) else { return false }
         try checkIndexKeys(of: old, binding: binding, key: key, session: session)
         for index in binding.indexes {
             try indexKey(of: old, index, binding: binding, key: key, into: &session.indexKey)
             _ = try session.deleteIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
+        }
+        for link in binding.links {
+            for target in try linkTargets(of: old, link, binding: binding, key: key) {
+                _ = try session.deleteIndexEntry(link.table, indexKey: target, rowKey: key)
+            }
         }
         _ = try session.delete(binding.table, key: key)
         noteChange(structural: binding)

@@ -11,13 +11,14 @@ extension StoreCore {
     private func verifyRows(of binding: TableBinding) throws(StoreError) {
         var damage: StoreError?
         var rows = 0
+        var linkCounts = Array(repeating: 0, count: binding.links.count)
         do {
             try withCursor(binding.table) { (cursor) throws(LMDBError) in
                 var entry = try cursor.first()
                 while let current = entry, damage == nil {
                     rows += 1
                     do throws(StoreError) {
-                        try verifyRow(key: current.key, value: current.value, binding: binding)
+                        try verifyRow(key: current.key, value: current.value, binding: binding, linkCounts: &linkCounts)
                     } catch {
                         damage = error
                     }
@@ -25,6 +26,13 @@ extension StoreCore {
                 }
             }
             if let damage { throw damage }
+            for (link, expected) in zip(binding.links, linkCounts) {
+                let entries = try count(link.table)
+                guard entries == expected else {
+                    throw StoreError.corrupted(
+                        "backlinks of \(binding.name).\(link.property) have \(entries) entries for \(expected) links")
+                }
+            }
             for index in binding.indexes {
                 let entries = try count(index.table)
                 guard entries == rows else {
@@ -42,7 +50,8 @@ extension StoreCore {
     }
 
     private func verifyRow(
-        key rawKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, binding: TableBinding
+        key rawKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, binding: TableBinding,
+        linkCounts: inout [Int]
     ) throws(StoreError) {
         let key: RowKey
         do {
@@ -83,13 +92,32 @@ extension StoreCore {
             }
             guard found else { throw .corrupted("\(name).\(index.property) is missing from its index") }
         }
+        for (position, link) in binding.links.enumerated() {
+            let targets = try linkTargets(of: row, link, binding: binding, key: key)
+            linkCounts[position] += targets.count
+            guard let target = bindings.first(where: { $0.name == link.target }) else { continue }
+            for targetKey in targets {
+                let present: Bool
+                do {
+                    present = try targetKey.withBytes { (targetKey) throws(LMDBError) -> Bool in
+                        guard try get(target.table, key: targetKey) != nil else { return false }
+                        return try withCursor(link.table) { (cursor) throws(LMDBError) -> Bool in
+                            try cursor.find(key: targetKey, value: rawKey) != nil
+                        }
+                    }
+                } catch {
+                    throw StoreError(error)
+                }
+                guard present else { throw .corrupted("\(name).\(link.property) links to a missing \(link.target) or lacks its backlink") }
+            }
+        }
     }
 }
 
 extension Store {
     /// Walks every table, row and index of the schema: every row decodes, every primary key matches
-    /// its row, every index holds exactly one entry per row. A link to a deleted object reads as nil
-    /// and is not damage.
+    /// its row, every index holds exactly one entry per row, every link names an existing object and
+    /// has its backlink (deleting an object clears the links to it).
     ///
     /// ```swift
     /// do { try store.verify() } catch .corrupted(let damage) { print(damage) }

@@ -9,6 +9,8 @@ final class StoreCore {
     @usableFromInline let confinement: Confinement
     let bindings: [TableBinding]
     private let bindingsByType: [ObjectIdentifier: TableBinding]
+    /// Per binding (by ordinal): the link properties of every type that point to it.
+    let incomingLinks: [[(origin: TableBinding, link: LinkBinding)]]
     /// The binding looked up last: a loop of adds asks for one type again and again.
     @exclusivity(unchecked) private var lastBinding: TableBinding?
 
@@ -47,7 +49,10 @@ final class StoreCore {
         let schemas = try ObjectSchema.closure(of: configuration.objectTypes)
         let location = try configuration.resolvedLocation()
         var options = try configuration.environmentOptions
-        let tableCount = 1 + schemas.reduce(0) { $0 + 1 + $1.properties.filter(\.isIndexed).count }
+        let tableCount =
+            1 + schemas.reduce(0) {
+                $0 + 1 + $1.properties.filter { $0.isIndexed || $0.type.linkedTypeName != nil }.count
+            }
         options.maxTables = UInt32(max(256, 2 * tableCount))
         let lease = try EnvironmentRegistry.shared.lease(
             path: location.path, options: options, temporary: location.isInMemory)
@@ -60,6 +65,11 @@ final class StoreCore {
         self.cacheKey = cacheKey
         self.bindings = bindings
         bindingsByType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
+        incomingLinks = bindings.map { target in
+            bindings.flatMap { origin in
+                origin.links.filter { $0.target == target.name }.map { (origin: origin, link: $0) }
+            }
+        }
         tableVersions = Array(repeating: 1, count: bindings.count)
         do {
             try activateSnapshot()

@@ -1,0 +1,115 @@
+/// The objects that link to an object through one property: the inverse of a to-one link or a List.
+/// Read-only and live; computed from the Store's backlink table, never stored in the row.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted var dogs: List<Dog>
+/// }
+/// final class Dog: Object {
+///     @Persisted var name: String
+///     @Persisted(originProperty: "dogs") var walkers: LinkingObjects<Person>
+/// }
+/// print(rex.walkers.map(\.name))   // every Person whose `dogs` holds rex
+/// ```
+/// The origin type must declare `originProperty` as a link (`Self?`) or a `List<Self>`; opening a
+/// Store throws `.schemaMismatch` otherwise. The objects come in the origin type's primary-key order.
+/// An unmanaged object has no linking objects.
+///
+/// - Warning: Confined to its Store's thread, like its object.
+public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
+    /// The property of `Origin` that links here.
+    public let originProperty: String
+    private var core: StoreCore?
+    private unowned(unsafe) var ownerBinding: TableBinding?
+    private var ownerKey: RowKey = .integer(0)
+    private var epoch: UInt64 = 0
+    private var cachedKeys: [RowKey] = []
+    private var cachedGeneration: UInt64 = 0
+
+    /// The objects of `Origin` whose `property` links to the object declaring this.
+    public init(fromType: Origin.Type = Origin.self, property: String) {
+        originProperty = property
+    }
+
+    /// Binds the property of a managed object to its row (called when the object becomes managed).
+    func bind(core: StoreCore, owner: TableBinding, key: RowKey) {
+        self.core = core
+        ownerBinding = owner
+        ownerKey = key
+        epoch = core.epoch
+        cachedGeneration = 0
+    }
+
+    /// The keys of the linking objects now.
+    private func keys() -> [RowKey] {
+        guard let core, let ownerBinding else { return [] }
+        core.assertConfined()
+        guard epoch == core.epoch else { preconditionFailure(TrapMessage.invalidated) }
+        if cachedGeneration == core.generation { return cachedKeys }
+        do {
+            let origin = try core.binding(for: Origin.self)
+            guard let link = origin.links.first(where: { $0.property == originProperty }) else {
+                preconditionFailure("Strata: \(origin.name).\(originProperty) is not a link to \(ownerBinding.name)")
+            }
+            cachedKeys = try core.backlinks(to: ownerKey, through: link, origin: origin)
+        } catch {
+            preconditionFailure("\(TrapMessage.corrupted): the links to \(ownerBinding.name)[\(ownerBinding.describe(ownerKey))]: \(error)")
+        }
+        cachedGeneration = core.generation
+        return cachedKeys
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { keys().count }
+    public var count: Int { keys().count }
+
+    public subscript(position: Int) -> Origin {
+        let keys = keys()
+        precondition(keys.indices.contains(position), "Strata: index \(position) out of range 0..<\(keys.count)")
+        guard let core, let object = try? core.linkedObject(Origin.self, key: keys[position]) else {
+            preconditionFailure(TrapMessage.invalidated)
+        }
+        return object
+    }
+}
+
+/// `LinkingObjects` seen without its origin type.
+protocol AnyLinkingObjects: AnyObject {
+    var originProperty: String { get }
+    func bind(core: StoreCore, owner: TableBinding, key: RowKey)
+}
+
+extension LinkingObjects: AnyLinkingObjects {}
+
+extension LinkingObjects: _Persistable {
+    public static var _strataSchemaType: _SchemaType {
+        _SchemaType(.link(ObjectSchema.typeName(Origin.self)), linkingOrigin: Origin.self)
+    }
+
+    /// Without an origin property: schema discovery reports it.
+    public static func _strataZero() -> LinkingObjects { LinkingObjects(property: "") }
+
+    public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
+        preconditionFailure("Strata: LinkingObjects has no column")
+    }
+
+    public static func _strataDecodeColumn(
+        _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
+    ) throws(StoreError) -> LinkingObjects {
+        preconditionFailure("Strata: LinkingObjects has no column")
+    }
+}
+
+extension Persisted {
+    /// An inverse relationship: the objects whose `originProperty` links to this one.
+    ///
+    /// ```swift
+    /// @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+    /// ```
+    public init<Origin>(originProperty: String) where Value == LinkingObjects<Origin> {
+        self.init(value: LinkingObjects(property: originProperty), attributes: [])
+    }
+}
+
+@available(*, unavailable, message: "LinkingObjects are confined to their Store's thread")
+extension LinkingObjects: Sendable {}

@@ -1,0 +1,91 @@
+/// Backlinks: which rows link to a row. Kept with every row change (like an index), they find the
+/// links to clear when a row is deleted and serve `LinkingObjects`.
+extension StoreCore {
+    /// The distinct target keys a row's link or list column holds (stored key bytes).
+    func linkTargets(of row: RowView, _ link: LinkBinding, binding: TableBinding, key: RowKey) throws(StoreError) -> Set<[UInt8]> {
+        do throws(RowDamage) {
+            guard let bytes = try row.column(link.column) else { return [] }
+            guard link.isList else { return [Array(bytes)] }
+            var targets = Set<[UInt8]>()
+            for element in try ListFormat.elements(bytes) {
+                if let element { targets.insert(Array(element)) }
+            }
+            return targets
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(link.property): \(error)")
+        }
+    }
+
+    /// The keys of the rows of `origin` whose `link` holds `target`, in key order.
+    func backlinks(to target: RowKey, through link: LinkBinding, origin: TableBinding) throws(StoreError) -> [RowKey] {
+        var keys: [RowKey] = []
+        var failure: StoreError?
+        do {
+            try target.withBytes { (targetBytes) throws(LMDBError) in
+                try withCursor(link.table) { (cursor) throws(LMDBError) in
+                    var entry = try cursor.seek(atLeast: targetBytes)
+                    while let current = entry, current.key.elementsEqual(targetBytes) {
+                        do throws(StoreError) {
+                            keys.append(try decodeRowKey(current.value, binding: origin))
+                        } catch {
+                            failure = error
+                            throw LMDBError.corrupted
+                        }
+                        entry = try cursor.next()
+                    }
+                }
+            }
+        } catch {
+            throw failure ?? StoreError(error)
+        }
+        return keys
+    }
+
+    /// Before a row is deleted: clears every to-one link to it and removes it from every List.
+    func unlinkIncoming(to key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) {
+        let incoming = incomingLinks[binding.ordinal]
+        guard !incoming.isEmpty else { return }
+        let targetBytes = key.withBytes { Array($0) }
+        for (origin, link) in incoming {
+            for originKey in try backlinks(to: key, through: link, origin: origin) {
+                let buffer = ScratchBuffer()
+                guard let old = try copyOfRow(origin, key: originKey, session: session, into: buffer) else {
+                    throw .corrupted("\(origin.name).\(link.property): a backlink names a missing row \(origin.describe(originKey))")
+                }
+                var encoder = _RowEncoder()
+                encoder.beginRow(columns: origin.columnCount)
+                do throws(RowDamage) {
+                    for column in 0..<origin.columnCount {
+                        guard column == link.column else {
+                            encoder.appendColumn(copying: try old.column(column))
+                            continue
+                        }
+                        guard link.isList, let bytes = try old.column(column) else {
+                            encoder.appendNullColumn()
+                            continue
+                        }
+                        let kept = try ListFormat.elements(bytes).filter { $0.map { !$0.elementsEqual(targetBytes) } ?? true }
+                        encoder.beginColumn()
+                        encoder.writeListHeader(count: kept.count)
+                        for element in kept {
+                            if let element {
+                                let start = encoder.beginElement()
+                                encoder.write(element)
+                                encoder.endElement(start)
+                            } else {
+                                encoder.writeNullElement()
+                            }
+                        }
+                        encoder.endColumn()
+                    }
+                } catch {
+                    throw .corrupted("\(origin.name)[\(origin.describe(originKey))]: \(error)")
+                }
+                try encoder.withRow { (bytes) throws(StoreError) in
+                    let row = RowView(encoded: bytes, columns: origin.columnCount)
+                    try replaceRow(row, old: old, key: originKey, binding: origin, session: session)
+                }
+            }
+        }
+    }
+}
