@@ -5,15 +5,27 @@ enum SchemaBinder {
     static let formatVersion: UInt32 = 1
 
     /// What the file needs so that the code's schema fits it.
-    private struct Plan {
+    struct Plan {
         var newTypes: [ObjectSchema] = []
+        /// Types whose columns changed (added, removed, retyped): every row is converted.
+        var convertedTypes: [(code: ObjectSchema, stored: StoredSchema.StoredType)] = []
+        /// Types whose indexes alone changed: the indexes are rebuilt, no migration is needed.
+        var reindexedTypes: [(code: ObjectSchema, stored: StoredSchema.StoredType)] = []
+        /// Stored types the code no longer declares (dropped by a migration).
+        var removedTypeNames: Set<String> = []
         var versionChange = false
         var isNewFile = false
-        var needsWrite: Bool { isNewFile || versionChange || !newTypes.isEmpty }
+        /// The file's version is lower than the configuration's: the migration block runs, and types
+        /// gone from the code are dropped.
+        var runsMigration = false
+        var needsWrite: Bool {
+            isNewFile || versionChange || !newTypes.isEmpty || !convertedTypes.isEmpty || !reindexedTypes.isEmpty
+        }
 
-        /// - Throws: `.migrationRequired` when a stored type differs from the code's; `.schemaMismatch`
-        ///   when the file's schema version is newer than the configuration's.
-        init(code: [ObjectSchema], stored: StoredSchema?, schemaVersion: UInt64) throws(StoreError) {
+        /// - Throws: `.migrationRequired` when a stored type's columns differ from the code's and the
+        ///   schema version did not grow; `.schemaMismatch` when the file's schema version is newer than
+        ///   the configuration's, or a primary key changed.
+        init(code: [ObjectSchema], stored: StoredSchema?, schemaVersion: UInt64, readOnly: Bool) throws(StoreError) {
             guard let stored else {
                 isNewFile = true
                 newTypes = code
@@ -24,41 +36,97 @@ enum SchemaBinder {
                     "the file's schema version \(stored.schemaVersion) is newer than the configuration's \(schemaVersion)"
                 )
             }
+            runsMigration = schemaVersion > stored.schemaVersion
             var differences: [String] = []
             for schema in code {
                 guard let storedType = stored.type(named: schema.name) else {
                     newTypes.append(schema)
                     continue
                 }
-                differences += storedType.differences(from: schema)
+                let change = storedType.change(to: schema)
+                if let keyChange = change.primaryKey {
+                    throw runsMigration
+                        ? .schemaMismatch("\(keyChange): a migration cannot change a type's primary key")
+                        : .migrationRequired(
+                            "the file's schema (version \(stored.schemaVersion)) differs from the code's: \(keyChange)")
+                }
+                if !change.columns.isEmpty {
+                    differences += change.columns
+                    convertedTypes.append((schema, storedType))
+                } else if change.indexes, !readOnly {
+                    reindexedTypes.append((schema, storedType))
+                }
             }
-            if !differences.isEmpty {
+            if !differences.isEmpty, !runsMigration {
                 throw .migrationRequired(
                     "the file's schema (version \(stored.schemaVersion)) differs from the code's: "
-                        + differences.joined(separator: "; "))
+                        + differences.joined(separator: "; ") + "; raise Configuration.schemaVersion")
+            }
+            if runsMigration {
+                removedTypeNames = Set(stored.types.map(\.name)).subtracting(code.map(\.name))
             }
             versionChange = schemaVersion != stored.schemaVersion
         }
+
+        /// The schema the file has once the plan is carried out.
+        func finalSchema(from stored: StoredSchema?, schemaVersion: UInt64) -> StoredSchema {
+            var schema = stored ?? StoredSchema(schemaVersion: schemaVersion, types: [])
+            schema.schemaVersion = schemaVersion
+            for (code, _) in convertedTypes {
+                schema.types.removeAll { $0.name == code.name }
+                schema.types.append(StoredSchema.StoredType(code))
+            }
+            for (code, stored) in reindexedTypes {
+                var type = stored
+                for index in type.properties.indices {
+                    let name = type.properties[index].name
+                    type.properties[index].isIndexed = code.properties.first { $0.name == name }?.isIndexed ?? false
+                }
+                schema.types.removeAll { $0.name == code.name }
+                schema.types.append(type)
+            }
+            for type in newTypes { schema.types.append(StoredSchema.StoredType(type)) }
+            schema.types.removeAll { removedTypeNames.contains($0.name) }
+            return schema
+        }
     }
 
-    /// Binds `schemas` to the file, creating tables when the file lacks them.
+    /// Binds `schemas` to the file, creating tables when the file lacks them and migrating it when
+    /// the configuration's schema version is higher.
     ///
     /// - Throws: `.migrationRequired`, `.schemaMismatch`, `.corrupted` (unreadable format or schema),
     ///   `.readOnly` (a read-only store would need a write), `.alreadyInWriteTransaction` (the calling
-    ///   thread holds the file's writer lock and a write is needed), `.storage`.
+    ///   thread holds the file's writer lock and a write is needed), what the migration block throws,
+    ///   `.storage`.
     static func bind(
-        _ schemas: [ObjectSchema], schemaVersion: UInt64, environment: Environment
+        _ schemas: [ObjectSchema], configuration: Store.Configuration, environment: Environment
     ) throws(StoreError) -> [TableBinding] {
-        let stored = try readStoredSchema(environment)
-        var plan = try Plan(code: schemas, stored: stored, schemaVersion: schemaVersion)
-        var finalSchema = stored
-        if plan.needsWrite {
+        var finalSchema: StoredSchema?
+        for _ in 0..<3 {
+            let stored = try readStoredSchema(environment)
+            let plan = try Plan(
+                code: schemas, stored: stored, schemaVersion: configuration.schemaVersion,
+                readOnly: environment.options.readOnly)
+            guard plan.needsWrite else {
+                finalSchema = stored
+                break
+            }
+            if configuration.deleteStoreIfMigrationNeeded, plan.runsMigration || !plan.convertedTypes.isEmpty {
+                throw .migrationRequired("the file's schema version is \(stored?.schemaVersion ?? 0)")  // the file is deleted
+            }
             guard !environment.options.readOnly else { throw .readOnly }
             guard !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
-            finalSchema = try create(schemas, schemaVersion: schemaVersion, environment: environment, plan: &plan)
+            if let stored {
+                // Old rows are read through a second transaction: their tables' handles must be published first.
+                _ = try openTables(for: stored.types, environment: environment)
+            }
+            // nil: another process changed the schema meanwhile; plan again.
+            finalSchema = try apply(plan, planned: stored, schemas: schemas, configuration: configuration, environment: environment)
+            if finalSchema != nil { break }
         }
-        guard let finalSchema else { throw .corrupted("the file has no schema") }
-        let tables = try openTables(for: schemas, stored: finalSchema, environment: environment)
+        guard let finalSchema else { throw .corrupted("the file has no schema, or another process keeps changing it") }
+        let tables = try openTables(
+            for: schemas.compactMap { finalSchema.type(named: $0.name) }, environment: environment)
         var bindings: [TableBinding] = []
         for (ordinal, schema) in schemas.enumerated() {
             guard let storedType = finalSchema.type(named: schema.name),
@@ -157,9 +225,13 @@ enum SchemaBinder {
 
     // MARK: Creating
 
-    private static func create(
-        _ schemas: [ObjectSchema], schemaVersion: UInt64, environment: Environment, plan: inout Plan
-    ) throws(StoreError) -> StoredSchema {
+    /// Carries out `plan` in one write: new types' tables, converted rows, the migration block,
+    /// rebuilt indexes and backlinks, the new schema. Returns nil, changing nothing, when the file's
+    /// schema is no longer `planned` (another process wrote it meanwhile).
+    private static func apply(
+        _ plan: Plan, planned: StoredSchema?, schemas: [ObjectSchema], configuration: Store.Configuration,
+        environment: Environment
+    ) throws(StoreError) -> StoredSchema? {
         // Writer lock first, then the table registry lock (see `withTableRegistry`).
         var transaction: WriteTransaction?
         do {
@@ -167,44 +239,36 @@ enum SchemaBinder {
         } catch {
             throw StoreError(error)
         }
-        return try environment.withTableRegistry { (registry) throws(StoreError) -> StoredSchema in
+        return try environment.withTableRegistry { (registry) throws(StoreError) -> StoredSchema? in
             var opened: [String: Table] = [:]
+            let final = plan.finalSchema(from: planned, schemaVersion: configuration.schemaVersion)
+            let context: MigrationContext
             do {
                 guard let metaDBI = try transaction!.openTable(named: TableName.meta, flags: [], create: true) else {
                     throw StoreError.corrupted("cannot create the meta table")
                 }
                 let meta = Table(dbi: metaDBI, flags: [])
                 opened[TableName.meta] = meta
-                // Another process may have written the schema since it was read: plan again.
                 let current = try readSchema(meta: meta) { (key) throws(LMDBError) in try transaction!.get(meta, key: key) }
-                plan = try Plan(code: schemas, stored: current, schemaVersion: schemaVersion)
-                var schema = current ?? StoredSchema(schemaVersion: schemaVersion, types: [])
-                schema.schemaVersion = schemaVersion
-                for type in plan.newTypes {
-                    for (name, flags) in tableNames(of: StoredSchema.StoredType(type)) {
+                guard current == planned else { return nil }
+                for type in final.types {
+                    for (name, flags) in tableNames(of: type) where registry[name] == nil {
                         guard let dbi = try transaction!.openTable(named: name, flags: flags, create: true) else {
                             throw StoreError.storage(.notFound)
                         }
                         opened[name] = Table(dbi: dbi, flags: flags)
                     }
-                    schema.types.append(StoredSchema.StoredType(type))
                 }
                 if plan.isNewFile {
-                    let format = formatVersion.littleEndian
-                    _ = try withBytes(of: format) { (value) throws(LMDBError) in
+                    _ = try withBytes(of: formatVersion.littleEndian) { (value) throws(LMDBError) in
                         try Array(MetaKey.format.utf8).withBytes { (key) throws(LMDBError) in
                             try transaction!.put(meta, key: key, value: value)
                         }
                     }
                 }
-                _ = try schema.encoded().withBytes { (value) throws(LMDBError) in
-                    try Array(MetaKey.schema.utf8).withBytes { (key) throws(LMDBError) in
-                        try transaction!.put(meta, key: key, value: value)
-                    }
-                }
-                try transaction.take()!.commit()
-                registry.merge(opened) { published, _ in published }
-                return schema
+                context = MigrationContext(
+                    write: transaction.take()!, tables: registry.merging(opened) { published, _ in published },
+                    old: planned, new: final, code: schemas)
             } catch let error as LMDBError {
                 throw StoreError(error)
             } catch let error as StoreError {
@@ -212,7 +276,65 @@ enum SchemaBinder {
             } catch {
                 throw .corrupted("\(error)")
             }
+            try migrate(plan, context: context, configuration: configuration, environment: environment)
+            do {
+                let meta = try context.table(TableName.meta)
+                _ = try final.encoded().withBytes { (value) throws(LMDBError) in
+                    try Array(MetaKey.schema.utf8).withBytes { (key) throws(LMDBError) in
+                        try context.write!.put(meta, key: key, value: value)
+                    }
+                }
+                context.read = nil
+                try context.write.take()!.commit()
+            } catch let error as LMDBError {
+                throw StoreError(error)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw .corrupted("\(error)")
+            }
+            registry.merge(opened) { published, _ in published }
+            return final
         }
+    }
+
+    /// The row work of a plan, inside its write (`context`).
+    private static func migrate(
+        _ plan: Plan, context: MigrationContext, configuration: Store.Configuration, environment: Environment
+    ) throws(StoreError) {
+        guard !plan.isNewFile else { return }
+        let needsOldRows = !plan.convertedTypes.isEmpty || plan.runsMigration
+        if needsOldRows {
+            do {
+                context.read = try ReadTransaction(environment)  // the file as it was: this write's base
+            } catch {
+                throw StoreError(error)
+            }
+        }
+        for (code, stored) in plan.convertedTypes {
+            guard let new = context.new.type(named: code.name) else { continue }
+            try context.convertRows(from: stored, to: new)
+        }
+        if plan.runsMigration, let migration = configuration.migration {
+            do {
+                try migration(Migration(context: context), context.old?.schemaVersion ?? 0)
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw .migrationRequired("the migration block threw: \(error)")
+            }
+        }
+        for name in plan.removedTypeNames {
+            guard let old = context.old?.type(named: name) else { continue }
+            for (table, _) in tableNames(of: old) {
+                if let handle = context.tables[table] { try context.empty(handle) }
+            }
+        }
+        let rebuilt: [StoredSchema.StoredType] =
+            plan.runsMigration
+            ? context.new.types
+            : (plan.convertedTypes.map(\.code.name) + plan.reindexedTypes.map(\.code.name)).compactMap(context.new.type(named:))
+        try context.rebuildDerivedTables(of: rebuilt, previous: context.old, repairingLinks: plan.runsMigration)
     }
 
     /// The tables a type needs: its rows, and one table with duplicates per index.
@@ -226,15 +348,13 @@ enum SchemaBinder {
         return [(TableName.objects(type.name), TableFlags())] + indexes + backlinks
     }
 
-    /// Handles of every table of `schemas`, opening the ones no committed transaction opened yet.
+    /// Handles of every table of `types`, opening the ones no committed transaction opened yet.
     ///
     /// - Throws: `.corrupted` when the stored schema names a table the file lacks.
     private static func openTables(
-        for schemas: [ObjectSchema], stored: StoredSchema, environment: Environment
+        for types: [StoredSchema.StoredType], environment: Environment
     ) throws(StoreError) -> [String: Table] {
-        let wanted = schemas.flatMap { schema in
-            stored.type(named: schema.name).map(tableNames(of:)) ?? []
-        }
+        let wanted = types.flatMap(tableNames(of:))
         return try environment.withTableRegistry { (registry) throws(StoreError) -> [String: Table] in
             let missing = wanted.filter { registry[$0.0] == nil }
             if !missing.isEmpty {

@@ -72,32 +72,40 @@ enum MetaKey {
 }
 
 extension StoredSchema.StoredType {
-    /// What differs between this stored type and the code's, in words; empty when compatible.
-    /// Column order may differ: columns are matched by name.
-    func differences(from code: ObjectSchema) -> [String] {
-        var differences: [String] = []
+    /// What differs between this stored type and the code's, in words. Column order may differ:
+    /// columns are matched by name.
+    struct Change {
+        /// Added, removed and retyped properties: rows must be converted.
+        var columns: [String] = []
+        /// A different primary key (which migrations do not support).
+        var primaryKey: String?
+        /// Whether an index was added or dropped.
+        var indexes = false
+    }
+
+    func change(to code: ObjectSchema) -> Change {
+        var change = Change()
         let stored = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for property in code.properties {
             guard let old = stored[property.name] else {
-                differences.append("\(name).\(property.name) was added")
+                change.columns.append("\(name).\(property.name) was added")
+                if property.isPrimaryKey { change.primaryKey = "\(name).\(property.name) became the primary key" }
                 continue
             }
             if old.type != property.type {
-                differences.append("\(name).\(property.name) changed type from \(old.type) to \(property.type)")
+                change.columns.append("\(name).\(property.name) changed type from \(old.type) to \(property.type)")
+                if property.isPrimaryKey { change.primaryKey = "the primary key \(name).\(property.name) changed type" }
             }
             if old.isPrimaryKey != property.isPrimaryKey {
-                differences.append(
-                    "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key")
+                change.primaryKey = "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key"
             }
-            if old.isIndexed != property.isIndexed {
-                differences.append(
-                    "\(name).\(property.name) \(property.isIndexed ? "became indexed" : "is no longer indexed")")
-            }
+            if old.isIndexed != property.isIndexed { change.indexes = true }
         }
         let codeNames = Set(code.properties.map(\.name))
         for property in properties where !codeNames.contains(property.name) {
-            differences.append("\(name).\(property.name) was removed")
+            change.columns.append("\(name).\(property.name) was removed")
+            if property.isPrimaryKey { change.primaryKey = "the primary key \(name).\(property.name) was removed" }
         }
-        return differences
+        return change
     }
 }

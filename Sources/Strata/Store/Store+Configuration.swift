@@ -49,6 +49,18 @@ extension Store {
         public var durability: Durability = .full
         /// Opens the file read-only: writes throw `.readOnly`.
         public var readOnly = false
+        /// Runs when the file's schema version is lower than `schemaVersion`, inside the write that
+        /// brings the file to the code's schema (see `Migration`). Receives the file's old version.
+        /// Added and removed properties and types, and changed indexes, need no block, only a higher
+        /// `schemaVersion` (index changes need not even that).
+        public var migration: (@Sendable (Migration, _ oldVersion: UInt64) throws -> Void)?
+        /// Deletes the file and starts empty instead of throwing `.migrationRequired`.
+        ///
+        /// - Warning: Every object in the file is lost; for caches only.
+        public var deleteStoreIfMigrationNeeded = false
+        /// Asked when the file is first opened in the process, with its size and the bytes its data
+        /// uses: return true to compact it (a copy without free pages replaces it) before use.
+        public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
 
         /// A store in the file at `fileURL`, created when it does not exist (its directory must).
         public init(fileURL: URL, objectTypes: [Object.Type] = []) {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The state behind a `Store`: one per file per thread (or queue), shared by every `Store` value
 /// opened there. Holds the snapshot (an LMDB read transaction) the thread sees, and the write session
 /// while a write transaction is open.
@@ -54,10 +62,7 @@ final class StoreCore {
                 $0 + 1 + $1.properties.filter { $0.isIndexed || $0.type.linkedTypeName != nil }.count
             }
         options.maxTables = UInt32(max(256, 2 * tableCount))
-        let lease = try EnvironmentRegistry.shared.lease(
-            path: location.path, options: options, temporary: location.isInMemory)
-        let bindings = try SchemaBinder.bind(
-            schemas, schemaVersion: configuration.schemaVersion, environment: lease.environment)
+        let (lease, bindings) = try Self.open(schemas, configuration: configuration, location: location, options: options)
         self.configuration = configuration
         self.lease = lease
         environment = lease.environment
@@ -75,6 +80,30 @@ final class StoreCore {
             try activateSnapshot()
         } catch {
             throw StoreError(error)
+        }
+    }
+
+    /// Leases the file's environment and binds the schema to it; with `deleteStoreIfMigrationNeeded`,
+    /// deletes a file that needs a migration (when no other Store of the process has it open) and
+    /// starts afresh.
+    private static func open(
+        _ schemas: [ObjectSchema], configuration: Store.Configuration, location: (path: String, isInMemory: Bool),
+        options: EnvironmentOptions
+    ) throws(StoreError) -> (EnvironmentLease, [TableBinding]) {
+        do {
+            let lease = try EnvironmentRegistry.shared.lease(
+                path: location.path, options: options, temporary: location.isInMemory)
+            return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
+        } catch .migrationRequired(let reason) {
+            guard configuration.deleteStoreIfMigrationNeeded, !location.isInMemory,
+                let canonical = try? EnvironmentRegistry.canonicalPath(location.path),
+                !EnvironmentRegistry.shared.isOpen(canonical)
+            else { throw .migrationRequired(reason) }
+            for file in [location.path, location.path + "-lock"] where unlink(file) != 0 && errno != ENOENT {
+                throw .fileAccess(path: file, code: errno)
+            }
+            let lease = try EnvironmentRegistry.shared.lease(path: location.path, options: options)
+            return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
         }
     }
 

@@ -1,0 +1,157 @@
+import Foundation
+
+/// Values of properties known only by their stored type (migrations read old rows that no Swift
+/// class describes any more): decoded to and encoded from `Any`.
+enum DynamicValue {
+    /// The Swift type a scalar property type is read as.
+    static func swiftType(_ type: PropertyType) -> (any _PersistableValue.Type)? {
+        switch type {
+        case .bool: Bool.self
+        case .int8: Int8.self
+        case .int16: Int16.self
+        case .int32: Int32.self
+        case .int64: Int.self
+        case .uint8: UInt8.self
+        case .uint16: UInt16.self
+        case .uint32: UInt32.self
+        case .uint64: UInt64.self
+        case .float: Float.self
+        case .double: Double.self
+        case .string: String.self
+        case .data: Data.self
+        case .date: Date.self
+        case .uuid: UUID.self
+        case .decimal: Decimal.self
+        case .optional, .link, .list: nil
+        }
+    }
+
+    /// Decodes a column; links go through `link` (target type name, key bytes).
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer?, type: PropertyType, link: (String, [UInt8]) throws(StoreError) -> Any?
+    ) throws(StoreError) -> Any? {
+        switch type {
+        case .optional(let wrapped):
+            guard let bytes else { return nil }
+            return try decode(bytes, type: wrapped, link: link)
+        case .link(let target):
+            guard let bytes else { return nil }
+            return try link(target, Array(bytes))
+        case .list(let element):
+            guard let bytes else { throw .corrupted("a List column is null") }
+            let parts: [UnsafeRawBufferPointer?]
+            do {
+                parts = try ListFormat.elements(bytes)
+            } catch {
+                throw .corrupted("\(error)")
+            }
+            var values: [Any] = []
+            for part in parts {
+                let value = try decode(part, type: element, link: link)
+                if case .link = element, value == nil { continue }  // a link to a deleted object
+                values.append(value as Any)
+            }
+            return values
+        default:
+            guard let bytes, let swiftType = swiftType(type) else { throw .corrupted("null in a non-optional \(type) column") }
+            guard let value = try swiftType._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0)) else {
+                throw .corrupted("undecodable \(type) value")
+            }
+            return value
+        }
+    }
+
+    /// Encodes `value` as a column of `type`. Integers convert between widths when they fit, numbers
+    /// between Float and Double; links take a `MigrationObject` of the new schema (or nil).
+    static func encodeColumn(
+        _ value: Any?, type: PropertyType, into row: inout _RowEncoder, link: (String, Any) throws(StoreError) -> [UInt8]
+    ) throws(StoreError) {
+        switch type {
+        case .optional(let wrapped):
+            guard let value = unwrap(value) else { return row.appendNullColumn() }
+            try encodeColumn(value, type: wrapped, into: &row, link: link)
+        case .link(let target):
+            guard let value = unwrap(value) else { return row.appendNullColumn() }
+            row.beginColumn()
+            let key = try link(target, value)
+            key.withUnsafeBytes { row.write($0) }
+            row.endColumn()
+        case .list(let element):
+            guard let array = unwrap(value) as? [Any] else { throw .invalidArgument("a List<\(element)> needs an array, not \(value ?? "nil")") }
+            row.beginColumn()
+            row.writeListHeader(count: array.count)
+            for item in array {
+                let start = row.beginElement()
+                switch element {
+                case .optional(let wrapped):
+                    guard let item = unwrap(item) else {
+                        row.endElement(start)
+                        throw .invalidArgument("null List elements cannot be written in a migration")
+                    }
+                    try encodeValue(item, type: wrapped, into: &row)
+                case .link(let target):
+                    let key = try link(target, item as Any)
+                    key.withUnsafeBytes { row.write($0) }
+                default:
+                    try encodeValue(item, type: element, into: &row)
+                }
+                row.endElement(start)
+            }
+            row.endColumn()
+        default:
+            row.beginColumn()
+            try encodeValue(value, type: type, into: &row)
+            row.endColumn()
+        }
+    }
+
+    private static func encodeValue(_ value: Any?, type: PropertyType, into row: inout _RowEncoder) throws(StoreError) {
+        guard let value = unwrap(value), let converted = convert(value, to: type) else {
+            throw .invalidArgument("\(value.map { "\($0) (\(Swift.type(of: $0)))" } ?? "nil") is not a \(type)")
+        }
+        try converted._strataEncodeValue(into: &row)
+    }
+
+    private static func unwrap(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        if let optional = value as? OptionalValue { return optional.wrappedAny }
+        return value
+    }
+
+    /// `value` as the Swift type of `type`, converting numbers that fit.
+    private static func convert(_ value: Any, to type: PropertyType) -> (any _PersistableValue)? {
+        if let target = swiftType(type), Swift.type(of: value) == target { return value as? any _PersistableValue }
+        if let raw = (value as? any RawRepresentable)?.rawValue, !(raw is any RawRepresentable) { return convert(raw, to: type) }
+        let integer = value as? any BinaryInteger
+        let floating = (value as? Double) ?? (value as? Float).map(Double.init)
+        switch type {
+        case .int8: return integer.flatMap { Int8(exactly: $0) }
+        case .int16: return integer.flatMap { Int16(exactly: $0) }
+        case .int32: return integer.flatMap { Int32(exactly: $0) }
+        case .int64: return integer.flatMap { Int(exactly: $0) }
+        case .uint8: return integer.flatMap { UInt8(exactly: $0) }
+        case .uint16: return integer.flatMap { UInt16(exactly: $0) }
+        case .uint32: return integer.flatMap { UInt32(exactly: $0) }
+        case .uint64: return integer.flatMap { UInt64(exactly: $0) }
+        case .double: return floating ?? integer.map { Double($0) }
+        case .float: return floating.map { Float($0) } ?? integer.map { Float($0) }
+        case .decimal: return integer.map { Decimal(Int64(truncatingIfNeeded: $0)) } ?? floating.map { Decimal($0) }
+        case .string: return (value as? Substring).map(String.init)
+        default: return nil
+        }
+    }
+}
+
+/// Lets `Any` holding an Optional be unwrapped.
+private protocol OptionalValue {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalValue {
+    var wrappedAny: Any? {
+        switch self {
+        case .some(let value): (value as? OptionalValue)?.wrappedAny ?? value
+        case .none: nil
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// The transactions and tables of a schema change: the write that makes it, and (when rows are
+/// converted or a migration block runs) a read of the file as it was, for old values.
+final class MigrationContext {
+    var write: WriteTransaction?
+    var read: ReadTransaction?
+    var tables: [String: Table]
+    let old: StoredSchema?
+    let new: StoredSchema
+    let code: [String: ObjectSchema]
+
+    init(write: consuming WriteTransaction, tables: [String: Table], old: StoredSchema?, new: StoredSchema, code: [ObjectSchema]) {
+        self.write = .some(write)
+        self.tables = tables
+        self.old = old
+        self.new = new
+        self.code = Dictionary(uniqueKeysWithValues: code.map { ($0.name, $0) })
+    }
+
+    func table(_ name: String) throws(StoreError) -> Table {
+        guard let table = tables[name] else { throw .corrupted("the file lacks the table \(name)") }
+        return table
+    }
+
+    // MARK: Write transaction
+
+    func get(_ table: Table, key: [UInt8]) throws(StoreError) -> [UInt8]? {
+        do {
+            return try key.withBytes { (key) throws(LMDBError) in try write!.get(table, key: key).map { Array($0) } }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    @discardableResult
+    func put(_ table: Table, key: [UInt8], value: UnsafeRawBufferPointer, options: PutOptions = []) throws(StoreError) -> Bool {
+        do {
+            return try key.withBytes { (key) throws(LMDBError) in try write!.put(table, key: key, value: value, options: options) }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    func delete(_ table: Table, key: [UInt8]) throws(StoreError) {
+        do {
+            _ = try key.withBytes { (key) throws(LMDBError) in try write!.delete(table, key: key) }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Empties a table (tables are never deleted: LMDB closes a deleted table's handle at once, even
+    /// if the write is then abandoned).
+    func empty(_ table: Table) throws(StoreError) {
+        do {
+            try write!.drop(table)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Up to `limit` pairs of a table after `after` (from the start when nil), copied.
+    func pairs(_ table: Table, after: [UInt8]?, limit: Int) throws(StoreError) -> [(key: [UInt8], value: [UInt8])] {
+        do {
+            return try write!.withCursor(table) { (cursor) throws(LMDBError) in
+                var pairs: [(key: [UInt8], value: [UInt8])] = []
+                var entry: Cursor.Entry?
+                if let after {
+                    entry = try after.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                    if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
+                } else {
+                    entry = try cursor.first()
+                }
+                while let current = entry, pairs.count < limit {
+                    pairs.append((Array(current.key), Array(current.value)))
+                    entry = try cursor.next()
+                }
+                return pairs
+            }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    /// Every key of a table in the write.
+    func keys(_ table: Table) throws(StoreError) -> [[UInt8]] {
+        var keys: [[UInt8]] = []
+        var last: [UInt8]?
+        while true {
+            let batch = try pairs(table, after: last, limit: 4096)
+            keys += batch.map(\.key)
+            guard let final = batch.last else { return keys }
+            last = final.key
+        }
+    }
+
+    // MARK: The file as it was
+
+    /// Visits every pair of an old table, as the file was before the change.
+    func forEachOld(
+        _ table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        var failure: StoreError?
+        do {
+            try read!.withCursor(table) { (cursor) throws(LMDBError) in
+                var entry = try cursor.first()
+                while let current = entry {
+                    do throws(StoreError) {
+                        try visit(current.key, current.value)
+                    } catch {
+                        failure = error
+                        throw LMDBError.corrupted
+                    }
+                    entry = try cursor.next()
+                }
+            }
+        } catch {
+            throw failure ?? StoreError(error)
+        }
+    }
+
+    func getOld(_ table: Table, key: [UInt8]) throws(StoreError) -> [UInt8]? {
+        do {
+            return try key.withBytes { (key) throws(LMDBError) in try read!.get(table, key: key).map { Array($0) } }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+}
+
+extension StoredSchema.StoredType {
+    func column(named name: String) -> Int? {
+        properties.firstIndex { $0.name == name }
+    }
+}
+
+/// A row's bytes checked against a type's column count.
+func checkedRow(_ bytes: UnsafeRawBufferPointer, _ type: StoredSchema.StoredType) throws(StoreError) -> RowView {
+    do {
+        return try RowView(validating: bytes, expectedColumns: type.properties.count)
+    } catch {
+        throw .corrupted("a row of \(type.name): \(error)")
+    }
+}
+
+func column(_ row: RowView, _ index: Int, of type: StoredSchema.StoredType) throws(StoreError) -> UnsafeRawBufferPointer? {
+    do {
+        return try row.column(index)
+    } catch {
+        throw .corrupted("\(type.name).\(type.properties[index].name): \(error)")
+    }
+}

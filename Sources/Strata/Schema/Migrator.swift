@@ -1,0 +1,205 @@
+/// The row-level work of a schema change: converting rows to a type's new columns, and rebuilding
+/// the tables derived from rows (indexes, backlinks).
+extension MigrationContext {
+    /// The bytes of each column of `type` for a new object: the model's declared initial values
+    /// (links nil, lists of links empty).
+    func defaultColumns(of type: StoredSchema.StoredType) throws(StoreError) -> [[UInt8]?] {
+        guard let schema = code[type.name] else { throw .corrupted("\(type.name) is not in the code's schema") }
+        let sample = schema.type.init()
+        var columns: [[UInt8]?] = []
+        for property in type.properties {
+            guard let index = schema.properties.firstIndex(where: { $0.name == property.name }) else {
+                throw .corrupted("\(type.name).\(property.name) is not in the code's schema")
+            }
+            var encoder = _RowEncoder()
+            encoder.beginRow(columns: 1)
+            switch property.type {
+            case .link: encoder.appendNullColumn()
+            case .list(.link):
+                encoder.beginColumn()
+                encoder.writeListHeader(count: 0)
+                encoder.endColumn()
+            default: try schema.accessors[index].encodeUnmanagedValue(of: sample, into: &encoder)
+            }
+            columns.append(encoder.withRow { try? RowView(encoded: $0, columns: 1).column(0).map { Array($0) } } ?? nil)
+        }
+        withExtendedLifetime(sample) {}
+        return columns
+    }
+
+    /// Rewrites every row of a type whose columns changed: a column of the same name and type keeps
+    /// its bytes, any other gets the model's initial value. Keys do not change.
+    func convertRows(from old: StoredSchema.StoredType, to new: StoredSchema.StoredType) throws(StoreError) {
+        let defaults = try defaultColumns(of: new)
+        let sources = new.properties.map { property in
+            old.column(named: property.name).flatMap { old.properties[$0].type == property.type ? $0 : nil }
+        }
+        let table = try table(TableName.objects(new.name))
+        var encoder = _RowEncoder()
+        try forEachOld(table) { (key, value) throws(StoreError) in
+            let row = try checkedRow(value, old)
+            encoder.beginRow(columns: new.properties.count)
+            for (index, source) in sources.enumerated() {
+                if let source {
+                    encoder.appendColumn(copying: try column(row, source, of: old))
+                } else if let bytes = defaults[index] {
+                    bytes.withUnsafeBytes { encoder.appendColumn(copying: $0) }
+                } else {
+                    encoder.appendNullColumn()
+                }
+            }
+            try encoder.withRow { (bytes) throws(StoreError) in
+                _ = try put(table, key: Array(key), value: bytes)
+            }
+        }
+    }
+
+    /// Empties and refills the indexes and backlinks of `types` from their rows. With `repairingLinks`,
+    /// first clears links to objects that no longer exist (deleted by the migration).
+    func rebuildDerivedTables(of types: [StoredSchema.StoredType], previous: StoredSchema?, repairingLinks: Bool) throws(StoreError) {
+        for type in types {
+            // Empty the derived tables the type has now, and the ones it had before.
+            var derived = Set<String>()
+            for property in type.properties + (previous?.type(named: type.name)?.properties ?? []) {
+                if property.isIndexed { derived.insert(TableName.index(type.name, property.name)) }
+                if property.type.linkedTypeName != nil { derived.insert(TableName.backlinks(type.name, property.name)) }
+            }
+            for name in derived.sorted() {
+                if let table = tables[name] { try empty(table) }
+            }
+        }
+        if repairingLinks {
+            for type in types { try repairLinks(of: type) }
+        }
+        for type in types { try fillDerivedTables(of: type) }
+    }
+
+    /// Clears links to rows that are gone.
+    private func repairLinks(of type: StoredSchema.StoredType) throws(StoreError) {
+        let links = type.properties.enumerated().filter { $0.element.type.linkedTypeName != nil }
+        guard !links.isEmpty else { return }
+        let table = try table(TableName.objects(type.name))
+        var last: [UInt8]?
+        while true {
+            let batch = try pairs(table, after: last, limit: 1024)
+            guard let final = batch.last else { return }
+            last = final.key
+            for (key, value) in batch {
+                var changed = false
+                var encoder = _RowEncoder()
+                try value.withBytes { (bytes) throws(StoreError) in
+                    let row = try checkedRow(bytes, type)
+                    encoder.beginRow(columns: type.properties.count)
+                    for (index, property) in type.properties.enumerated() {
+                        let current = try column(row, index, of: type)
+                        guard let target = property.type.linkedTypeName, let current else {
+                            encoder.appendColumn(copying: current)
+                            continue
+                        }
+                        let targetTable = try self.table(TableName.objects(target))
+                        if case .list = property.type {
+                            let elements: [UnsafeRawBufferPointer?]
+                            do {
+                                elements = try ListFormat.elements(current)
+                            } catch {
+                                throw .corrupted("\(type.name).\(property.name): \(error)")
+                            }
+                            var kept: [[UInt8]] = []
+                            for element in elements {
+                                guard let element else { continue }
+                                if try get(targetTable, key: Array(element)) != nil { kept.append(Array(element)) }
+                            }
+                            changed = changed || kept.count != elements.count
+                            encoder.beginColumn()
+                            encoder.writeListHeader(count: kept.count)
+                            for element in kept {
+                                let start = encoder.beginElement()
+                                element.withUnsafeBytes { encoder.write($0) }
+                                encoder.endElement(start)
+                            }
+                            encoder.endColumn()
+                        } else if try get(targetTable, key: Array(current)) == nil {
+                            changed = true
+                            encoder.appendNullColumn()
+                        } else {
+                            encoder.appendColumn(copying: current)
+                        }
+                    }
+                }
+                if changed {
+                    try encoder.withRow { (bytes) throws(StoreError) in _ = try put(table, key: key, value: bytes) }
+                }
+            }
+        }
+    }
+
+    private func fillDerivedTables(of type: StoredSchema.StoredType) throws(StoreError) {
+        var indexes: [(Int, PropertyType, Table)] = []
+        var links: [(Int, PropertyType, Table)] = []
+        for (column, property) in type.properties.enumerated() {
+            if property.isIndexed { indexes.append((column, property.type, try table(TableName.index(type.name, property.name)))) }
+            if property.type.linkedTypeName != nil {
+                links.append((column, property.type, try table(TableName.backlinks(type.name, property.name))))
+            }
+        }
+        guard !indexes.isEmpty || !links.isEmpty else { return }
+        let rows = try table(TableName.objects(type.name))
+        var last: [UInt8]?
+        var indexKey: [UInt8] = []
+        while true {
+            let batch = try pairs(rows, after: last, limit: 4096)
+            guard let final = batch.last else { return }
+            last = final.key
+            for (key, value) in batch {
+                try value.withBytes { (bytes) throws(StoreError) in
+                    let row = try checkedRow(bytes, type)
+                    for (index, propertyType, indexTable) in indexes {
+                        do throws(RowDamage) {
+                            try KeyEncoding.indexKey(column: row.column(index), type: propertyType, into: &indexKey)
+                        } catch {
+                            throw .corrupted("\(type.name).\(type.properties[index].name): \(error)")
+                        }
+                        try key.withBytes { (rowKey) throws(StoreError) in _ = try put(indexTable, key: indexKey, value: rowKey) }
+                    }
+                    for (index, propertyType, backlinks) in links {
+                        guard let current = try column(row, index, of: type) else { continue }
+                        var targets: [[UInt8]] = [Array(current)]
+                        if case .list = propertyType {
+                            do {
+                                targets = try ListFormat.elements(current).compactMap { $0.map { Array($0) } }
+                            } catch {
+                                throw .corrupted("\(type.name).\(type.properties[index].name): \(error)")
+                            }
+                        }
+                        for target in Set(targets) {
+                            try key.withBytes { (rowKey) throws(StoreError) in _ = try put(backlinks, key: target, value: rowKey) }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The row key a new object of `type` gets: its primary key, or the next row id.
+    func newRowKey(_ row: RowView, type: StoredSchema.StoredType) throws(StoreError) -> [UInt8] {
+        if let pk = type.properties.firstIndex(where: \.isPrimaryKey) {
+            guard let bytes = try column(row, pk, of: type) else { throw .invalidArgument("\(type.name) needs a primary key") }
+            do {
+                return try KeyEncoding.rowKey(column: bytes, type: type.properties[pk].type).withBytes { Array($0) }
+            } catch {
+                throw .invalidArgument("\(type.name): \(error)")
+            }
+        }
+        let table = try table(TableName.objects(type.name))
+        let last: UInt64?
+        do {
+            last = try write!.withCursor(table) { (cursor) throws(LMDBError) -> UInt64? in
+                guard let entry = try cursor.last(), entry.key.count == 8 else { return nil }
+                return UInt64(bigEndian: entry.key.loadUnaligned(as: UInt64.self))
+            }
+        } catch {
+            throw StoreError(error)
+        }
+        return RowKey.integer((last ?? 0) + 1).withBytes { Array($0) }
+    }
+}
