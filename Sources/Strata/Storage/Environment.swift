@@ -148,6 +148,61 @@ final class Environment: @unchecked Sendable {
         }
     }
 
+    /// The file's size and the bytes its pages use (pages up to the last one used, less free ones).
+    func usage() throws(StoreError) -> (totalBytes: Int, usedBytes: Int) {
+        do {
+            let transaction = try ReadTransaction(self)
+            let free = try transaction.freePages()
+            let info = try LMDB.info(handle)
+            guard let size = fileSize(atPath: path) else { throw StoreError.fileAccess(path: path, code: errno) }
+            return (size, (Int(info.me_last_pgno) + 1 - free) * pageSize)
+        } catch let error as LMDBError {
+            throw StoreError(error)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupted("\(error)")
+        }
+    }
+
+    /// Writes a consistent copy of the last commit to a new file at `destination` (`compact`: without
+    /// free pages, so the copy is as small as the data). Nothing is left at `destination` on failure.
+    ///
+    /// - Throws: `.fileAccess` (the file exists, or cannot be created or written), `.storage`.
+    func copy(to destination: String, compact: Bool) throws(StoreError) {
+        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, options.fileMode)
+        guard fd >= 0 else { throw .fileAccess(path: destination, code: errno) }
+        do {
+            try LMDB.copy(handle, to: fd, compact: compact)
+        } catch {
+            closeFile(fd)
+            unlink(destination)
+            throw error.code > 0 ? .fileAccess(path: destination, code: error.code) : StoreError(error)
+        }
+        let synced = fsync(fd) == 0
+        let code = errno
+        closeFile(fd)
+        guard synced else {
+            unlink(destination)
+            throw .fileAccess(path: destination, code: code)
+        }
+    }
+
+    /// Whether another process has the file open: LMDB keeps a shared lock on the first byte of the
+    /// lock file while an environment is open (locks of this process never conflict with it).
+    var isOpenInAnotherProcess: Bool {
+        let fd = open(path + "-lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { closeFile(fd) }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        guard fcntl(fd, F_GETLK, &lock) == 0 else { return true }
+        return lock.l_type != Int16(F_UNLCK)
+    }
+
     /// Clears the reader slots of dead processes (`mdb_reader_check`); returns how many it cleared.
     /// Run at open, and when the reader table is full.
     func clearStaleReaders() throws(LMDBError) -> Int {
@@ -191,4 +246,9 @@ final class Environment: @unchecked Sendable {
 func fileSize(atPath path: String) -> Int? {
     var info = stat()
     return stat(path, &info) == 0 ? Int(info.st_size) : nil
+}
+
+/// `close(2)`, named apart from `Environment.close()`.
+private func closeFile(_ fd: Int32) {
+    _ = close(fd)
 }

@@ -73,6 +73,25 @@ enum LMDB {
         return info
     }
 
+    /// The number of free pages recorded in the free list (table 0), as `mdb_stat -f` counts them:
+    /// each record is an array of page numbers whose first element is its count.
+    static func freePages(_ txn: OpaquePointer) throws(LMDBError) -> Int {
+        let cursor = try openCursor(txn, 0)
+        defer { closeCursor(cursor) }
+        var total = 0
+        var entry = try cursorGet(cursor, key: nil, op: MDB_FIRST)
+        while let (_, value) = entry {
+            if value.count >= MemoryLayout<Int>.size { total += value.loadUnaligned(as: Int.self) }
+            entry = try cursorGet(cursor, key: nil, op: MDB_NEXT)
+        }
+        return total
+    }
+
+    /// Writes a consistent copy of the environment to `fd` (`compact`: without free pages).
+    static func copy(_ env: OpaquePointer, to fd: Int32, compact: Bool) throws(LMDBError) {
+        try check(mdb_env_copyfd2(env, fd, compact ? UInt32(MDB_CP_COMPACT) : 0))
+    }
+
     static func stat(_ env: OpaquePointer) throws(LMDBError) -> MDB_stat {
         var stat = MDB_stat()
         try check(mdb_env_stat(env, &stat))

@@ -60,6 +60,11 @@ struct ReadTransaction: ~Copyable {
         try Int(LMDB.stat(handle, table.dbi).ms_entries)
     }
 
+    /// Pages on the free list (reusable, not yet returned to the file system).
+    func freePages() throws(LMDBError) -> Int {
+        try LMDB.freePages(handle)
+    }
+
     func withCursor<R>(
         _ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R
     ) throws(LMDBError) -> R {

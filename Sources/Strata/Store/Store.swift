@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// A handle on a Strata file: reads through a consistent snapshot, writes in transactions.
 ///
@@ -182,6 +183,22 @@ public struct Store {
         } catch {
             preconditionFailure("Strata: \(type) with primary key \(key): \(error)")
         }
+    }
+
+    /// Writes a copy of the Store's last commit to a new file, usable as a Store file of its own.
+    /// With `compact`, the copy leaves out free pages, so it is as small as the data.
+    ///
+    /// ```swift
+    /// try store.writeCopy(to: backups.appendingPathComponent("app-backup.strata"), compact: true)
+    /// ```
+    /// - Throws: `.alreadyInWriteTransaction` inside a write (the copy would miss its changes),
+    ///   `.fileAccess` when the file exists or cannot be written, `.invalidArgument` for a non-file
+    ///   URL, `.wrongThread`, `.storage`.
+    public func writeCopy(to url: URL, compact: Bool = false) throws(StoreError) {
+        try core.checkConfined()
+        guard core.session == nil else { throw .alreadyInWriteTransaction }
+        guard url.isFileURL else { throw .invalidArgument("\(url) is not a file URL") }
+        try core.environment.copy(to: url.path, compact: compact)
     }
 
     /// Moves the Store to the newest commit. Returns whether anything changed. Does nothing inside a

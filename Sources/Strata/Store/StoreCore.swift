@@ -91,8 +91,7 @@ final class StoreCore {
         options: EnvironmentOptions
     ) throws(StoreError) -> (EnvironmentLease, [TableBinding]) {
         do {
-            let lease = try EnvironmentRegistry.shared.lease(
-                path: location.path, options: options, temporary: location.isInMemory)
+            let lease = try compactingOnLaunch(configuration: configuration, location: location, options: options)
             return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
         } catch .migrationRequired(let reason) {
             guard configuration.deleteStoreIfMigrationNeeded, !location.isInMemory,
@@ -105,6 +104,35 @@ final class StoreCore {
             let lease = try EnvironmentRegistry.shared.lease(path: location.path, options: options)
             return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
         }
+    }
+
+    /// A lease on the file's environment. On the process's first open of a file, asks
+    /// `shouldCompactOnLaunch` and, if it agrees and no other process has the file open, replaces the
+    /// file with a compacted copy first.
+    private static func compactingOnLaunch(
+        configuration: Store.Configuration, location: (path: String, isInMemory: Bool), options: EnvironmentOptions
+    ) throws(StoreError) -> EnvironmentLease {
+        let registry = EnvironmentRegistry.shared
+        let isFirstOpen = !registry.isOpen(location.path)
+        var lease: EnvironmentLease? = try registry.lease(path: location.path, options: options, temporary: location.isInMemory)
+        guard let shouldCompact = configuration.shouldCompactOnLaunch, isFirstOpen, !location.isInMemory, !options.readOnly,
+            let environment = lease?.environment, !environment.isOpenInAnotherProcess
+        else { return lease! }
+        let usage = try environment.usage()
+        guard shouldCompact(usage.totalBytes, usage.usedBytes) else { return lease! }
+        let compacted = location.path + ".compacting"
+        unlink(compacted)  // left by a crash during an earlier compaction
+        try environment.copy(to: compacted, compact: true)
+        lease = nil  // closes the environment: nothing else of this process holds it
+        guard !registry.isOpen(location.path), rename(compacted, location.path) == 0 else {
+            let code = errno
+            unlink(compacted)
+            if registry.isOpen(location.path) {
+                return try registry.lease(path: location.path, options: options)  // opened meanwhile: keep as is
+            }
+            throw .fileAccess(path: location.path, code: code)
+        }
+        return try registry.lease(path: location.path, options: options)
     }
 
     /// Transactions end before the lease does: the last lease closes the environment, and a

@@ -1,0 +1,82 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+@Suite struct FileLifecycleTests {
+    /// 300 blobs of 8 KiB, then all but 10 deleted: most of the file is free pages.
+    private func mostlyFreeFile() throws -> Fixture {
+        let fixture = Fixture([Blob.self])
+        let store = try fixture.open()
+        try store.write { try store.add(contentsOf: (0..<300).map { Blob(id: $0, bytes: 8192) }) }
+        try store.write { try store.delete(store.objects(Blob.self).where { $0.id >= 10 }) }
+        return fixture
+    }
+
+    @Test func writeCopyMakesAStoreOfItsOwnAndCompacts() throws {
+        let fixture = try mostlyFreeFile()
+        let store = try fixture.open()
+        let plain = fixture.directory.appendingPathComponent("plain.strata")
+        let compacted = fixture.directory.appendingPathComponent("compacted.strata")
+        try store.writeCopy(to: plain)
+        try store.writeCopy(to: compacted, compact: true)
+        let plainSize = try FileManager.default.attributesOfItem(atPath: plain.path)[.size] as! Int
+        let compactedSize = try FileManager.default.attributesOfItem(atPath: compacted.path)[.size] as! Int
+        #expect(compactedSize * 4 < plainSize, "compacted \(compactedSize), plain \(plainSize)")
+        for url in [plain, compacted] {
+            let copy = try Store(configuration: Store.Configuration(fileURL: url, objectTypes: [Blob.self]))
+            #expect(copy.objects(Blob.self).map(\.id) == Array(0..<10))
+            #expect(copy.objects(Blob.self).allSatisfy { $0.payload.count == 8192 })
+            try copy.verify()
+        }
+    }
+
+    @Test func writeCopyRefusesAnExistingFileAndAnOpenWrite() throws {
+        let fixture = try mostlyFreeFile()
+        let store = try fixture.open()
+        let target = fixture.directory.appendingPathComponent("copy.strata")
+        try Data("keep me".utf8).write(to: target)
+        #expect { try store.writeCopy(to: target) } throws: { isCase($0, .fileAccess(path: "", code: 0)) }
+        #expect(try Data(contentsOf: target) == Data("keep me".utf8))
+        try store.beginWrite()
+        #expect(throws: StoreError.alreadyInWriteTransaction) {
+            try store.writeCopy(to: fixture.directory.appendingPathComponent("other.strata"))
+        }
+        try store.cancelWrite()
+        #expect { try store.writeCopy(to: URL(string: "https://example.com/x")!) } throws: { isCase($0, .invalidArgument("")) }
+    }
+
+    @Test func shouldCompactOnLaunchCompactsOnlyWhenAskedAndFirstOpened() throws {
+        let fixture = try mostlyFreeFile()
+        let before = fixture.fileBytes().count
+        let asked = ResultBox<(Int, Int)>()
+        var declining = fixture.configuration
+        declining.shouldCompactOnLaunch = { total, used in
+            asked.value = (total, used)
+            return false
+        }
+        do { _ = try Store(configuration: declining) }
+        #expect(fixture.fileBytes().count == before)
+        #expect(asked.value.map { $0.0 == before && $0.1 < $0.0 / 4 } == true)
+        var compacting = fixture.configuration
+        compacting.shouldCompactOnLaunch = { _, _ in true }
+        let held = try fixture.open()  // already open in the process: not asked, not compacted
+        do { _ = try Store(configuration: compacting) }
+        #expect(fixture.fileBytes().count == before)
+        _ = held
+    }
+
+    @Test func compactingOnLaunchKeepsEveryObject() throws {
+        let fixture = try mostlyFreeFile()
+        let before = fixture.fileBytes().count
+        var compacting = fixture.configuration
+        compacting.shouldCompactOnLaunch = { total, used in used < total / 2 }
+        let store = try Store(configuration: compacting)
+        #expect(fixture.fileBytes().count * 4 < before)
+        #expect(store.objects(Blob.self).map(\.id) == Array(0..<10))
+        try store.verify()
+        try store.write { try store.add(Blob(id: 99, bytes: 10)) }
+        #expect(store.objects(Blob.self).count == 11)
+    }
+}
