@@ -4,20 +4,6 @@ import Testing
 
 @testable import Strata
 
-/// A small deterministic generator (SplitMix64), so a failing case can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A citizen's values as plain Swift, what the reference evaluation reads.
 struct CitizenValues {
     var id: Int, name: String, age: Int, nickname: String?, score: Double, rank: Int?, active: Bool
@@ -43,7 +29,7 @@ enum QueryData {
     static let tags = ["red", "green", "blue", "Red", ""]
     static let towns = ["Oslo", "Bergen", "Åre"]
 
-    static func citizens(_ count: Int, using rng: inout SeededGenerator) -> [CitizenValues] {
+    static func citizens(_ count: Int, using rng: inout SplitMix64) -> [CitizenValues] {
         (0..<count).map { index in
             CitizenValues(
                 id: Int.random(in: -5000...5000, using: &rng) * 10 + index % 10,
@@ -109,7 +95,7 @@ func compareStrings(_ a: String, _ b: String) -> Int { utf8Equal(a, b) ? 0 : utf
 
 extension RandomCondition {
     /// A random leaf over one of the citizen's properties (indexed and unindexed twins alike).
-    static func leaf(using rng: inout SeededGenerator, friendIDs: [Int]) -> RandomCondition {
+    static func leaf(using rng: inout SplitMix64) -> RandomCondition {
         let op = Op.allCases.randomElement(using: &rng)!
         let name = QueryData.names.randomElement(using: &rng)!
         let number = Int.random(in: -5...95, using: &rng)
@@ -241,17 +227,17 @@ extension RandomCondition {
     }
 
     /// A random tree of up to `depth` levels of `&&`, `||` and `!` over leaves.
-    static func random(depth: Int, using rng: inout SeededGenerator, friendIDs: [Int]) -> RandomCondition {
-        guard depth > 0, Int.random(in: 0..<3, using: &rng) > 0 else { return leaf(using: &rng, friendIDs: friendIDs) }
-        let lhs = random(depth: depth - 1, using: &rng, friendIDs: friendIDs)
+    static func random(depth: Int, using rng: inout SplitMix64) -> RandomCondition {
+        guard depth > 0, Int.random(in: 0..<3, using: &rng) > 0 else { return leaf(using: &rng) }
+        let lhs = random(depth: depth - 1, using: &rng)
         switch Int.random(in: 0..<3, using: &rng) {
         case 0:
-            let rhs = random(depth: depth - 1, using: &rng, friendIDs: friendIDs)
+            let rhs = random(depth: depth - 1, using: &rng)
             return RandomCondition(text: "(\(lhs.text) && \(rhs.text))", query: { lhs.query($0) && rhs.query($0) }) {
                 lhs.reference($0) && rhs.reference($0)
             }
         case 1:
-            let rhs = random(depth: depth - 1, using: &rng, friendIDs: friendIDs)
+            let rhs = random(depth: depth - 1, using: &rng)
             return RandomCondition(text: "(\(lhs.text) || \(rhs.text))", query: { lhs.query($0) || rhs.query($0) }) {
                 lhs.reference($0) || rhs.reference($0)
             }
@@ -264,7 +250,7 @@ extension RandomCondition {
 @Suite struct QueryPropertyTests {
     /// 1,500 random citizens; each random query gives the ids plain Swift computes over the same values.
     @Test func randomQueriesMatchPlainSwift() throws {
-        var rng = SeededGenerator(seed: 0x5757_2026)
+        var rng = SplitMix64(state: 0x5757_2026)
         var values = QueryData.citizens(1500, using: &rng)
         var seenIDs = Set<Int>()
         values = values.filter { seenIDs.insert($0.id).inserted }
@@ -305,7 +291,7 @@ extension RandomCondition {
         let ordered = values.sorted { $0.id < $1.id }
         var indexed = 0
         for round in 0..<400 {
-            let condition = RandomCondition.random(depth: 3, using: &rng, friendIDs: [])
+            let condition = RandomCondition.random(depth: 3, using: &rng)
             let results = citizens.where(condition.query)
             if results.queryPlan.index != nil { indexed += 1 }
             let expected = ordered.filter(condition.reference).map(\.id)
@@ -319,7 +305,7 @@ extension RandomCondition {
 
     /// The same condition on an indexed property and on its unindexed twin finds the same objects.
     @Test func indexAndScanPathsAgree() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(state: 42)
         let values = QueryData.citizens(1200, using: &rng)
         let fixture = Fixture([Citizen.self, Town.self])
         let store = try fixture.open()

@@ -157,33 +157,30 @@ extension StoreCore {
         return found
     }
 
-    private func scanRanges(
+    /// Visits the pairs of `table` inside each range, in order.
+    func scanRanges(
         _ ranges: [KeyRange], table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
     ) throws(StoreError) {
-        var failure: StoreError?
+        let failure: StoreError?
         do {
-            try withCursor(table) { (cursor) throws(LMDBError) in
+            failure = try withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
                 for range in ranges {
-                    var entry =
+                    let start =
                         if let lower = range.lower {
                             try lower.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
                         } else {
                             try cursor.first()
                         }
-                    while let current = entry, range.admits(current.key) {
-                        do throws(StoreError) {
-                            try visit(current.key, current.value)
-                        } catch {
-                            failure = error
-                            throw LMDBError.corrupted
-                        }
-                        entry = try cursor.next()
+                    if let failure = try cursor.walk(from: start, while: range.admits, { (entry) throws(StoreError) in try visit(entry.key, entry.value) }) {
+                        return failure
                     }
                 }
+                return nil
             }
         } catch {
-            throw failure ?? StoreError(error)
+            throw StoreError(error)
         }
+        if let failure { throw failure }
     }
 
     func decodeRowKey(_ bytes: UnsafeRawBufferPointer, binding: TableBinding) throws(StoreError) -> RowKey {

@@ -99,23 +99,15 @@ final class MigrationContext {
     func forEachOld(
         _ table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
     ) throws(StoreError) {
-        var failure: StoreError?
+        let failure: StoreError?
         do {
-            try read!.withCursor(table) { (cursor) throws(LMDBError) in
-                var entry = try cursor.first()
-                while let current = entry {
-                    do throws(StoreError) {
-                        try visit(current.key, current.value)
-                    } catch {
-                        failure = error
-                        throw LMDBError.corrupted
-                    }
-                    entry = try cursor.next()
-                }
+            failure = try read!.withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
+                try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in try visit(entry.key, entry.value) }
             }
         } catch {
-            throw failure ?? StoreError(error)
+            throw StoreError(error)
         }
+        if let failure { throw failure }
     }
 
     func getOld(_ table: Table, key: [UInt8]) throws(StoreError) -> [UInt8]? {

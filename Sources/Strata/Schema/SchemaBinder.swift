@@ -214,12 +214,8 @@ enum SchemaBinder {
             default:
                 throw StoreError.corrupted("the meta table has only one of its format version and schema")
             }
-        } catch let error as LMDBError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .corrupted("\(error)")
+            throw StoreError(wrapping: error)
         }
     }
 
@@ -269,12 +265,8 @@ enum SchemaBinder {
                 context = MigrationContext(
                     write: transaction.take()!, tables: registry.merging(opened) { published, _ in published },
                     old: planned, new: final, code: schemas)
-            } catch let error as LMDBError {
-                throw StoreError(error)
-            } catch let error as StoreError {
-                throw error
             } catch {
-                throw .corrupted("\(error)")
+                throw StoreError(wrapping: error)
             }
             try migrate(plan, context: context, configuration: configuration, environment: environment)
             do {
@@ -286,12 +278,8 @@ enum SchemaBinder {
                 }
                 context.read = nil
                 try context.write.take()!.commit()
-            } catch let error as LMDBError {
-                throw StoreError(error)
-            } catch let error as StoreError {
-                throw error
             } catch {
-                throw .corrupted("\(error)")
+                throw StoreError(wrapping: error)
             }
             registry.merge(opened) { published, _ in published }
             return final
@@ -369,12 +357,8 @@ enum SchemaBinder {
                     }
                     try transaction.commit()
                     registry.merge(opened) { published, _ in published }
-                } catch let error as LMDBError {
-                    throw StoreError(error)
-                } catch let error as StoreError {
-                    throw error
                 } catch {
-                    throw .corrupted("\(error)")
+                    throw StoreError(wrapping: error)
                 }
             }
             return registry

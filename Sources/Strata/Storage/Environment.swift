@@ -156,12 +156,8 @@ final class Environment: @unchecked Sendable {
             let info = try LMDB.info(handle)
             guard let size = fileSize(atPath: path) else { throw StoreError.fileAccess(path: path, code: errno) }
             return (size, (Int(info.me_last_pgno) + 1 - free) * pageSize)
-        } catch let error as LMDBError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .corrupted("\(error)")
+            throw StoreError(wrapping: error)
         }
     }
 

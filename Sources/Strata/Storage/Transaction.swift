@@ -224,6 +224,24 @@ struct Cursor: ~Copyable {
         try LMDB.cursorGet(handle, key: key, op: MDB_SET_RANGE)
     }
 
+    /// Visits the entries from `entry` on while `admits` accepts their key. A visit's failure stops
+    /// the walk and is returned (the cursor's own failures are thrown).
+    func walk(
+        from entry: Entry?, while admits: (UnsafeRawBufferPointer) -> Bool = { _ in true },
+        _ visit: (Entry) throws(StoreError) -> Void
+    ) throws(LMDBError) -> StoreError? {
+        var entry = entry
+        while let current = entry, admits(current.key) {
+            do throws(StoreError) {
+                try visit(current)
+            } catch {
+                return error
+            }
+            entry = try next()
+        }
+        return nil
+    }
+
     /// The pair `key`/`value` in a table with duplicates, if present.
     func find(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
         try LMDB.cursorGet(handle, key: key, value: value, op: MDB_GET_BOTH)

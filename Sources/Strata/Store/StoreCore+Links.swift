@@ -19,24 +19,9 @@ extension StoreCore {
     /// The keys of the rows of `origin` whose `link` holds `target`, in key order.
     func backlinks(to target: RowKey, through link: LinkBinding, origin: TableBinding) throws(StoreError) -> [RowKey] {
         var keys: [RowKey] = []
-        var failure: StoreError?
-        do {
-            try target.withBytes { (targetBytes) throws(LMDBError) in
-                try withCursor(link.table) { (cursor) throws(LMDBError) in
-                    var entry = try cursor.seek(atLeast: targetBytes)
-                    while let current = entry, current.key.elementsEqual(targetBytes) {
-                        do throws(StoreError) {
-                            keys.append(try decodeRowKey(current.value, binding: origin))
-                        } catch {
-                            failure = error
-                            throw LMDBError.corrupted
-                        }
-                        entry = try cursor.next()
-                    }
-                }
-            }
-        } catch {
-            throw failure ?? StoreError(error)
+        let bytes = target.withBytes { Array($0) }
+        try scanRanges([KeyRange(lower: bytes, upper: bytes)], table: link.table) { (_, originKey) throws(StoreError) in
+            keys.append(try decodeRowKey(originKey, binding: origin))
         }
         return keys
     }

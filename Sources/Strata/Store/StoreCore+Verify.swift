@@ -40,12 +40,8 @@ extension StoreCore {
                         "index \(binding.name).\(index.property) has \(entries) entries for \(rows) rows")
                 }
             }
-        } catch let error as LMDBError {
-            throw StoreError(error)
-        } catch let error as StoreError {
-            throw error
         } catch {
-            throw .corrupted("\(error)")
+            throw StoreError(wrapping: error)
         }
     }
 

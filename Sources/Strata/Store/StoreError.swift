@@ -46,4 +46,13 @@ public enum StoreError: Error, Equatable, Sendable {
         default: self = .storage(error)
         }
     }
+
+    /// An error from code that mixes LMDB calls and Store checks, as a StoreError.
+    init(wrapping error: any Error) {
+        switch error {
+        case let error as StoreError: self = error
+        case let error as LMDBError: self.init(error)
+        default: self = .corrupted("\(error)")
+        }
+    }
 }
