@@ -216,6 +216,21 @@ enum MigrationV2 {
         try store.verify()
     }
 
+    @Test func aReadOnlyStoreNeverChangesTheFile() throws {
+        let fixture = try v1File()
+        let before = fixture.fileBytes()
+        var migrating = v2Configuration(fixture)
+        migrating.readOnly = true
+        #expect(throws: StoreError.readOnly) { try Store(configuration: migrating) }
+        var indexed = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [ContactIndexed.self])
+        indexed.readOnly = true
+        let store = try Store(configuration: indexed)  // the new index is not built, nor used
+        let bobs = store.objects(ContactIndexed.self).where { $0.name == "Bob" }
+        #expect(bobs.queryPlan.index == nil && bobs.map(\.id) == [2])
+        #expect(throws: StoreError.readOnly) { try store.write { try store.add(ContactIndexed()) } }
+        #expect(fixture.fileBytes() == before)
+    }
+
     @Test func aChangedPrimaryKeyIsRefused() throws {
         let fixture = try v1File()
         var configuration = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [ContactRekeyed.self])

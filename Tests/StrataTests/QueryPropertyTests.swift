@@ -95,14 +95,25 @@ func compareStrings(_ a: String, _ b: String) -> Int { utf8Equal(a, b) ? 0 : utf
 
 extension RandomCondition {
     /// A random leaf over one of the citizen's properties (indexed and unindexed twins alike).
-    static func leaf(using rng: inout SplitMix64) -> RandomCondition {
+    static func leaf(using rng: inout SplitMix64, objects: [Int: Citizen]) -> RandomCondition {
         let op = Op.allCases.randomElement(using: &rng)!
         let name = QueryData.names.randomElement(using: &rng)!
         let number = Int.random(in: -5...95, using: &rng)
         let folds = Bool.random(using: &rng)
         let options: StringOptions = folds ? .caseInsensitive : []
         func fold(_ s: String) -> String { folds ? s.lowercased() : s }
-        switch Int.random(in: 0..<20, using: &rng) {
+        switch Int.random(in: 0..<22, using: &rng) {
+        case 20:
+            let id = objects.keys.randomElement(using: &rng)!
+            let friend = objects[id]!
+            return RandomCondition(text: "friends contains \(id)", query: { $0.friends.contains(friend) }) {
+                $0.friends.contains(id)
+            }
+        case 21:
+            let date = Date(timeIntervalSince1970: Double(Int.random(in: -1000...1000, using: &rng)) * 86400)
+            return RandomCondition(text: "joined \(op) \(date)", query: { op.query($0.joined, date) }) {
+                op.holds(order: compare($0.joined, date), equal: $0.joined == date)
+            }
         case 0:
             return RandomCondition(text: "name \(op) \(name.prefix(8))", query: { op.query($0.name, name) }) {
                 op.holds(order: compareStrings($0.name, name), equal: utf8Equal($0.name, name))
@@ -227,17 +238,17 @@ extension RandomCondition {
     }
 
     /// A random tree of up to `depth` levels of `&&`, `||` and `!` over leaves.
-    static func random(depth: Int, using rng: inout SplitMix64) -> RandomCondition {
-        guard depth > 0, Int.random(in: 0..<3, using: &rng) > 0 else { return leaf(using: &rng) }
-        let lhs = random(depth: depth - 1, using: &rng)
+    static func random(depth: Int, using rng: inout SplitMix64, objects: [Int: Citizen]) -> RandomCondition {
+        guard depth > 0, Int.random(in: 0..<3, using: &rng) > 0 else { return leaf(using: &rng, objects: objects) }
+        let lhs = random(depth: depth - 1, using: &rng, objects: objects)
         switch Int.random(in: 0..<3, using: &rng) {
         case 0:
-            let rhs = random(depth: depth - 1, using: &rng)
+            let rhs = random(depth: depth - 1, using: &rng, objects: objects)
             return RandomCondition(text: "(\(lhs.text) && \(rhs.text))", query: { lhs.query($0) && rhs.query($0) }) {
                 lhs.reference($0) && rhs.reference($0)
             }
         case 1:
-            let rhs = random(depth: depth - 1, using: &rng)
+            let rhs = random(depth: depth - 1, using: &rng, objects: objects)
             return RandomCondition(text: "(\(lhs.text) || \(rhs.text))", query: { lhs.query($0) || rhs.query($0) }) {
                 lhs.reference($0) || rhs.reference($0)
             }
@@ -288,10 +299,11 @@ extension RandomCondition {
         }
         let citizens = store.objects(Citizen.self)
         #expect(citizens.count == values.count)
+        let objects = Dictionary(uniqueKeysWithValues: citizens.map { ($0.id, $0) })
         let ordered = values.sorted { $0.id < $1.id }
         var indexed = 0
         for round in 0..<400 {
-            let condition = RandomCondition.random(depth: 3, using: &rng)
+            let condition = RandomCondition.random(depth: 3, using: &rng, objects: objects)
             let results = citizens.where(condition.query)
             if results.queryPlan.index != nil { indexed += 1 }
             let expected = ordered.filter(condition.reference).map(\.id)
