@@ -101,12 +101,15 @@ extension Query where Value: _Persistable {
 }
 
 extension Query where Value: _QueryEquatable {
+    /// Whether the property equals `rhs` (`== nil` on an optional: whether it is nil). Uses the
+    /// primary key or an index when the property has one.
     public static func == (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.valueTest("\(lhs.path) == \(rhs)", access: Operand(rhs).map(IndexAccess.equal)) {
             Value._queryEqual($0, rhs)
         }
     }
 
+    /// Whether the property differs from `rhs` (`!= nil`: whether it is set). Always scans.
     public static func != (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.valueTest("\(lhs.path) != \(rhs)") { !Value._queryEqual($0, rhs) }
     }
@@ -123,18 +126,23 @@ extension Query where Value: _QueryEquatable {
 }
 
 extension Query where Value: _QueryComparable {
+    /// Whether the property sorts before `rhs` (nil never does). Uses the primary key or an index
+    /// when the property has one, as do `<=`, `>` and `>=`.
     public static func < (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered("<", rhs, lower: false) { $0 < 0 }
     }
 
+    /// Whether the property sorts before `rhs` or equals it (nil never does).
     public static func <= (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered("<=", rhs, lower: false) { $0 <= 0 }
     }
 
+    /// Whether the property sorts after `rhs` (nil never does).
     public static func > (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered(">", rhs, lower: true) { $0 > 0 }
     }
 
+    /// Whether the property sorts after `rhs` or equals it (nil never does).
     public static func >= (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered(">=", rhs, lower: true) { $0 >= 0 }
     }
@@ -258,14 +266,17 @@ extension Query where Value == Bool {
         }
     }
 
+    /// Both conditions hold.
     public static func && (lhs: Query, rhs: Query) -> Query {
         Query(.predicate(.and(lhs.predicate, rhs.predicate)))
     }
 
+    /// At least one condition holds (a top-level `||` scans).
     public static func || (lhs: Query, rhs: Query) -> Query {
         Query(.predicate(.or(lhs.predicate, rhs.predicate)))
     }
 
+    /// The condition does not hold.
     public static prefix func ! (operand: Query) -> Query {
         Query(.predicate(.not(operand.predicate)))
     }

@@ -10,6 +10,7 @@ public struct SortKey<Root: Object> {
     /// For the objects being sorted, a comparison of two of them by position (-1, 0, 1).
     let comparator: ([Root]) -> (Int, Int) -> Int
 
+    /// Sorts by the value at `keyPath` (a stored property, maybe through a link: `\.owner?.name`).
     public init<V: _QueryComparable>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
         comparator = { objects in
             let values = objects.map { $0[keyPath: keyPath] }
