@@ -16,12 +16,12 @@
 /// - Warning: A managed list is confined to its Store's thread, and changing it outside a write
 ///   transaction traps, like setting a property.
 public final class List<Element: _ListElement>: RandomAccessCollection, MutableCollection {
-    private enum Backing {
+    enum Backing {
         case unmanaged([Element])
         case managed(owner: Object, column: Int)
     }
 
-    private var backing: Backing
+    var backing: Backing
 
     /// An empty, unmanaged list.
     public init() {

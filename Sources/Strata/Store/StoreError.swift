@@ -22,6 +22,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case alreadyInWriteTransaction
     /// The object is not managed by a Store.
     case notManaged
+    /// A `ThreadSafeReference` was resolved a second time.
+    case alreadyResolved
     /// The file's schema differs from the code's; the text lists every difference. The file is untouched.
     case migrationRequired(String)
     /// The models or the configuration do not fit (invalid model, type not in the schema, newer file).

@@ -1,0 +1,136 @@
+import Synchronization
+
+/// A type whose instances are confined to their Store's thread and can be handed to another thread
+/// with a `ThreadSafeReference`: `Object` subclasses, `Results` and `List`.
+public protocol ThreadConfined {
+    /// Implementation detail: what identifies the instance in its file.
+    func _handoff() throws(StoreError) -> _Handoff
+    /// Implementation detail: the instance `handoff` names, in `store`; nil when it is gone.
+    static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> Self?
+}
+
+/// Implementation detail of `ThreadConfined`: a description of a confined instance that holds no
+/// transaction and no object, only keys and the query.
+public struct _Handoff: @unchecked Sendable {  // immutable; see `Payload`
+    /// The file, and the version the reference was made at (a resolving Store moves up to it).
+    let path: String
+    let version: Int
+    let payload: Payload
+
+    /// `@unchecked Sendable`: keys and schema are values; a Results' stages hold predicates and sort
+    /// keys that capture only values and key paths (filter closures, which could capture anything,
+    /// cannot be handed over).
+    enum Payload {
+        case object(type: ObjectIdentifier, key: RowKey)
+        case list(ownerType: ObjectIdentifier, key: RowKey, column: Int)
+        case results(type: ObjectIdentifier, stages: Any)
+    }
+}
+
+/// Hands a managed object, a Results or a List to another thread: make it on the source thread,
+/// resolve it once on the destination with `Store.resolve(_:)`.
+///
+/// ```swift
+/// let ref = try ThreadSafeReference(to: person)
+/// DispatchQueue.global().async {
+///     let store = try! Store(configuration: config)
+///     guard let person = try? store.resolve(ref) else { return }   // nil: deleted meanwhile
+///     print(person.name)
+/// }
+/// ```
+/// The reference keeps no read transaction open and no object alive: it records the file, the key
+/// (or the query) and the version it was made at. Resolving moves the destination Store up to that
+/// version if it is older, so the object is never missing just because that Store lags behind.
+public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
+    private let handoff: Mutex<_Handoff?>
+
+    /// - Throws: `.notManaged` for an unmanaged object (or a List of one), `.deletedInAnotherThread`
+    ///   for a deleted or invalidated object, `.wrongThread` off the object's thread,
+    ///   `.invalidArgument` for a Results with a `filter` closure.
+    public init(to confined: Confined) throws(StoreError) {
+        handoff = Mutex(try confined._handoff())
+    }
+
+    /// Takes the handoff out: a reference resolves once.
+    fileprivate func take() throws(StoreError) -> _Handoff {
+        guard let taken = handoff.withLock({ $0.take() }) else { throw .alreadyResolved }
+        return taken
+    }
+}
+
+extension Store {
+    /// The instance `reference` names, confined to this Store; nil when it was deleted meanwhile.
+    ///
+    /// - Throws: `.alreadyResolved` on a second resolve, `.invalidArgument` for a reference to another
+    ///   file, `.wrongThread`, `.storage`.
+    public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(StoreError) -> Confined? {
+        try core.checkConfined()
+        let handoff = try reference.take()
+        guard handoff.path == core.environment.path else {
+            throw .invalidArgument("the reference belongs to \(handoff.path), not to this Store's file")
+        }
+        if try core.version() < handoff.version { try refresh() }
+        return try Confined._resolve(handoff, in: self)
+    }
+}
+
+extension Object: ThreadConfined {
+    public func _handoff() throws(StoreError) -> _Handoff {
+        guard let core = _store else { throw .notManaged }
+        try core.checkConfined()
+        guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
+        return _Handoff(
+            path: core.environment.path, version: try core.version(),
+            payload: .object(type: ObjectIdentifier(type(of: self)), key: _key))
+    }
+
+    public static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> Self? {
+        guard case .object(let type, let key) = handoff.payload, type == ObjectIdentifier(self) else {
+            throw .invalidArgument("the reference is not to a \(self)")
+        }
+        return try store.core.linkedObject(self, key: key)
+    }
+}
+
+extension Results: ThreadConfined {
+    public func _handoff() throws(StoreError) -> _Handoff {
+        try core.checkConfined()
+        for stage in stages {
+            if case .filter = stage { throw .invalidArgument("a Results with a filter closure cannot be handed over") }
+        }
+        return _Handoff(
+            path: core.environment.path, version: try core.version(),
+            payload: .results(type: ObjectIdentifier(Element.self), stages: stages))
+    }
+
+    public static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> Results? {
+        guard case .results(let type, let stages) = handoff.payload, type == ObjectIdentifier(Element.self),
+            let stages = stages as? [Stage]
+        else { throw .invalidArgument("the reference is not to a Results<\(Element.self)>") }
+        return Results(core: store.core, binding: try store.core.binding(for: Element.self), stages: stages)
+    }
+}
+
+extension List: ThreadConfined {
+    public func _handoff() throws(StoreError) -> _Handoff {
+        guard case .managed(let owner, let column) = backing, let core = owner._store else { throw .notManaged }
+        try core.checkConfined()
+        guard (try? core.currentRow(of: owner)) != nil else { throw .deletedInAnotherThread }
+        return _Handoff(
+            path: core.environment.path, version: try core.version(),
+            payload: .list(ownerType: ObjectIdentifier(type(of: owner)), key: owner._key, column: column))
+    }
+
+    public static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> List? {
+        guard case .list(let ownerType, let key, let column) = handoff.payload else {
+            throw .invalidArgument("the reference is not to a List")
+        }
+        guard let binding = store.core.bindings.first(where: { ObjectIdentifier($0.schema.type) == ownerType }) else {
+            throw .invalidArgument("the List's owner type is not in this Store's schema")
+        }
+        guard let row = try store.core.fetchRow(binding, key: key) else { return nil }
+        let owner = binding.schema.type.init()
+        store.core.manage(owner, binding: binding, key: key, row: row)
+        return List(owner: owner, column: column)
+    }
+}
