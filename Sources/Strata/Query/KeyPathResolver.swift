@@ -20,7 +20,13 @@ enum KeyPathResolver {
     /// - Warning: Traps when the key path reads no `@Persisted` property, several, or goes past one
     ///   (`\.name.count`): queries, sorts and aggregates name stored properties.
     static func propertyIndex<Root: Object, Value>(_ keyPath: KeyPath<Root, Value>, in schema: ObjectSchema) -> Int {
+        propertyIndex(keyPath as PartialKeyPath<Root>, in: schema)
+    }
+
+    /// As above, for a key path whose value type is known only at run time.
+    static func propertyIndex<Root: Object>(_ keyPath: PartialKeyPath<Root>, in schema: ObjectSchema) -> Int {
         if let index = cache.withLock({ $0[CachedKeyPath(keyPath: keyPath)] }) { return index }
+        let valueType = type(of: keyPath).valueType
         let recorder = schema.type.init()
         recorder._epoch = recorderMark
         recorder._rowGeneration = 0
@@ -34,7 +40,7 @@ enum KeyPathResolver {
         _ = typed[keyPath: keyPath]
         guard recorder._rowGeneration == 1, case .integer(let recorded) = recorder._key,
             schema.accessors.indices.contains(Int(recorded)),
-            ObjectIdentifier(schema.accessors[Int(recorded)].valueType) == ObjectIdentifier(Value.self)
+            ObjectIdentifier(schema.accessors[Int(recorded)].valueType) == ObjectIdentifier(valueType)
         else {
             preconditionFailure(
                 "Strata: \(keyPath) does not name one @Persisted property of \(schema.name); "

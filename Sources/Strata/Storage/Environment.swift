@@ -60,6 +60,8 @@ final class Environment: @unchecked Sendable {
     /// Named tables opened by committed transactions (`MDB_dbi` handles are valid for the whole
     /// environment once the transaction that opened them committed).
     private let openedTables = Mutex<[String: Table]>([:])
+    /// The change logs of recent commits and the Stores to wake after each (notifications).
+    let changes = ChangeHub()
 
     /// Opens (creating if needed) the environment at `path`.
     ///

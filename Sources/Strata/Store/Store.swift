@@ -42,7 +42,7 @@ public struct Store {
     /// - Warning: The queue must be serial. LMDB's writer lock belongs to a thread: begin and commit
     ///   each write inside one block on the queue (`write { }` does).
     public init(configuration: Configuration, queue: DispatchQueue) throws(StoreError) {
-        core = try StoreCache.core(for: configuration, confinement: try .queue(queue))
+        core = try StoreCache.core(for: configuration, confinement: try .queue(queue), queue: queue)
     }
 
     public var configuration: Configuration { core.configuration }
@@ -91,12 +91,14 @@ public struct Store {
         try core.beginWrite()
     }
 
-    /// Commits the open write transaction. If it fails, nothing of it is stored.
+    /// Commits the open write transaction. If it fails, nothing of it is stored. The observers of
+    /// `tokens` (of this Store) are not told about this write: their next change starts after it.
     ///
-    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (e.g. `ENOSPC`).
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (e.g. `ENOSPC`),
+    ///   `.invalidArgument` for a token of another Store.
     @available(*, noasync, message: "a write transaction must not span an await")
-    public func commitWrite() throws(StoreError) {
-        try core.commitWrite()
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws(StoreError) {
+        try core.commitWrite(withoutNotifying: tokens)
     }
 
     /// Rolls back the open write transaction. Objects added in it become invalidated.

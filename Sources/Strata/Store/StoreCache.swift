@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// The per-thread (and per-queue) cache behind `Store(configuration:)`: opening the same configuration
@@ -22,7 +23,9 @@ enum StoreCache {
     private static let entries = Mutex<[Key: Entry]>([:])
 
     /// The cached core for this thread or queue, or a new one.
-    static func core(for configuration: Store.Configuration, confinement: Confinement) throws(StoreError) -> StoreCore {
+    static func core(
+        for configuration: Store.Configuration, confinement: Confinement, queue: DispatchQueue? = nil
+    ) throws(StoreError) -> StoreCore {
         let key = Key(
             confinement: confinement.identity, path: try configuration.resolvedLocation().path,
             signature: configuration.signature)
@@ -30,7 +33,7 @@ enum StoreCache {
             let core = cached.core.takeUnretainedValue()
             if core.confinement.isCurrent { return core }
         }
-        let core = try StoreCore(configuration: configuration, confinement: confinement, cacheKey: key)
+        let core = try StoreCore(configuration: configuration, confinement: confinement, queue: queue, cacheKey: key)
         entries.withLock { $0[key] = Entry(core: .passUnretained(core)) }
         return core
     }

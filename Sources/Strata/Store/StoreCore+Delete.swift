@@ -37,6 +37,9 @@ extension StoreCore {
         let session = try writableSession()
         detachIterations()
         for binding in bindings {
+            if session.changeLog != nil {
+                for (key, _) in try allRows(binding) { session.changeLog![binding.ordinal].noteDeleted(key) }
+            }
             try session.drop(binding.table)
             for index in binding.indexes {
                 try session.drop(index.table)

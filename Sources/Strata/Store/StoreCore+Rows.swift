@@ -137,6 +137,7 @@ extension StoreCore {
                 try session.putIndexEntry(link.table, indexKey: target, rowKey: key)
             }
         }
+        session.changeLog?[binding.ordinal].noteInserted(key, columns: binding.columnCount)
         noteChange(structural: binding)
         return true
     }
@@ -164,6 +165,13 @@ extension StoreCore {
             for target in after.subtracting(before) {
                 try session.putIndexEntry(link.table, indexKey: target, rowKey: key)
             }
+        }
+        if session.changeLog != nil {
+            var changed: [Int] = []
+            for column in 0..<binding.columnCount where try !columnEquals(old, row, column, binding: binding, key: key) {
+                changed.append(column)
+            }
+            session.changeLog![binding.ordinal].noteModified(key, columns: changed)
         }
         if let cursor = iterationCursor(of: binding, at: key) {
             try session.replaceCurrent(cursor, key: key, value: row.bytes)  // in place: no search
@@ -217,6 +225,7 @@ extension StoreCore {
             }
         }
         _ = try session.delete(binding.table, key: key)
+        session.changeLog?[binding.ordinal].noteDeleted(key)
         noteChange(structural: binding)
         return true
     }

@@ -6,6 +6,8 @@ import Musl
 import Darwin
 #endif
 
+import Foundation
+
 /// The state behind a `Store`: one per file per thread (or queue), shared by every `Store` value
 /// opened there. Holds the snapshot (an LMDB read transaction) the thread sees, and the write session
 /// while a write transaction is open.
@@ -42,6 +44,17 @@ final class StoreCore {
     @exclusivity(unchecked) var iterations: [Unmanaged<TableIteration>] = []
     /// Scratch space for encoding values outside writes (primary keys to look up).
     @exclusivity(unchecked) var scratch = _RowEncoder()
+    /// The observers registered on this Store (see `StoreCore+Notifications`).
+    var observers: [StoreObserver] = []
+    /// Where notifications are delivered and commits wake the Store: its queue, or the main queue for
+    /// a Store of the main thread; nil for other threads (they deliver on `refresh()`).
+    let deliveryQueue: DispatchQueue?
+    /// This Store's entry in the file's change hub (with a delivery queue only).
+    private(set) var listener: ChangeListener?
+    /// Whether a commit elsewhere moves the Store to it when the Store's queue next runs.
+    var autorefresh = true
+    /// Self, while observers of a Store with a queue are registered (see `pruneObservers`).
+    var keepAlive: StoreCore?
 
     /// Opens the file of `configuration` (or joins the process's open environment of it), checks the
     /// schema and binds the model types to their tables.
@@ -49,7 +62,8 @@ final class StoreCore {
     private let cacheKey: StoreCache.Key?
 
     init(
-        configuration: Store.Configuration, confinement: Confinement, cacheKey: StoreCache.Key? = nil
+        configuration: Store.Configuration, confinement: Confinement, queue: DispatchQueue? = nil,
+        cacheKey: StoreCache.Key? = nil
     ) throws(StoreError) {
         guard !configuration.objectTypes.isEmpty else {
             throw .invalidArgument("Configuration.objectTypes is empty: list the model types")
@@ -76,10 +90,20 @@ final class StoreCore {
             }
         }
         tableVersions = Array(repeating: 1, count: bindings.count)
+        if case .thread = confinement {
+            deliveryQueue = Thread.isMainThread ? .main : nil
+        } else {
+            deliveryQueue = queue
+        }
         do {
             try activateSnapshot()
         } catch {
             throw StoreError(error)
+        }
+        if let deliveryQueue {
+            let listener = ChangeListener(core: self, queue: deliveryQueue)
+            environment.changes.register(listener)
+            self.listener = listener
         }
     }
 
@@ -139,6 +163,11 @@ final class StoreCore {
     /// transaction aborted after that would touch freed memory.
     deinit {
         if let cacheKey { StoreCache.remove(cacheKey, core: self) }
+        if let listener {
+            listener.detach()
+            environment.changes.unregister(listener)
+        }
+        for observer in observers { observer.state.storeClosed() }
         // No iteration is left: each holds its Results, which holds this core.
         session?.abort()
         session = nil
@@ -268,6 +297,7 @@ final class StoreCore {
             seenVersion = snapshot?.version ?? 0
             let changed = before != seenVersion
             if changed { noteNewSnapshot() }
+            deliverToObservers()
             return changed
         } catch {
             throw StoreError(error)
@@ -302,19 +332,39 @@ final class StoreCore {
         }
         let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
         session.begin(transaction)
+        session.changeLog =
+            environment.changes.isObserved ? Array(repeating: TableChanges(), count: bindings.count) : nil
         self.session = session
         noteNewSnapshot()
+        // Observers catch up to the state the write starts from (as Realm delivers at beginWrite), so
+        // that `commitWrite(withoutNotifying:)` skips exactly this write.
+        if !observers.isEmpty { deliverToObservers() }
     }
 
     /// Commits the write. On failure nothing of it is stored and the Store moves to the newest commit.
     ///
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (for example `ENOSPC`).
-    func commitWrite() throws(StoreError) {
+    func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws(StoreError) {
         let session = try writableSession()
+        let skipped = try observers(of: tokens)
+        let version = session.transaction?.version ?? 0
+        let log = session.changeLog.map { changes in
+            CommitLog(
+                version: version,
+                tables: Dictionary(
+                    uniqueKeysWithValues: zip(bindings, changes).filter { !$1.isEmpty }.map { ($0.name, $1) }))
+        }
         detachIterations()
         self.session = nil
-        defer { endWrite(session) }
-        try session.commit()
+        do {
+            try session.commit()
+        } catch {
+            endWrite(session)
+            throw error
+        }
+        endWrite(session)
+        for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
+        environment.changes.published(log)
     }
 
     /// Rolls back the write.

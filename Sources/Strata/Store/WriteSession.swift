@@ -22,6 +22,8 @@ final class WriteSession {
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
     /// appended with `MDB_APPEND`, and row ids of types without primary key continue from it.
     @exclusivity(unchecked) private var lastKeys: [RowKey??]
+    /// Per table (binding ordinal), what this write changed; nil while nothing observes the file.
+    @exclusivity(unchecked) var changeLog: [TableChanges]?
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
 

@@ -1,0 +1,96 @@
+import Synchronization
+
+/// Per file and process: the change logs of recent commits, and the Stores to wake when a commit
+/// lands (those that deliver notifications on a queue, or refresh automatically).
+final class ChangeHub: Sendable {
+    private struct State {
+        var logs: [Int: CommitLog] = [:]
+        var listeners: [ObjectIdentifier: ChangeListener] = [:]
+    }
+
+    private let state = Mutex(State())
+    /// Observers registered in any Store of the file: writes log their changes only while it is > 0.
+    private let observers = Atomic<Int>(0)
+    /// Logs kept for Stores that have yet to catch up; older ones are dropped (a Store behind that
+    /// far then compares instead).
+    private static let keptLogs = 4096
+
+    var isObserved: Bool { observers.load(ordering: .relaxed) > 0 }
+
+    func observerAdded() { observers.add(1, ordering: .relaxed) }
+    func observerRemoved() { observers.subtract(1, ordering: .relaxed) }
+
+    func register(_ listener: ChangeListener) {
+        state.withLock { $0.listeners[ObjectIdentifier(listener)] = listener }
+    }
+
+    func unregister(_ listener: ChangeListener) {
+        _ = state.withLock { $0.listeners.removeValue(forKey: ObjectIdentifier(listener)) }
+    }
+
+    /// Records a commit's log (if it was logged) and wakes every listener.
+    func published(_ log: CommitLog?) {
+        let listeners = state.withLock { state -> [ChangeListener] in
+            if let log {
+                state.logs[log.version] = log
+                if state.logs.count > Self.keptLogs, let oldest = state.logs.keys.min() { state.logs[oldest] = nil }
+            }
+            return Array(state.listeners.values)
+        }
+        for listener in listeners { listener.wake() }
+    }
+
+    /// The merged changes of the commits after `from` up to `to`.
+    func span(from: Int, to: Int) -> ChangeSpan {
+        state.withLock { state in
+            var tables: [String: TableChanges] = [:]
+            var complete = true
+            if to > from {
+                for version in (from + 1)...to {
+                    guard let log = state.logs[version] else {
+                        complete = false
+                        continue
+                    }
+                    for (type, changes) in log.tables { tables[type, default: TableChanges()].append(changes) }
+                }
+            }
+            return ChangeSpan(from: from, to: to, tables: tables, isComplete: complete)
+        }
+    }
+}
+
+/// A Store's entry in its file's hub: wakes the Store on its queue after a commit, at most once
+/// until the Store has caught up.
+final class ChangeListener: Sendable {
+    private let queue: DispatchQueue
+    private let pending = Atomic<Bool>(false)
+    /// The Store, while it lives. Only dereferenced on `queue`, which is the Store's own (its thread,
+    /// for a Store of the main thread): the Store's deinit runs there too, so the two never overlap.
+    private let core: Mutex<UncheckedCore?>
+
+    struct UncheckedCore: @unchecked Sendable {
+        unowned(unsafe) let core: StoreCore
+    }
+
+    init(core: StoreCore, queue: DispatchQueue) {
+        self.queue = queue
+        self.core = Mutex(UncheckedCore(core: core))
+    }
+
+    /// Called by the Store's deinit.
+    func detach() {
+        core.withLock { $0 = nil }
+    }
+
+    func wake() {
+        guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async { [self] in
+            pending.store(false, ordering: .releasing)
+            guard let target = core.withLock({ $0 }) else { return }
+            let strong: StoreCore = target.core  // retained until delivery ends, even if it drops its last observer
+            strong.deliverChanges()
+        }
+    }
+}
+
+import Dispatch

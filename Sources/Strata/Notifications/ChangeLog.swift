@@ -1,0 +1,65 @@
+/// What one write did to one table: keys inserted, deleted, and modified (with the stored columns
+/// that changed). Recorded as the write goes, only while some Store of the file has observers.
+struct TableChanges: Sendable {
+    var inserted: Set<RowKey> = []
+    var deleted: Set<RowKey> = []
+    var modified: [RowKey: Set<Int>] = [:]
+
+    var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty }
+
+    mutating func noteInserted(_ key: RowKey, columns: Int) {
+        if deleted.remove(key) != nil {
+            modified[key, default: []].formUnion(0..<columns)  // deleted, then stored again
+        } else {
+            inserted.insert(key)
+        }
+    }
+
+    mutating func noteModified(_ key: RowKey, columns: some Sequence<Int>) {
+        guard !inserted.contains(key) else { return }
+        modified[key, default: []].formUnion(columns)
+    }
+
+    mutating func noteDeleted(_ key: RowKey) {
+        if inserted.remove(key) != nil { return }
+        modified[key] = nil
+        deleted.insert(key)
+    }
+
+    /// This change followed by `later`.
+    mutating func append(_ later: TableChanges) {
+        for key in later.deleted { noteDeleted(key) }
+        for key in later.inserted {
+            if deleted.remove(key) != nil {
+                modified[key, default: []].insert(-1)  // stored again: every column may differ
+            } else {
+                inserted.insert(key)
+            }
+        }
+        for (key, columns) in later.modified { noteModified(key, columns: columns) }
+    }
+}
+
+/// The changes of one commit, by type name (the same in every Store of the file).
+struct CommitLog: Sendable {
+    /// The LMDB transaction id the commit created.
+    let version: Int
+    let tables: [String: TableChanges]
+}
+
+/// The changes a Store must tell its observers about: the commits after `from` up to `to`, and
+/// whether every one of them was logged (a commit of another process, or one made while nothing was
+/// observed, was not: observers then compare what they can).
+struct ChangeSpan {
+    let from: Int
+    let to: Int
+    let tables: [String: TableChanges]
+    let isComplete: Bool
+
+    var commitCount: Int { to - from }
+
+    /// Whether `type` may have changed.
+    func touches(_ type: String) -> Bool {
+        !isComplete || tables[type].map { !$0.isEmpty } == true
+    }
+}

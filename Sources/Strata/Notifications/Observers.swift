@@ -1,0 +1,229 @@
+/// Watches a Results: keeps the keys it last delivered, and on each change computes the new keys and
+/// the difference (Realm's indices: deletions and modifications old, insertions new).
+final class ResultsObserver<Element: Object>: StoreObserver {
+    let state: ObserverState
+    private unowned(unsafe) let core: StoreCore  // the core owns this observer
+    private let binding: TableBinding
+    private let stages: [Results<Element>.Stage]
+    /// Observed stored columns; nil: every column.
+    private let columns: Set<Int>?
+    /// Whether the Results can change through other types (conditions through links, closures).
+    private let readsOtherTypes: Bool
+    private let block: (CollectionChange<Results<Element>>, ChangeVersions) -> Void
+    private var keys: [RowKey] = []
+    private(set) var version = 0
+    private(set) var isStarted = false
+
+    init(
+        results: Results<Element>, columns: Set<Int>?, state: ObserverState,
+        block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
+    ) {
+        core = results.core
+        binding = results.binding
+        stages = results.stages
+        self.columns = columns
+        self.state = state
+        self.block = block
+        readsOtherTypes = results.stages.contains { stage in
+            switch stage {
+            case .predicate(let predicate): predicate.followsLinks
+            case .filter, .sort, .distinct: true
+            }
+        }
+    }
+
+    private var results: Results<Element> { Results(core: core, binding: binding, stages: stages) }
+
+    func start(version: Int) {
+        isStarted = true
+        self.version = version
+        keys = results.keys()
+        block(.initial(results), ChangeVersions(from: version, to: version))
+    }
+
+    func rebaseline(version: Int) {
+        self.version = version
+        keys = results.keys()
+    }
+
+    func deliver(_ span: ChangeSpan) {
+        defer { version = span.to }
+        let relevant = readsOtherTypes ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name)
+        guard relevant else { return }
+        let current = results
+        let newKeys = current.keys()
+        let changes = span.tables[binding.name]
+        let difference = KeyDifference(old: keys, new: newKeys) { key in
+            guard span.isComplete else { return true }  // another process committed: cannot tell
+            guard let changed = changes?.modified[key] else { return false }
+            guard let columns else { return true }
+            return changed.contains(-1) || !changed.isDisjoint(with: columns)
+        }
+        keys = newKeys
+        guard !difference.isEmpty else { return }
+        block(
+            .update(
+                current, deletions: difference.deletions, insertions: difference.insertions,
+                modifications: difference.modifications),
+            ChangeVersions(from: span.from, to: span.to))
+    }
+}
+
+/// Watches one object: keeps the bytes of its observed columns, and reports the ones that differ.
+final class ObjectObserver<T: Object>: StoreObserver {
+    let state: ObserverState
+    private unowned(unsafe) let core: StoreCore
+    private let binding: TableBinding
+    private let key: RowKey
+    private let columns: [Int]
+    private let block: (ObjectChange<T>, ChangeVersions) -> Void
+    private var values: [[UInt8]?] = []
+    private(set) var version = 0
+    private(set) var isStarted = false
+
+    init(object: T, columns: [Int], state: ObserverState, block: @escaping (ObjectChange<T>, ChangeVersions) -> Void) {
+        core = object._store!
+        binding = object._binding!
+        key = object._key
+        self.columns = columns
+        self.state = state
+        self.block = block
+    }
+
+    private func currentValues() throws(StoreError) -> [[UInt8]?]? {
+        guard let row = try core.fetchRow(binding, key: key) else { return nil }
+        var values: [[UInt8]?] = []
+        for column in columns {
+            do {
+                values.append(try row.column(column).map { Array($0) })
+            } catch {
+                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+            }
+        }
+        return values
+    }
+
+    func start(version: Int) {
+        isStarted = true
+        rebaseline(version: version)
+    }
+
+    func rebaseline(version: Int) {
+        self.version = version
+        values = ((try? currentValues()) ?? nil) ?? values
+    }
+
+    func deliver(_ span: ChangeSpan) {
+        defer { version = span.to }
+        if span.isComplete {
+            guard let changes = span.tables[binding.name],
+                changes.deleted.contains(key) || changes.modified[key] != nil || changes.inserted.contains(key)
+            else { return }
+        }
+        let versions = ChangeVersions(from: span.from, to: span.to)
+        let current: [[UInt8]?]?
+        do {
+            current = try currentValues()
+        } catch {
+            state.invalidate()
+            return block(.error(error), versions)
+        }
+        guard let current else {
+            state.invalidate()
+            return block(.deleted, versions)
+        }
+        var changes: [PropertyChange] = []
+        for (index, column) in columns.enumerated() where current[index] != values[index] {
+            changes.append(
+                PropertyChange(
+                    name: binding.columnNames[column], oldValue: decode(values[index], column: column),
+                    newValue: decode(current[index], column: column)))
+        }
+        values = current
+        guard !changes.isEmpty else { return }
+        block(.change(core.materialize(T.self, binding: binding, key: key), changes), versions)
+    }
+
+    private func decode(_ bytes: [UInt8]?, column: Int) -> Any? {
+        let type = binding.columnTypes[column]
+        if type.linkedTypeName != nil { return nil }
+        if case .list = type { return nil }
+        let kind = binding.columnAccessors[column].kind
+        return bytes.withBytesIfPresent { raw in try? kind.decodeForDescription(raw, in: _DecodeContext(owner: nil, column: column)) }
+    }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    fileprivate func withBytesIfPresent(_ body: (UnsafeRawBufferPointer?) -> Any?) -> Any? {
+        switch self {
+        case .none: body(nil)
+        case .some(let bytes): bytes.withUnsafeBytes { body($0) }
+        }
+    }
+}
+
+extension Predicate {
+    /// Whether any comparison reads another type's row.
+    var followsLinks: Bool {
+        switch self {
+        case .comparison(let comparison): comparison.path.steps.count > 1
+        case .and(let lhs, let rhs), .or(let lhs, let rhs): lhs.followsLinks || rhs.followsLinks
+        case .not(let inner): inner.followsLinks
+        }
+    }
+}
+
+/// The difference between two key lists in Realm's terms. Keys in both lists that keep their
+/// relative order (the longest increasing run of their old positions) stay; every other old key is
+/// a deletion and every other new key an insertion. Staying keys that `isModified` are modifications.
+struct KeyDifference {
+    var deletions: [Int] = []
+    var insertions: [Int] = []
+    var modifications: [Int] = []
+
+    var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
+
+    init(old: [RowKey], new: [RowKey], isModified: (RowKey) -> Bool) {
+        var oldPositions: [RowKey: Int] = [:]
+        oldPositions.reserveCapacity(old.count)
+        for (index, key) in old.enumerated() { oldPositions[key] = index }
+        // Old positions of the keys that are in both, in new order.
+        var common: [(new: Int, old: Int)] = []
+        for (index, key) in new.enumerated() {
+            if let position = oldPositions[key] { common.append((index, position)) }
+        }
+        let staying = Self.longestIncreasingRun(common.map(\.old))
+        var stayingOld = Set<Int>()
+        var stayingNew = Set<Int>()
+        for index in staying {
+            stayingOld.insert(common[index].old)
+            stayingNew.insert(common[index].new)
+        }
+        for index in old.indices where !stayingOld.contains(index) { deletions.append(index) }
+        for index in new.indices where !stayingNew.contains(index) { insertions.append(index) }
+        for index in old.indices where stayingOld.contains(index) && isModified(old[index]) { modifications.append(index) }
+    }
+
+    /// Indices (into `values`) of a longest strictly increasing subsequence: O(n log n).
+    static func longestIncreasingRun(_ values: [Int]) -> [Int] {
+        var tails: [Int] = []  // index into values of the smallest tail of each length
+        var previous = Array(repeating: -1, count: values.count)
+        for (index, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[index] = tails[low - 1] }
+            if low == tails.count { tails.append(index) } else { tails[low] = index }
+        }
+        var run: [Int] = []
+        var current = tails.last ?? -1
+        while current >= 0 {
+            run.append(current)
+            current = previous[current]
+        }
+        return run.reversed()
+    }
+}

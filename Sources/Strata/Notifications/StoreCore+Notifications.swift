@@ -1,0 +1,178 @@
+import Dispatch
+
+/// Delivering changes to observers: when a commit wakes the Store on its queue, on `refresh()`, and
+/// when a write begins.
+extension StoreCore {
+    /// A commit landed (this Store's or another's): on the Store's queue, move to it (`autorefresh`)
+    /// and tell the observers. Inside a write nothing happens; the write's commit wakes again.
+    func deliverChanges() {
+        guard isConfined, session == nil else { return }
+        if autorefresh, (try? refresh()) != nil { return }  // refresh delivers
+        deliverToObservers()
+    }
+
+    /// Starts new observers and brings every other one to the version the Store shows.
+    func deliverToObservers() {
+        pruneObservers()
+        guard !observers.isEmpty, var current = try? version() else { return }
+        if session != nil { current -= 1 }  // a write's id is the version it will commit; it starts from the one before
+        var spans: [Int: ChangeSpan] = [:]
+        for observer in observers where !observer.state.isInvalidated {
+            if !observer.isStarted {
+                observer.start(version: current)
+            } else if observer.version < current {
+                let span = spans[observer.version] ?? environment.changes.span(from: observer.version, to: current)
+                spans[observer.version] = span
+                observer.deliver(span)
+            }
+        }
+        pruneObservers()
+    }
+
+    /// Drops invalidated observers. A Store with a queue keeps itself alive while it has observers
+    /// (their tokens are what the user holds); the last one gone releases it, so callers must hold
+    /// the Store themselves.
+    func pruneObservers() {
+        if observers.contains(where: { $0.state.isInvalidated }) {
+            observers.removeAll { $0.state.isInvalidated }
+        }
+        if observers.isEmpty { keepAlive = nil }
+    }
+
+    /// Registers an observer; it starts on the Store's queue (at once for an object, whose baseline is
+    /// taken now), or on the next `refresh()` for a Store of a thread without queue.
+    func addObserver(_ observer: StoreObserver, startNow: Bool) throws(StoreError) {
+        if startNow { observer.start(version: try version()) }
+        observers.append(observer)
+        if let listener {
+            keepAlive = self
+            listener.wake()
+        }
+    }
+
+    /// The queue a notification goes to, checked against the Store's own.
+    ///
+    /// - Throws: `.invalidArgument` for a queue that is not the Store's (its serial queue, or main
+    ///   for a Store of the main thread).
+    func checkedDeliveryQueue(_ queue: DispatchQueue?) throws(StoreError) {
+        guard let queue else { return }
+        guard queue === deliveryQueue else {
+            throw .invalidArgument(
+                "notifications are delivered on the Store's own queue (its serial queue, or main for the main thread); open a Store on \(queue.label) to observe there")
+        }
+    }
+
+    /// The observers of `tokens`, which must be this Store's.
+    func observers(of tokens: [NotificationToken]) throws(StoreError) -> [StoreObserver] {
+        var found: [StoreObserver] = []
+        for token in tokens {
+            guard let observer = observers.first(where: { $0.state === token.state }) else {
+                if token.state.isInvalidated { continue }
+                throw .invalidArgument("a token of another Store was passed to commitWrite(withoutNotifying:)")
+            }
+            found.append(observer)
+        }
+        return found
+    }
+}
+
+extension Results {
+    /// Observes the Results: `.initial` first, on its own, then an `.update` after every write (of
+    /// any thread or Store of the process) that changes which objects it holds, their order, or the
+    /// properties at `keyPaths` (every property when empty) of an object it holds.
+    ///
+    /// ```swift
+    /// let token = try adults.observe { change in
+    ///     if case .update(_, let deletions, let insertions, let modifications) = change { … }
+    /// }
+    /// ```
+    /// Delivery is asynchronous, on the Store's queue: its serial queue, or the main queue for a Store
+    /// of the main thread; when a callback runs, the Store (and the Results it receives) already show
+    /// the new state. A Store of another thread has no queue to deliver on: its observers are told on
+    /// `refresh()` and when a write begins. Commits of another process are noticed when the Store
+    /// moves to them (`refresh()`); their modifications cannot be told apart, so every object that
+    /// stayed is reported as modified.
+    ///
+    /// - Throws: `.wrongThread`, `.invalidArgument` for a queue that is not the Store's.
+    /// - Warning: Keep the token: notifications stop when it is deinitialised.
+    public func observe(
+        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil,
+        _ block: @escaping (CollectionChange<Results<Element>>) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        try observe(keyPaths: keyPaths, on: queue) { change, _ in block(change) }
+    }
+
+    /// As `observe(keyPaths:on:_:)`, with the versions each change spans and how many commits it
+    /// coalesces.
+    public func observe(
+        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil,
+        _ block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        try core.checkConfined()
+        try core.checkedDeliveryQueue(queue)
+        let columns = keyPaths.isEmpty ? nil : Set(keyPaths.map { binding.column(for: $0) })
+        let state = ObserverState(core: core)
+        try core.addObserver(ResultsObserver(results: self, columns: columns, state: state, block: block), startNow: false)
+        return NotificationToken(state: state)
+    }
+}
+
+extension ThreadConfined where Self: Object {
+    /// Observes the object: `.change` with the properties at `keyPaths` (every property when empty)
+    /// that a write changed, `.deleted` when it is deleted. Delivered like `Results.observe`.
+    ///
+    /// ```swift
+    /// let token = try person.observe(keyPaths: [\.name]) { change in
+    ///     if case .change(_, let properties) = change { print(properties.map(\.name)) }
+    /// }
+    /// ```
+    /// - Throws: `.notManaged`, `.deletedInAnotherThread`, `.wrongThread`, `.invalidArgument` for a
+    ///   queue that is not the Store's.
+    /// - Warning: Keep the token: notifications stop when it is deinitialised.
+    public func observe(
+        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil,
+        _ block: @escaping (ObjectChange<Self>) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        try observe(keyPaths: keyPaths, on: queue) { change, _ in block(change) }
+    }
+
+    /// As `observe(keyPaths:on:_:)`, with the versions each change spans.
+    public func observe(
+        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil,
+        _ block: @escaping (ObjectChange<Self>, ChangeVersions) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        guard let core = _store, let binding = _binding else { throw .notManaged }
+        try core.checkConfined()
+        guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
+        try core.checkedDeliveryQueue(queue)
+        let columns = keyPaths.isEmpty ? Array(0..<binding.columnCount) : keyPaths.map { binding.column(for: $0) }
+        let state = ObserverState(core: core)
+        try core.addObserver(ObjectObserver(object: self, columns: columns, state: state, block: block), startNow: true)
+        return NotificationToken(state: state)
+    }
+}
+
+extension TableBinding {
+    /// The stored column a key path of this type names (traps for anything but a stored property).
+    func column<Root: Object>(for keyPath: PartialKeyPath<Root>) -> Int {
+        columnOfProperty[KeyPathResolver.propertyIndex(keyPath, in: schema)]
+    }
+}
+
+extension Store {
+    /// Whether a commit (of any thread of the process) moves this Store to it the next time its queue
+    /// runs (true by default). Only Stores with a queue (a serial queue, or the main thread's) can;
+    /// others move on `refresh()` and writes.
+    ///
+    /// - Warning: Traps off the Store's thread.
+    public var autorefresh: Bool {
+        get {
+            core.assertConfined()
+            return core.autorefresh
+        }
+        nonmutating set {
+            core.assertConfined()
+            core.autorefresh = newValue
+        }
+    }
+}

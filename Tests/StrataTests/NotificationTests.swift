@@ -1,0 +1,281 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// Stores of plain threads deliver on `refresh()` and at `beginWrite`, which makes these tests
+/// deterministic; queue delivery is tested with semaphores, main-thread delivery under XCTest.
+@Suite struct NotificationTests {
+    /// What an observer received, in order.
+    final class Recorder<T: Object> {
+        var changes: [CollectionChange<Results<T>>] = []
+        var versions: [ChangeVersions] = []
+    }
+
+    @Test func initialComesFirstAndAloneThenUpdates() throws {
+        let fixture = Fixture([Item.self])
+        let store = try fixture.open()
+        try store.write { try store.add(contentsOf: (1...3).map { Item(id: $0, score: 0, name: "i\($0)") }) }
+        let recorder = Recorder<Item>()
+        let token = try store.objects(Item.self).observe { change, versions in
+            recorder.changes.append(change)
+            recorder.versions.append(versions)
+        }
+        #expect(recorder.changes.isEmpty)  // nothing until the Store delivers
+        try store.refresh()
+        guard case .initial(let initial)? = recorder.changes.first else { Issue.record("no initial"); return }
+        #expect(initial.count == 3 && recorder.changes.count == 1)
+        try store.write {
+            try store.add(Item(id: 4, score: 0, name: "i4"))
+            try store.delete(store.object(ofType: Item.self, forPrimaryKey: 1)!)
+            store.object(ofType: Item.self, forPrimaryKey: 3)!.score = 5
+        }
+        try store.refresh()
+        #expect(recorder.changes.count == 2)
+        guard case .update(let results, let deletions, let insertions, let modifications) = recorder.changes[1] else {
+            Issue.record("no update")
+            return
+        }
+        #expect(deletions == [0] && insertions == [2] && modifications == [2])
+        #expect(results.map(\.id) == [2, 3, 4])
+        #expect(recorder.versions[1].commits == 1)
+        try store.refresh()  // nothing new: nothing delivered
+        #expect(recorder.changes.count == 2)
+        token.invalidate()
+        try store.write { try store.add(Item(id: 5, score: 0, name: "i5")) }
+        try store.refresh()
+        #expect(recorder.changes.count == 2)
+    }
+
+    @Test func commitsOfOtherThreadsCoalesceUntilTheStoreMoves() throws {
+        let fixture = Fixture([Item.self])
+        let store = try fixture.open()
+        let recorder = Recorder<Item>()
+        let token = try store.objects(Item.self).observe { change, versions in
+            recorder.changes.append(change)
+            recorder.versions.append(versions)
+        }
+        try store.refresh()
+        _ = onAnotherThread { [configuration = fixture.configuration] () -> Bool in
+            guard let there = try? Store(configuration: configuration) else { return false }
+            for id in 1...3 { try? there.write { try there.add(Item(id: id, score: 0, name: "")) } }
+            return true
+        }
+        try store.refresh()
+        #expect(recorder.changes.count == 2 && recorder.versions.last?.commits == 3)
+        if case .update(let results, let deletions, let insertions, let modifications)? = recorder.changes.last {
+            #expect(results.count == 3 && deletions.isEmpty && insertions == [0, 1, 2] && modifications.isEmpty)
+        } else {
+            Issue.record("no update")
+        }
+        withExtendedLifetime(token) {}
+    }
+
+    /// The invariant over hundreds of random transactions on a filtered, sorted Results: deletions then
+    /// insertions turn the previous keys into the new ones, and modifications are exactly the staying
+    /// objects whose observed property (score) changed.
+    @Test func randomTransactionsKeepTheIndexInvariant() throws {
+        var random = SplitMix64(state: 99)
+        let fixture = Fixture([Item.self])
+        let store = try fixture.open()
+        let observed = store.objects(Item.self).where { $0.score > 0.3 }.sorted(by: \.name)
+        var previous: [Int] = []
+        var expectedModified = Set<Int>()
+        var deliveries = 0
+        var failures: [String] = []
+        let token = try observed.observe(keyPaths: [\.score]) { change in
+            switch change {
+            case .initial(let results):
+                previous = results.map(\.id)
+            case .update(let results, let deletions, let insertions, let modifications):
+                deliveries += 1
+                let now = results.map(\.id)
+                var applied = previous
+                for index in deletions.reversed() { applied.remove(at: index) }
+                for index in insertions { applied.insert(now[index], at: index) }
+                if applied != now { failures.append("keys: \(applied) != \(now)") }
+                let staying = Set(previous.enumerated().filter { !deletions.contains($0.offset) }.map(\.element))
+                let modified = Set(modifications.map { previous[$0] })
+                if modified != expectedModified.intersection(staying) {
+                    failures.append("modified \(modified.sorted()) != \(expectedModified.intersection(staying).sorted())")
+                }
+                previous = now
+            case .error(let error):
+                failures.append("\(error)")
+            }
+        }
+        try store.refresh()
+        var nextID = 0
+        for _ in 0..<300 {
+            expectedModified = []
+            try store.write {
+                for _ in 0..<Int.random(in: 1...6, using: &random) {
+                    let existing = store.objects(Item.self)
+                    switch Int.random(in: 0..<4, using: &random) {
+                    case 0 where !existing.isEmpty:
+                        try store.delete(existing[Int.random(in: 0..<existing.count, using: &random)])
+                    case 1 where !existing.isEmpty:
+                        let item = existing[Int.random(in: 0..<existing.count, using: &random)]
+                        let score = Double(Int.random(in: 0...10, using: &random)) / 10
+                        if item.score != score { expectedModified.insert(item.id) }
+                        item.score = score
+                    case 2 where !existing.isEmpty:
+                        existing[Int.random(in: 0..<existing.count, using: &random)].name = "n\(Int.random(in: 0...50, using: &random))"
+                    default:
+                        nextID += 1
+                        try store.add(Item(id: nextID, score: Double(Int.random(in: 0...10, using: &random)) / 10, name: "n\(Int.random(in: 0...50, using: &random))"))
+                    }
+                }
+            }
+            // An object changed and then deleted, or inserted, in the same write is no modification.
+            try store.refresh()
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+        #expect(deliveries > 200)
+        #expect(previous == observed.map(\.id))
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func objectObserversReportTheirPropertiesAndDeletion() throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let store = try fixture.open()
+        let ann = Person(id: 1, name: "Ann", age: 30)
+        try store.write { try store.add(ann) }
+        var all: [ObjectChange<Person>] = []
+        var namesOnly: [ObjectChange<Person>] = []
+        let everything = try ann.observe { all.append($0) }
+        let names = try ann.observe(keyPaths: [\.name]) { namesOnly.append($0) }
+        try store.write { ann.age = 31 }
+        try store.refresh()
+        #expect(all.count == 1 && namesOnly.isEmpty)
+        if case .change(let object, let properties)? = all.first {
+            #expect(object.id == 1 && properties.map(\.name) == ["age"])
+            #expect(properties.first?.oldValue as? Int == 30 && properties.first?.newValue as? Int == 31)
+        } else {
+            Issue.record("no change")
+        }
+        try store.write { ann.name = "Anna" }
+        try store.refresh()
+        if case .change(_, let properties)? = namesOnly.last {
+            #expect(properties.map(\.name) == ["name"] && properties[0].oldValue as? String == "Ann")
+        } else {
+            Issue.record("no name change")
+        }
+        try store.write { try store.delete(ann) }
+        try store.refresh()
+        guard case .deleted? = all.last, case .deleted? = namesOnly.last else {
+            Issue.record("no deletion")
+            return
+        }
+        #expect(throws: StoreError.notManaged) { try Person(id: 2).observe { _ in } }
+        withExtendedLifetime((everything, names)) {}
+    }
+
+    @Test func commitWithoutNotifyingSkipsOnlyThatWrite() throws {
+        let fixture = Fixture([Item.self])
+        let store = try fixture.open()
+        let recorder = Recorder<Item>()
+        let skipped = try store.objects(Item.self).observe { recorder.changes.append($0) }
+        var others = 0
+        let other = try store.objects(Item.self).observe { _ in others += 1 }
+        try store.refresh()
+        try store.beginWrite()
+        try store.add(Item(id: 1, score: 0, name: ""))
+        try store.commitWrite(withoutNotifying: [skipped])
+        try store.refresh()
+        #expect(recorder.changes.count == 1 && others == 2)
+        try store.write { try store.add(Item(id: 2, score: 0, name: "")) }
+        try store.refresh()
+        if case .update(_, _, let insertions, _)? = recorder.changes.last {
+            #expect(insertions == [1])  // only the second write's object
+        } else {
+            Issue.record("no update")
+        }
+        let foreign = Fixture([Item.self])
+        let foreignStore = try foreign.open()
+        let foreignToken = try foreignStore.objects(Item.self).observe { _ in }
+        try store.beginWrite()
+        #expect { try store.commitWrite(withoutNotifying: [foreignToken]) } throws: { isCase($0, .invalidArgument("")) }
+        try store.cancelWrite()
+        withExtendedLifetime((skipped, other)) {}
+    }
+
+    @Test func aQueueStoreIsToldOnItsQueueAfterMovingToTheCommit() throws {
+        let fixture = Fixture([Item.self])
+        let queue = DispatchQueue(label: "observer")
+        let initial = DispatchSemaphore(value: 0)
+        let updated = DispatchSemaphore(value: 0)
+        let seen = ResultBox<[String]>()
+        seen.value = []
+        let token = try queue.sync { () throws -> NotificationToken in
+            let store = try Store(configuration: fixture.configuration, queue: queue)
+            return try store.objects(Item.self).observe(on: queue) { change in
+                switch change {
+                case .initial(let results):
+                    seen.value!.append("initial \(results.count)")
+                    initial.signal()
+                case .update(let results, _, let insertions, _):
+                    seen.value!.append("update \(results.count) \(insertions) \(Confinement.isCurrentQueue(results.core.confinementToken!))")
+                    updated.signal()
+                case .error(let error):
+                    seen.value!.append("\(error)")
+                }
+            }
+        }
+        #expect(initial.wait(timeout: .now() + 5) == .success)
+        let store = try fixture.open()
+        try store.write { try store.add(Item(id: 1, score: 0, name: "")) }
+        #expect(updated.wait(timeout: .now() + 5) == .success)
+        queue.sync {}
+        #expect(seen.value == ["initial 0", "update 1 [0] true"])
+        #expect { try store.objects(Item.self).observe(on: queue) { _ in } } throws: { isCase($0, .invalidArgument("")) }
+        queue.sync { token.invalidate() }
+    }
+
+    static func writeFromChild(_ path: String) {
+        let configuration = Store.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self])
+        do {
+            let store = try Store(configuration: configuration)
+            try store.write {
+                try store.add(Item(id: 2, score: 1, name: "child"))
+                store.object(ofType: Item.self, forPrimaryKey: 1)!.score = 9
+            }
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    @Test func commitsOfAnotherProcessAreNoticedOnRefresh() async throws {
+        let fixture = Fixture([Item.self])
+        let path = fixture.path
+        let queue = DispatchQueue(label: "parent")
+        let recorder = Recorder<Item>()
+        let (store, token) = try queue.sync { () throws -> (Unchecked<Store>, NotificationToken) in
+            let store = try Store(configuration: fixture.configuration, queue: queue)
+            try store.write { try store.add(Item(id: 1, score: 0, name: "parent")) }
+            let token = try store.objects(Item.self).observe { recorder.changes.append($0) }
+            try store.refresh()
+            return (Unchecked(store), token)
+        }
+        await #expect(processExitsWith: .success) { [path = path as String] in
+            NotificationTests.writeFromChild(path)
+        }
+        try queue.sync { _ = try store.value.refresh() }
+        queue.sync {
+            if case .update(let results, let deletions, let insertions, let modifications)? = recorder.changes.last {
+                #expect(results.map(\.id) == [1, 2] && deletions.isEmpty && insertions == [1] && modifications == [0])
+            } else {
+                Issue.record("no update: \(recorder.changes.count)")
+            }
+            token.invalidate()
+        }
+    }
+}
+
+extension StoreCore {
+    var confinementToken: QueueToken? {
+        if case .queue(let token) = confinement { return token }
+        return nil
+    }
+}
