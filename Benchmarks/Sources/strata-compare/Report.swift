@@ -38,12 +38,36 @@ struct MemoryResult {
 struct Report {
     let results: [WorkloadResult]
     let memory: [MemoryResult]
+    let notifications: NotificationBench.Result?
     let options: Options
 
+    /// N1 median latency goal, and N2's: commits with an observer at most this much slower.
+    static let latencyGoal = 0.000_5
+    static let observerCostGoal = 1.2
+
     var missedTargets: Int {
-        results.reduce(0) { sum, result in
+        let workloads = results.reduce(0) { sum, result in
             sum + result.spec.targets.filter { result.ratio(against: $0.peer).median < $0.minimum }.count
         }
+        guard let notifications else { return workloads }
+        return workloads + (latency(notifications).median > Self.latencyGoal ? 1 : 0)
+            + (observerCost(notifications).median > Self.observerCostGoal ? 1 : 0)
+    }
+
+    private func latency(_ result: NotificationBench.Result) -> Samples {
+        var samples = Samples()
+        for value in result.latencies { samples.add(value) }
+        return samples
+    }
+
+    /// Per round: seconds with an observer over seconds without (`unsynced`: with `.noSync`).
+    private func observerCost(_ result: NotificationBench.Result, unsynced: Bool = false) -> Samples {
+        var samples = Samples()
+        let pairs =
+            unsynced
+            ? zip(result.plainUnsyncedSeconds, result.observedUnsyncedSeconds) : zip(result.plainSeconds, result.observedSeconds)
+        for (plain, observed) in pairs { samples.add(observed / plain) }
+        return samples
     }
 
     var tables: String {
@@ -78,6 +102,24 @@ struct Report {
                 lines.append(
                     "| \(entry.system.rawValue) | \(formatCount(Double(entry.count))) | \(entry.bytes >> 20) MiB |")
             }
+        }
+        if let notifications {
+            let latency = latency(notifications)
+            let cost = observerCost(notifications)
+            let unsynced = observerCost(notifications, unsynced: true)
+            lines += [
+                "", "| id | notifications (\(notifications.latencies.count) commits of one object) | goal | median | min–max | met |",
+                "| --- | --- | ---: | ---: | ---: | :---: |",
+                "| N1 | commit on one thread → callback on another queue (`.noSync`) | ≤ 0.5 ms "
+                    + "| \(String(format: "%.3f", latency.median * 1000)) ms "
+                    + "| \(String(format: "%.3f", latency.min * 1000))–\(String(format: "%.3f", latency.max * 1000)) ms "
+                    + "| \(latency.median <= Self.latencyGoal ? "yes" : "**no**") |",
+                "| N2 | commits with an observer registered, over without (default `.full` durability) | ≤ 1.20× "
+                    + "| \(String(format: "%.2f", cost.median))× | \(String(format: "%.2f", cost.min))–\(String(format: "%.2f", cost.max)) "
+                    + "| \(cost.median <= Self.observerCostGoal ? "yes" : "**no**") |",
+                "| N2s | the same with `.noSync` (no flush hides the observer's cost) | report | "
+                    + "\(String(format: "%.2f", unsynced.median))× | \(String(format: "%.2f", unsynced.min))–\(String(format: "%.2f", unsynced.max)) | – |",
+            ]
         }
         return lines.joined(separator: "\n")
     }

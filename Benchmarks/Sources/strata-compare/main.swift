@@ -42,7 +42,17 @@ do {
             }
         }
     }
-    let report = Report(results: results, memory: memory, options: options)
+    var notifications: NotificationBench.Result?
+    if options.only.map({ $0.contains("N1") || $0.contains("N2") }) ?? true {
+        let commits = max(100, Int(1000 * options.scale))
+        notifications = try NotificationBench.run(directory: base, commits: commits, rounds: options.rounds)
+        FileHandle.standardError.write(
+            "N1/N2: \(commits) commits; without an observer \(notifications!.plainSeconds.map { formatMilliseconds($0) }) ms, "
+                + "with \(notifications!.observedSeconds.map { formatMilliseconds($0) }) ms; .noSync: "
+                + "\(notifications!.plainUnsyncedSeconds.map { formatMilliseconds($0) }) ms, "
+                + "\(notifications!.observedUnsyncedSeconds.map { formatMilliseconds($0) }) ms\n")
+    }
+    let report = Report(results: results, memory: memory, notifications: notifications, options: options)
     print(report.tables)
     if let path = options.docsPath {
         // Hand-written notes after the marker survive a new measurement.

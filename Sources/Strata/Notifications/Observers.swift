@@ -51,15 +51,22 @@ final class ResultsObserver<Element: Object>: StoreObserver {
         let relevant = readsOtherTypes ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name)
         guard relevant else { return }
         let current = results
-        let newKeys = current.keys()
         let changes = span.tables[binding.name]
-        let difference = KeyDifference(old: keys, new: newKeys) { key in
+        let isModified = { [columns] (key: RowKey) -> Bool in
             guard span.isComplete else { return true }  // another process committed: cannot tell
             guard let changed = changes?.modified[key] else { return false }
             guard let columns else { return true }
             return changed.contains(-1) || !changed.isDisjoint(with: columns)
         }
-        keys = newKeys
+        let difference: KeyDifference
+        if stages.isEmpty, span.isComplete, let changes {
+            // A whole table in key order: the log says everything, no need to read the keys again.
+            difference = KeyDifference(keysInOrder: &keys, applying: changes, isModified: isModified)
+        } else {
+            let newKeys = current.keys()
+            difference = KeyDifference(old: keys, new: newKeys, isModified: isModified)
+            keys = newKeys
+        }
         guard !difference.isEmpty else { return }
         block(
             .update(
@@ -202,6 +209,43 @@ struct KeyDifference {
         for index in old.indices where !stayingOld.contains(index) { deletions.append(index) }
         for index in new.indices where !stayingNew.contains(index) { insertions.append(index) }
         for index in old.indices where stayingOld.contains(index) && isModified(old[index]) { modifications.append(index) }
+    }
+
+    /// For keys in table order, from the log alone: O(changes × log n). Updates `keys` to the new list.
+    init(keysInOrder keys: inout [RowKey], applying changes: TableChanges, isModified: (RowKey) -> Bool) {
+        func position(_ key: RowKey, in keys: [RowKey]) -> (index: Int, found: Bool) {
+            var low = 0
+            var high = keys.count
+            while low < high {
+                let middle = (low + high) / 2
+                if keys[middle].precedes(key) { low = middle + 1 } else { high = middle }
+            }
+            return (low, low < keys.count && keys[low] == key)
+        }
+        for key in changes.deleted {
+            let found = position(key, in: keys)
+            if found.found { deletions.append(found.index) }
+        }
+        for (key, _) in changes.modified where isModified(key) {
+            let found = position(key, in: keys)
+            if found.found { modifications.append(found.index) }
+        }
+        deletions.sort()
+        modifications.sort()
+        for index in deletions.reversed() { keys.remove(at: index) }
+        let inserted = changes.inserted.sorted { $0.precedes($1) }
+        if let first = inserted.first, keys.last.map({ $0.precedes(first) }) ?? true {
+            let start = keys.count
+            keys += inserted  // the common case: new keys after every old one
+            insertions = Array(start..<keys.count)
+        } else {
+            for key in inserted {
+                let found = position(key, in: keys)
+                if !found.found { keys.insert(key, at: found.index) }
+            }
+            for key in inserted { insertions.append(position(key, in: keys).index) }
+            insertions.sort()
+        }
     }
 
     /// Indices (into `values`) of a longest strictly increasing subsequence: O(n log n).
