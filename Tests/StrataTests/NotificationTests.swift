@@ -235,6 +235,46 @@ import Testing
         queue.sync { token.invalidate() }
     }
 
+    @Test func changesAsAnAsyncSequence() async throws {
+        let fixture = Fixture([Item.self])
+        let queue = DispatchQueue(label: "stream")
+        let stream = try queue.sync { () throws -> Unchecked<AsyncStream<CollectionChange<Results<Item>>>> in
+            let store = try Store(configuration: fixture.configuration, queue: queue)
+            return Unchecked(store.objects(Item.self).changes)
+        }
+        func describe(_ change: CollectionChange<Results<Item>>?) -> String {
+            switch change {
+            case .initial?: "initial"  // the Results stays unread here: it belongs to `queue`
+            case .update(_, let deletions, let insertions, let modifications)?: "update \(deletions) \(insertions) \(modifications)"
+            case .error(let error)?: "\(error)"
+            case nil: "end"
+            }
+        }
+        var iterator = stream.value.makeAsyncIterator()
+        let first = describe(await iterator.next())
+        // Write only once the initial value is out, so that it cannot already hold the object.
+        let wrote = onAnotherThread { [configuration = fixture.configuration] () -> Bool in
+            guard let store = try? Store(configuration: configuration) else { return false }
+            return (try? store.write { try store.add(Item(id: 1, score: 0, name: "")) }) != nil
+        }
+        let second = describe(await iterator.next())
+        #expect(wrote)
+        #expect([first, second] == ["initial", "update [] [0] []"])
+        // Off the Store's queue (a task of the pool could be running on a plain thread's Store).
+        let otherQueue = DispatchQueue(label: "elsewhere")
+        let results = try otherQueue.sync {
+            Unchecked(try Store(configuration: fixture.configuration, queue: otherQueue).objects(Item.self))
+        }
+        let errors = await Task.detached { () -> [String] in
+            var seen: [String] = []
+            for await change in results.value.changes {
+                if case .error(let error) = change { seen.append("\(error)") }
+            }
+            return seen
+        }.value
+        #expect(errors == ["wrongThread"])
+    }
+
     static func writeFromChild(_ path: String) {
         let configuration = Store.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Item.self])
         do {
