@@ -111,4 +111,5 @@ enum TrapMessage {
     static let notInWriteTransaction = "Strata: cannot modify a managed object outside of a write transaction"
     static let primaryKeyChange = "Strata: the primary key of a managed object cannot be changed"
     static let corrupted = "Strata: corrupted row"
+    static let frozen = "Strata: frozen objects cannot be modified; thaw() them first"
 }

@@ -55,6 +55,7 @@ extension StoreCore {
     /// - Throws: `.invalidArgument` for a queue that is not the Store's (its serial queue, or main
     ///   for a Store of the main thread).
     func checkedDeliveryQueue(_ queue: DispatchQueue?) throws(StoreError) {
+        guard !isFrozen else { throw .invalidArgument("a frozen snapshot never changes: observe the live Store") }
         guard let queue else { return }
         guard queue === deliveryQueue else {
             throw .invalidArgument(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The objects of one type in a Store: a lazy, live, typed collection.
 ///
 /// ```swift
@@ -58,6 +60,15 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The keys, and the rows when they stay valid (a read snapshot, this generation).
     private func contents() -> (keys: [RowKey], rows: [RowView]) {
         core.assertConfined()
+        if core.isFrozen {
+            FrozenEvaluation.lock.lock()
+            defer { FrozenEvaluation.lock.unlock() }
+            return unsynchronizedContents()
+        }
+        return unsynchronizedContents()
+    }
+
+    private func unsynchronizedContents() -> (keys: [RowKey], rows: [RowView]) {
         guard stages.isEmpty else { return queryContents() }
         let version = core.tableVersions[binding.ordinal]
         let withRows = core.session == nil
@@ -207,7 +218,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     public func makeIterator() -> Iterator {
         core.assertConfined()
-        if stages.isEmpty { return Iterator(results: self, source: .table(TableIteration(core: core, binding: binding))) }
+        if stages.isEmpty, !core.isFrozen {
+            return Iterator(results: self, source: .table(TableIteration(core: core, binding: binding)))
+        }
         return Iterator(results: self, source: .keys(contents().keys))
     }
 
@@ -256,3 +269,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
 @available(*, unavailable, message: "Results are confined to their Store's thread")
 extension Results: Sendable {}
+
+/// Serialises evaluations of frozen Results, which any thread may read at once.
+private enum FrozenEvaluation {
+    static let lock = NSLock()
+}

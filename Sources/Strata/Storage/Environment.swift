@@ -62,6 +62,8 @@ final class Environment: @unchecked Sendable {
     private let openedTables = Mutex<[String: Table]>([:])
     /// The change logs of recent commits and the Stores to wake after each (notifications).
     let changes = ChangeHub()
+    /// The frozen snapshots of this process (version, creation time), for `Store.diagnostics()`.
+    let frozenSnapshots = Mutex<[ObjectIdentifier: (version: Int, created: ContinuousClock.Instant)]>([:])
 
     /// Opens (creating if needed) the environment at `path`.
     ///
@@ -183,6 +185,24 @@ final class Environment: @unchecked Sendable {
         guard synced else {
             unlink(destination)
             throw .fileAccess(path: destination, code: code)
+        }
+    }
+
+    /// The reader slots in use: process, thread, and the version its snapshot shows (nil: reset).
+    func readers() -> [(processID: Int32, thread: UInt, version: Int?)] {
+        LMDB.readerList(handle).flatMap { $0.split(separator: "\n") }.compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, let pid = Int32(fields[0]), let thread = UInt(fields[1], radix: 16) else { return nil }
+            return (pid, thread, Int(fields[2]))
+        }
+    }
+
+    /// The newest committed version.
+    func latestVersion() throws(StoreError) -> Int {
+        do {
+            return try LMDB.info(handle).me_last_txnid
+        } catch {
+            throw StoreError(error)
         }
     }
 

@@ -87,6 +87,25 @@ enum LMDB {
         return total
     }
 
+    /// The lines `mdb_reader_list` writes: a header, then `pid thread(hex) txnid` per reader slot in
+    /// use (`-` for a slot whose transaction is reset).
+    static func readerList(_ env: OpaquePointer) -> [String] {
+        final class Lines {
+            var lines: [String] = []
+        }
+        let box = Lines()
+        withExtendedLifetime(box) {
+            _ = mdb_reader_list(
+                env,
+                { message, context in
+                    guard let message, let context else { return 0 }
+                    Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().lines.append(String(cString: message))
+                    return 0
+                }, Unmanaged.passUnretained(box).toOpaque())
+        }
+        return box.lines
+    }
+
     /// Writes a consistent copy of the environment to `fd` (`compact`: without free pages).
     static func copy(_ env: OpaquePointer, to fd: Int32, compact: Bool) throws(LMDBError) {
         try check(mdb_env_copyfd2(env, fd, compact ? UInt32(MDB_CP_COMPACT) : 0))

@@ -9,6 +9,8 @@ final class QueueToken: Sendable {}
 enum Confinement {
     case thread(ThreadIdentity)
     case queue(QueueToken)
+    /// A frozen Store: an immutable snapshot, readable from any thread.
+    case frozen
 
     private static let queueKey = DispatchSpecificKey<QueueToken>()
 
@@ -34,6 +36,7 @@ enum Confinement {
         switch self {
         case .thread(let thread): thread == .current
         case .queue(let token): Self.isCurrentQueue(token)
+        case .frozen: true
         }
     }
 
@@ -47,6 +50,7 @@ enum Confinement {
         switch self {
         case .thread(let thread): thread.raw
         case .queue(let token): UInt(bitPattern: ObjectIdentifier(token).hashValue)
+        case .frozen: 0
         }
     }
 }

@@ -146,6 +146,7 @@ extension StoreCore {
     /// Changes one column of a managed object's row, for property setters: traps instead of throwing.
     func setColumn(of object: Object, column: Int, encode: (inout _RowEncoder) throws(StoreError) -> Void) {
         assertConfined()
+        if isFrozen { preconditionFailure(TrapMessage.frozen) }
         guard let session else { preconditionFailure(TrapMessage.notInWriteTransaction) }
         guard session.thread == .current else { preconditionFailure(TrapMessage.wrongThread) }
         guard let binding = object._binding, object._epoch == epoch else { preconditionFailure(TrapMessage.invalidated) }

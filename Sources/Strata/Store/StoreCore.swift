@@ -55,6 +55,8 @@ final class StoreCore {
     var autorefresh = true
     /// Self, while observers of a Store with a queue are registered (see `pruneObservers`).
     var keepAlive: StoreCore?
+    /// The frozen copy made last, reused while it lives and shows this Store's version.
+    weak var lastFrozen: StoreCore?
 
     /// Opens the file of `configuration` (or joins the process's open environment of it), checks the
     /// schema and binds the model types to their tables.
@@ -163,6 +165,7 @@ final class StoreCore {
     /// transaction aborted after that would touch freed memory.
     deinit {
         if let cacheKey { StoreCache.remove(cacheKey, core: self) }
+        if isFrozen { environment.frozenSnapshots.withLock { $0[ObjectIdentifier(self)] = nil } }
         if let listener {
             listener.detach()
             environment.changes.unregister(listener)
@@ -177,6 +180,11 @@ final class StoreCore {
     // MARK: Confinement
 
     var isConfined: Bool { confinement.isCurrent }
+
+    var isFrozen: Bool {
+        if case .frozen = confinement { return true }
+        return false
+    }
 
     /// Traps unless called on the Store's thread or queue (for APIs that cannot throw).
     @usableFromInline
@@ -210,7 +218,7 @@ final class StoreCore {
         guard let binding = bindingsByType[id] else {
             throw .schemaMismatch("\(type) is not in this Store's schema; add it to Configuration.objectTypes")
         }
-        lastBinding = binding
+        if !isFrozen { lastBinding = binding }  // a frozen core is read from many threads: no caching writes
         return binding
     }
 
@@ -289,7 +297,7 @@ final class StoreCore {
     /// Moves to the newest commit. Returns whether the version changed. Inside a write it does nothing.
     func refresh() throws(StoreError) -> Bool {
         try checkConfined()
-        guard session == nil else { return false }
+        guard session == nil, !isFrozen else { return false }
         detachIterations()
         do throws(LMDBError) {
             let before = seenVersion
@@ -307,6 +315,7 @@ final class StoreCore {
     /// Releases the snapshot; every object fetched so far is invalidated.
     func invalidate() {
         assertConfined()
+        guard !isFrozen else { return }  // other threads may be reading it
         if session != nil { try? cancelWrite() }
         detachIterations()
         snapshot?.reset()
@@ -321,7 +330,7 @@ final class StoreCore {
     func beginWrite() throws(StoreError) {
         try checkConfined()
         guard session == nil, !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
-        guard !configuration.readOnly else { throw .readOnly }
+        guard !configuration.readOnly, !isFrozen else { throw .readOnly }
         detachIterations()
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
         let transaction: WriteTransaction

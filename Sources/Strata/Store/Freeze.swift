@@ -1,0 +1,118 @@
+/// Frozen snapshots: immutable views of one version, readable from any thread at once.
+extension StoreCore {
+    /// A frozen core showing this Store's version (the newest commit when this Store is behind it:
+    /// LMDB opens snapshots at the newest commit only). Reused while the last one lives.
+    ///
+    /// - Throws: `.storage` (for example `.readersFull`: each frozen version holds a reader slot).
+    func frozen() throws(StoreError) -> StoreCore {
+        if isFrozen { return self }
+        try checkConfined()
+        let version = session == nil ? try self.version() : try self.version() - 1
+        if let last = lastFrozen, try last.version() >= version { return last }
+        let frozen = try StoreCore(configuration: configuration, confinement: .frozen)
+        try frozen.prepareForSharedReads()
+        lastFrozen = frozen
+        return frozen
+    }
+
+    /// Touches every table once, so that no later read changes the read transaction's state (LMDB
+    /// loads a named table's root on first use), and registers the snapshot for diagnostics.
+    private func prepareForSharedReads() throws(StoreError) {
+        do {
+            for binding in bindings {
+                _ = try count(binding.table)
+                for index in binding.indexes { _ = try count(index.table) }
+                for link in binding.links { _ = try count(link.table) }
+            }
+        } catch {
+            throw StoreError(error)
+        }
+        let version = try self.version()
+        environment.frozenSnapshots.withLock { $0[ObjectIdentifier(self)] = (version, .now) }
+    }
+}
+
+extension Store {
+    /// An immutable snapshot of the Store at its current version, usable from any thread (pass it,
+    /// and objects and Results of it, freely). It never moves, and cannot write (`.readOnly`).
+    ///
+    /// ```swift
+    /// let frozen = try store.freeze()
+    /// DispatchQueue.global().async { print(frozen.objects(Person.self).count) }
+    /// ```
+    /// - Throws: `.wrongThread`, `.storage` (for example `.readersFull`).
+    /// - Warning: A frozen snapshot pins its version: the file cannot reuse the pages later commits
+    ///   free until every frozen object of it is gone. `diagnostics()` shows who pins what.
+    public func freeze() throws(StoreError) -> Store {
+        Store(core: try core.frozen())
+    }
+
+    /// Whether this is a frozen snapshot.
+    public var isFrozen: Bool { core.isFrozen }
+
+    /// A live Store of the same configuration on the current thread.
+    ///
+    /// - Throws: what `Store(configuration:)` throws.
+    public func thaw() throws(StoreError) -> Store {
+        try Store(configuration: core.configuration)
+    }
+}
+
+extension ThreadConfined where Self: Object {
+    /// The object in a frozen snapshot of its Store: immutable, readable from any thread.
+    ///
+    /// - Throws: `.notManaged`, `.deletedInAnotherThread`, `.wrongThread`, `.storage`.
+    public func freeze() throws(StoreError) -> Self {
+        guard let core = _store else { throw .notManaged }
+        if core.isFrozen { return self }
+        try core.checkConfined()
+        let frozen = try core.frozen()
+        guard let object = try frozen.linkedObject(Self.self, key: _key) else { throw .deletedInAnotherThread }
+        return object
+    }
+
+    /// The live object in the current thread's Store of the same configuration; nil when it has
+    /// been deleted since. A live object returns itself.
+    ///
+    /// - Throws: `.notManaged`, and what `Store(configuration:)` throws.
+    public func thaw() throws(StoreError) -> Self? {
+        guard let core = _store else { throw .notManaged }
+        guard core.isFrozen else { return self }
+        let live = try Store(configuration: core.configuration)
+        return try live.core.linkedObject(Self.self, key: _key)
+    }
+}
+
+extension Object {
+    /// Whether the object belongs to a frozen snapshot.
+    public final var isFrozen: Bool { _store?.isFrozen ?? false }
+}
+
+extension Results {
+    /// The Results in a frozen snapshot of its Store: same query, immutable, readable from any thread.
+    ///
+    /// - Throws: `.wrongThread`, `.invalidArgument` with a `filter` closure (it could capture
+    ///   anything confined), `.storage`.
+    public func freeze() throws(StoreError) -> Results {
+        if core.isFrozen { return self }
+        for stage in stages {
+            if case .filter = stage { throw .invalidArgument("a Results with a filter closure cannot be frozen") }
+        }
+        let frozen = try core.frozen()
+        let results = Results(core: frozen, binding: try frozen.binding(for: Element.self), stages: stages)
+        _ = results.keys()  // evaluated once now, then only read by every thread
+        return results
+    }
+
+    /// Whether the Results belongs to a frozen snapshot.
+    public var isFrozen: Bool { core.isFrozen }
+
+    /// The same query on the current thread's live Store of the same configuration.
+    ///
+    /// - Throws: what `Store(configuration:)` throws.
+    public func thaw() throws(StoreError) -> Results {
+        guard core.isFrozen else { return self }
+        let live = try Store(configuration: core.configuration)
+        return Results(core: live.core, binding: try live.core.binding(for: Element.self), stages: stages)
+    }
+}

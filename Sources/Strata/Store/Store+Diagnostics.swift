@@ -1,0 +1,73 @@
+import Foundation
+
+extension Store {
+    /// The file's size and use, and the snapshots that pin old versions (which keeps the file from
+    /// reusing the pages later commits freed).
+    public struct Diagnostics: Sendable, CustomStringConvertible {
+        /// A reader slot in use, in any process.
+        public struct Reader: Sendable, Equatable {
+            public let processID: Int32
+            public let thread: UInt
+            /// The version its snapshot shows; nil for a slot kept between reads.
+            public let version: Int?
+        }
+
+        /// A frozen snapshot of this process.
+        public struct FrozenSnapshot: Sendable, Equatable {
+            public let version: Int
+            /// How long it has existed.
+            public let age: Duration
+        }
+
+        public let fileBytes: Int
+        /// Bytes of the pages in use (the rest is free for later commits to reuse).
+        public let usedBytes: Int
+        /// The newest committed version.
+        public let latestVersion: Int
+        public let readers: [Reader]
+        public let frozenSnapshots: [FrozenSnapshot]
+
+        /// The oldest version a reader still shows: pages freed after it cannot be reused yet.
+        public var oldestPinnedVersion: Int? { readers.compactMap(\.version).min() }
+
+        public var description: String {
+            var lines = [
+                "file \(fileBytes) bytes, \(usedBytes) used; latest version \(latestVersion)",
+                "oldest pinned version: \(oldestPinnedVersion.map(String.init) ?? "none")",
+            ]
+            let ownProcess = getpid()
+            for reader in readers {
+                guard let version = reader.version else { continue }
+                let frozen = reader.processID == ownProcess && frozenSnapshots.contains { $0.version == version }
+                let who = frozen ? "a frozen snapshot of this process" : "a Store's snapshot or a long read"
+                lines.append(
+                    "  version \(version): process \(reader.processID), thread \(String(reader.thread, radix: 16)): \(who)"
+                        + (version < latestVersion ? ", \(latestVersion - version) behind" : ""))
+            }
+            for snapshot in frozenSnapshots {
+                lines.append("  frozen snapshot of version \(snapshot.version), \(snapshot.age) old")
+            }
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    /// What the file holds and who pins old versions of it.
+    ///
+    /// ```swift
+    /// let report = try store.diagnostics()
+    /// if let oldest = report.oldestPinnedVersion, report.latestVersion - oldest > 1000 { print(report) }
+    /// ```
+    /// - Throws: `.wrongThread`, `.fileAccess`, `.storage`.
+    public func diagnostics() throws(StoreError) -> Diagnostics {
+        try core.checkConfined()
+        let environment = core.environment
+        let usage = try environment.usage()
+        let now = ContinuousClock.now
+        return Diagnostics(
+            fileBytes: usage.totalBytes, usedBytes: usage.usedBytes, latestVersion: try environment.latestVersion(),
+            readers: environment.readers().map { Diagnostics.Reader(processID: $0.processID, thread: $0.thread, version: $0.version) },
+            frozenSnapshots: environment.frozenSnapshots.withLock { Array($0.values) }.map {
+                Diagnostics.FrozenSnapshot(version: $0.version, age: now - $0.created)
+            }.sorted { $0.version < $1.version })
+    }
+}
