@@ -231,8 +231,48 @@ import Testing
         #expect(updated.wait(timeout: .now() + 5) == .success)
         queue.sync {}
         #expect(seen.value == ["initial 0", "update 1 [0] true"])
-        #expect { try store.objects(Item.self).observe(on: queue) { _ in } } throws: { isCase($0, .invalidArgument("")) }
         queue.sync { token.invalidate() }
+    }
+
+    @Test func aThreadStoresResultsObservedOnAnotherQueue() throws {
+        let fixture = Fixture([Item.self])
+        let store = try fixture.open()
+        try store.write { try store.add(Item(id: 1, score: 0, name: "")) }
+        let elsewhere = DispatchQueue(label: "elsewhere")
+        let delivered = DispatchSemaphore(value: 0)
+        let seen = ResultBox<[String]>()
+        seen.value = []
+        let cheap = store.objects(Item.self).where { $0.score < 5 }
+        let token = try cheap.observe(keyPaths: [\.score], on: elsewhere) { change in
+            switch change {
+            case .initial(let results):
+                seen.value!.append("initial \(results.count) \(results.core.confinementToken.map(Confinement.isCurrentQueue) == true)")
+            case .update(let results, let deletions, let insertions, let modifications):
+                seen.value!.append("update \(results.map(\.id)) \(deletions) \(insertions) \(modifications)")
+            case .error(let error):
+                seen.value!.append("\(error)")
+            }
+            delivered.signal()
+        }
+        #expect(delivered.wait(timeout: .now() + 5) == .success)
+        try store.write {
+            try store.add(Item(id: 2, score: 1, name: ""))
+            store.object(ofType: Item.self, forPrimaryKey: 1)!.score = 9
+        }
+        #expect(delivered.wait(timeout: .now() + 5) == .success)
+        let item = store.object(ofType: Item.self, forPrimaryKey: 2)!
+        let objectToken = try item.observe(on: elsewhere) { change in
+            if case .deleted = change { seen.value!.append("deleted") }
+            delivered.signal()
+        }
+        elsewhere.sync {}  // the object observer has its baseline
+        try store.write { try store.delete(item) }
+        #expect(delivered.wait(timeout: .now() + 5) == .success)  // the Results
+        #expect(delivered.wait(timeout: .now() + 5) == .success)  // the object
+        elsewhere.sync {}
+        #expect(seen.value == ["initial 1 true", "update [2] [0] [0] []", "update [] [0] [] []", "deleted"])
+        token.invalidate()
+        objectToken.invalidate()
     }
 
     @Test func changesAsAnAsyncSequence() async throws {

@@ -68,41 +68,55 @@ public final class NotificationToken: Sendable {
     }
 }
 
-/// What an observer and its token share: whether it was invalidated, and its Store while that lives.
+/// What an observer and its token share: whether it was invalidated, and its Store while that lives
+/// (attached later for an observer on another queue, whose Store is opened there).
 final class ObserverState: Sendable {
     private struct Guarded {
         var isInvalidated = false
         var core: ChangeListener.UncheckedCore?
+        /// Wakes the Store on its queue, where it drops invalidated observers.
+        var listener: ChangeListener?
     }
 
-    private let guarded: Mutex<Guarded>
+    private let guarded = Mutex(Guarded())
     private let hub: ChangeHub
-    /// Wakes the Store on its queue, where it drops invalidated observers.
-    private let listener: ChangeListener?
 
-    init(core: StoreCore) {
-        guarded = Mutex(Guarded(core: ChangeListener.UncheckedCore(core: core)))
-        hub = core.environment.changes
-        listener = core.listener
+    init(hub: ChangeHub) {
+        self.hub = hub
         hub.observerAdded()
+    }
+
+    convenience init(core: StoreCore) {
+        self.init(hub: core.environment.changes)
+        attach(to: core)
+    }
+
+    /// Binds the observer to the Store that delivers it (on that Store's thread or queue).
+    func attach(to core: StoreCore) {
+        guarded.withLock {
+            $0.core = ChangeListener.UncheckedCore(core: core)
+            $0.listener = core.listener
+        }
     }
 
     var isInvalidated: Bool { guarded.withLock { $0.isInvalidated } }
 
     func invalidate() {
-        let core = guarded.withLock { guarded -> ChangeListener.UncheckedCore?? in
+        // Whether this runs on the Store's thread is decided under the lock: the Store's deinit takes
+        // it too, so the Store cannot go away meanwhile.
+        let outcome = guarded.withLock { guarded -> (core: ChangeListener.UncheckedCore?, listener: ChangeListener?)? in
             if guarded.isInvalidated { return nil }
             guarded.isInvalidated = true
-            return .some(guarded.core)
+            guard let core = guarded.core, core.core.isConfined else { return (nil, guarded.listener) }
+            return (core, nil)
         }
-        guard let core else { return }
+        guard let outcome else { return }
         hub.observerRemoved()
-        // On the Store's own thread the observer goes at once; elsewhere when the Store's queue runs.
-        if let core, core.core.isConfined {
-            let strong: StoreCore = core.core
+        if let core = outcome.core {
+            let strong: StoreCore = core.core  // on its own thread: the observer goes at once
             strong.pruneObservers()
         } else {
-            listener?.wake()
+            outcome.listener?.wake()  // elsewhere: when the Store's queue runs
         }
     }
 

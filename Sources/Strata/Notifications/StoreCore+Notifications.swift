@@ -50,17 +50,35 @@ extension StoreCore {
         }
     }
 
-    /// The queue a notification goes to, checked against the Store's own.
+    /// The other queue a notification goes to, or nil for this Store's own.
     ///
-    /// - Throws: `.invalidArgument` for a queue that is not the Store's (its serial queue, or main
-    ///   for a Store of the main thread).
-    func checkedDeliveryQueue(_ queue: DispatchQueue?) throws(StoreError) {
+    /// - Throws: `.invalidArgument` for a frozen Store.
+    func foreignDeliveryQueue(_ queue: DispatchQueue?) throws(StoreError) -> DispatchQueue? {
         guard !isFrozen else { throw .invalidArgument("a frozen snapshot never changes: observe the live Store") }
-        guard let queue else { return }
-        guard queue === deliveryQueue else {
-            throw .invalidArgument(
-                "notifications are delivered on the Store's own queue (its serial queue, or main for the main thread); open a Store on \(queue.label) to observe there")
+        guard let queue, queue !== deliveryQueue else { return nil }
+        return queue
+    }
+
+    /// Registers an observer on a Store of `queue` (opened there, as `Store(configuration:queue:)`),
+    /// so that callbacks run on `queue` with objects of that Store. `make` runs on `queue`.
+    static func observeElsewhere(
+        configuration: Store.Configuration, queue: DispatchQueue, state: ObserverState,
+        make: @escaping (StoreCore) throws(StoreError) -> (StoreObserver, startNow: Bool),
+        failed: @escaping (StoreError) -> Void
+    ) {
+        let work = UncheckedWork {
+            guard !state.isInvalidated else { return }
+            do throws(StoreError) {
+                let store = try Store(configuration: configuration, queue: queue)
+                state.attach(to: store.core)
+                let (observer, startNow) = try make(store.core)
+                try store.core.addObserver(observer, startNow: startNow)
+            } catch {
+                state.invalidate()
+                failed(error)
+            }
         }
+        queue.async { work.run() }
     }
 
     /// The observers of `tokens`, which must be this Store's.
@@ -89,13 +107,15 @@ extension Results {
     /// ```
     /// Delivery is asynchronous, on the Store's queue: its serial queue, or the main queue for a Store
     /// of the main thread; when a callback runs, the Store (and the Results it receives) already show
-    /// the new state. A Store of another thread has no queue to deliver on: its observers are told on
-    /// `refresh()` and when a write begins. Commits of another process are noticed when the Store
+    /// the new state. With `queue`, another serial queue, the Results is opened again on a Store of
+    /// that queue (as `Store(configuration:queue:)`), and callbacks receive objects of that Store.
+    /// A Store of a thread without queue delivers on `refresh()` and when a write begins. Commits of another process are noticed when the Store
     /// moves to them (`refresh()`); their modifications cannot be told apart, so every object that
     /// stayed is reported as modified.
     ///
-    /// - Throws: `.wrongThread`, `.invalidArgument` for a queue that is not the Store's.
-    /// - Warning: Keep the token: notifications stop when it is deinitialised.
+    /// - Throws: `.wrongThread`, `.invalidArgument` for a frozen Results. Failing to open the Store on
+    ///   `queue` arrives as `.error`.
+    /// - Warning: Keep the token: notifications stop when it is deinitialised. `queue` must be serial.
     public func observe(
         keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil,
         _ block: @escaping (CollectionChange<Results<Element>>) -> Void
@@ -110,8 +130,19 @@ extension Results {
         _ block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
-        try core.checkedDeliveryQueue(queue)
         let columns = keyPaths.isEmpty ? nil : Set(keyPaths.map { binding.column(for: $0) })
+        if let elsewhere = try core.foreignDeliveryQueue(queue) {
+            let state = ObserverState(hub: core.environment.changes)
+            let stages = self.stages
+            StoreCore.observeElsewhere(
+                configuration: core.configuration, queue: elsewhere, state: state,
+                make: { (there) throws(StoreError) in
+                    let results = Results(core: there, binding: try there.binding(for: Element.self), stages: stages)
+                    return (ResultsObserver(results: results, columns: columns, state: state, block: block), false)
+                },
+                failed: { block(.error($0), ChangeVersions(from: 0, to: 0)) })
+            return NotificationToken(state: state)
+        }
         let state = ObserverState(core: core)
         try core.addObserver(ResultsObserver(results: self, columns: columns, state: state, block: block), startNow: false)
         return NotificationToken(state: state)
@@ -128,7 +159,7 @@ extension ThreadConfined where Self: Object {
     /// }
     /// ```
     /// - Throws: `.notManaged`, `.deletedInAnotherThread`, `.wrongThread`, `.invalidArgument` for a
-    ///   queue that is not the Store's.
+    ///   frozen object. On another `queue` the object's baseline is taken when that queue first runs.
     /// - Warning: Keep the token: notifications stop when it is deinitialised.
     public func observe(
         keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil,
@@ -145,8 +176,19 @@ extension ThreadConfined where Self: Object {
         guard let core = _store, let binding = _binding else { throw .notManaged }
         try core.checkConfined()
         guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
-        try core.checkedDeliveryQueue(queue)
         let columns = keyPaths.isEmpty ? Array(0..<binding.columnCount) : keyPaths.map { binding.column(for: $0) }
+        if let elsewhere = try core.foreignDeliveryQueue(queue) {
+            let state = ObserverState(hub: core.environment.changes)
+            let key = _key
+            StoreCore.observeElsewhere(
+                configuration: core.configuration, queue: elsewhere, state: state,
+                make: { (there) throws(StoreError) in
+                    guard let object = try there.linkedObject(Self.self, key: key) else { throw .deletedInAnotherThread }
+                    return (ObjectObserver(object: object, columns: columns, state: state, block: block), true)
+                },
+                failed: { error in block(error == .deletedInAnotherThread ? .deleted : .error(error), ChangeVersions(from: 0, to: 0)) })
+            return NotificationToken(state: state)
+        }
         let state = ObserverState(core: core)
         try core.addObserver(ObjectObserver(object: self, columns: columns, state: state, block: block), startNow: true)
         return NotificationToken(state: state)
@@ -204,6 +246,12 @@ extension Results {
         }
         return stream
     }
+}
+
+/// Carries the registration of an observer to the queue it is delivered on; the closures it holds
+/// run there only.
+private struct UncheckedWork: @unchecked Sendable {
+    let run: () -> Void
 }
 
 /// Carries a continuation of confined values into the delivery closure; they are yielded on the
