@@ -10,6 +10,20 @@ struct CitizenValues {
     var mood: Mood, joined: Date, tags: [String], friends: [Int], town: String?
 }
 
+extension Citizen {
+    /// A citizen with the values' id, and each indexed value also in its unindexed twin.
+    convenience init(_ values: CitizenValues) {
+        self.init()
+        id = values.id
+        name = values.name
+        city = values.name
+        age = values.age
+        years = values.age
+        nickname = values.nickname
+        alias = values.nickname
+    }
+}
+
 /// One random condition, as a Strata query and as the same test in plain Swift.
 struct RandomCondition {
     let text: String
@@ -275,14 +289,7 @@ extension RandomCondition {
             try store.add(contentsOf: towns)
             var byID: [Int: Citizen] = [:]
             for value in values {
-                let citizen = Citizen()
-                citizen.id = value.id
-                citizen.name = value.name
-                citizen.city = value.name
-                citizen.age = value.age
-                citizen.years = value.age
-                citizen.nickname = value.nickname
-                citizen.alias = value.nickname
+                let citizen = Citizen(value)
                 citizen.score = value.score
                 citizen.rank = value.rank
                 citizen.active = value.active
@@ -323,14 +330,8 @@ extension RandomCondition {
         let store = try fixture.open()
         try store.write {
             for (index, value) in values.enumerated() {
-                let citizen = Citizen()
+                let citizen = Citizen(value)
                 citizen.id = index
-                citizen.name = value.name
-                citizen.city = value.name
-                citizen.age = value.age
-                citizen.years = value.age
-                citizen.nickname = value.nickname
-                citizen.alias = value.nickname
                 try store.add(citizen)
             }
         }
