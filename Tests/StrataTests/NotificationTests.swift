@@ -48,6 +48,23 @@ import Testing
         #expect(recorder.changes.count == 2)
     }
 
+    @Test func logsAreKeptOnlyUntilEveryObserverHasThem() throws {
+        let fixture = Fixture([Item.self])
+        let store = try fixture.open()
+        let hub = store.core.environment.changes
+        var updates = 0
+        let token = try store.objects(Item.self).observe { if case .update = $0 { updates += 1 } }
+        try store.refresh()
+        for id in 1...5 { try store.write { try store.add(Item(id: id, score: 0, name: "")) } }
+        // Each write delivered the one before it (beginWrite catches observers up): only the last is kept.
+        #expect(hub.keptLogCount == 1 && updates == 4)
+        try store.refresh()
+        #expect(updates == 5 && hub.keptLogCount == 0)
+        token.invalidate()
+        try store.write { try store.add(Item(id: 9, score: 0, name: "")) }
+        #expect(hub.keptLogCount == 0 && !hub.isObserved)
+    }
+
     @Test func commitsOfOtherThreadsCoalesceUntilTheStoreMoves() throws {
         let fixture = Fixture([Item.self])
         let store = try fixture.open()

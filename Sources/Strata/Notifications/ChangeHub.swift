@@ -6,6 +6,25 @@ final class ChangeHub: Sendable {
     private struct State {
         var logs: [Int: CommitLog] = [:]
         var listeners: [ObjectIdentifier: ChangeListener] = [:]
+        /// Per Store with observers: the oldest version one of them stands at. Logs up to the oldest
+        /// of these are needed by nobody.
+        var positions: [ObjectIdentifier: Int] = [:]
+        /// Keys held by the kept logs (a bound on their memory).
+        var keptKeys = 0
+
+        mutating func drop(_ version: Int) {
+            guard let log = logs.removeValue(forKey: version) else { return }
+            keptKeys -= log.keyCount
+        }
+
+        /// Drops the logs nobody needs, then the oldest while too many are kept.
+        mutating func trim() {
+            let needed = positions.values.min() ?? .max
+            for version in logs.keys where version <= needed { drop(version) }
+            while logs.count > ChangeHub.keptLogs || keptKeys > ChangeHub.keptKeys, let oldest = logs.keys.min() {
+                drop(oldest)
+            }
+        }
     }
 
     private let state = Mutex(State())
@@ -13,7 +32,11 @@ final class ChangeHub: Sendable {
     private let observers = Atomic<Int>(0)
     /// Logs kept for Stores that have yet to catch up; older ones are dropped (a Store behind that
     /// far then compares instead).
-    private static let keptLogs = 4096
+    fileprivate static let keptLogs = 4096
+    fileprivate static let keptKeys = 1 << 20
+
+    /// How many commit logs are kept (for tests).
+    var keptLogCount: Int { state.withLock { $0.logs.count } }
 
     var isObserved: Bool { observers.load(ordering: .relaxed) > 0 }
 
@@ -31,13 +54,22 @@ final class ChangeHub: Sendable {
     /// Records a commit's log (if it was logged) and wakes every listener.
     func published(_ log: CommitLog?) {
         let listeners = state.withLock { state -> [ChangeListener] in
-            if let log {
+            if let log, !state.positions.isEmpty {
                 state.logs[log.version] = log
-                if state.logs.count > Self.keptLogs, let oldest = state.logs.keys.min() { state.logs[oldest] = nil }
+                state.keptKeys += log.keyCount
+                state.trim()
             }
             return Array(state.listeners.values)
         }
         for listener in listeners { listener.wake() }
+    }
+
+    /// A Store's observers now stand at `version` or later (nil: it has none left).
+    func observersOf(_ store: ObjectIdentifier, standAt version: Int?) {
+        state.withLock { state in
+            state.positions[store] = version
+            state.trim()
+        }
     }
 
     /// The merged changes of the commits after `from` up to `to`.

@@ -45,6 +45,10 @@ struct CommitLog: Sendable {
     /// The LMDB transaction id the commit created.
     let version: Int
     let tables: [String: TableChanges]
+
+    var keyCount: Int {
+        tables.values.reduce(0) { $0 + $1.inserted.count + $1.deleted.count + $1.modified.count }
+    }
 }
 
 /// The changes a Store must tell its observers about: the commits after `from` up to `to`, and

@@ -27,6 +27,17 @@ extension StoreCore {
             }
         }
         pruneObservers()
+        reportObserverPosition()
+    }
+
+    /// Tells the hub which logs this Store's observers may still need.
+    func reportObserverPosition() {
+        guard !observers.isEmpty else { return environment.changes.observersOf(ObjectIdentifier(self), standAt: nil) }
+        // An observer yet to start will start at this version or later: it needs nothing older.
+        var now = (try? version()) ?? 0
+        if session != nil { now -= 1 }  // a write's id is the version it will commit
+        let oldest = observers.map { $0.isStarted ? $0.version : now }.min()
+        environment.changes.observersOf(ObjectIdentifier(self), standAt: oldest)
     }
 
     /// Drops invalidated observers. A Store with a queue keeps itself alive while it has observers
@@ -36,7 +47,10 @@ extension StoreCore {
         if observers.contains(where: { $0.state.isInvalidated }) {
             observers.removeAll { $0.state.isInvalidated }
         }
-        if observers.isEmpty { keepAlive = nil }
+        if observers.isEmpty {
+            environment.changes.observersOf(ObjectIdentifier(self), standAt: nil)
+            keepAlive = nil
+        }
     }
 
     /// Registers an observer; it starts on the Store's queue (at once for an object, whose baseline is
@@ -44,6 +58,7 @@ extension StoreCore {
     func addObserver(_ observer: StoreObserver, startNow: Bool) throws(StoreError) {
         if startNow { observer.start(version: try version()) }
         observers.append(observer)
+        reportObserverPosition()
         if let listener {
             keepAlive = self
             listener.wake()

@@ -171,6 +171,7 @@ final class StoreCore {
             environment.changes.unregister(listener)
         }
         for observer in observers { observer.state.storeClosed() }
+        if !observers.isEmpty { environment.changes.observersOf(ObjectIdentifier(self), standAt: nil) }
         // No iteration is left: each holds its Results, which holds this core.
         session?.abort()
         session = nil
@@ -373,6 +374,7 @@ final class StoreCore {
         }
         endWrite(session)
         for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
+        if !skipped.isEmpty { reportObserverPosition() }
         environment.changes.published(log)
     }
 
