@@ -48,6 +48,56 @@ import Testing
         #expect(recorder.changes.count == 2)
     }
 
+    @Test func everyCommitDeliversEachCommitOnItsOwn() throws {
+        let fixture = Fixture([Item.self])
+        let store = try fixture.open()
+        let each = Recorder<Item>()
+        let coalesced = Recorder<Item>()
+        var counts: [Int] = []
+        var frozen: [Bool] = []
+        let eachToken = try store.objects(Item.self).observe(everyCommit: true) { change, versions in
+            each.changes.append(change)
+            each.versions.append(versions)
+            if case .update(let results, _, _, _) = change {
+                counts.append(results.count)
+                frozen.append(results.isFrozen)
+            }
+        }
+        var scores: [Double] = []
+        try store.write { try store.add(Item(id: 100, score: 0, name: "")) }
+        let watched = store.object(ofType: Item.self, forPrimaryKey: 100)!
+        let objectToken = try watched.observe(keyPaths: [\.score], everyCommit: true) { change in
+            if case .change(let item, _) = change { scores.append(item.score) }
+        }
+        let coalescedToken = try store.objects(Item.self).observe { change, versions in
+            coalesced.changes.append(change)
+            coalesced.versions.append(versions)
+        }
+        try store.refresh()
+        _ = onAnotherThread { [configuration = fixture.configuration] () -> Bool in
+            guard let there = try? Store(configuration: configuration) else { return false }
+            for id in 1...3 {
+                try? there.write {
+                    try there.add(Item(id: id, score: 0, name: ""))
+                    there.object(ofType: Item.self, forPrimaryKey: 100)!.score = Double(id)
+                }
+            }
+            return true
+        }
+        try store.refresh()
+        // The first update is item 100's own commit, delivered live on the refresh before the others.
+        #expect(each.versions.dropFirst().map(\.commits) == [1, 1, 1, 1])
+        #expect(counts == [1, 2, 3, 4] && frozen == [false, true, true, false])
+        #expect(scores == [1, 2, 3])
+        #expect(coalesced.versions.last?.commits == 3 && coalesced.changes.count == 2)
+        if case .update(_, _, let insertions, let modifications)? = each.changes.last {
+            #expect(insertions == [2] && modifications == [2])  // item 100 was third before, fourth now
+        } else {
+            Issue.record("no update")
+        }
+        withExtendedLifetime((eachToken, objectToken, coalescedToken)) {}
+    }
+
     @Test func logsAreKeptOnlyUntilEveryObserverHasThem() throws {
         let fixture = Fixture([Item.self])
         let store = try fixture.open()

@@ -24,12 +24,28 @@ final class ChangeHub: Sendable {
             while logs.count > ChangeHub.keptLogs || keptKeys > ChangeHub.keptKeys, let oldest = logs.keys.min() {
                 drop(oldest)
             }
+            let pinned = logs.filter { $0.value.snapshot != nil }.keys.sorted()
+            for version in pinned.dropLast(ChangeHub.keptSnapshots) { logs[version]?.snapshot = nil }
         }
     }
 
     private let state = Mutex(State())
     /// Observers registered in any Store of the file: writes log their changes only while it is > 0.
     private let observers = Atomic<Int>(0)
+    /// Observers that want every commit on its own: commits pin a snapshot only while it is > 0.
+    private let everyCommitObservers = Atomic<Int>(0)
+    /// Pinned snapshots kept at most (each holds a reader slot); older commits are then coalesced.
+    fileprivate static let keptSnapshots = 32
+
+    var wantsSnapshots: Bool { everyCommitObservers.load(ordering: .relaxed) > 0 }
+
+    func everyCommitObserverAdded() { everyCommitObservers.add(1, ordering: .relaxed) }
+    func everyCommitObserverRemoved() { everyCommitObservers.subtract(1, ordering: .relaxed) }
+
+    /// The pinned snapshot of `version`, if it is kept.
+    func snapshot(at version: Int) -> StoreCore? {
+        state.withLock { $0.logs[version]?.snapshot?.core }
+    }
     /// Logs kept for Stores that have yet to catch up; older ones are dropped (a Store behind that
     /// far then compares instead).
     fileprivate static let keptLogs = 4096

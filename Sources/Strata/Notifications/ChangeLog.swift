@@ -45,6 +45,9 @@ struct CommitLog: Sendable {
     /// The LMDB transaction id the commit created.
     let version: Int
     let tables: [String: TableChanges]
+    /// A frozen snapshot of exactly this version, pinned at commit for observers that want every
+    /// commit on its own.
+    var snapshot: PinnedSnapshot?
 
     var keyCount: Int {
         tables.values.reduce(0) { $0 + $1.inserted.count + $1.deleted.count + $1.modified.count }
@@ -65,5 +68,14 @@ struct ChangeSpan {
     /// Whether `type` may have changed.
     func touches(_ type: String) -> Bool {
         !isComplete || tables[type].map { !$0.isEmpty } == true
+    }
+}
+
+/// A frozen core of one version, shared by the Stores that deliver that commit on its own.
+final class PinnedSnapshot: @unchecked Sendable {  // a frozen core only reads; see `StoreCore.frozen()`
+    let core: StoreCore
+
+    init(_ core: StoreCore) {
+        self.core = core
     }
 }

@@ -80,14 +80,18 @@ final class ObserverState: Sendable {
 
     private let guarded = Mutex(Guarded())
     private let hub: ChangeHub
+    /// Whether the observer wants every commit on its own (commits then pin snapshots).
+    let everyCommit: Bool
 
-    init(hub: ChangeHub) {
+    init(hub: ChangeHub, everyCommit: Bool = false) {
         self.hub = hub
+        self.everyCommit = everyCommit
         hub.observerAdded()
+        if everyCommit { hub.everyCommitObserverAdded() }
     }
 
-    convenience init(core: StoreCore) {
-        self.init(hub: core.environment.changes)
+    convenience init(core: StoreCore, everyCommit: Bool = false) {
+        self.init(hub: core.environment.changes, everyCommit: everyCommit)
         attach(to: core)
     }
 
@@ -112,6 +116,7 @@ final class ObserverState: Sendable {
         }
         guard let outcome else { return }
         hub.observerRemoved()
+        if everyCommit { hub.everyCommitObserverRemoved() }
         if let core = outcome.core {
             let strong: StoreCore = core.core  // on its own thread: the observer goes at once
             strong.pruneObservers()
@@ -133,8 +138,11 @@ protocol StoreObserver: AnyObject {
     var version: Int { get }
     /// Delivers `.initial` (for a collection) or takes the baseline, at `version`.
     func start(version: Int)
-    /// Delivers what changed in `span`, then stands at `span.to`.
-    func deliver(_ span: ChangeSpan)
+    /// Delivers what changed in `span`, then stands at `span.to`. `snapshot` is a frozen core of
+    /// version `span.to` to evaluate on (nil: the Store itself, which shows `span.to`).
+    func deliver(_ span: ChangeSpan, at snapshot: StoreCore?)
+    /// Whether `snapshot` (a writer's, of its configuration) holds the observed type.
+    func canEvaluate(on snapshot: StoreCore) -> Bool
     /// Takes the present state as the baseline without delivering (`commitWrite(withoutNotifying:)`).
     func rebaseline(version: Int)
     var isStarted: Bool { get }

@@ -46,11 +46,16 @@ final class ResultsObserver<Element: Object>: StoreObserver {
         keys = results.keys()
     }
 
-    func deliver(_ span: ChangeSpan) {
+    func canEvaluate(on snapshot: StoreCore) -> Bool {
+        (try? snapshot.binding(for: Element.self)) != nil
+    }
+
+    func deliver(_ span: ChangeSpan, at snapshot: StoreCore?) {
         defer { version = span.to }
         let relevant = readsOtherTypes ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name)
         guard relevant else { return }
-        let current = results
+        let current =
+            snapshot.map { Results(core: $0, binding: $0.bindingOrTrap(for: Element.self), stages: stages) } ?? results
         let changes = span.tables[binding.name]
         let isModified = { [columns] (key: RowKey) -> Bool in
             guard span.isComplete else { return true }  // another process committed: cannot tell
@@ -97,8 +102,10 @@ final class ObjectObserver<T: Object>: StoreObserver {
         self.block = block
     }
 
-    private func currentValues() throws(StoreError) -> [[UInt8]?]? {
-        guard let row = try core.fetchRow(binding, key: key) else { return nil }
+    private func currentValues(in source: StoreCore? = nil) throws(StoreError) -> [[UInt8]?]? {
+        let source = source ?? core
+        let binding = source === core ? self.binding : source.bindingOrTrap(for: T.self)
+        guard let row = try source.fetchRow(binding, key: key) else { return nil }
         var values: [[UInt8]?] = []
         for column in columns {
             do {
@@ -120,7 +127,11 @@ final class ObjectObserver<T: Object>: StoreObserver {
         values = ((try? currentValues()) ?? nil) ?? values
     }
 
-    func deliver(_ span: ChangeSpan) {
+    func canEvaluate(on snapshot: StoreCore) -> Bool {
+        (try? snapshot.binding(for: T.self)) != nil
+    }
+
+    func deliver(_ span: ChangeSpan, at snapshot: StoreCore?) {
         defer { version = span.to }
         if span.isComplete {
             guard let changes = span.tables[binding.name],
@@ -130,7 +141,7 @@ final class ObjectObserver<T: Object>: StoreObserver {
         let versions = ChangeVersions(from: span.from, to: span.to)
         let current: [[UInt8]?]?
         do {
-            current = try currentValues()
+            current = try currentValues(in: snapshot)
         } catch {
             state.invalidate()
             return block(.error(error), versions)
@@ -148,7 +159,9 @@ final class ObjectObserver<T: Object>: StoreObserver {
         }
         values = current
         guard !changes.isEmpty else { return }
-        block(.change(core.materialize(T.self, binding: binding, key: key), changes), versions)
+        let source = snapshot ?? core
+        let object = source.materialize(T.self, binding: source === core ? binding : source.bindingOrTrap(for: T.self), key: key)
+        block(.change(object, changes), versions)
     }
 
     private func decode(_ bytes: [UInt8]?, column: Int) -> Any? {

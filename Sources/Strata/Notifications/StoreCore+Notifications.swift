@@ -20,14 +20,29 @@ extension StoreCore {
         for observer in observers where !observer.state.isInvalidated {
             if !observer.isStarted {
                 observer.start(version: current)
+            } else if observer.state.everyCommit {
+                deliverEachCommit(to: observer, upTo: current)
             } else if observer.version < current {
                 let span = spans[observer.version] ?? environment.changes.span(from: observer.version, to: current)
                 spans[observer.version] = span
-                observer.deliver(span)
+                observer.deliver(span, at: nil)
             }
         }
         pruneObservers()
         reportObserverPosition()
+    }
+
+    /// One change per commit, each evaluated on the snapshot pinned when it landed; commits whose
+    /// snapshot is gone (another process, too many pending) join the next change.
+    private func deliverEachCommit(to observer: StoreObserver, upTo current: Int) {
+        var from = observer.version
+        guard from < current else { return }
+        for version in (from + 1)...current where !observer.state.isInvalidated {
+            let snapshot = version == current ? nil : environment.changes.snapshot(at: version)
+            guard version == current || snapshot.map(observer.canEvaluate(on:)) == true else { continue }
+            observer.deliver(environment.changes.span(from: from, to: version), at: snapshot)
+            from = version
+        }
     }
 
     /// Tells the hub which logs this Store's observers may still need.
@@ -132,22 +147,27 @@ extension Results {
     ///   `queue` arrives as `.error`.
     /// - Warning: Keep the token: notifications stop when it is deinitialised. `queue` must be serial.
     public func observe(
-        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil,
+        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
         _ block: @escaping (CollectionChange<Results<Element>>) -> Void
     ) throws(StoreError) -> NotificationToken {
-        try observe(keyPaths: keyPaths, on: queue) { change, _ in block(change) }
+        try observe(keyPaths: keyPaths, on: queue, everyCommit: everyCommit) { change, _ in block(change) }
     }
 
     /// As `observe(keyPaths:on:_:)`, with the versions each change spans and how many commits it
     /// coalesces.
+    ///
+    /// With `everyCommit`, commits are not coalesced: each commit gets its own `.update`, whose
+    /// Results is a frozen snapshot of exactly that commit (the last one of a delivery is the live
+    /// Results). Each commit then pins a snapshot until every such observer has seen it (at most 32
+    /// are kept; beyond that, and for commits of other processes, changes are coalesced again).
     public func observe(
-        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil,
+        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
         _ block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
         let columns = keyPaths.isEmpty ? nil : Set(keyPaths.map { binding.column(for: $0) })
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
-            let state = ObserverState(hub: core.environment.changes)
+            let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
             let stages = self.stages
             StoreCore.observeElsewhere(
                 configuration: core.configuration, queue: elsewhere, state: state,
@@ -158,7 +178,7 @@ extension Results {
                 failed: { block(.error($0), ChangeVersions(from: 0, to: 0)) })
             return NotificationToken(state: state)
         }
-        let state = ObserverState(core: core)
+        let state = ObserverState(core: core, everyCommit: everyCommit)
         try core.addObserver(ResultsObserver(results: self, columns: columns, state: state, block: block), startNow: false)
         return NotificationToken(state: state)
     }
@@ -177,15 +197,16 @@ extension ThreadConfined where Self: Object {
     ///   frozen object. On another `queue` the object's baseline is taken when that queue first runs.
     /// - Warning: Keep the token: notifications stop when it is deinitialised.
     public func observe(
-        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil,
+        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
         _ block: @escaping (ObjectChange<Self>) -> Void
     ) throws(StoreError) -> NotificationToken {
-        try observe(keyPaths: keyPaths, on: queue) { change, _ in block(change) }
+        try observe(keyPaths: keyPaths, on: queue, everyCommit: everyCommit) { change, _ in block(change) }
     }
 
-    /// As `observe(keyPaths:on:_:)`, with the versions each change spans.
+    /// As `observe(keyPaths:on:_:)`, with the versions each change spans. `everyCommit` as for
+    /// `Results.observe`: one `.change` per commit, its object frozen at that commit.
     public func observe(
-        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil,
+        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
         _ block: @escaping (ObjectChange<Self>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
         guard let core = _store, let binding = _binding else { throw .notManaged }
@@ -193,7 +214,7 @@ extension ThreadConfined where Self: Object {
         guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
         let columns = keyPaths.isEmpty ? Array(0..<binding.columnCount) : keyPaths.map { binding.column(for: $0) }
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
-            let state = ObserverState(hub: core.environment.changes)
+            let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
             let key = _key
             StoreCore.observeElsewhere(
                 configuration: core.configuration, queue: elsewhere, state: state,
@@ -204,7 +225,7 @@ extension ThreadConfined where Self: Object {
                 failed: { error in block(error == .deletedInAnotherThread ? .deleted : .error(error), ChangeVersions(from: 0, to: 0)) })
             return NotificationToken(state: state)
         }
-        let state = ObserverState(core: core)
+        let state = ObserverState(core: core, everyCommit: everyCommit)
         try core.addObserver(ObjectObserver(object: self, columns: columns, state: state, block: block), startNow: true)
         return NotificationToken(state: state)
     }

@@ -15,9 +15,18 @@ extension StoreCore {
         return frozen
     }
 
+    /// A frozen core of exactly `version`, just committed; nil when another commit came first (that
+    /// commit is then coalesced with the next) or no reader slot is left.
+    func pinSnapshot(of version: Int) -> PinnedSnapshot? {
+        guard let frozen = try? StoreCore(configuration: configuration, confinement: .frozen),
+            (try? frozen.version()) == version, (try? frozen.prepareForSharedReads()) != nil
+        else { return nil }
+        return PinnedSnapshot(frozen)
+    }
+
     /// Touches every table once, so that no later read changes the read transaction's state (LMDB
     /// loads a named table's root on first use), and registers the snapshot for diagnostics.
-    private func prepareForSharedReads() throws(StoreError) {
+    func prepareForSharedReads() throws(StoreError) {
         do {
             for binding in bindings {
                 _ = try count(binding.table)

@@ -358,7 +358,7 @@ final class StoreCore {
         let session = try writableSession()
         let skipped = try observers(of: tokens)
         let version = session.transaction?.version ?? 0
-        let log = session.changeLog.map { changes in
+        var log = session.changeLog.map { changes in
             CommitLog(
                 version: version,
                 tables: Dictionary(
@@ -373,6 +373,7 @@ final class StoreCore {
             throw error
         }
         endWrite(session)
+        if log != nil, environment.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
         for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
         if !skipped.isEmpty { reportObserverPosition() }
         environment.changes.published(log)
