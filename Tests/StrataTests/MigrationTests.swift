@@ -250,6 +250,17 @@ enum MigrationV2 {
         #expect(store.objects(V2Note.self).count == 1)
     }
 
+    @Test func deleteStoreIfMigrationNeededRefusesAFileOpenInTheProcess() throws {
+        let fixture = try v1File()
+        let held = try fixture.open()  // another Store of the process has the file
+        let before = fixture.fileBytes()
+        var configuration = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [V2Note.self])
+        configuration.deleteStoreIfMigrationNeeded = true
+        #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
+        #expect(fixture.fileBytes() == before)
+        #expect(held.objects(MigrationV1.Contact.self).count == 3)
+    }
+
     @Test func aMigrationRunsOnceAndOnlyWhenTheVersionGrows() throws {
         let fixture = try v1File()
         let runs = ResultBox<Int>()

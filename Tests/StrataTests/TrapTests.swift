@@ -71,6 +71,19 @@ func standardError(of result: ExitTest.Result?) -> String {
         #expect(output.contains(TrapMessage.notInWriteTransaction))
     }
 
+    @Test func settingAPropertyOfAFrozenObjectTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            let frozen = try? store.objects(Person.self)[0].freeze()
+            try? store.write { frozen?.name = "Bea" }
+        }
+        let output = standardError(of: result)
+        #expect(output.contains(TrapMessage.frozen))
+    }
+
     @Test func changingAManagedListOutsideAWriteTraps() async throws {
         let fixture = Fixture([Person.self])
         let path = fixture.path

@@ -11,10 +11,19 @@ final class ChangeHub: Sendable {
         var positions: [ObjectIdentifier: Int] = [:]
         /// Keys held by the kept logs (a bound on their memory).
         var keptKeys = 0
+        /// Kept logs that pin a snapshot.
+        var pinned = 0
+
+        mutating func keep(_ log: CommitLog) {
+            logs[log.version] = log
+            keptKeys += log.keyCount
+            if log.snapshot != nil { pinned += 1 }
+        }
 
         mutating func drop(_ version: Int) {
             guard let log = logs.removeValue(forKey: version) else { return }
             keptKeys -= log.keyCount
+            if log.snapshot != nil { pinned -= 1 }
         }
 
         /// Drops the logs nobody needs, then the oldest while too many are kept.
@@ -24,8 +33,10 @@ final class ChangeHub: Sendable {
             while logs.count > ChangeHub.keptLogs || keptKeys > ChangeHub.keptKeys, let oldest = logs.keys.min() {
                 drop(oldest)
             }
-            let pinned = logs.filter { $0.value.snapshot != nil }.keys.sorted()
-            for version in pinned.dropLast(ChangeHub.keptSnapshots) { logs[version]?.snapshot = nil }
+            guard pinned > ChangeHub.keptSnapshots else { return }
+            let oldest = logs.filter { $0.value.snapshot != nil }.keys.sorted().dropLast(ChangeHub.keptSnapshots)
+            for version in oldest { logs[version]?.snapshot = nil }
+            pinned = ChangeHub.keptSnapshots
         }
     }
 
@@ -71,8 +82,7 @@ final class ChangeHub: Sendable {
     func published(_ log: CommitLog?) {
         let listeners = state.withLock { state -> [ChangeListener] in
             if let log, !state.positions.isEmpty {
-                state.logs[log.version] = log
-                state.keptKeys += log.keyCount
+                state.keep(log)
                 state.trim()
             }
             return Array(state.listeners.values)

@@ -63,8 +63,6 @@ struct ChangeSpan {
     let tables: [String: TableChanges]
     let isComplete: Bool
 
-    var commitCount: Int { to - from }
-
     /// Whether `type` may have changed.
     func touches(_ type: String) -> Bool {
         !isComplete || tables[type].map { !$0.isEmpty } == true

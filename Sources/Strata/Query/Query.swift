@@ -172,7 +172,7 @@ extension Query where Value: _QueryString {
     /// Whether the string contains `other` (UTF-8 bytes; nil never matches).
     public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {
         stringTest("CONTAINS", other, options) { haystack, needle in
-            needle.isEmpty || haystack.utf8.count >= needle.utf8.count && Array(haystack.utf8).containsBytes(Array(needle.utf8))
+            Array(haystack.utf8).containsBytes(Array(needle.utf8))
         }
     }
 
@@ -205,9 +205,11 @@ extension Query where Value: _QueryString {
 }
 
 extension Array where Element == UInt8 {
+    /// Whether `needle` occurs in these bytes (an empty needle always does).
     fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
         guard needle.count <= count else { return false }
-        for start in 0...(count - needle.count) where self[start] == needle[0] {
+        for start in 0...(count - needle.count) where self[start] == first {
             if self[start..<(start + needle.count)].elementsEqual(needle) { return true }
         }
         return false

@@ -57,7 +57,8 @@ extension StoreCore {
     /// The index access for `predicate`: the best of its top-level comparisons on the primary key or
     /// an indexed property (equality first, else the intersection of the ranges on one property).
     func candidatePlan(for predicate: Predicate, binding: TableBinding) -> CandidatePlan? {
-        var best: (source: CandidatePlan.Source, ranges: [KeyRange], rank: Int)?
+        /// The first equality or `in` found: better than any range.
+        var equality: CandidatePlan?
         var rangesByColumn: [Int: (source: CandidatePlan.Source, range: KeyRange)] = [:]
         for conjunct in predicate.conjuncts {
             guard case .comparison(let comparison) = conjunct, let property = comparison.path.directProperty,
@@ -76,7 +77,9 @@ extension StoreCore {
             switch access {
             case .equal(let operand):
                 guard let key = encodedKey(operand, source: source, binding: binding, exact: true) else { continue }
-                if best == nil || best!.rank > 0 { best = (source, key.isEmpty ? [] : [KeyRange(lower: key, upper: key)], 0) }
+                if equality == nil {
+                    equality = CandidatePlan(source: source, ranges: key.isEmpty ? [] : [KeyRange(lower: key, upper: key)])
+                }
             case .oneOf(let operands):
                 var ranges: [KeyRange] = []
                 var complete = true
@@ -87,7 +90,7 @@ extension StoreCore {
                     }
                     if !key.isEmpty { ranges.append(KeyRange(lower: key, upper: key)) }
                 }
-                if complete, best == nil || best!.rank > 0 { best = (source, ranges, 0) }
+                if complete, equality == nil { equality = CandidatePlan(source: source, ranges: ranges) }
             case .range(let lower, let upper):
                 var range = rangesByColumn[column]?.range ?? KeyRange()
                 if let lower, let key = encode(lower) {
@@ -99,7 +102,7 @@ extension StoreCore {
                 rangesByColumn[column] = (source, range)
             }
         }
-        if let best { return CandidatePlan(source: best.source, ranges: best.ranges) }
+        if let equality { return equality }
         guard let (_, chosen) = rangesByColumn.min(by: { $0.key < $1.key }) else { return nil }
         return CandidatePlan(source: chosen.source, ranges: [chosen.range])
     }

@@ -81,18 +81,6 @@ final class MigrationContext {
         }
     }
 
-    /// Every key of a table in the write.
-    func keys(_ table: Table) throws(StoreError) -> [[UInt8]] {
-        var keys: [[UInt8]] = []
-        var last: [UInt8]?
-        while true {
-            let batch = try pairs(table, after: last, limit: 4096)
-            keys += batch.map(\.key)
-            guard let final = batch.last else { return keys }
-            last = final.key
-        }
-    }
-
     // MARK: The file as it was
 
     /// Visits every pair of an old table, as the file was before the change.

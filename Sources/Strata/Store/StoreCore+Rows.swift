@@ -14,11 +14,7 @@ extension StoreCore {
             throw StoreError(error)
         }
         guard let bytes else { return nil }
-        do {
-            return try RowView(checkingHeader: bytes, expectedColumns: binding.columnCount)
-        } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
-        }
+        return try headerCheckedRow(bytes, binding: binding, key: key)
     }
 
     /// `bytes` as a row whose every column is checked (what writes and `verify()` work on).

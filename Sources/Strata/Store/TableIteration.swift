@@ -54,13 +54,7 @@ final class TableIteration {
             }
             let key = try decodeKey(entry.key)
             cursorKey = key
-            let row: RowView
-            do {
-                row = try RowView(checkingHeader: entry.value, expectedColumns: binding.columnCount)
-            } catch {
-                throw StoreError.corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
-            }
-            return (key, row)
+            return (key, try core.headerCheckedRow(entry.value, binding: binding, key: key))
         } catch {
             preconditionFailure("Strata: iterating \(binding.name): \(error)")
         }
@@ -76,11 +70,7 @@ final class TableIteration {
     }
 
     private func decodeKey(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> RowKey {
-        do {
-            return try RowKey(stored: bytes, kind: binding.keyKind)
-        } catch {
-            throw .corrupted("\(binding.name): a key is damaged: \(error)")
-        }
+        try core.decodeRowKey(bytes, binding: binding)
     }
 
     private func finish() {
