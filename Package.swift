@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataReactive", targets: ["StrataReactive"]),
         .executable(name: "strata-demo", targets: ["strata-demo"]),
     ],
     targets: [
@@ -15,6 +16,7 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
         .target(name: "Strata", dependencies: ["CLMDB"]),
+        .target(name: "StrataReactive", dependencies: ["Strata"]),
         .executableTarget(name: "strata-demo", dependencies: ["Strata"]),
         .target(
             name: "StrataTestSupport",
@@ -22,6 +24,7 @@ let package = Package(
             path: "Tests/StrataTestSupport"
         ),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"]),
+        .testTarget(name: "StrataReactiveTests", dependencies: ["StrataReactive", "Strata", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

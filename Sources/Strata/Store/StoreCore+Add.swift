@@ -193,20 +193,30 @@ final class AddOperation: LinkResolver {
     private unowned let core: StoreCore
     private let session: WriteSession
     private let policy: Store.UpdatePolicy
+    /// Whether objects managed by another thread's Store of this file may be linked to (by key, once
+    /// their row is found in this write): for a write handed to a background queue.
+    private let linksAcrossThreads: Bool
     private var keys: [ObjectIdentifier: RowKey] = [:]
     private var pending: [(object: Object, binding: TableBinding)] = []
 
-    init(core: StoreCore, session: WriteSession, policy: Store.UpdatePolicy) {
+    init(core: StoreCore, session: WriteSession, policy: Store.UpdatePolicy, linksAcrossThreads: Bool = false) {
         self.core = core
         self.session = session
         self.policy = policy
+        self.linksAcrossThreads = linksAcrossThreads
     }
 
+    /// Adds the graph and manages its new objects.
     func run(_ roots: [Object]) throws(StoreError) {
+        for (object, binding, key) in try store(roots) { core.manage(object, binding: binding, key: key) }
+    }
+
+    /// Adds the graph without managing anything: returns each object stored, with its key.
+    func store(_ roots: [Object]) throws(StoreError) -> [(object: Object, binding: TableBinding, key: RowKey)] {
         // 1. Walk the graph and check everything that can be checked before writing.
         var stack = roots.reversed() as [Object]
         while let object = stack.popLast() {
-            if try core.isManagedHere(object) { continue }
+            if try isStored(object) { continue }
             let id = ObjectIdentifier(object)
             guard keys[id] == nil else { continue }
             let binding = try core.binding(for: type(of: object))
@@ -232,10 +242,22 @@ final class AddOperation: LinkResolver {
             throw error
         }
         session.rowEncoder.links = nil
-        // 3. Only now do the objects become managed.
-        for (object, binding) in pending {
-            if let key = keys[ObjectIdentifier(object)] { core.manage(object, binding: binding, key: key) }
+        // 3. Only now may the objects become managed.
+        return pending.compactMap { object, binding in
+            keys[ObjectIdentifier(object)].map { (object, binding, $0) }
         }
+    }
+
+    /// Whether `object` is stored already: managed by this Store, or (`linksAcrossThreads`) by another
+    /// Store of this file whose row this write can see.
+    private func isStored(_ object: Object) throws(StoreError) -> Bool {
+        guard linksAcrossThreads, let owner = object._store, owner !== core,
+            owner.environment === core.environment, let binding = object._binding
+        else { return try core.isManagedHere(object) }
+        guard try core.fetchRow(try core.binding(for: binding.schema.type), key: object._key) != nil else {
+            throw .deletedInAnotherThread
+        }
+        return true
     }
 
     /// Takes back what the operation stored before `error`, or, when that is impossible, forbids the
@@ -257,7 +279,7 @@ final class AddOperation: LinkResolver {
 
     func key(forLinkTo object: Object) throws(StoreError) -> RowKey {
         if let key = keys[ObjectIdentifier(object)] { return key }
-        guard try core.isManagedHere(object) else {
+        guard try isStored(object) else {
             throw .invalidArgument("\(type(of: object)) was linked while the add was under way")
         }
         return object._key

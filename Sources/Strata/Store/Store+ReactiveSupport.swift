@@ -1,0 +1,100 @@
+/// What StrataReactive needs beyond the public API: checks that throw where the public calls trap,
+/// an add whose objects are managed later on another thread's Store, and an observation whose
+/// initial value arrives synchronously. Not for applications: `@_spi(StrataReactive)`.
+extension Store {
+    /// - Throws: `.wrongThread` off the Store's thread or queue.
+    @_spi(StrataReactive)
+    public func _checkConfined() throws(StoreError) {
+        try core.checkConfined()
+    }
+
+    /// Checks that this Store manages `object` and that it still exists.
+    ///
+    /// - Throws: `.notManaged`, `.wrongThread` (another thread's Store of this file manages it, or this
+    ///   is not the Store's thread), `.invalidArgument` (a Store of another file does),
+    ///   `.deletedInAnotherThread`.
+    @_spi(StrataReactive)
+    public func _checkManages(_ object: Object) throws(StoreError) {
+        try core.checkConfined()
+        guard try core.isManagedHere(object) else { throw .notManaged }
+    }
+
+    /// Adds the objects (all or none), as `add(contentsOf:update:)` does, but leaves them unmanaged, so
+    /// that the Store of another thread can manage them with `_manage(_:)` once it sees the commit.
+    /// Objects that Stores of other threads manage may be linked to: they are found by key in this write.
+    ///
+    /// - Throws: as `add(contentsOf:update:)`; `.deletedInAnotherThread` for a linked object that this
+    ///   write cannot find.
+    @_spi(StrataReactive)
+    public func _addWithoutManaging(_ objects: [Object], update: UpdatePolicy) throws(StoreError) -> _StoredObjects {
+        let session = try core.writableSession()
+        let operation = AddOperation(core: core, session: session, policy: update, linksAcrossThreads: true)
+        return _StoredObjects(entries: try operation.store(objects).map { ($0.object, $0.key) })
+    }
+
+    /// Makes this Store manage objects stored by `_addWithoutManaging(_:update:)` on another thread
+    /// (call it once this Store sees that commit).
+    ///
+    /// - Throws: `.wrongThread`, `.schemaMismatch` for a type not in this Store's schema.
+    @_spi(StrataReactive)
+    public func _manage(_ stored: _StoredObjects) throws(StoreError) {
+        try core.checkConfined()
+        for (object, key) in stored.entries where object._store == nil {
+            core.manage(object, binding: try core.binding(for: type(of: object)), key: key)
+        }
+    }
+
+    /// `objects(_:)`, throwing where it traps.
+    ///
+    /// - Throws: `.wrongThread`, `.schemaMismatch` for a type not in the schema.
+    @_spi(StrataReactive)
+    public func _objects<T: Object>(_ type: T.Type) throws(StoreError) -> Results<T> {
+        try core.checkConfined()
+        return Results(core: core, binding: try core.binding(for: type))
+    }
+
+    /// `object(ofType:forPrimaryKey:)`, throwing where it traps.
+    ///
+    /// - Throws: `.wrongThread`, `.schemaMismatch` (a type not in the schema, or without a primary key
+    ///   of that type), `.corrupted`, `.storage`.
+    @_spi(StrataReactive)
+    public func _object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
+        try core.checkConfined()
+        let binding = try core.binding(for: type)
+        guard let rowKey = try core.rowKey(forPrimaryKey: key, binding: binding),
+            let row = try core.fetchRow(binding, key: rowKey)
+        else { return nil }
+        return core.materialize(type, binding: binding, key: rowKey, row: row)
+    }
+}
+
+/// Objects stored by `Store._addWithoutManaging`, with their keys, on their way to the Store that
+/// will manage them.
+///
+/// `@unchecked Sendable`: the objects were unmanaged when stored and stay so until `_manage` runs on
+/// the receiving Store's thread; nothing reads them in between.
+@_spi(StrataReactive)
+public struct _StoredObjects: @unchecked Sendable {
+    let entries: [(object: Object, key: RowKey)]
+
+    public var count: Int { entries.count }
+}
+
+extension Results {
+    /// `observe(keyPaths:_:)` whose `.initial` is delivered before this returns, so that no commit
+    /// can fall between the value a caller has and the first update.
+    ///
+    /// - Throws: `.wrongThread`, `.invalidArgument` for a frozen Results, `.corrupted`, `.storage`.
+    @_spi(StrataReactive)
+    public func _observeStartingNow(
+        keyPaths: [PartialKeyPath<Element>] = [], _ block: @escaping (CollectionChange<Results<Element>>) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        try core.checkConfined()
+        _ = try core.foreignDeliveryQueue(nil)  // refuses a frozen Results
+        let columns = keyPaths.isEmpty ? nil : Set(keyPaths.map { binding.column(for: $0) })
+        let state = ObserverState(core: core, everyCommit: false)
+        let observer = ResultsObserver(results: self, columns: columns, state: state) { change, _ in block(change) }
+        try core.addObserver(observer, startNow: true)
+        return NotificationToken(state: state)
+    }
+}

@@ -1,0 +1,40 @@
+@_spi(StrataReactive) import Strata
+
+extension Reactive where Base == Store {
+    /// The object with that primary key (or nil), read when started: one value, then completed.
+    ///
+    /// ```swift
+    /// store.reactive.object(ofType: Person.self, forPrimaryKey: 1).startWithResult { print($0) }
+    /// ```
+    /// - Throws (as `.failed`): `.wrongThread` (started off the Store's thread), `.schemaMismatch` (a
+    ///   type outside the schema, or a key of the wrong type), `.corrupted`, `.storage`.
+    public func object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K)
+        -> SignalProducer<T?, StoreError>
+    {
+        let store = base
+        return SignalProducer { observer, _ in
+            do throws(StoreError) {
+                observer.send(value: try store._object(ofType: type, forPrimaryKey: key))
+                observer.sendCompleted()
+            } catch {
+                observer.send(error: error)
+            }
+        }
+    }
+
+    /// Every object of a type, as a live Results: one value, then completed. Follow its changes with
+    /// `results.reactive.changes`.
+    ///
+    /// - Throws (as `.failed`): `.wrongThread` (started off the Store's thread), `.schemaMismatch`.
+    public func objects<T: Object>(_ type: T.Type) -> SignalProducer<Results<T>, StoreError> {
+        let store = base
+        return SignalProducer { observer, _ in
+            do throws(StoreError) {
+                observer.send(value: try store._objects(type))
+                observer.sendCompleted()
+            } catch {
+                observer.send(error: error)
+            }
+        }
+    }
+}
