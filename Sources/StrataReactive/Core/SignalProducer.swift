@@ -76,6 +76,22 @@ public struct SignalProducer<Value, Error: Swift.Error> {
         return Interrupter(signal: signal, input: input)
     }
 
+    /// Starts the work for an operator: its interruption joins `outer` *before* the work starts, so
+    /// that a synchronous producer is stopped even when `outer` ends while the work is still sending
+    /// (`take(first:)` on a long sequence). If `outer` has ended already, the work does not start.
+    func start(_ observer: Signal<Value, Error>.Observer, interruptedBy outer: Lifetime) {
+        let (signal, input, lifetime) = Signal<Value, Error>.produced()
+        signal.observe(observer)
+        outer += Interrupter(signal: signal, input: input)
+        guard !lifetime.hasEnded else { return }
+        startHandler(input, lifetime)
+    }
+
+    /// `start(_:interruptedBy:)` with an event handler.
+    func start(interruptedBy outer: Lifetime, _ action: @escaping (Signal<Value, Error>.Event) -> Void) {
+        start(Signal.Observer(action), interruptedBy: outer)
+    }
+
     /// Starts the work, sending every event to `action`.
     @discardableResult
     public func start(_ action: @escaping (Signal<Value, Error>.Event) -> Void) -> Disposable {

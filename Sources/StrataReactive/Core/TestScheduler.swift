@@ -29,8 +29,11 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // state
 
     public var currentDate: Date { lock.withLock { now } }
 
+    /// How many actions are waiting (cancelled ones not counted).
+    public var pendingActions: Int { lock.withLock { entries.count { !$0.action.isDisposed } } }
+
     /// Whether no action is waiting.
-    public var isIdle: Bool { lock.withLock { entries.allSatisfy { $0.action.isDisposed } } }
+    public var isIdle: Bool { pendingActions == 0 }
 
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> Disposable? {

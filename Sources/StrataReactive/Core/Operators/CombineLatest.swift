@@ -12,8 +12,8 @@ extension SignalProducer {
     ) -> SignalProducer<(A, B), Error> where Value == (A, B) {
         SignalProducer { observer, lifetime in
             let latest = LatestPair<A, B, Error>(observer: observer)
-            lifetime += first.start { event in latest.receive(event, update: { $0.first = $1 }) }
-            lifetime += second.start { event in latest.receive(event, update: { $0.second = $1 }) }
+            first.start(interruptedBy: lifetime) { event in latest.receive(event, update: { $0.first = $1 }) }
+            second.start(interruptedBy: lifetime) { event in latest.receive(event, update: { $0.second = $1 }) }
         }
     }
 

@@ -23,7 +23,7 @@ extension SignalProducer {
     ) -> SignalProducer<U, Error> {
         SignalProducer<U, Error> { observer, lifetime in
             let flattening = Flattening(strategy: strategy, observer: observer, lifetime: lifetime)
-            lifetime += self.start { event in
+            self.start(interruptedBy: lifetime) { event in
                 switch event {
                 case .value(let value): flattening.add(transform(value))
                 case .failed(let error): observer.send(error: error)
@@ -82,7 +82,7 @@ private final class Flattening<Value, Error: Swift.Error>: @unchecked Sendable {
             switch strategy {
             case .merge:
                 running += 1
-                lifetime += inner.start { [self] event in innerEvent(event, generation: nil) }
+                inner.start(interruptedBy: lifetime) { [self] event in innerEvent(event, generation: nil) }
             case .concat:
                 queued.append(inner)
                 startNextQueued()
@@ -91,7 +91,9 @@ private final class Flattening<Value, Error: Swift.Error>: @unchecked Sendable {
                 let current = generation
                 running = 1
                 latest.inner = nil  // the previous one is interrupted before the next starts
-                latest.inner = inner.start { [self] event in innerEvent(event, generation: current) }
+                let (innerLifetime, token) = Lifetime.make()
+                latest.inner = AnyDisposable { token.dispose() }
+                inner.start(interruptedBy: innerLifetime) { [self] event in innerEvent(event, generation: current) }
             }
         }
     }
@@ -107,7 +109,7 @@ private final class Flattening<Value, Error: Swift.Error>: @unchecked Sendable {
         guard running == 0, !queued.isEmpty, !lifetime.hasEnded else { return }
         running = 1
         let next = queued.removeFirst()
-        lifetime += next.start { [self] event in innerEvent(event, generation: nil) }
+        next.start(interruptedBy: lifetime) { [self] event in innerEvent(event, generation: nil) }
     }
 
     private func innerEvent(_ event: Signal<Value, Error>.Event, generation eventGeneration: Int?) {

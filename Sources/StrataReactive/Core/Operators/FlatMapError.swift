@@ -9,7 +9,7 @@ extension SignalProducer {
             { event in
                 switch event {
                 case .value(let value): observer.send(value: value)
-                case .failed(let error): lifetime += transform(error).start(observer)
+                case .failed(let error): transform(error).start(observer, interruptedBy: lifetime)
                 case .completed: observer.sendCompleted()
                 case .interrupted: observer.sendInterrupted()
                 }

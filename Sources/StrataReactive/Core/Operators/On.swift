@@ -14,7 +14,7 @@ extension SignalProducer {
     ) -> SignalProducer<Value, Error> {
         SignalProducer { observer, lifetime in
             starting?()
-            lifetime += self.start { sent in
+            self.start(interruptedBy: lifetime) { sent in
                 event?(sent)
                 switch sent {
                 case .value(let sentValue): value?(sentValue)

@@ -8,7 +8,7 @@ extension SignalProducer {
         SignalProducer { observer, lifetime in
             observer.send(value: value)
             guard !lifetime.hasEnded else { return }
-            lifetime += self.start(observer)
+            self.start(observer, interruptedBy: lifetime)
         }
     }
 }

@@ -8,7 +8,7 @@ extension SignalProducer {
     ) -> SignalProducer<U, F> {
         SignalProducer<U, F> { observer, lifetime in
             let handler = makeHandler(observer, lifetime)
-            lifetime += self.start(handler)
+            self.start(Signal.Observer(handler), interruptedBy: lifetime)
         }
     }
 }

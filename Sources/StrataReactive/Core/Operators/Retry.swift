@@ -9,9 +9,8 @@ extension SignalProducer {
         return SignalProducer { observer, lifetime in
             var remaining = count
             func attempt() {
-                // Each attempt's disposable joins the lifetime: an earlier one, terminated, does nothing
-                // when disposed, and a later one must not be disposed by an earlier one's assignment.
-                lifetime += self.start { event in
+                // Each attempt joins the lifetime; an earlier one, terminated, does nothing when disposed.
+                self.start(interruptedBy: lifetime) { event in
                     if case .failed = event, remaining > 0, !lifetime.hasEnded {
                         remaining -= 1
                         attempt()

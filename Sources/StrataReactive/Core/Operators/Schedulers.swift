@@ -7,7 +7,7 @@ extension SignalProducer {
         SignalProducer { observer, lifetime in
             lifetime += scheduler.schedule {
                 guard !lifetime.hasEnded else { return }
-                lifetime += self.start(observer)
+                self.start(observer, interruptedBy: lifetime)
             }
         }
     }
