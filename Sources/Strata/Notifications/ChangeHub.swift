@@ -40,7 +40,7 @@ final class ChangeHub: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Observers registered in any Store of the file: writes log their changes only while it is > 0.
     private let observers = Atomic<Int>(0)
     /// Observers that want every commit on its own: commits pin a snapshot only while it is > 0.
@@ -124,7 +124,7 @@ final class ChangeListener: Sendable {
     private let pending = Atomic<Bool>(false)
     /// The Store, while it lives. Only dereferenced on `queue`, which is the Store's own (its thread,
     /// for a Store of the main thread): the Store's deinit runs there too, so the two never overlap.
-    private let core: Mutex<UncheckedCore?>
+    private let core: Locked<UncheckedCore?>
 
     struct UncheckedCore: @unchecked Sendable {
         unowned(unsafe) let core: StoreCore
@@ -132,7 +132,7 @@ final class ChangeListener: Sendable {
 
     init(core: StoreCore, queue: DispatchQueue) {
         self.queue = queue
-        self.core = Mutex(UncheckedCore(core: core))
+        self.core = Locked(UncheckedCore(core: core))
     }
 
     /// Called by the Store's deinit.

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A change of a `Results` (or any collection), as Realm reports it.
 ///
@@ -78,7 +77,7 @@ final class ObserverState: Sendable {
         var listener: ChangeListener?
     }
 
-    private let guarded = Mutex(Guarded())
+    private let guarded = Locked(Guarded())
     private let hub: ChangeHub
     /// Whether the observer wants every commit on its own (commits then pin snapshots).
     let everyCommit: Bool

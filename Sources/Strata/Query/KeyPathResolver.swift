@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Finds which `@Persisted` property a key path names, the way Realm does: by reading the key path
 /// on a recording instance. A recorder is an unmanaged instance whose wrappers carry their property
@@ -13,7 +12,7 @@ enum KeyPathResolver {
         let keyPath: AnyKeyPath
     }
 
-    private static let cache = Mutex<[CachedKeyPath: Int]>([:])
+    private static let cache = Locked<[CachedKeyPath: Int]>([:])
 
     /// The index in `schema.properties` of the property `keyPath` reads.
     ///

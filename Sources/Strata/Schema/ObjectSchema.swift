@@ -1,5 +1,4 @@
 @_spi(Reflection) import Swift
-import Synchronization
 
 /// Where one `@Persisted` property lives in an instance, and how to operate on it there.
 struct PropertyAccessor: @unchecked Sendable {  // metatypes are immutable
@@ -61,7 +60,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         let valueOffset: Int
     }
 
-    private static let cache = Mutex<[ObjectIdentifier: ObjectSchema]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ObjectSchema]>([:])
 
     /// The schema of `type`, discovered on first use.
     ///

@@ -42,7 +42,7 @@ struct EnvironmentOptions: Hashable, Sendable {
 /// `EnvironmentRegistry`, closed when the last lease on it ends.
 ///
 /// `@unchecked Sendable`: the `MDB_env` handle is safe to share between threads (opened with
-/// `MDB_NOTLS`); the mutable state is behind `Mutex`es.
+/// `MDB_NOTLS`); the mutable state is behind locks (`Locked`).
 final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     let path: String
@@ -59,11 +59,11 @@ final class Environment: @unchecked Sendable {
     private let writerThread = Atomic<UInt>(0)  // a pthread_t, 0 for none
     /// Named tables opened by committed transactions (`MDB_dbi` handles are valid for the whole
     /// environment once the transaction that opened them committed).
-    private let openedTables = Mutex<[String: Table]>([:])
+    private let openedTables = Locked<[String: Table]>([:])
     /// The change logs of recent commits and the Stores to wake after each (notifications).
     let changes = ChangeHub()
     /// The frozen snapshots of this process (version, creation time), for `Store.diagnostics()`.
-    let frozenSnapshots = Mutex<[ObjectIdentifier: (version: Int, created: ContinuousClock.Instant)]>([:])
+    let frozenSnapshots = Locked<[ObjectIdentifier: (version: Int, created: ContinuousClock.Instant)]>([:])
 
     /// Opens (creating if needed) the environment at `path`.
     ///
@@ -107,7 +107,7 @@ final class Environment: @unchecked Sendable {
         maxKeySize = LMDB.maxKeySize(env)
     }
 
-    private let isClosed = Mutex(false)
+    private let isClosed = Locked(false)
 
     /// Closes the environment (once). Every transaction on it must have ended.
     func close() {

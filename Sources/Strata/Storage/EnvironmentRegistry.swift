@@ -1,4 +1,3 @@
-import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +20,7 @@ final class EnvironmentRegistry: Sendable {
         var leases: Int
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Locked<[String: Entry]>([:])
 
     /// A lease on the environment for `path`, opening it on first use.
     ///

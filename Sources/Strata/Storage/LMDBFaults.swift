@@ -18,7 +18,7 @@ enum LMDBFaults {
     }
 
     private static let armedCount = Atomic<Int>(0)
-    private static let armed = Mutex<[Key: Armed]>([:])
+    private static let armed = Locked<[Key: Armed]>([:])
 
     /// Makes `times` calls of kind `call` on this thread fail with `error`, after letting `skip` pass.
     static func inject(_ error: LMDBError, into call: LMDB.Call, times: Int = 1, after skip: Int = 0) {

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// The per-thread (and per-queue) cache behind `Store(configuration:)`: opening the same configuration
 /// twice on one thread gives the same Store, so its objects and snapshot are shared.
@@ -20,7 +19,7 @@ enum StoreCache {
         let core: Unmanaged<StoreCore>
     }
 
-    private static let entries = Mutex<[Key: Entry]>([:])
+    private static let entries = Locked<[Key: Entry]>([:])
 
     /// The cached core for this thread or queue, or a new one.
     static func core(

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A type whose instances are confined to their Store's thread and can be handed to another thread
 /// with a `ThreadSafeReference`: `Object` subclasses, `Results` and `List`.
@@ -42,13 +41,13 @@ public struct _Handoff: @unchecked Sendable {  // immutable; see `Payload`
 /// (or the query) and the version it was made at. Resolving moves the destination Store up to that
 /// version if it is older, so the object is never missing just because that Store lags behind.
 public final class ThreadSafeReference<Confined: ThreadConfined>: Sendable {
-    private let handoff: Mutex<_Handoff?>
+    private let handoff: Locked<_Handoff?>
 
     /// - Throws: `.notManaged` for an unmanaged object (or a List of one), `.deletedInAnotherThread`
     ///   for a deleted or invalidated object, `.wrongThread` off the object's thread,
     ///   `.invalidArgument` for a Results with a `filter` closure.
     public init(to confined: Confined) throws(StoreError) {
-        handoff = Mutex(try confined._handoff())
+        handoff = Locked(try confined._handoff())
     }
 
     /// Takes the handoff out: a reference resolves once.

@@ -94,7 +94,14 @@ public final class Signal<Value, Error: Swift.Error>: @unchecked Sendable {  // 
             if accepted { tryToCommitTermination() }
             return
         }
-        let isRecursive = stateLock.withLock { sendingThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        // Checked before taking the send lock, which this thread may hold: during a delivery (a
+        // recursive send, a contract violation) or while delivering the terminating event (when the
+        // signal no longer takes values anyway).
+        let (isAlive, isRecursive) = stateLock.withLock {
+            guard case .alive = state else { return (false, false) }
+            return (true, sendingThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false)
+        }
+        guard isAlive else { return }
         precondition(!isRecursive, "StrataReactive: a value was sent to a Signal from inside one of its own observers")
         sendLock.lock()
         let current: [(token: UInt64, observer: Observer)]? = stateLock.withLock {

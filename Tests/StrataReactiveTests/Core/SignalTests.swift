@@ -112,6 +112,16 @@ struct SignalTests {
         #expect(recorder.descriptions == ["value 1", "interrupted"])
     }
 
+    @Test("a value sent from inside the terminating event's observer is dropped, without deadlock")
+    func valueDuringTermination() {
+        let (signal, input) = Signal<Int, Never>.pipe()
+        let recorder = EventRecorder<Int, Never>()
+        signal.observe { event in if event.isTerminating { input.send(value: 2) } }
+        signal.observe(recorder.observer)
+        input.sendCompleted()
+        #expect(recorder.descriptions == ["completed"])
+    }
+
     @Test("a value sent from inside an observer of the same signal traps (events are never recursive)")
     func recursiveValueTraps() async {
         await #expect(processExitsWith: .failure) {

@@ -29,12 +29,12 @@ final class PatternTests: ReactiveTestCase {
         repository.api.next = FakeTodoAPI.answer([RemoteTodo(id: "1", title: "Buy milk"), RemoteTodo(id: "2", title: "Call Bo")])
         let feed = start(repository.observe())
         XCTAssertEqual(titles(feed.events.compactMap(\.value)), ["initial []"])  // the store, synchronously
-        waitUntil { feed.events.count == 2 }
+        waitUntil { feed.events.count == 2 && !repository.isSyncing }
         XCTAssertEqual(titles(feed.events.compactMap(\.value)).last, "update [\"Buy milk\", \"Call Bo\"] -[] +[0, 1] ~[]")
         // A failing sync is shown, and the observation stays alive.
         repository.api.next = FakeTodoAPI.failure("offline")
         repository.requestSync()
-        waitUntil { feed.events.count == 3 }
+        waitUntil { feed.events.count == 3 && !repository.isSyncing }
         XCTAssertEqual(titles(feed.events.compactMap(\.value)).last, "sync failed remote(\"offline\")")
         XCTAssertFalse(feed.isTerminated)
         repository.api.next = FakeTodoAPI.answer([RemoteTodo(id: "1", title: "Buy milk", done: true), RemoteTodo(id: "3", title: "Art")])
@@ -135,14 +135,14 @@ final class PatternTests: ReactiveTestCase {
         let viewModel = TodoListViewModel(repository: repository, scheduler: scheduler)
         viewModel.start()
         XCTAssertEqual(viewModel.titles, [])
-        waitUntil { repository.store.objects(Todo.self).count == 1 && !scheduler.isIdle }
+        waitUntil { repository.store.objects(Todo.self).count == 1 && !scheduler.isIdle && !repository.isSyncing }
         XCTAssertEqual(viewModel.titles, [])  // nothing reaches the view model until its scheduler runs
         scheduler.advance()
         XCTAssertEqual(viewModel.titles, ["Buy milk"])
         // A failure shows a banner for exactly three (virtual) seconds; a second one restarts the clock.
         repository.api.next = FakeTodoAPI.failure("offline")
         viewModel.refresh()
-        waitUntil { !scheduler.isIdle }
+        waitUntil { !scheduler.isIdle && !repository.isSyncing }
         scheduler.advance()
         XCTAssertEqual(viewModel.banner, "Sync failed: remote(\"offline\")")
         scheduler.advance(by: 2)
@@ -161,6 +161,15 @@ final class PatternTests: ReactiveTestCase {
 extension SignalProducer where Value == Never, Error == SyncError {
     /// Test helper: a sync as a producer the test case's recorder takes.
     func promoteToStoreErrorForTest() -> SignalProducer<Void, StoreError> {
-        map { _ in () }.mapError { error -> StoreError in .invalidArgument("\(error)") }
+        SignalProducer<Void, StoreError> { observer, lifetime in
+            lifetime += start { event in
+                switch event {
+                case .failed(let error): observer.send(error: .invalidArgument("\(error)"))
+                case .completed: observer.sendCompleted()
+                case .interrupted: observer.sendInterrupted()
+                case .value: break
+                }
+            }
+        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
 import StrataReactive
-import Synchronization
+import Foundation
 
 // The single-source-of-truth pattern (Docs/Guides/SingleSourceOfTruth.md): what a screen shows comes
 // only from the store; syncing writes the remote's data into the store, in the background, and
@@ -57,17 +57,21 @@ final class FakeTodoAPI: @unchecked Sendable {  // used from the main thread onl
 }
 
 /// Lets one piece of work run at a time: starting another while one runs completes at once.
-final class SyncLimiter: Sendable {
-    private let running = Mutex(false)
+final class SyncLimiter: @unchecked Sendable {  // `running` is only touched under `lock`
+    private let lock = NSLock()
+    private var running = false
+
+    /// Whether some work is running.
+    var isRunning: Bool { lock.withLock { running } }
 
     func limit<Value, Error>(_ work: SignalProducer<Value, Error>) -> SignalProducer<Value, Error> {
         SignalProducer { [self] observer, lifetime in
-            let acquired = running.withLock { isRunning in
-                defer { isRunning = true }
-                return !isRunning
+            let acquired = lock.withLock {
+                defer { running = true }
+                return !running
             }
             guard acquired else { return observer.sendCompleted() }
-            lifetime.observeEnded { self.running.withLock { $0 = false } }
+            lifetime.observeEnded { self.lock.withLock { self.running = false } }
             lifetime += work.start(observer)
         }
     }
@@ -109,6 +113,9 @@ final class TodoRepository {
             .flatMap(.concat) { _ in SignalProducer<Never, SyncError>.empty }
         return limiter.limit(work)
     }
+
+    /// Whether a sync is running (a sync requested meanwhile is dropped: the running one fetches).
+    var isSyncing: Bool { limiter.isRunning }
 
     /// Asks for a sync; its failure arrives through `observe()`.
     func requestSync() {
