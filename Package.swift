@@ -23,7 +23,9 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Tests/StrataTestSupport"
         ),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"]),
+        // A helper process the reliability tests kill and restart (not a product).
+        .executableTarget(name: "strata-stress", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StrataStress"),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-stress"]),
         .testTarget(name: "StrataReactiveTests", dependencies: ["StrataReactive", "Strata", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

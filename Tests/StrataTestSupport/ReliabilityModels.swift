@@ -1,0 +1,45 @@
+import Foundation
+import Strata
+
+/// One numbered transaction of the crash test: `CrashEntry` rows plus the counter, all in one write.
+public final class CrashEntry: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted(indexed: true) public var batch: Int
+    @Persisted public var payload: Data
+
+    /// Entries per transaction.
+    public static let perBatch = 5
+
+    /// The payload an entry must have: its length and bytes follow from its id, so a torn or mixed
+    /// row cannot pass for a whole one.
+    public static func payload(for id: Int) -> Data {
+        Data(repeating: UInt8(truncatingIfNeeded: id % 251), count: 100 + (id &* 7_919) % 2_900)
+    }
+
+    public convenience init(batch: Int, index: Int) {
+        self.init()
+        id = batch * Self.perBatch + index
+        self.batch = batch
+        payload = Self.payload(for: id)
+    }
+}
+
+/// The last transaction committed, written in the same transaction as its entries.
+public final class CrashCounter: Object {
+    @Persisted(primaryKey: true) public var id = 0
+    @Persisted public var lastBatch: Int
+}
+
+/// An object of the multi-process test: each process adds its own range of keys.
+public final class ProcessEntry: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var writer: Int
+}
+
+/// The configuration the stress helper and the tests share for a file.
+public func reliabilityConfiguration(path: String, durability: Store.Durability = .full) -> Store.Configuration {
+    var configuration = Store.Configuration(
+        fileURL: URL(fileURLWithPath: path), objectTypes: [CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+    configuration.durability = durability
+    return configuration
+}

@@ -1,0 +1,64 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// Crash safety, as SQLite tests it: a writer process is killed (SIGKILL) at random moments; after
+/// each kill the file must hold every acknowledged commit in full, nothing partial, and verify.
+/// CI runs 100 kills per durability; `make soak` sets STRATA_CRASH_KILLS (2,000).
+@Suite("Crash safety", .serialized)
+struct CrashTests {
+    static var kills: Int { ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"].flatMap(Int.init) ?? 100 }
+
+    @Test("SIGKILL at random moments loses no acknowledged commit and leaves nothing partial", arguments: ["full", "nosync"])
+    func killedWriter(durability: String) throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        var random = SplitMix64(state: durability == "full" ? 11 : 12)
+        var acknowledged = 0
+        var killedMidway = 0
+        for trial in 0..<Self.kills {
+            let writer = try StressProcess(["crash-writer", fixture.path, durability])
+            if Bool.random(using: &random) {
+                // After a random number of commits: the kill lands just after an ack.
+                for _ in 0..<Int.random(in: 0...6, using: &random) {
+                    guard let line = writer.readLine() else { break }
+                    acknowledged = max(acknowledged, ackNumber(line))
+                }
+            } else {
+                // After a random time: anywhere, opening the file included.
+                usleep(UInt32.random(in: 0...20_000, using: &random))
+            }
+            writer.kill()
+            for line in writer.remainingLines() { acknowledged = max(acknowledged, ackNumber(line)) }
+            let (status, stderr) = writer.wait()
+            #expect(status == SIGKILL || status == 9, "trial \(trial): \(stderr)")
+            if status != SIGKILL, status != 9 { break }
+            killedMidway += 1
+            try check(fixture, acknowledged: acknowledged, trial: trial)
+        }
+        #expect(killedMidway == Self.kills)
+        #expect(acknowledged > Self.kills / 2, "the writer made progress")  // not killed at start every time
+        print("crash test (\(durability)): \(killedMidway) kills survived, \(acknowledged) commits acknowledged")
+    }
+
+    private func ackNumber(_ line: String) -> Int {
+        line.hasPrefix("ack ") ? Int(line.dropFirst(4)) ?? 0 : 0
+    }
+
+    /// Every batch up to the counter is whole, none beyond it exists, every ack is covered, and the
+    /// file verifies.
+    private func check(_ fixture: Fixture, acknowledged: Int, trial: Int) throws {
+        let store = try fixture.open()
+        try store.refresh()
+        let last = store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0
+        #expect(last >= acknowledged, "trial \(trial): acknowledged \(acknowledged), stored \(last)")
+        let entries = store.objects(CrashEntry.self)
+        #expect(entries.count == last * CrashEntry.perBatch, "trial \(trial): a partial transaction is visible")
+        for entry in entries {
+            #expect(entry.batch >= 1 && entry.batch <= last, "trial \(trial): entry \(entry.id) of batch \(entry.batch)")
+            #expect(entry.payload == CrashEntry.payload(for: entry.id), "trial \(trial): entry \(entry.id) is damaged")
+        }
+        try store.verify()
+    }
+}
