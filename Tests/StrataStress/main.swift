@@ -8,6 +8,8 @@ import StrataTestSupport
 //   strata-stress crash-writer PATH full|nosync   numbered transactions forever; "ack N" after each commit
 //   strata-stress add-range PATH FIRST COUNT        adds ProcessEntry FIRST..<FIRST+COUNT, 100 per write
 //   strata-stress hold-reader PATH                  opens a snapshot, says "ready", sleeps until killed
+//   strata-stress check PATH                        opens a (possibly damaged) file, verifies, reads every
+//                                                   row; says "ok N" or "error: …" (a crash is the test's finding)
 
 /// Writes a line to stdout at once (a write call, no buffer): the test reads acks as they come.
 func say(_ line: String) {
@@ -60,6 +62,16 @@ func run() throws {
         _ = store.objects(CrashEntry.self).count  // takes a reader slot and keeps it
         say("ready")
         while true { sleep(60) }
+    case "check":
+        do {
+            let store = try Store(configuration: reliabilityConfiguration(path: path))
+            try store.verify()  // every row decodes: the reads below cannot meet a damaged row
+            var bytes = 0
+            for entry in store.objects(CrashEntry.self) { bytes += entry.payload.count + entry.batch }
+            say("ok \(store.objects(CrashEntry.self).count) \(bytes)")
+        } catch {
+            say("error: \(error)")
+        }
     default:
         fail("unknown command \(arguments[1])")
     }

@@ -71,6 +71,18 @@ final class Environment: @unchecked Sendable {
     ///   is not an LMDB file, comes from an incompatible version, or is shorter than its last used page
     ///   (reading it would fault), `.storage` for any other LMDB failure.
     init(path: String, options: EnvironmentOptions, removeOnClose: [String] = []) throws(StoreError) {
+        switch fileSize(atPath: path) {
+        case nil where !options.readOnly && errno == ENOENT:
+            try StoreFile.create(at: path, options: options)
+        case 0?:
+            // New files appear whole (`StoreFile.create`): an empty one was truncated, and what it held is lost.
+            throw .corrupted("\(path) is empty (0 bytes): the store it held was truncated; restore it from a copy")
+        case _?:
+            try StoreFile.checkMetaPages(at: path)  // before LMDB trusts them
+            try StoreFile.checkMainTree(at: path)
+        case nil:
+            break  // LMDB reports why it cannot open it
+        }
         let env: OpaquePointer
         do {
             env = try LMDB.createEnvironment()
@@ -149,6 +161,42 @@ final class Environment: @unchecked Sendable {
         let needed = (Int(info.me_last_pgno) + 1) * Int(stat.ms_psize)
         if size < needed {
             throw .corrupted("\(path) is truncated: \(size) bytes, but its pages reach \(needed) bytes")
+        }
+    }
+
+    /// Whether the environment backs an in-memory store (its files go when it closes).
+    var isInMemory: Bool { !removeOnClose.isEmpty }
+
+    /// Walks every page of the newest snapshot (pinned by a read transaction meanwhile) and checks its
+    /// structure, so that `verify()` reports damage LMDB would follow out of the map. Returns the number
+    /// of pages checked.
+    ///
+    /// - Throws: `.corrupted` naming the page and the damage; `.fileAccess`, `.storage`.
+    func checkPages() throws(StoreError) -> Int {
+        let fd: Int32
+        do {
+            fd = try LMDB.fileDescriptor(handle)  // the open file: its path may have been removed meanwhile
+        } catch {
+            throw StoreError(error)
+        }
+        for _ in 1...10 {
+            let transaction = try openReadTransaction()
+            // The meta pages hold the last two commits: the pinned one is among them unless two more
+            // landed since the transaction began; then try again.
+            let metas = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path)
+            guard let pinned = metas.first(where: { $0.transactionID == UInt64(transaction.version) }) else { continue }
+            var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: pinned.lastPage)
+            try walker.walk(pinned, tables: true)
+            return walker.pagesChecked
+        }
+        throw .storage(LMDBError(code: EAGAIN))
+    }
+
+    private func openReadTransaction() throws(StoreError) -> ReadTransaction {
+        do {
+            return try ReadTransaction(self)
+        } catch {
+            throw StoreError(error)
         }
     }
 

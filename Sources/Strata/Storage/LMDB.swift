@@ -60,6 +60,18 @@ enum LMDB {
         mdb_env_close(env)
     }
 
+    /// The descriptor of the open data file (reads of it need no path, which may be gone).
+    static func fileDescriptor(_ env: OpaquePointer) throws(LMDBError) -> Int32 {
+        var fd: Int32 = -1
+        try check(mdb_env_get_fd(env, &fd))
+        return fd
+    }
+
+    /// Flushes the environment's data to disk, whatever its sync flags.
+    static func syncEnvironment(_ env: OpaquePointer) throws(LMDBError) {
+        try check(mdb_env_sync(env, 1))
+    }
+
     /// Clears reader slots left by dead processes or threads; returns how many it cleared.
     static func clearStaleReaders(_ env: OpaquePointer) throws(LMDBError) -> Int {
         var dead: Int32 = 0

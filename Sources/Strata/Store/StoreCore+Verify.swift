@@ -3,6 +3,7 @@ extension StoreCore {
     /// - Throws: `.corrupted` naming the first damage found, `.wrongThread`, `.storage`.
     func verify() throws(StoreError) {
         try checkConfined()
+        if !environment.isInMemory { _ = try environment.checkPages() }  // before LMDB walks those pages
         for binding in bindings {
             try verifyRows(of: binding)
         }

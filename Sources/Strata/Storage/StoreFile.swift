@@ -1,0 +1,148 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Checks on the file itself, made before LMDB reads anything but its header: a damaged file must end
+/// in a typed error, never in LMDB following a bad page number out of the file (SIGBUS) or into
+/// garbage.
+enum StoreFile {
+    /// Creates a new store file so that it appears whole or not at all: LMDB writes the meta pages of
+    /// a new file after creating it, so a crash in between would leave an empty file, which cannot be
+    /// told apart from a store truncated to nothing. The file is made under a temporary name, flushed,
+    /// and linked into place (a concurrent creator's file wins; this one is then dropped).
+    ///
+    /// - Throws: `.fileAccess` when the directory cannot be written, `.storage`.
+    static func create(at path: String, options: EnvironmentOptions) throws(StoreError) {
+        let temporary = "\(path).creating-\(getpid())"
+        for file in [temporary, temporary + "-lock"] { unlink(file) }  // left by a crashed process with this pid
+        defer {
+            for file in [temporary, temporary + "-lock"] { unlink(file) }
+        }
+        do throws(LMDBError) {
+            let env = try LMDB.createEnvironment()
+            defer { LMDB.closeEnvironment(env) }
+            try LMDB.setMapSize(env, options.mapSize)
+            try LMDB.openEnvironment(env, path: temporary, flags: options.flags, mode: options.fileMode)
+            try LMDB.syncEnvironment(env)
+        } catch {
+            throw error.code > 0 ? .fileAccess(path: path, code: error.code) : StoreError(error)
+        }
+        guard link(temporary, path) == 0 || errno == EEXIST else { throw .fileAccess(path: path, code: errno) }
+        syncDirectory(of: path)
+    }
+
+    /// Makes a new directory entry durable (a crash after `link` must not lose the file).
+    private static func syncDirectory(of path: String) {
+        let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+        let fd = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        _ = close(fd)
+    }
+
+    /// LMDB's two meta pages (0.9.x layout, 64-bit): each names the page size, the last page used and
+    /// the roots of the two core B-trees. LMDB itself only checks the magic number and version, then
+    /// trusts the rest of the newer page.
+    private enum Meta {
+        static let pageHeader = 16
+        static let magic = (offset: pageHeader, value: UInt32(0xBEEF_C0DE))
+        static let version = (offset: pageHeader + 4, value: UInt32(1))
+        static let pageSize = pageHeader + 24  // mm_dbs[FREE_DBI].md_pad
+        static let roots = [pageHeader + 24 + 40, pageHeader + 24 + 48 + 40]  // md_root of FREE_DBI, MAIN_DBI
+        static let depths = [pageHeader + 24 + 6, pageHeader + 24 + 48 + 6]
+        static let lastPage = pageHeader + 24 + 96
+        static let transactionID = pageHeader + 24 + 104
+        static let flagsOffset = 10
+        static let metaFlag: UInt16 = 0x08
+        static let invalidPage = UInt64.max
+    }
+
+    /// Checks both meta pages against the file: page size, last page and roots within the file.
+    /// Safe while another process commits: LMDB writes data pages before a meta page and never
+    /// shrinks the file, so even a meta read half old, half new names only pages the file has (the
+    /// size is taken after reading the pages).
+    ///
+    /// - Throws: `.corrupted` naming the meta page and the damage; `.fileAccess` when unreadable.
+    static func checkMetaPages(at path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
+        defer { _ = close(fd) }
+        let first = try read(fd, offset: 0, count: 512, path: path)
+        try checkHeader(first, index: 0, path: path)
+        let pageSize = Int(first.load(Meta.pageSize, as: UInt32.self))
+        guard (512...65_536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
+            throw .corrupted("\(path): meta page 0 names a page size of \(pageSize) bytes")
+        }
+        let second = try read(fd, offset: pageSize, count: 512, path: path)
+        try checkHeader(second, index: 1, path: path)
+        guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
+        let filePages = UInt64(size / pageSize)
+        for (index, page) in [first, second].enumerated() {
+            func damaged(_ what: String) -> StoreError { .corrupted("\(path): meta page \(index) \(what)") }
+            guard page.load(Meta.pageSize, as: UInt32.self) == UInt32(pageSize) else {
+                throw damaged("disagrees about the page size")
+            }
+            let lastPage = page.load(Meta.lastPage, as: UInt64.self)
+            guard lastPage >= 1, lastPage < filePages else {
+                throw damaged("names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
+            }
+            // LMDB converts the newer page's id to a signed transaction id; a flipped high bit would
+            // turn it negative. 2^48 commits would take centuries.
+            guard page.load(Meta.transactionID, as: UInt64.self) < 1 << 48 else {
+                throw damaged("names an impossible transaction id")
+            }
+            for (root, depth) in zip(Meta.roots, Meta.depths) {
+                let rootPage = page.load(root, as: UInt64.self)
+                guard rootPage == Meta.invalidPage || (2..<filePages).contains(rootPage) else {
+                    throw damaged("names page \(rootPage) as a root, outside the file's pages 2..<\(filePages)")
+                }
+                guard page.load(depth, as: UInt16.self) <= 32 else { throw damaged("names an impossible tree depth") }
+            }
+        }
+    }
+
+    private static func checkHeader(_ page: [UInt8], index: Int, path: String) throws(StoreError) {
+        guard page.load(Meta.flagsOffset, as: UInt16.self) & Meta.metaFlag != 0,
+            page.load(Meta.magic.offset, as: UInt32.self) == Meta.magic.value
+        else { throw .corrupted("\(path) is not a Strata file (meta page \(index) is not an LMDB meta page)") }
+        guard page.load(Meta.version.offset, as: UInt32.self) == Meta.version.value else {
+            throw .corrupted("\(path): meta page \(index) has an unknown LMDB format version")
+        }
+    }
+
+    private static func read(_ fd: Int32, offset: Int, count: Int, path: String) throws(StoreError) -> [UInt8] {
+        do {
+            return try PageWalker.readBytes(fd: fd, offset: offset, count: count, path: path)
+        } catch .corrupted {
+            throw .corrupted("\(path) is truncated inside its meta pages")
+        }
+    }
+
+    /// Checks the pages of the main tree (the table directory, which opening reads) of the newest
+    /// snapshot. If a commit of another process replaced that snapshot during the walk, the walk
+    /// runs again on the new one, so a concurrent writer is never mistaken for damage.
+    ///
+    /// - Throws: `.corrupted` naming the page and the damage; `.fileAccess`.
+    static func checkMainTree(at path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
+        defer { _ = close(fd) }
+        let pageSize = Int(try read(fd, offset: 0, count: 512, path: path).load(Meta.pageSize, as: UInt32.self))
+        for attempt in 1...5 {
+            let metas = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path)
+            guard let newest = metas.max(by: { $0.transactionID < $1.transactionID }) else { return }
+            var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: newest.lastPage)
+            do {
+                try walker.walk(newest, tables: false)
+                return
+            } catch {
+                let now = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path).map(\.transactionID).max()
+                if now == newest.transactionID || attempt == 5 { throw error }
+            }
+        }
+    }
+}
