@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` runs the demo, `make test` runs the tests.
 # Both install liblmdb-dev first when the machine lacks it.
 
-.PHONY: lmdb demo test build clean bench bench-smoke
+.PHONY: lmdb demo test test-tsan soak build clean bench bench-smoke
 
 lmdb:
 	@scripts/ensure-lmdb.sh
@@ -11,6 +11,18 @@ demo: lmdb
 
 test: lmdb
 	swift test
+
+# The concurrency tests under ThreadSanitizer (a separate build directory); any report fails the run.
+TSAN_TESTS = ConcurrencyTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|StrataReactiveTests
+test-tsan: lmdb
+	swift build --build-tests --sanitize=thread --build-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"
+
+# The reliability tests at full scale (Docs/Reliability.md): 2,000 kills per durability, 2,000 damaged
+# files per kind, a minute of decoder fuzzing.
+soak: lmdb
+	STRATA_CRASH_KILLS=2000 STRATA_DAMAGE_TRIALS=2000 STRATA_FUZZ_SECONDS=60 \
+		swift test --filter "CrashTests|FileDamageTests|DecoderFuzzTests|MultiProcessTests|ConcurrencyTests"
 
 build: lmdb
 	swift build
@@ -26,4 +38,4 @@ bench-smoke: lmdb
 	cd Benchmarks && swift build -c release && .build/release/strata-compare --scale 0.01 --rounds 3
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build .build-tsan Benchmarks/.build
