@@ -124,7 +124,7 @@ struct FileDamageTests {
         #expect(outcomes.intact == 0)
     }
 
-    @Test("a new store appears whole: no temporary file is left, and it is readable and writable by its owner only")
+    @Test("a new store appears whole, no temporary file left; readable and writable by its owner only, unless configured")
     func creation() throws {
         let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
         _ = try Store(configuration: reliabilityConfiguration(path: fixture.path))
@@ -134,5 +134,13 @@ struct FileDamageTests {
             let attributes = try FileManager.default.attributesOfItem(atPath: fixture.directory.appendingPathComponent(file).path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
         }
+        let shared = Fixture([Note.self]) { $0.filePermissions = 0o640 }
+        _ = try shared.open()
+        for file in [shared.path, shared.path + "-lock"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file)
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o640, "\(file)")
+        }
+        let invalid = Fixture([Note.self]) { $0.filePermissions = 0o4755 }
+        #expect { try invalid.open() } throws: { isCase($0, .invalidArgument("")) }
     }
 }

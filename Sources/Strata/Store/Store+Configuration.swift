@@ -47,6 +47,9 @@ extension Store {
         /// The most the file may hold, in bytes; a write that would exceed it fails with `.mapFull`.
         public var maximumSize: Int = defaultMaximumSize
         public var durability: Durability = .full
+        /// Permissions of a new file and of its lock file: readable and writable by the owner only,
+        /// unless set here (the process's umask still applies). Files that exist keep theirs.
+        public var filePermissions: UInt16 = 0o600
         /// Opens the file read-only: writes throw `.readOnly`.
         public var readOnly = false
         /// Runs when the file's schema version is lower than `schemaVersion`, inside the write that
@@ -115,7 +118,11 @@ extension Store {
                     case .noMetaSync: .noMetaSync
                     case .noSync: .noSync
                     }
-                return EnvironmentOptions(mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly)
+                guard filePermissions <= 0o777 else {
+                    throw .invalidArgument("filePermissions 0o\(String(filePermissions, radix: 8)) has bits beyond 0o777")
+                }
+                return EnvironmentOptions(
+                    mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly, fileMode: mode_t(filePermissions))
             }
         }
 
