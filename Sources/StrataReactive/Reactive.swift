@@ -7,8 +7,10 @@ import Strata
 /// person.reactive.add(to: store, on: .background).startWithResult { print($0) }
 /// ```
 public struct Reactive<Base> {
+    /// The object, Store, Results or array the reactive API works on.
     public let base: Base
 
+    /// The reactive face of `base`.
     public init(_ base: Base) {
         self.base = base
     }
@@ -18,6 +20,7 @@ public struct Reactive<Base> {
 public protocol ReactiveExtensionsProvider {}
 
 extension ReactiveExtensionsProvider {
+    /// This value's reactive API (`person.reactive.add(to:)`, `store.reactive.objects(_:)`, …).
     public var reactive: Reactive<Self> { Reactive(self) }
 }
 

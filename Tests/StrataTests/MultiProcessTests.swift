@@ -34,7 +34,7 @@ struct MultiProcessTests {
 
     @Test("a reader slot left by a killed process is cleared, so the slots do not run out")
     func staleReaderOfAKilledProcess() throws {
-        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self]) { $0.maximumSize = 1 << 24 }
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
         let store = try fixture.open()
         let environment = store.core.environment
         let reader = try StressProcess(["hold-reader", fixture.path])

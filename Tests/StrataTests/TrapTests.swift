@@ -59,6 +59,28 @@ func standardError(of result: ExitTest.Result?) -> String {
         #expect(output.contains(TrapMessage.wrongThread))
     }
 
+    @Test func readsOfATypeOutsideTheSchemaOrOffTheThreadTrapNamingTheCause() async throws {
+        let paths = (0..<3).map { _ in Fixture([Person.self]) }
+        let (first, second, third) = (paths[0].path, paths[1].path, paths[2].path)
+        let outsideSchema = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = first as String] in
+            _ = TrapTests.storeForChild(path).objects(Town.self)
+        }
+        #expect(standardError(of: outsideSchema).contains("Strata: Town is not in this Store's schema"))
+        let byKeyOutsideSchema = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = second as String] in
+            _ = TrapTests.storeForChild(path).object(ofType: Town.self, forPrimaryKey: "Oslo")
+        }
+        #expect(standardError(of: byKeyOutsideSchema).contains("Strata: Town is not in this Store's schema"))
+        let offThread = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = third as String] in
+            let store = Unchecked(TrapTests.storeForChild(path))
+            _ = onAnotherThread { store.value.object(ofType: Person.self, forPrimaryKey: 1) != nil }
+        }
+        #expect(standardError(of: offThread).contains(TrapMessage.wrongThread))
+        _ = paths  // the directories live until the children are done
+    }
+
     @Test func settingAPropertyOutsideAWriteTraps() async throws {
         let fixture = Fixture([Person.self])
         let path = fixture.path

@@ -36,16 +36,22 @@ public enum ObjectChange<T: Object> {
 /// One property of an `ObjectChange`. Values are as the property's type reads them; for links and
 /// Lists they are nil (the new value is on the object).
 public struct PropertyChange {
+    /// The property's name, as declared.
     public let name: String
+    /// Its value before the change.
     public let oldValue: Any?
+    /// Its value after the change.
     public let newValue: Any?
 }
 
 /// The commits a delivered change spans: the Store moved from version `from` to `to`, coalescing
 /// `commits` commits. For `.initial`, `from == to` and `commits == 0`.
 public struct ChangeVersions: Sendable, Equatable {
+    /// The version the previous delivery showed.
     public let from: Int
+    /// The version this delivery shows.
     public let to: Int
+    /// How many commits the change coalesces.
     public var commits: Int { to - from }
 }
 

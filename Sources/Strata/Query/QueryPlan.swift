@@ -9,6 +9,7 @@ import Foundation
 /// plan.index               // "name"
 /// ```
 public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
+    /// How the rows are found.
     public enum Access: Sendable, Equatable {
         /// Every row of the table is read.
         case scan
@@ -18,7 +19,9 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
         case index(property: String, ranges: Int)
     }
 
+    /// How the rows are found.
     public let access: Access
+    /// The access and every step after it, in words (see the example).
     public let description: String
 
     /// The property whose index (or primary key) the query uses, if any.

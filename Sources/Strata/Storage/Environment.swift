@@ -78,8 +78,7 @@ final class Environment: @unchecked Sendable {
             // New files appear whole (`StoreFile.create`): an empty one was truncated, and what it held is lost.
             throw .corrupted("\(path) is empty (0 bytes): the store it held was truncated; restore it from a copy")
         case _?:
-            try StoreFile.checkMetaPages(at: path)  // before LMDB trusts them
-            try StoreFile.checkMainTree(at: path)
+            try StoreFile.check(at: path)  // before LMDB trusts its meta pages and tree
         case nil:
             break  // LMDB reports why it cannot open it
         }

@@ -23,9 +23,11 @@ struct PageWalker {
         static let dbRoot = 40
         static let dbFlags = 4
         static let dupSort: UInt16 = 0x04
-        static let invalidPage = UInt64.max
         static let maxDepth = 32
     }
+
+    /// A root of an empty tree.
+    static let invalidPage = UInt64.max
 
     /// The two core trees of a meta page, and its transaction id.
     struct Meta {
@@ -50,15 +52,17 @@ struct PageWalker {
         self.lastPage = lastPage
     }
 
-    /// Both meta pages (the file's header must have passed `StoreFile.checkMetaPages`).
+    /// Both meta pages (the file's header must have passed `StoreFile.check`).
     static func metas(fd: Int32, pageSize: Int, path: String) throws(StoreError) -> [Meta] {
         var metas: [Meta] = []
         for index in 0..<2 {
-            let page = try readBytes(fd: fd, offset: index * pageSize, count: 160, path: path)
+            let page = try readBytes(fd: fd, offset: index * pageSize, count: MetaPageLayout.size, path: path)
             metas.append(
                 Meta(
-                    freeRoot: page.load(16 + 24 + 40, as: UInt64.self), mainRoot: page.load(16 + 24 + 48 + 40, as: UInt64.self),
-                    lastPage: page.load(16 + 24 + 96, as: UInt64.self), transactionID: page.load(16 + 24 + 104, as: UInt64.self)))
+                    freeRoot: page.load(MetaPageLayout.roots[0], as: UInt64.self),
+                    mainRoot: page.load(MetaPageLayout.roots[1], as: UInt64.self),
+                    lastPage: page.load(MetaPageLayout.lastPage, as: UInt64.self),
+                    transactionID: page.load(MetaPageLayout.transactionID, as: UInt64.self)))
         }
         return metas
     }
@@ -91,7 +95,7 @@ struct PageWalker {
 
     private mutating func walkTree(root: UInt64, kind: TreeKind) throws(StoreError) {
         let name = kind.name
-        guard root != Layout.invalidPage else { return }
+        guard root != Self.invalidPage else { return }
         var stack: [(page: UInt64, depth: Int)] = [(root, 1)]
         let file = path
         while let (number, depth) = stack.popLast() {
@@ -130,7 +134,7 @@ struct PageWalker {
                         let sortedDuplicates = page.load(dataStart + Layout.dbFlags, as: UInt16.self) & Layout.dupSort != 0
                         if descend {
                             try walkTree(root: subRoot, kind: .table(sortedDuplicates: sortedDuplicates))
-                        } else if subRoot != Layout.invalidPage, !(2...lastPage).contains(subRoot) {
+                        } else if subRoot != Self.invalidPage, !(2...lastPage).contains(subRoot) {
                             throw damaged("names root page \(subRoot) for a table, outside the used pages")
                         }
                     } else {

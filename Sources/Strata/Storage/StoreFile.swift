@@ -44,36 +44,25 @@ enum StoreFile {
         _ = close(fd)
     }
 
-    /// LMDB's two meta pages (0.9.x layout, 64-bit): each names the page size, the last page used and
-    /// the roots of the two core B-trees. LMDB itself only checks the magic number and version, then
-    /// trusts the rest of the newer page.
-    private enum Meta {
-        static let pageHeader = 16
-        static let magic = (offset: pageHeader, value: UInt32(0xBEEF_C0DE))
-        static let version = (offset: pageHeader + 4, value: UInt32(1))
-        static let pageSize = pageHeader + 24  // mm_dbs[FREE_DBI].md_pad
-        static let roots = [pageHeader + 24 + 40, pageHeader + 24 + 48 + 40]  // md_root of FREE_DBI, MAIN_DBI
-        static let depths = [pageHeader + 24 + 6, pageHeader + 24 + 48 + 6]
-        static let lastPage = pageHeader + 24 + 96
-        static let transactionID = pageHeader + 24 + 104
-        static let flagsOffset = 10
-        static let metaFlag: UInt16 = 0x08
-        static let invalidPage = UInt64.max
+    /// Checks an existing file before LMDB reads it: both meta pages, then the main tree.
+    ///
+    /// - Throws: `.corrupted` naming the page and the damage; `.fileAccess` when unreadable.
+    static func check(at path: String) throws(StoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
+        defer { _ = close(fd) }
+        let pageSize = try checkMetaPages(fd, path: path)
+        try checkMainTree(fd, pageSize: pageSize, path: path)
     }
 
     /// Checks both meta pages against the file: page size, last page and roots within the file.
     /// Safe while another process commits: LMDB writes data pages before a meta page and never
     /// shrinks the file, so even a meta read half old, half new names only pages the file has (the
-    /// size is taken after reading the pages).
-    ///
-    /// - Throws: `.corrupted` naming the meta page and the damage; `.fileAccess` when unreadable.
-    static func checkMetaPages(at path: String) throws(StoreError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
-        defer { _ = close(fd) }
+    /// size is taken after reading the pages). Returns the page size.
+    private static func checkMetaPages(_ fd: Int32, path: String) throws(StoreError) -> Int {
         let first = try read(fd, offset: 0, count: 512, path: path)
         try checkHeader(first, index: 0, path: path)
-        let pageSize = Int(first.load(Meta.pageSize, as: UInt32.self))
+        let pageSize = Int(first.load(MetaPageLayout.pageSize, as: UInt32.self))
         guard (512...65_536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
             throw .corrupted("\(path): meta page 0 names a page size of \(pageSize) bytes")
         }
@@ -83,33 +72,34 @@ enum StoreFile {
         let filePages = UInt64(size / pageSize)
         for (index, page) in [first, second].enumerated() {
             func damaged(_ what: String) -> StoreError { .corrupted("\(path): meta page \(index) \(what)") }
-            guard page.load(Meta.pageSize, as: UInt32.self) == UInt32(pageSize) else {
+            guard page.load(MetaPageLayout.pageSize, as: UInt32.self) == UInt32(pageSize) else {
                 throw damaged("disagrees about the page size")
             }
-            let lastPage = page.load(Meta.lastPage, as: UInt64.self)
+            let lastPage = page.load(MetaPageLayout.lastPage, as: UInt64.self)
             guard lastPage >= 1, lastPage < filePages else {
                 throw damaged("names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
             }
             // LMDB converts the newer page's id to a signed transaction id; a flipped high bit would
             // turn it negative. 2^48 commits would take centuries.
-            guard page.load(Meta.transactionID, as: UInt64.self) < 1 << 48 else {
+            guard page.load(MetaPageLayout.transactionID, as: UInt64.self) < 1 << 48 else {
                 throw damaged("names an impossible transaction id")
             }
-            for (root, depth) in zip(Meta.roots, Meta.depths) {
+            for (root, depth) in zip(MetaPageLayout.roots, MetaPageLayout.depths) {
                 let rootPage = page.load(root, as: UInt64.self)
-                guard rootPage == Meta.invalidPage || (2..<filePages).contains(rootPage) else {
+                guard rootPage == PageWalker.invalidPage || (2..<filePages).contains(rootPage) else {
                     throw damaged("names page \(rootPage) as a root, outside the file's pages 2..<\(filePages)")
                 }
                 guard page.load(depth, as: UInt16.self) <= 32 else { throw damaged("names an impossible tree depth") }
             }
         }
+        return pageSize
     }
 
     private static func checkHeader(_ page: [UInt8], index: Int, path: String) throws(StoreError) {
-        guard page.load(Meta.flagsOffset, as: UInt16.self) & Meta.metaFlag != 0,
-            page.load(Meta.magic.offset, as: UInt32.self) == Meta.magic.value
+        guard page.load(MetaPageLayout.flagsOffset, as: UInt16.self) & MetaPageLayout.metaFlag != 0,
+            page.load(MetaPageLayout.magic.offset, as: UInt32.self) == MetaPageLayout.magic.value
         else { throw .corrupted("\(path) is not a Strata file (meta page \(index) is not an LMDB meta page)") }
-        guard page.load(Meta.version.offset, as: UInt32.self) == Meta.version.value else {
+        guard page.load(MetaPageLayout.version.offset, as: UInt32.self) == MetaPageLayout.version.value else {
             throw .corrupted("\(path): meta page \(index) has an unknown LMDB format version")
         }
     }
@@ -125,13 +115,7 @@ enum StoreFile {
     /// Checks the pages of the main tree (the table directory, which opening reads) of the newest
     /// snapshot. If a commit of another process replaced that snapshot during the walk, the walk
     /// runs again on the new one, so a concurrent writer is never mistaken for damage.
-    ///
-    /// - Throws: `.corrupted` naming the page and the damage; `.fileAccess`.
-    static func checkMainTree(at path: String) throws(StoreError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
-        defer { _ = close(fd) }
-        let pageSize = Int(try read(fd, offset: 0, count: 512, path: path).load(Meta.pageSize, as: UInt32.self))
+    private static func checkMainTree(_ fd: Int32, pageSize: Int, path: String) throws(StoreError) {
         for attempt in 1...5 {
             let metas = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path)
             guard let newest = metas.max(by: { $0.transactionID < $1.transactionID }) else { return }
@@ -145,4 +129,22 @@ enum StoreFile {
             }
         }
     }
+}
+
+/// LMDB's meta page (0.9.x layout, 64-bit): each of the two names the page size, the last page used,
+/// the roots of the two core B-trees and its transaction id. LMDB itself only checks the magic number
+/// and version, then trusts the rest of the newer page.
+enum MetaPageLayout {
+    static let pageHeader = 16
+    static let magic = (offset: pageHeader, value: UInt32(0xBEEF_C0DE))
+    static let version = (offset: pageHeader + 4, value: UInt32(1))
+    static let pageSize = pageHeader + 24  // mm_dbs[FREE_DBI].md_pad
+    static let roots = [pageHeader + 24 + 40, pageHeader + 24 + 48 + 40]  // md_root of FREE_DBI, MAIN_DBI
+    static let depths = [pageHeader + 24 + 6, pageHeader + 24 + 48 + 6]
+    static let lastPage = pageHeader + 24 + 96
+    static let transactionID = pageHeader + 24 + 104
+    /// The bytes holding every field above.
+    static let size = transactionID + 8
+    static let flagsOffset = 10
+    static let metaFlag: UInt16 = 0x08
 }

@@ -46,6 +46,7 @@ extension Store {
         public var schemaVersion: UInt64 = 0
         /// The most the file may hold, in bytes; a write that would exceed it fails with `.mapFull`.
         public var maximumSize: Int = defaultMaximumSize
+        /// How commits reach the disk (`.full`: each is flushed before `commitWrite` returns).
         public var durability: Durability = .full
         /// Permissions of a new file and of its lock file: readable and writable by the owner only,
         /// unless set here (the process's umask still applies). Files that exist keep theirs.

@@ -6,7 +6,9 @@ extension Store {
     public struct Diagnostics: Sendable, CustomStringConvertible {
         /// A reader slot in use, in any process.
         public struct Reader: Sendable, Equatable {
+            /// The process holding the slot.
             public let processID: Int32
+            /// The thread that took the slot (LMDB's `pthread_t` value).
             public let thread: UInt
             /// The version its snapshot shows; nil for a slot kept between reads.
             public let version: Int?
@@ -14,22 +16,27 @@ extension Store {
 
         /// A frozen snapshot of this process.
         public struct FrozenSnapshot: Sendable, Equatable {
+            /// The version it shows.
             public let version: Int
             /// How long it has existed.
             public let age: Duration
         }
 
+        /// The size of the file.
         public let fileBytes: Int
         /// Bytes of the pages in use (the rest is free for later commits to reuse).
         public let usedBytes: Int
         /// The newest committed version.
         public let latestVersion: Int
+        /// Every reader slot in use, in any process.
         public let readers: [Reader]
+        /// This process's frozen snapshots.
         public let frozenSnapshots: [FrozenSnapshot]
 
         /// The oldest version a reader still shows: pages freed after it cannot be reused yet.
         public var oldestPinnedVersion: Int? { readers.compactMap(\.version).min() }
 
+        /// Several lines, naming what pins the oldest version.
         public var description: String {
             var lines = [
                 "file \(fileBytes) bytes, \(usedBytes) used; latest version \(latestVersion)",

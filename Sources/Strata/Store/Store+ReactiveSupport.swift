@@ -49,22 +49,38 @@ extension Store {
     /// - Throws: `.wrongThread`, `.schemaMismatch` for a type not in the schema.
     @_spi(StrataReactive)
     public func _objects<T: Object>(_ type: T.Type) throws(StoreError) -> Results<T> {
-        try core.checkConfined()
-        return Results(core: core, binding: try core.binding(for: type))
+        try core.objects(type)
     }
 
     /// `object(ofType:forPrimaryKey:)`, throwing where it traps.
     ///
-    /// - Throws: `.wrongThread`, `.schemaMismatch` (a type not in the schema, or without a primary key
-    ///   of that type), `.corrupted`, `.storage`.
+    /// - Throws: `.wrongThread`, `.schemaMismatch` (a type not in the schema), `.invalidArgument` (a
+    ///   type without primary key), `.corrupted`, `.storage`.
     @_spi(StrataReactive)
     public func _object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
-        try core.checkConfined()
-        let binding = try core.binding(for: type)
-        guard let rowKey = try core.rowKey(forPrimaryKey: key, binding: binding),
-            let row = try core.fetchRow(binding, key: rowKey)
+        try core.object(ofType: type, forPrimaryKey: key)
+    }
+}
+
+extension StoreCore {
+    /// Every object of a type; what `Store.objects(_:)` returns or traps on.
+    ///
+    /// - Throws: `.wrongThread`, `.schemaMismatch` for a type not in the schema.
+    func objects<T: Object>(_ type: T.Type) throws(StoreError) -> Results<T> {
+        try checkConfined()
+        return Results(core: self, binding: try binding(for: type))
+    }
+
+    /// The object with that primary key, or nil; what `Store.object(ofType:forPrimaryKey:)` returns or
+    /// traps on.
+    ///
+    /// - Throws: `.wrongThread`, `.schemaMismatch`, `.invalidArgument`, `.corrupted`, `.storage`.
+    func object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
+        try checkConfined()
+        let binding = try binding(for: type)
+        guard let rowKey = try rowKey(forPrimaryKey: key, binding: binding), let row = try fetchRow(binding, key: rowKey)
         else { return nil }
-        return core.materialize(type, binding: binding, key: rowKey, row: row)
+        return materialize(type, binding: binding, key: rowKey, row: row)
     }
 }
 
@@ -76,8 +92,6 @@ extension Store {
 @_spi(StrataReactive)
 public struct _StoredObjects: @unchecked Sendable {
     let entries: [(object: Object, key: RowKey)]
-
-    public var count: Int { entries.count }
 }
 
 extension Results {

@@ -45,6 +45,7 @@ public struct Store {
         core = try StoreCache.core(for: configuration, confinement: try .queue(queue), queue: queue)
     }
 
+    /// The configuration the Store was opened with.
     public var configuration: Configuration { core.configuration }
 
     /// Whether a write transaction is open on this Store.
@@ -165,8 +166,13 @@ public struct Store {
     ///
     /// - Warning: Traps off the Store's thread, or for a type not in the schema.
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
-        core.assertConfined()
-        return Results(core: core, binding: core.bindingOrTrap(for: type))
+        do {
+            return try core.objects(type)
+        } catch .schemaMismatch(let reason) {
+            preconditionFailure("Strata: \(reason)")
+        } catch {
+            preconditionFailure(TrapMessage.wrongThread)  // the only other failure
+        }
     }
 
     /// The object with that primary key, or nil. An integer key of another width than the property's
@@ -175,13 +181,12 @@ public struct Store {
     /// - Warning: Traps off the Store's thread, for a type not in the schema or without primary key,
     ///   and when the stored row is damaged (`verify()` reports it as an error).
     public func object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
-        core.assertConfined()
-        let binding = core.bindingOrTrap(for: type)
         do {
-            guard let rowKey = try core.rowKey(forPrimaryKey: key, binding: binding),
-                let row = try core.fetchRow(binding, key: rowKey)
-            else { return nil }
-            return core.materialize(type, binding: binding, key: rowKey, row: row)
+            return try core.object(ofType: type, forPrimaryKey: key)
+        } catch .wrongThread {
+            preconditionFailure(TrapMessage.wrongThread)
+        } catch .schemaMismatch(let reason) {
+            preconditionFailure("Strata: \(reason)")
         } catch {
             preconditionFailure("Strata: \(type) with primary key \(key): \(error)")
         }

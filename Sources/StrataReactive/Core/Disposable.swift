@@ -8,7 +8,9 @@ import Foundation
 /// ```
 /// - Warning: `dispose()` may be called from any thread; the cleanup runs on the calling thread.
 public protocol Disposable: AnyObject, Sendable {
+    /// Whether `dispose()` has run (or, for a started producer, whether its work has ended).
     var isDisposed: Bool { get }
+    /// Cancels the work or releases the resource; later calls do nothing.
     func dispose()
 }
 
@@ -23,6 +25,7 @@ public final class AnyDisposable: Disposable, @unchecked Sendable {  // `action`
         self.init {}
     }
 
+    /// A disposable that runs `action` on the first `dispose()`.
     public init(_ action: @escaping () -> Void) {
         self.action = action
     }
@@ -31,6 +34,7 @@ public final class AnyDisposable: Disposable, @unchecked Sendable {  // `action`
         lock.withLock { disposed }
     }
 
+    /// Runs the action, once.
     public func dispose() {
         let taken: (() -> Void)? = lock.withLock {
             disposed = true
@@ -53,6 +57,7 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {  // st
     private var disposables: [UInt64: Disposable]? = [:]
     private var nextToken: UInt64 = 0
 
+    /// An empty composite.
     public init() {}
 
     public var isDisposed: Bool {
@@ -94,6 +99,7 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {  // st
         for (_, disposable) in (taken ?? [:]).sorted(by: { $0.key < $1.key }) { disposable.dispose() }
     }
 
+    /// `add(_:)`, as an operator.
     public static func += (composite: CompositeDisposable, disposable: Disposable?) {
         composite.add(disposable)
     }
@@ -105,6 +111,7 @@ public final class SerialDisposable: Disposable, @unchecked Sendable {  // state
     private var current: Disposable?
     private var disposed = false
 
+    /// A serial disposable holding `disposable`, if any.
     public init(_ disposable: Disposable? = nil) {
         current = disposable
     }
@@ -127,6 +134,7 @@ public final class SerialDisposable: Disposable, @unchecked Sendable {  // state
         }
     }
 
+    /// Disposes the disposable held; any set later is disposed at once.
     public func dispose() {
         let taken: Disposable? = lock.withLock {
             disposed = true

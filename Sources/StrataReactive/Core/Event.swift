@@ -7,9 +7,13 @@ extension Signal {
     /// After a terminating event nothing more is sent. `interrupted` means the work was cancelled
     /// (its producer was disposed) before it could finish: it is neither a success nor a failure.
     public enum Event {
+        /// A value; any number of them come first.
         case value(Value)
+        /// The work failed: the stream ends.
         case failed(Error)
+        /// The work finished: the stream ends.
         case completed
+        /// The work was cancelled before it finished: the stream ends.
         case interrupted
 
         /// Whether the event ends the stream.
@@ -55,6 +59,7 @@ extension Signal {
 extension Signal.Event: Equatable where Value: Equatable, Error: Equatable {}
 
 extension Signal.Event: CustomStringConvertible {
+    /// `value 1`, `failed E`, `completed`, `interrupted`.
     public var description: String {
         switch self {
         case .value(let value): "value \(value)"

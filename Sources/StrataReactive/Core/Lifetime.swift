@@ -48,6 +48,7 @@ public final class Lifetime: Sendable {
     public final class Token: Sendable {
         fileprivate let disposables = CompositeDisposable()
 
+        /// Ends the lifetime now, instead of at deinitialisation.
         public func dispose() {
             disposables.dispose()
         }

@@ -15,6 +15,7 @@ extension Signal {
 
         private let action: Action
 
+        /// An observer that hands every event to `action`.
         public init(_ action: @escaping (Event) -> Void) {
             self.action = Action(run: action)
         }
@@ -34,22 +35,27 @@ extension Signal {
             }
         }
 
+        /// Sends `event`; after a terminating event, the signal ignores anything more.
         public func send(_ event: Event) {
             action.run(event)
         }
 
+        /// Sends a value.
         public func send(value: Value) {
             send(.value(value))
         }
 
+        /// Fails: ends the stream with `error`.
         public func send(error: Error) {
             send(.failed(error))
         }
 
+        /// Ends the stream successfully.
         public func sendCompleted() {
             send(.completed)
         }
 
+        /// Ends the stream as cancelled (what disposing a producer sends).
         public func sendInterrupted() {
             send(.interrupted)
         }

@@ -24,6 +24,7 @@ public protocol DateScheduler: Scheduler {
 
 /// Runs every action at once, on the calling thread.
 public final class ImmediateScheduler: Scheduler {
+    /// A scheduler that runs each action inside `schedule`.
     public init() {}
 
     @discardableResult
@@ -43,6 +44,7 @@ public final class QueueScheduler: DateScheduler {
     /// `dispatchMain()`, or XCTest's `wait(for:timeout:)`).
     public static let main = QueueScheduler(queue: .main)
 
+    /// The serial queue actions run on.
     public let queue: DispatchQueue
 
     /// A scheduler on `queue`, which must be serial.
@@ -55,6 +57,7 @@ public final class QueueScheduler: DateScheduler {
         self.init(queue: DispatchQueue(label: name, qos: qos))
     }
 
+    /// The wall clock.
     public var currentDate: Date { Date() }
 
     @discardableResult

@@ -27,6 +27,7 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // state
         now = startDate
     }
 
+    /// The virtual clock: it moves only when the test advances it.
     public var currentDate: Date { lock.withLock { now } }
 
     /// How many actions are waiting (cancelled ones not counted).

@@ -156,6 +156,11 @@ struct OperatorTests {
         #expect(!recorder.isTerminated)
         lettersInput.sendCompleted()
         #expect(recorder.descriptions == ["value 2a", "value 3a", "value 3b", "completed"])
+        let (failing, failingInput) = pipeProducer(Int.self, TestError.self)
+        let failed = EventRecorder<(Int, Int), TestError>()
+        failed.start(failing.combineLatest(with: SignalProducer<Int, TestError>.never))
+        failingInput.send(error: TestError(3))
+        #expect(failed.descriptions == ["failed E3"])
         let array = SignalProducer.combineLatest([SignalProducer<Int, Never>(value: 1), SignalProducer(value: 2), SignalProducer(value: 3)])
         #expect(events(array) == ["value [1, 2, 3]", "completed"])
         #expect(events(SignalProducer<Int, Never>.combineLatest([SignalProducer<Int, Never>]())) == ["completed"])
@@ -168,6 +173,10 @@ struct OperatorTests {
         #expect(collected == [1, 2, 3])
         await #expect(throws: TestError(4)) {
             for try await _ in SignalProducer<Int, TestError>(error: TestError(4)).values {}
+        }
+        await #expect(throws: CancellationError.self) {
+            let interruptedAtOnce = SignalProducer<Int, Never> { observer, _ in observer.sendInterrupted() }
+            for try await _ in interruptedAtOnce.values {}
         }
         let interrupted = Counter()
         let endless = SignalProducer<Int, Never> { observer, lifetime in

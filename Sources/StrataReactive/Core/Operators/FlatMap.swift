@@ -38,7 +38,7 @@ extension SignalProducer {
 extension SignalProducer where Value: _SignalProducerConvertible, Value.Failure == Error {
     /// Combines the producers this one sends by `strategy` (`flatMap(strategy) { $0 }`).
     public func flatten(_ strategy: FlattenStrategy) -> SignalProducer<Value.Output, Error> {
-        flatMap(strategy) { $0.producer }
+        flatMap(strategy) { $0._producer }
     }
 }
 
@@ -46,11 +46,11 @@ extension SignalProducer where Value: _SignalProducerConvertible, Value.Failure 
 public protocol _SignalProducerConvertible {
     associatedtype Output
     associatedtype Failure: Swift.Error
-    var producer: SignalProducer<Output, Failure> { get }
+    var _producer: SignalProducer<Output, Failure> { get }
 }
 
 extension SignalProducer: _SignalProducerConvertible {
-    public var producer: SignalProducer<Value, Error> { self }
+    public var _producer: SignalProducer<Value, Error> { self }
 }
 
 /// The state of one started `flatMap`: inner producers come from the outer signal's thread and
