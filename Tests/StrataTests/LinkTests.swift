@@ -112,4 +112,23 @@ import Testing
         let fixture = Fixture([BadInverse.self])
         #expect { try fixture.open() } throws: { isCase($0, .schemaMismatch("")) }
     }
+
+    /// The unmanaged values of an added object are dropped once it is managed: a graph with a cycle
+    /// (a dog's owner lists the dog) must not keep its objects, and so the Store, alive.
+    @Test func addingAGraphWithACycleLeaksNothing() throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        weak var weakOwner: Person?
+        do {
+            let store = try fixture.open()
+            try store.write {
+                let ann = Person(id: 1, name: "Ann")
+                ann.dogs.append(Dog(name: "Rex", owner: ann))
+                weakOwner = ann
+                try store.add(ann)
+            }
+            #expect(store.objects(Dog.self).first?.owner?.dogs.count == 1)
+        }
+        #expect(weakOwner == nil)
+        #expect(fixture.isClosed)
+    }
 }

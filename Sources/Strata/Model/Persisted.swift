@@ -117,6 +117,8 @@ protocol PersistedPropertyKind {
     /// The unmanaged value, for descriptions and walking links (not a hot path).
     static func unmanagedValue(at address: UnsafeRawPointer) -> Any
     static func decodeForDescription(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError) -> Any
+    /// Replaces the unmanaged value with the type's zero (once managed, the row holds the value).
+    static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer)
 }
 
 extension Persisted: PersistedPropertyKind {
@@ -138,5 +140,9 @@ extension Persisted: PersistedPropertyKind {
         _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
     ) throws(StoreError) -> Any {
         try Value._strataDecodeColumn(bytes, in: context)
+    }
+
+    static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer) {
+        address.assumingMemoryBound(to: Self.self).pointee.unmanagedValue = Value._strataZero()
     }
 }

@@ -45,6 +45,9 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     /// Per property, where its column number goes in an instance and which column it is (what
     /// managing an object stores).
     let columnBindings: [(offset: Int, column: Int)]
+    /// The link and List properties: managing an object drops their unmanaged values, which may
+    /// form cycles (a dog's owner lists the dog) that would keep the objects and their Store alive.
+    let linkProperties: [(offset: Int, kind: any PersistedPropertyKind.Type)]
 
     init(
         schema: ObjectSchema, stored: StoredSchema.StoredType, table: Table, indexes: [IndexBinding],
@@ -69,6 +72,7 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
         self.ordinal = ordinal
         columnAccessors = propertyOfColumn.map { schema.accessors[$0] }
         columnBindings = zip(schema.accessors, columnOfProperty).map { ($0.columnOffset, $1) }
+        linkProperties = schema.accessors.filter { $0.kind.schemaType.linkedType != nil }.map { ($0.offset, $0.kind) }
     }
 
     var name: String { schema.name }

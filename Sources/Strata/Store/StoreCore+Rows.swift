@@ -72,6 +72,9 @@ extension StoreCore {
             let linking = (base + offset).load(as: AnyObject.self) as? AnyLinkingObjects
             linking?.bind(core: self, owner: binding, key: key)
         }
+        for (offset, kind) in binding.linkProperties {
+            kind.releaseUnmanagedValue(at: base + offset)
+        }
     }
 
     /// A new managed accessor of type `T` for the row under `key`.
