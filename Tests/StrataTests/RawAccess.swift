@@ -18,6 +18,11 @@ enum RawAccess {
         store.objects(type).keys().map(Unchecked.init)
     }
 
+    /// The encoded row key of a managed object.
+    static func key(of object: Object) -> Unchecked<RowKey> {
+        Unchecked(object._key)
+    }
+
     /// Rewrites the stored bytes of one row in a write of its own.
     static func rewriteRow<T: Object>(
         of type: T.Type, key: Unchecked<RowKey>, in store: Store, _ transform: (inout [UInt8]) -> Void

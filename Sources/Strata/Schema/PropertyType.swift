@@ -31,6 +31,7 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         case .decimal: "Decimal"
         case .optional(let wrapped): "\(wrapped)?"
         case .link(let name): "\(name)?"
+        case .list(.link(let name)): "List<\(name)>"
         case .list(let element): "List<\(element)>"
         }
     }

@@ -158,7 +158,7 @@ enum SchemaBinder {
 
     // MARK: Reading
 
-    private static func readStoredSchema(_ environment: Environment) throws(StoreError) -> StoredSchema? {
+    static func readStoredSchema(_ environment: Environment) throws(StoreError) -> StoredSchema? {
         try environment.withTableRegistry { (registry) throws(StoreError) -> StoredSchema? in
             let transaction = try beginRead(environment)
             let meta: Table
@@ -326,7 +326,7 @@ enum SchemaBinder {
     }
 
     /// The tables a type needs: its rows, and one table with duplicates per index.
-    private static func tableNames(of type: StoredSchema.StoredType) -> [(String, TableFlags)] {
+    static func tableNames(of type: StoredSchema.StoredType) -> [(String, TableFlags)] {
         let indexes: [(String, TableFlags)] = type.properties.filter(\.isIndexed).map {
             (TableName.index(type.name, $0.name), TableFlags.duplicates)
         }
@@ -339,7 +339,7 @@ enum SchemaBinder {
     /// Handles of every table of `types`, opening the ones no committed transaction opened yet.
     ///
     /// - Throws: `.corrupted` when the stored schema names a table the file lacks.
-    private static func openTables(
+    static func openTables(
         for types: [StoredSchema.StoredType], environment: Environment
     ) throws(StoreError) -> [String: Table] {
         let wanted = types.flatMap(tableNames(of:))

@@ -27,16 +27,17 @@ final class EnvironmentRegistry: Sendable {
     /// - Throws: `.invalidArgument` when the file is already open in this process with other options
     ///   (durability, read-only, maximum size), and whatever `Environment.init` throws.
     /// A temporary file (`temporary: true`: an in-memory store's) starts empty and is deleted, with its
-    /// lock file, when the environment closes.
+    /// lock file, when the environment closes. With `joiningAnyOptions`, a file already open in the
+    /// process is joined whatever its options (tools reading a file the app has open).
     func lease(
-        path: String, options: EnvironmentOptions, temporary: Bool = false
+        path: String, options: EnvironmentOptions, temporary: Bool = false, joiningAnyOptions: Bool = false
     ) throws(StoreError) -> EnvironmentLease {
         try entries.withLock { entries throws(StoreError) -> EnvironmentLease in
             if var entry = entries[path] {
                 let open = entry.environment.options
-                guard open.syncMode == options.syncMode, open.readOnly == options.readOnly,
-                    open.mapSize == options.mapSize
-                else {
+                let sameOptions =
+                    open.syncMode == options.syncMode && open.readOnly == options.readOnly && open.mapSize == options.mapSize
+                guard joiningAnyOptions || sameOptions else {
                     throw .invalidArgument(
                         "\(path) is already open in this process with other options "
                             + "(durability, readOnly and maximumSize must match)")

@@ -67,14 +67,19 @@ extension Store {
     /// - Throws: `.wrongThread`, `.fileAccess`, `.storage`.
     public func diagnostics() throws(StoreError) -> Diagnostics {
         try core.checkConfined()
-        let environment = core.environment
+        return try Diagnostics(core.environment)
+    }
+}
+
+extension Store.Diagnostics {
+    init(_ environment: Environment) throws(StoreError) {
         let usage = try environment.usage()
         let now = ContinuousClock.now
-        return Diagnostics(
+        self.init(
             fileBytes: usage.totalBytes, usedBytes: usage.usedBytes, latestVersion: try environment.latestVersion(),
-            readers: environment.readers().map { Diagnostics.Reader(processID: $0.processID, thread: $0.thread, version: $0.version) },
+            readers: environment.readers().map { Reader(processID: $0.processID, thread: $0.thread, version: $0.version) },
             frozenSnapshots: environment.frozenSnapshots.withLock { Array($0.values) }.map {
-                Diagnostics.FrozenSnapshot(version: $0.version, age: now - $0.created)
+                FrozenSnapshot(version: $0.version, age: now - $0.created)
             }.sorted { $0.version < $1.version })
     }
 }

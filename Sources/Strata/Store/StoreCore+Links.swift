@@ -3,17 +3,7 @@
 extension StoreCore {
     /// The distinct target keys a row's link or list column holds (stored key bytes).
     func linkTargets(of row: RowView, _ link: LinkBinding, binding: TableBinding, key: RowKey) throws(StoreError) -> Set<[UInt8]> {
-        do throws(RowDamage) {
-            guard let bytes = try row.column(link.column) else { return [] }
-            guard link.isList else { return [Array(bytes)] }
-            var targets = Set<[UInt8]>()
-            for element in try ListFormat.elements(bytes) {
-                if let element { targets.insert(Array(element)) }
-            }
-            return targets
-        } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(link.property): \(error)")
-        }
+        try link.targets(in: row, at: "\(binding.name)[\(binding.describe(key))]")
     }
 
     /// The keys of the rows of `origin` whose `link` holds `target`, in key order.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything a Strata API can report. Thrown with typed throws wherever no user closure is involved;
 /// a failed call never leaves a partial write. `Docs/Errors.md` says when each case happens and what
 /// to do.
@@ -55,6 +57,33 @@ public enum StoreError: Error, Equatable, Sendable {
         case let error as StoreError: self = error
         case let error as LMDBError: self.init(error)
         default: self = .corrupted("\(error)")
+        }
+    }
+}
+
+extension StoreError: LocalizedError {
+    /// One sentence for people: what went wrong, with the path, key or damage it concerns.
+    ///
+    /// ```swift
+    /// catch let error as StoreError { print(error.localizedDescription) }
+    /// ```
+    public var errorDescription: String? {
+        switch self {
+        case .wrongThread: "a Store or one of its objects was used off the thread that opened it"
+        case .deletedInAnotherThread: "the object was deleted, or its Store invalidated"
+        case .alreadyExists(let key): "an object with primary key \(key) exists already"
+        case .notInWriteTransaction: "changes need a write transaction"
+        case .alreadyInWriteTransaction: "this thread is already in a write transaction"
+        case .notManaged: "the object is not managed by a Store"
+        case .alreadyResolved: "the ThreadSafeReference was resolved already"
+        case .migrationRequired(let reason): "a migration is required: \(reason)"
+        case .schemaMismatch(let reason): "the schema does not fit: \(reason)"
+        case .corrupted(let damage): "damaged: \(damage)"
+        case .fileAccess(let path, let code): "\(path): \(String(cString: strerror(code)))"
+        case .mapFull: "the file reached Configuration.maximumSize; nothing of the write was stored"
+        case .readOnly: "the Store is read-only"
+        case .invalidArgument(let reason): reason
+        case .storage(let error): "storage failure: \(error)"
         }
     }
 }

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+import Foundation
+
+/// A store file opened read-only from the schema stored in it, without the app's model classes
+/// (Realm's dynamic Realm). What tools such as the `strata` command use to inspect, verify, dump and
+/// compact a file another process may be using.
+///
+/// ```swift
+/// let file = try DynamicStore(path: "/var/lib/app/app.strata")
+/// for type in file.types { print(type.name, try file.count(ofType: type.name)) }
+/// try file.verify()
+/// ```
+/// Every call reads the newest commit in a snapshot of its own.
+///
+/// - Warning: Use an instance from one thread at a time (it is not `Sendable`).
+public final class DynamicStore {
+    /// The file's path.
+    public let path: String
+    /// The schema version the file was last opened with.
+    public let schemaVersion: UInt64
+    /// The stored types, by name.
+    public let types: [DynamicObjectType]
+
+    private let lease: EnvironmentLease
+    private var environment: Environment { lease.environment }
+    private let stored: StoredSchema
+    private let verifiedTypes: [VerifiedType]
+
+    /// Opens the file at `path` read-only and reads its schema. Nothing is written, and the file may
+    /// be open in other processes (or as a `Store` of this one) meanwhile.
+    ///
+    /// - Throws: `.fileAccess` when the file is missing or unreadable, `.corrupted` when it is not a
+    ///   Strata file, is damaged, or holds no schema, `.storage`.
+    public init(path: String) throws(StoreError) {
+        let path = try EnvironmentRegistry.canonicalPath(path)
+        guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
+        let options = EnvironmentOptions(
+            mapSize: max(64 << 10, (size + 4095) / 4096 * 4096), readOnly: true, maxTables: 4096)
+        let lease = try EnvironmentRegistry.shared.lease(path: path, options: options, joiningAnyOptions: true)
+        guard let stored = try SchemaBinder.readStoredSchema(lease.environment) else {
+            throw .corrupted("\(path) holds no Strata schema (an LMDB file of another program, or never opened as a store)")
+        }
+        let tables = try SchemaBinder.openTables(for: stored.types, environment: lease.environment)
+        self.path = path
+        self.lease = lease
+        self.stored = stored
+        schemaVersion = stored.schemaVersion
+        types = stored.types.sorted { $0.name < $1.name }.map { DynamicObjectType(name: $0.name, properties: $0.properties.map(DynamicProperty.init)) }
+        verifiedTypes = try stored.types.map { (type) throws(StoreError) in
+            VerifiedType(type, tables: try Self.tables(of: type, in: tables))
+        }
+    }
+
+    private static func tables(of type: StoredSchema.StoredType, in tables: [String: Table]) throws(StoreError) -> StoredTables {
+        func table(_ name: String) throws(StoreError) -> Table {
+            guard let table = tables[name] else { throw .corrupted("the schema names table \(name), which the file lacks") }
+            return table
+        }
+        var indexes: [IndexBinding] = []
+        var links: [LinkBinding] = []
+        for (column, property) in type.properties.enumerated() {
+            if property.isIndexed {
+                indexes.append(
+                    IndexBinding(
+                        column: column, property: property.name, type: property.type,
+                        table: try table(TableName.index(type.name, property.name))))
+            }
+            if let target = property.type.linkedTypeName {
+                var isList = false
+                if case .list = property.type { isList = true }
+                links.append(
+                    LinkBinding(
+                        column: column, property: property.name, target: target, isList: isList,
+                        table: try table(TableName.backlinks(type.name, property.name))))
+            }
+        }
+        return StoredTables(objects: try table(TableName.objects(type.name)), indexes: indexes, links: links)
+    }
+
+    // MARK: Reading
+
+    /// The number of objects of the type named `typeName`.
+    ///
+    /// - Throws: `.invalidArgument` for a type the file does not have, `.storage`.
+    public func count(ofType typeName: String) throws(StoreError) -> Int {
+        let type = try verifiedType(named: typeName)
+        return try read { (transaction) throws(LMDBError) in try transaction.count(type.table) }
+    }
+
+    /// Visits every object of the type named `typeName`, in primary key order, in one snapshot.
+    ///
+    /// - Throws: `.invalidArgument` for a type the file does not have, `.corrupted` for a row that
+    ///   does not decode (objects before it were visited), `.storage`.
+    public func forEachObject(ofType typeName: String, _ body: (DynamicObject) -> Void) throws(StoreError) {
+        let type = try verifiedType(named: typeName)
+        guard let storedType = stored.type(named: typeName) else { throw .invalidArgument("no type \(typeName)") }
+        let failure: StoreError? = try read { (transaction) throws(LMDBError) -> StoreError? in
+            try transaction.withCursor(type.table) { (cursor) throws(LMDBError) -> StoreError? in
+                try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in
+                    body(try self.object(key: entry.key, row: entry.value, type: type, stored: storedType))
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Every object of the type named `typeName`, in primary key order.
+    ///
+    /// - Throws: as `forEachObject(ofType:_:)`.
+    public func objects(ofType typeName: String) throws(StoreError) -> [DynamicObject] {
+        var objects: [DynamicObject] = []
+        try forEachObject(ofType: typeName) { objects.append($0) }
+        return objects
+    }
+
+    private func object(
+        key rawKey: UnsafeRawBufferPointer, row bytes: UnsafeRawBufferPointer, type: VerifiedType,
+        stored: StoredSchema.StoredType
+    ) throws(StoreError) -> DynamicObject {
+        let primaryKey = try describeKey(rawKey, of: type)
+        let row: RowView
+        do {
+            row = try RowView(validating: bytes, expectedColumns: stored.properties.count)
+        } catch {
+            throw .corrupted("\(type.name)[\(primaryKey)]: \(error)")
+        }
+        var values: [(name: String, value: Any?)] = []
+        for (index, property) in stored.properties.enumerated() {
+            do {
+                let value = try DynamicValue.decode(try column(row, index, of: stored), type: property.type) {
+                    (target, key) throws(StoreError) -> Any? in
+                    guard let targetType = verifiedTypes.first(where: { $0.name == target }) else {
+                        throw .corrupted("a link to \(target), a type the file lacks")
+                    }
+                    return DynamicLink(typeName: target, primaryKey: try key.withBytes { (key) throws(StoreError) in try describeKey(key, of: targetType) })
+                }
+                values.append((property.name, value))
+            } catch {
+                throw .corrupted("\(type.name)[\(primaryKey)].\(property.name): \(error)")
+            }
+        }
+        return DynamicObject(typeName: type.name, primaryKey: primaryKey, values: values)
+    }
+
+    private func describeKey(_ key: UnsafeRawBufferPointer, of type: VerifiedType) throws(StoreError) -> String {
+        do {
+            return type.describe(try RowKey(stored: key, kind: type.keyKind))
+        } catch {
+            throw .corrupted("\(type.name): a key is damaged: \(error)")
+        }
+    }
+
+    private func verifiedType(named name: String) throws(StoreError) -> VerifiedType {
+        guard let type = verifiedTypes.first(where: { $0.name == name }) else {
+            throw .invalidArgument(
+                "the file has no type \(name); it has \(types.map(\.name).joined(separator: ", "))")
+        }
+        return type
+    }
+
+    private func read<R>(_ body: (borrowing ReadTransaction) throws(LMDBError) -> R) throws(StoreError) -> R {
+        do {
+            let transaction = try ReadTransaction(environment)
+            return try body(transaction)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
+    // MARK: Checking and copying
+
+    /// Walks every page of the file, then every table, row, index and link of the stored schema,
+    /// as `Store.verify()` does, reporting progress about every thousand rows.
+    ///
+    /// ```swift
+    /// try DynamicStore(path: path).verify { print("\($0.checkedRows)/\($0.totalRows)") }
+    /// ```
+    /// - Throws: `.corrupted` naming the type, key and damage of the first problem found, `.storage`.
+    public func verify(progress: ((VerificationProgress) -> Void)? = nil) throws(StoreError) {
+        _ = try environment.checkPages()
+        let verifier = Verifier(types: verifiedTypes, progress: progress)
+        let transaction: ReadTransaction
+        do {
+            transaction = try ReadTransaction(environment)
+        } catch {
+            throw StoreError(error)
+        }
+        try verifier.run(on: transaction)
+    }
+
+    /// The file's size and use, and the reader slots of every process that pin old versions.
+    ///
+    /// - Throws: `.fileAccess`, `.storage`.
+    public func diagnostics() throws(StoreError) -> Store.Diagnostics {
+        try Store.Diagnostics(environment)
+    }
+
+    /// Writes a consistent copy of the newest commit to a new file (`compact`: without free pages).
+    ///
+    /// - Throws: `.fileAccess` when `url` exists or cannot be written, `.invalidArgument` for a
+    ///   non-file URL, `.storage`.
+    public func writeCopy(to url: URL, compact: Bool = false) throws(StoreError) {
+        guard url.isFileURL else { throw .invalidArgument("\(url) is not a file URL") }
+        try environment.copy(to: url.path, compact: compact)
+    }
+
+    /// Replaces the file at `path` with a compacted copy of itself (no free pages), when no process
+    /// has it open. Returns the file's size before and after.
+    ///
+    /// ```swift
+    /// let (before, after) = try DynamicStore.compactFile(atPath: path)
+    /// ```
+    /// - Throws: `.fileAccess` with `EBUSY` when this or another process has the file open (copy it
+    ///   with `writeCopy(to:compact:)` instead), `.fileAccess` when the copy cannot be written or
+    ///   renamed, what `init(path:)` throws. The original file is left as it was on any failure.
+    public static func compactFile(atPath path: String) throws(StoreError) -> (bytesBefore: Int, bytesAfter: Int) {
+        let canonical = try EnvironmentRegistry.canonicalPath(path)
+        guard !EnvironmentRegistry.shared.isOpen(canonical) else { throw .fileAccess(path: path, code: EBUSY) }
+        let compacted = canonical + ".compacting"
+        unlink(compacted)  // left by a crash during an earlier compaction
+        var store: DynamicStore? = try DynamicStore(path: canonical)
+        guard !store!.environment.isOpenInAnotherProcess else { throw .fileAccess(path: path, code: EBUSY) }
+        let before = fileSize(atPath: canonical) ?? 0
+        try store!.writeCopy(to: URL(fileURLWithPath: compacted), compact: true)
+        store = nil  // closes the environment before the file is replaced
+        guard rename(compacted, canonical) == 0 else {
+            let code = errno
+            unlink(compacted)
+            throw .fileAccess(path: path, code: code)
+        }
+        return (before, fileSize(atPath: canonical) ?? 0)
+    }
+}

@@ -1,0 +1,236 @@
+/// Reads a snapshot's tables: a Store's current view, or a plain read transaction.
+protocol SnapshotReading: ~Copyable {
+    func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer?
+    func count(_ table: Table) throws(LMDBError) -> Int
+    func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R
+}
+
+extension ReadTransaction: SnapshotReading {}
+extension StoreCore: SnapshotReading {}
+
+/// What `verify()` needs to know of one type's tables, whether it comes from the app's model classes
+/// (`TableBinding`) or from the schema stored in the file alone (`DynamicStore`).
+struct VerifiedType {
+    let name: String
+    let table: Table
+    let keyKind: KeyKind
+    let columnNames: [String]
+    let primaryKeyColumn: Int?
+    let primaryKeyType: PropertyType?
+    let indexes: [IndexBinding]
+    let links: [LinkBinding]
+    /// Decodes one column as its property would be read; throws what makes it unreadable.
+    let decodeColumn: (_ column: Int, _ bytes: UnsafeRawBufferPointer?) throws(StoreError) -> Void
+
+    init(_ binding: TableBinding) {
+        name = binding.name
+        table = binding.table
+        keyKind = binding.keyKind
+        columnNames = binding.columnNames
+        primaryKeyColumn = binding.primaryKeyColumn
+        primaryKeyType = binding.primaryKeyType
+        indexes = binding.indexes
+        links = binding.links
+        let kinds = binding.columnAccessors.map(\.kind)
+        decodeColumn = { (column, bytes) throws(StoreError) in
+            _ = try kinds[column].decodeForDescription(bytes, in: _DecodeContext(owner: nil, column: column))
+        }
+    }
+
+    init(_ stored: StoredSchema.StoredType, tables: StoredTables) {
+        name = stored.name
+        table = tables.objects
+        primaryKeyColumn = stored.properties.firstIndex(where: \.isPrimaryKey)
+        primaryKeyType = primaryKeyColumn.map { stored.properties[$0].type }
+        keyKind = primaryKeyType?.keyKind ?? .integer
+        columnNames = stored.properties.map(\.name)
+        indexes = tables.indexes
+        links = tables.links
+        let types = stored.properties.map(\.type)
+        decodeColumn = { (column, bytes) throws(StoreError) in
+            _ = try DynamicValue.decode(bytes, type: types[column]) { (_, _) throws(StoreError) in nil }
+        }
+    }
+
+    func describe(_ key: RowKey) -> String {
+        key.describe(as: keyKind, signed: primaryKeyType?.isSignedInteger ?? false)
+    }
+}
+
+/// The tables of one stored type, opened by name.
+struct StoredTables {
+    let objects: Table
+    let indexes: [IndexBinding]
+    let links: [LinkBinding]
+}
+
+/// How far a verification has got, for progress bars.
+public struct VerificationProgress: Sendable, Equatable {
+    /// Rows checked so far, over all types.
+    public let checkedRows: Int
+    /// Rows of all types.
+    public let totalRows: Int
+
+    /// Progress of `checkedRows` out of `totalRows`.
+    public init(checkedRows: Int, totalRows: Int) {
+        self.checkedRows = checkedRows
+        self.totalRows = totalRows
+    }
+}
+
+/// Walks every row of every type: each row decodes, its primary key matches its key, each index
+/// holds it, each link resolves and has its backlink; then counts index and backlink entries.
+struct Verifier {
+    let types: [VerifiedType]
+    var progress: ((VerificationProgress) -> Void)?
+
+    /// Reports progress about every this many rows.
+    private static var progressStride: Int { 1024 }
+
+    func run<Reader: SnapshotReading & ~Copyable>(on reader: borrowing Reader) throws(StoreError) {
+        var totalRows = 0
+        do {
+            for type in types { totalRows += try reader.count(type.table) }
+        } catch {
+            throw StoreError(error)
+        }
+        var checked = 0
+        progress?(VerificationProgress(checkedRows: 0, totalRows: totalRows))
+        for type in types {
+            try verifyRows(of: type, reader) { rows in
+                checked += rows
+                progress?(VerificationProgress(checkedRows: checked, totalRows: totalRows))
+            }
+        }
+        progress?(VerificationProgress(checkedRows: checked, totalRows: max(checked, totalRows)))
+    }
+
+    private func verifyRows<Reader: SnapshotReading & ~Copyable>(
+        of type: VerifiedType, _ reader: borrowing Reader, advanced: (Int) -> Void
+    ) throws(StoreError) {
+        var damage: StoreError?
+        var rows = 0
+        var linkCounts = Array(repeating: 0, count: type.links.count)
+        do {
+            try reader.withCursor(type.table) { (cursor) throws(LMDBError) in
+                var entry = try cursor.first()
+                while let current = entry, damage == nil {
+                    rows += 1
+                    if rows % Self.progressStride == 0 { advanced(Self.progressStride) }
+                    do throws(StoreError) {
+                        try verifyRow(key: current.key, value: current.value, type: type, reader, linkCounts: &linkCounts)
+                    } catch {
+                        damage = error
+                    }
+                    entry = try cursor.next()
+                }
+            }
+            if let damage { throw damage }
+            advanced(rows % Self.progressStride)
+            for (link, expected) in zip(type.links, linkCounts) {
+                let entries = try reader.count(link.table)
+                guard entries == expected else {
+                    throw StoreError.corrupted(
+                        "backlinks of \(type.name).\(link.property) have \(entries) entries for \(expected) links")
+                }
+            }
+            for index in type.indexes {
+                let entries = try reader.count(index.table)
+                guard entries == rows else {
+                    throw StoreError.corrupted("index \(type.name).\(index.property) has \(entries) entries for \(rows) rows")
+                }
+            }
+        } catch {
+            throw StoreError(wrapping: error)
+        }
+    }
+
+    private func verifyRow<Reader: SnapshotReading & ~Copyable>(
+        key rawKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, type: VerifiedType, _ reader: borrowing Reader,
+        linkCounts: inout [Int]
+    ) throws(StoreError) {
+        let key: RowKey
+        do {
+            key = try RowKey(stored: rawKey, kind: type.keyKind)
+        } catch {
+            throw .corrupted("\(type.name): a key is damaged: \(error)")
+        }
+        let name = "\(type.name)[\(type.describe(key))]"
+        let row: RowView
+        do {
+            row = try RowView(validating: value, expectedColumns: type.columnNames.count)
+        } catch {
+            throw .corrupted("\(name): \(error)")
+        }
+        for column in type.columnNames.indices {
+            do {
+                try type.decodeColumn(column, row.column(column))
+            } catch {
+                throw .corrupted("\(name).\(type.columnNames[column]): \(error)")
+            }
+        }
+        if let column = type.primaryKeyColumn, let keyType = type.primaryKeyType {
+            let derived = (try? row.column(column)).flatMap { $0 }.flatMap { try? KeyEncoding.rowKey(column: $0, type: keyType) }
+            guard derived == key else { throw .corrupted("\(name): the primary key column does not match the key") }
+        }
+        var indexKey: [UInt8] = []
+        for index in type.indexes {
+            do {
+                try KeyEncoding.indexKey(column: row.column(index.column), type: index.type, into: &indexKey)
+            } catch {
+                throw .corrupted("\(name).\(index.property): \(error)")
+            }
+            guard try Self.contains(index.table, key: indexKey, value: rawKey, reader) else {
+                throw .corrupted("\(name).\(index.property) is missing from its index")
+            }
+        }
+        for (position, link) in type.links.enumerated() {
+            let targets = try link.targets(in: row, at: name)
+            linkCounts[position] += targets.count
+            guard let target = types.first(where: { $0.name == link.target }) else { continue }
+            for targetKey in targets {
+                let present: Bool
+                do {
+                    present = try targetKey.withBytes { (targetKey) throws(LMDBError) in
+                        try reader.get(target.table, key: targetKey) != nil
+                    }
+                } catch {
+                    throw StoreError(error)
+                }
+                guard present, try Self.contains(link.table, key: targetKey, value: rawKey, reader) else {
+                    throw .corrupted("\(name).\(link.property) links to a missing \(link.target) or lacks its backlink")
+                }
+            }
+        }
+    }
+
+    /// Whether a table with duplicates holds the pair.
+    private static func contains<Reader: SnapshotReading & ~Copyable>(
+        _ table: Table, key: [UInt8], value: UnsafeRawBufferPointer, _ reader: borrowing Reader
+    ) throws(StoreError) -> Bool {
+        do {
+            return try reader.withCursor(table) { (cursor) throws(LMDBError) -> Bool in
+                try key.withBytes { (key) throws(LMDBError) -> Bool in try cursor.find(key: key, value: value) != nil }
+            }
+        } catch {
+            throw StoreError(error)
+        }
+    }
+}
+
+extension LinkBinding {
+    /// The distinct target keys a row's link or list column holds (stored key bytes).
+    func targets(in row: RowView, at name: @autoclosure () -> String) throws(StoreError) -> Set<[UInt8]> {
+        do throws(RowDamage) {
+            guard let bytes = try row.column(column) else { return [] }
+            guard isList else { return [Array(bytes)] }
+            var targets = Set<[UInt8]>()
+            for element in try ListFormat.elements(bytes) {
+                if let element { targets.insert(Array(element)) }
+            }
+            return targets
+        } catch {
+            throw .corrupted("\(name()).\(property): \(error)")
+        }
+    }
+}
