@@ -8,6 +8,11 @@ let package = Package(
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataReactive", targets: ["StrataReactive"]),
         .executable(name: "strata-demo", targets: ["strata-demo"]),
+        .executable(name: "strata", targets: ["StrataCLI"]),
+    ],
+    dependencies: [
+        // The CLI's only third-party dependency; the library products depend on LMDB alone.
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2")
     ],
     targets: [
         .systemLibrary(
@@ -18,6 +23,10 @@ let package = Package(
         .target(name: "Strata", dependencies: ["CLMDB"]),
         .target(name: "StrataReactive", dependencies: ["Strata"]),
         .executableTarget(name: "strata-demo", dependencies: ["Strata"]),
+        .executableTarget(
+            name: "StrataCLI",
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .target(
             name: "StrataTestSupport",
             dependencies: ["Strata"],
@@ -25,7 +34,7 @@ let package = Package(
         ),
         // A helper process the reliability tests kill and restart (not a product).
         .executableTarget(name: "strata-stress", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StrataStress"),
-        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-stress"]),
+        .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-stress", "StrataCLI"]),
         .testTarget(name: "StrataReactiveTests", dependencies: ["StrataReactive", "Strata", "StrataTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,37 @@
+import ArgumentParser
+import Strata
+
+/// `strata dump PATH [--type T] [--format json|table]`: the objects, read from the stored schema.
+struct Dump: ParsableCommand {
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case json, table
+    }
+
+    static let configuration = CommandConfiguration(
+        abstract: "Print the objects of a file, as JSON or as tables.",
+        discussion: """
+            JSON: one object whose keys are type names, each an array of objects in primary key order. \
+            Links are the target's primary key; Data is base64; dates are ISO 8601; types without a \
+            primary key add "_rowID".
+            """)
+
+    @Argument(help: "The store file.") var path: String
+    @Option(name: .customLong("type"), help: "Dump only this type.") var typeName: String?
+    @Option(help: "json or table.") var format: Format = .json
+
+    func run() throws {
+        let store = try openStore(path)
+        let types = store.types.filter { typeName == nil || $0.name == typeName }
+        if let typeName, types.isEmpty {
+            Output.error("strata: \(path) has no type \(typeName); it has \(store.types.map(\.name).joined(separator: ", "))")
+            throw Failure.failed
+        }
+        try reportingFailures(of: path) { () throws(StoreError) in
+            switch format {
+            case .json: try JSONDump.write(types, of: store)
+            case .table: try TableDump.write(types, of: store)
+            }
+        }
+        Output.flush()
+    }
+}
