@@ -22,7 +22,10 @@ let package = Package(
         ),
         .target(name: "Strata", dependencies: ["CLMDB"]),
         .target(name: "StrataReactive", dependencies: ["Strata"]),
-        .executableTarget(name: "strata-demo", dependencies: ["Strata"]),
+        // The patterns of Docs/Guides (a repository with a single source of truth, a table applying
+        // change batches, a view model on a given scheduler): shared by the demo and the tests.
+        .target(name: "StrataExamples", dependencies: ["Strata", "StrataReactive"]),
+        .executableTarget(name: "strata-demo", dependencies: ["Strata", "StrataReactive", "StrataExamples"]),
         .executableTarget(
             name: "StrataCLI",
             dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -35,7 +38,10 @@ let package = Package(
         // A helper process the reliability tests kill and restart (not a product).
         .executableTarget(name: "strata-stress", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StrataStress"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-stress", "StrataCLI"]),
-        .testTarget(name: "StrataReactiveTests", dependencies: ["StrataReactive", "Strata", "StrataTestSupport"]),
+        .testTarget(
+            name: "StrataReactiveTests",
+            dependencies: ["StrataReactive", "Strata", "StrataTestSupport", "StrataExamples", "strata-demo"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

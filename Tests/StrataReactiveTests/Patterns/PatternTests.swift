@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataExamples
 import StrataReactive
 import StrataTestSupport
 import XCTest
@@ -83,7 +84,7 @@ final class PatternTests: ReactiveTestCase {
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         let byScore = store.objects(Item.self).sorted(by: [SortKey(\.score), SortKey(\.id)])
-        let table = ItemTable()
+        let table = ChangeTable<Item, Int>(id: \.id, text: { "\($0.id):\($0.name) \($0.score)" })
         let observation = byScore.reactive.changes.startWithResult { result in
             if case .success(let change) = result { table.apply(change) }
         }
@@ -119,7 +120,7 @@ final class PatternTests: ReactiveTestCase {
             let outcomes = writes.map { start($0) }
             waitUntil { outcomes.allSatisfy(\.isTerminated) }
             for outcome in outcomes { XCTAssertEqual(outcome.descriptions, ["value ()", "completed"]) }
-            XCTAssertEqual(table.rows, byScore.map(ItemTable.row))
+            XCTAssertEqual(table.rows, byScore.map(table.row))
         }
         XCTAssertGreaterThan(table.batches, 30)
         XCTAssertGreaterThan(table.moves, 0)

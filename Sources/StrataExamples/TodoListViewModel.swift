@@ -5,18 +5,18 @@ import StrataReactive
 // A view model whose every state change happens on a scheduler it is given: QueueScheduler.main in
 // the app, a TestScheduler in tests, where time is virtual (Docs/Guides/TestingWithTestScheduler.md).
 
-final class TodoListViewModel {
+public final class TodoListViewModel {
     /// How long a sync failure stays on screen.
-    static let bannerDuration: TimeInterval = 3
+    public static let bannerDuration: TimeInterval = 3
 
-    private(set) var titles: [String] = []
-    private(set) var banner: String?
+    public private(set) var titles: [String] = []
+    public private(set) var banner: String?
     private let repository: TodoRepository
     private let scheduler: DateScheduler
     private let observation = SerialDisposable()
     private let bannerTimer = SerialDisposable()
 
-    init(repository: TodoRepository, scheduler: DateScheduler) {
+    public init(repository: TodoRepository, scheduler: DateScheduler) {
         self.repository = repository
         self.scheduler = scheduler
     }
@@ -26,7 +26,7 @@ final class TodoListViewModel {
         bannerTimer.dispose()
     }
 
-    func start() {
+    public func start() {
         observation.inner = repository.observe().observe(on: scheduler).startWithResult { [weak self] result in
             switch result {
             case .success(.todos(.initial(let todos))), .success(.todos(.update(let todos, _, _, _))):
@@ -39,7 +39,7 @@ final class TodoListViewModel {
         }
     }
 
-    func refresh() {
+    public func refresh() {
         repository.requestSync()
     }
 

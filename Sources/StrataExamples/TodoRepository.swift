@@ -1,18 +1,17 @@
 import Foundation
 import Strata
 import StrataReactive
-import Foundation
 
 // The single-source-of-truth pattern (Docs/Guides/SingleSourceOfTruth.md): what a screen shows comes
 // only from the store; syncing writes the remote's data into the store, in the background, and
 // reports nothing but its failures.
 
-final class Todo: Object {
-    @Persisted(primaryKey: true) var id: String
-    @Persisted var title: String
-    @Persisted var done: Bool
+public final class Todo: Object {
+    @Persisted(primaryKey: true) public var id: String
+    @Persisted public var title: String
+    @Persisted public var done: Bool
 
-    convenience init(_ remote: RemoteTodo) {
+    public convenience init(_ remote: RemoteTodo) {
         self.init()
         id = remote.id
         title = remote.title
@@ -21,24 +20,32 @@ final class Todo: Object {
 }
 
 /// A todo as the remote sends it.
-struct RemoteTodo: Sendable {
-    let id: String
-    let title: String
-    var done = false
+public struct RemoteTodo: Sendable {
+    public let id: String
+    public let title: String
+    public var done = false
+
+    public init(id: String, title: String, done: Bool = false) {
+        self.id = id
+        self.title = title
+        self.done = done
+    }
 }
 
-enum SyncError: Error, Equatable {
+public enum SyncError: Error, Equatable {
     case remote(String)
     case storage(StoreError)
 }
 
 /// A stand-in for the network: the test decides what the next fetch answers, and when.
-final class FakeTodoAPI: @unchecked Sendable {  // used from the main thread only
+public final class FakeTodoAPI: @unchecked Sendable {  // used from the main thread only
     /// What the next fetch answers (by default: no todos, from a background queue).
-    var next: SignalProducer<[RemoteTodo], SyncError> = FakeTodoAPI.answer([])
-    private(set) var fetchCount = 0
+    public var next: SignalProducer<[RemoteTodo], SyncError> = FakeTodoAPI.answer([])
+    public private(set) var fetchCount = 0
 
-    func fetchTodos() -> SignalProducer<[RemoteTodo], SyncError> {
+    public init() {}
+
+    public func fetchTodos() -> SignalProducer<[RemoteTodo], SyncError> {
         let response = next
         return SignalProducer { [self] observer, lifetime in
             fetchCount += 1
@@ -47,24 +54,26 @@ final class FakeTodoAPI: @unchecked Sendable {  // used from the main thread onl
     }
 
     /// An answer that arrives on a background queue, as a network response would.
-    static func answer(_ todos: [RemoteTodo]) -> SignalProducer<[RemoteTodo], SyncError> {
+    public static func answer(_ todos: [RemoteTodo]) -> SignalProducer<[RemoteTodo], SyncError> {
         SignalProducer(value: todos).start(on: QueueScheduler(name: "fake-network"))
     }
 
-    static func failure(_ message: String) -> SignalProducer<[RemoteTodo], SyncError> {
+    public static func failure(_ message: String) -> SignalProducer<[RemoteTodo], SyncError> {
         SignalProducer(error: .remote(message)).start(on: QueueScheduler(name: "fake-network"))
     }
 }
 
 /// Lets one piece of work run at a time: starting another while one runs completes at once.
-final class SyncLimiter: @unchecked Sendable {  // `running` is only touched under `lock`
+public final class SyncLimiter: @unchecked Sendable {  // `running` is only touched under `lock`
     private let lock = NSLock()
     private var running = false
 
     /// Whether some work is running.
-    var isRunning: Bool { lock.withLock { running } }
+    public var isRunning: Bool { lock.withLock { running } }
 
-    func limit<Value, Error>(_ work: SignalProducer<Value, Error>) -> SignalProducer<Value, Error> {
+    public init() {}
+
+    public func limit<Value, Error>(_ work: SignalProducer<Value, Error>) -> SignalProducer<Value, Error> {
         SignalProducer { [self] observer, lifetime in
             let acquired = lock.withLock {
                 defer { running = true }
@@ -78,31 +87,31 @@ final class SyncLimiter: @unchecked Sendable {  // `running` is only touched und
 }
 
 /// What a screen of todos is told.
-enum TodoFeed {
+public enum TodoFeed {
     case todos(CollectionChange<Results<Todo>>)
     case syncFailed(SyncError)
 }
 
-final class TodoRepository {
-    let store: Store
-    let api: FakeTodoAPI
+public final class TodoRepository {
+    public let store: Store
+    public let api: FakeTodoAPI
     private let limiter = SyncLimiter()
     private let (syncRequests, requestInput) = Signal<Void, Never>.pipe()
 
     /// - Warning: `store` must be the main thread's: reactive writes start there.
-    init(store: Store, api: FakeTodoAPI) {
+    public init(store: Store, api: FakeTodoAPI) {
         self.store = store
         self.api = api
     }
 
     /// The todos, by title: from the store, and nothing else.
-    func todos() -> SignalProducer<CollectionChange<Results<Todo>>, StoreError> {
+    public func todos() -> SignalProducer<CollectionChange<Results<Todo>>, StoreError> {
         store.reactive.objects(Todo.self).flatMap(.latest) { $0.sorted(by: \.title).reactive.changes }
     }
 
     /// Fetches the remote's todos and writes them in the background. Sends no value: the new data
     /// reaches screens through `todos()`. At most one sync runs at a time.
-    func sync() -> SignalProducer<Never, SyncError> {
+    public func sync() -> SignalProducer<Never, SyncError> {
         let store = self.store
         let work = api.fetchTodos()
             .observe(on: QueueScheduler.main)  // reactive writes start on the main thread
@@ -115,16 +124,16 @@ final class TodoRepository {
     }
 
     /// Whether a sync is running (a sync requested meanwhile is dropped: the running one fetches).
-    var isSyncing: Bool { limiter.isRunning }
+    public var isSyncing: Bool { limiter.isRunning }
 
     /// Asks for a sync; its failure arrives through `observe()`.
-    func requestSync() {
+    public func requestSync() {
         requestInput.send(value: ())
     }
 
     /// The store's todos, merged with the failures of the syncs (the first one starts now). A failed
     /// sync is reported as a value, so the observation goes on.
-    func observe() -> SignalProducer<TodoFeed, StoreError> {
+    public func observe() -> SignalProducer<TodoFeed, StoreError> {
         let requests = SignalProducer<Void, Never> { [syncRequests] observer, lifetime in
             lifetime += syncRequests.observe(observer)
         }

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+
+/// Runs `strata-demo` (the README's main job) as a process and checks its transcript, step by step.
+@Suite struct DemoTranscriptTests {
+    private static func runDemo() throws -> (status: Int32, lines: [String]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("strata-demo")
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
+    }
+
+    /// The lines of the step whose heading starts with `number`.
+    private static func step(_ number: Int, in lines: [String]) -> [String] {
+        guard let start = lines.firstIndex(where: { $0.hasPrefix("== \(number).") }) else { return [] }
+        let rest = lines[(start + 1)...]
+        let end = rest.firstIndex { $0.hasPrefix("== ") || $0 == "Done." } ?? lines.endIndex
+        return Array(lines[(start + 1)..<end])
+    }
+
+    @Test func theDemoRunsEveryStepOfTheScenario() throws {
+        let (status, lines) = try Self.runDemo()
+        #expect(status == 0, "\(lines.suffix(5))")
+        #expect(lines.last == "Done.")
+        #expect(!lines.contains { $0.contains("unexpected") || $0.hasSuffix(": false") || $0.contains(": failed:") })
+        let headings = lines.filter { $0.hasPrefix("== ") }.map { $0.prefix(5) }
+        #expect(headings == ["== 1.", "== 2.", "== 3.", "== 4.", "== 5.", "== 6."])
+
+        func has(_ step: [String], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(step.contains { $0.contains(text) }, "missing: \(text)", sourceLocation: sourceLocation)
+        }
+        let sync = Self.step(1, in: lines)
+        has(sync, "table: initial state from the store, 0 rows")
+        has(sync, "table: batch 1: deleted [], inserted [0, 1, 2], reloaded [] -> [ ] Buy milk, [ ] Call Bo, [ ] Fix the bike")
+        has(sync, "first sync done: 3 todos stored, fetched 1 time(s)")
+
+        let batches = Self.step(2, in: lines)
+        has(batches, "table: batch 2: deleted [], inserted [0], reloaded [0] -> [ ] Answer Al, [x] Buy milk")
+        has(batches, "sync failed: remote(\"offline\"); the screen keeps its 4 rows and stays live")
+        has(batches, "table rows equal the store's, in title order: true")
+
+        let handoff = Self.step(3, in: lines)
+        has(handoff, "worker: resolved \"Buy milk\" in its own Store and renamed it to \"Buy oat milk\"")
+        has(handoff, "reloaded [1] -> [ ] Answer Al, [x] Buy oat milk")
+        has(handoff, "main: the same object now reads \"Buy oat milk\"")
+
+        let writes = Self.step(4, in: lines)
+        for write in ["add on .main", "update on .background", "add on .background", "update on .main",
+                      "remove on .background", "remove on .main"] {
+            has(writes, "\(write): completed")
+        }
+        has(writes, "main reads the background's change: done = true")
+        has(writes, "the added object is managed by main's Store now: true")
+        has(writes, "table rows equal the store's, in title order: true")
+
+        let errors = Self.step(5, in: lines)
+        for name in ["wrongThread", "deletedInAnotherThread", "alreadyExists", "notInWriteTransaction",
+                     "alreadyInWriteTransaction", "notManaged", "alreadyResolved", "migrationRequired", "schemaMismatch",
+                     "corrupted", "fileAccess", "mapFull", "readOnly", "invalidArgument", "storage"] {
+            #expect(errors.filter { $0.contains("-> .\(name):") }.count == 1, "\(name) shown once")
+        }
+        has(errors, "the small store holds 0 todos and works on: true")
+        has(errors, "freeing them makes the next one work: true")
+        has(errors, "and store.verify() passes")
+        has(errors, "StoreError cases shown: 15 of 15")
+
+        let file = Self.step(6, in: lines)
+        has(file, "types: Todo; todos: 3")
+        has(file, "verify: ok")
+
+        // The store lived in a temporary directory, removed at the end.
+        let storePath = try #require(lines.first?.components(separatedBy: "store at ").last)
+        #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: storePath).deletingLastPathComponent().path))
+    }
+}
