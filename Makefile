@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` runs the demo, `make test` runs the tests.
 # Both install liblmdb-dev first when the machine lacks it.
 
-.PHONY: lmdb demo test test-tsan soak build clean bench bench-smoke
+.PHONY: lmdb demo test test-tsan soak build clean bench bench-smoke docs
 
 lmdb:
 	@scripts/ensure-lmdb.sh
@@ -36,6 +36,18 @@ bench: lmdb
 # CI: builds the whole Benchmarks package and runs the comparison small, so it never rots (no thresholds).
 bench-smoke: lmdb
 	cd Benchmarks && swift build -c release && .build/release/strata-compare --scale 0.01 --rounds 3
+
+# Every public symbol of Strata and StrataReactive has a doc comment, and the DocC catalog builds
+# without a warning (into .build/docs).
+SYMBOLS = .build/symbol-graphs
+docs: lmdb
+	rm -rf $(SYMBOLS) && mkdir -p $(SYMBOLS)/Strata $(SYMBOLS)/StrataReactive
+	swift build --target Strata -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(SYMBOLS)/Strata
+	swift build --target StrataReactive -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(SYMBOLS)/StrataReactive
+	python3 scripts/check-doc-comments.py $(SYMBOLS)/Strata/Strata*.json $(SYMBOLS)/StrataReactive/StrataReactive*.json
+	docc convert Sources/Strata/Strata.docc --additional-symbol-graph-dir $(SYMBOLS)/Strata \
+		--fallback-display-name Strata --fallback-bundle-identifier org.strata.Strata \
+		--output-path .build/docs --warnings-as-errors
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build

@@ -59,10 +59,16 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
         return cachedKeys
     }
 
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// The number of linking objects now (read from the backlink table).
     public var endIndex: Int { keys().count }
+    /// The number of objects whose link or List points here now.
     public var count: Int { keys().count }
 
+    /// The linking object at `position`, in the origin type's key order.
+    ///
+    /// - Warning: Traps off the Store's thread, as property reads do.
     public subscript(position: Int) -> Origin {
         let keys = keys()
         precondition(keys.indices.contains(position), "Strata: index \(position) out of range 0..<\(keys.count)")

@@ -74,7 +74,9 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
 
     // MARK: Collection
 
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// Equal to `count`.
     public var endIndex: Int { count }
     /// The number of elements (a link to a deleted object is not counted).
     public var count: Int { elements.count }

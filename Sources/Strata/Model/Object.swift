@@ -28,6 +28,7 @@ open class Object {
     @exclusivity(unchecked) @usableFromInline final var _row: RowView?
     @exclusivity(unchecked) @usableFromInline final var _rowGeneration: UInt64 = 0
 
+    /// An unmanaged object with every property at its declared initial value; `Store.add` stores it.
     public required init() {}
 
     /// Whether a Store manages this object.

@@ -84,6 +84,7 @@ extension Persisted where Value: _PrimaryKeyValue {
         self.init(value: Value._strataZero(), attributes: primaryKey ? .primaryKey : [])
     }
 
+    /// A primary-key property with an initial value: `@Persisted(primaryKey: true) var id = UUID()`.
     @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
         self.init(value: wrappedValue, attributes: primaryKey ? .primaryKey : [])
@@ -98,6 +99,7 @@ extension Persisted where Value: _IndexableValue {
         self.init(value: Value._strataZero(), attributes: indexed ? .indexed : [])
     }
 
+    /// An indexed property with an initial value: `@Persisted(indexed: true) var score = 0`.
     @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
         self.init(value: wrappedValue, attributes: indexed ? .indexed : [])

@@ -161,7 +161,9 @@ extension Query where Value: _QueryComparable {
 
 /// How `contains`, `starts(with:)` and `ends(with:)` compare strings.
 public struct StringOptions: OptionSet, Sendable {
+    /// The option bits.
     public let rawValue: Int
+    /// Options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
     /// Compares the `lowercased()` forms.

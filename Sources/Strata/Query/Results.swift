@@ -170,7 +170,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     // MARK: Collection
 
+    /// Always 0.
     public var startIndex: Int { 0 }
+    /// Equal to `count`.
     public var endIndex: Int { count }
 
     /// The number of objects (for a whole table, its count: no row is read).
@@ -184,6 +186,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
     }
 
+    /// The object at `position` in the Results' order (evaluated once per Store generation).
+    ///
+    /// - Warning: Traps off the Store's thread, or past the end.
     public subscript(position: Int) -> Element {
         let contents = contents()
         precondition(
@@ -216,6 +221,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
     }
 
+    /// Iterates the objects as the Results shows them now (see `Iterator`).
     public func makeIterator() -> Iterator {
         core.assertConfined()
         if stages.isEmpty, !core.isFrozen {
@@ -242,6 +248,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
             self.source = source
         }
 
+        /// The next object, or nil at the end.
         public mutating func next() -> Element? {
             let core = results.core
             core.assertConfined()

@@ -29,6 +29,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
         "\(String(cString: mdb_strerror(code))) (\(code))"
     }
 
+    /// Matches any error equal to `pattern`, so `catch LMDBError.mapFull` and `case .mapFull` work.
     public static func ~= (pattern: LMDBError, value: any Error) -> Bool {
         (value as? LMDBError) == pattern
     }

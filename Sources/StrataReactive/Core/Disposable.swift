@@ -30,6 +30,7 @@ public final class AnyDisposable: Disposable, @unchecked Sendable {  // `action`
         self.action = action
     }
 
+    /// Whether `dispose()` has run.
     public var isDisposed: Bool {
         lock.withLock { disposed }
     }
@@ -60,6 +61,7 @@ public final class CompositeDisposable: Disposable, @unchecked Sendable {  // st
     /// An empty composite.
     public init() {}
 
+    /// Whether `dispose()` has run.
     public var isDisposed: Bool {
         lock.withLock { disposables == nil }
     }
@@ -116,6 +118,7 @@ public final class SerialDisposable: Disposable, @unchecked Sendable {  // state
         current = disposable
     }
 
+    /// Whether `dispose()` has run.
     public var isDisposed: Bool {
         lock.withLock { disposed }
     }

@@ -27,6 +27,7 @@ public final class ImmediateScheduler: Scheduler {
     /// A scheduler that runs each action inside `schedule`.
     public init() {}
 
+    /// Runs `action` now, before returning (nothing is left to cancel).
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> Disposable? {
         action()
@@ -60,6 +61,7 @@ public final class QueueScheduler: DateScheduler {
     /// The wall clock.
     public var currentDate: Date { Date() }
 
+    /// Runs `action` on the queue, asynchronously; the disposable cancels it if it has not run.
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> Disposable? {
         let work = CancellableAction(action)
@@ -67,6 +69,7 @@ public final class QueueScheduler: DateScheduler {
         return work
     }
 
+    /// Runs `action` at `date` or soon after; the disposable cancels it if it has not run.
     @discardableResult
     public func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
         let work = CancellableAction(action)

@@ -36,11 +36,13 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // state
     /// Whether no action is waiting.
     public var isIdle: Bool { pendingActions == 0 }
 
+    /// Queues `action` at the current virtual time: it runs on the next `advance()` or `run()`.
     @discardableResult
     public func schedule(_ action: @escaping () -> Void) -> Disposable? {
         schedule(after: currentDate, action: action)
     }
 
+    /// Queues `action` at virtual time `date`: it runs once the scheduler is advanced to it.
     @discardableResult
     public func schedule(after date: Date, action: @escaping () -> Void) -> Disposable? {
         let work = CancellableAction(action)
