@@ -129,6 +129,22 @@ enum Ordering {
         #expect { try fixture.open() } throws: { isCase($0, .corrupted("")) }
     }
 
+    @Test func aSchemaListingATypeTwiceIsCorrupted() throws {
+        let fixture = Fixture([Note.self])
+        _ = try fixture.open()
+        let note = #"{"name":"Note","properties":[{"name":"text","type":{"string":{}},"isPrimaryKey":false,"isIndexed":false}]}"#
+        try RawAccess.rewriteMeta(
+            path: fixture.path, key: "schema", value: Array(#"{"schemaVersion":0,"types":[\#(note),\#(note)]}"#.utf8))
+        for open in [{ _ = try fixture.open() }, { _ = try DynamicStore(path: fixture.path) }] {
+            #expect {
+                try open()
+            } throws: { error in
+                guard case .corrupted(let reason) = error as? StoreError else { return false }
+                return reason.contains("lists the type Note twice")
+            }
+        }
+    }
+
     @Test func aNewerFormatVersionIsRefused() throws {
         let fixture = Fixture([Note.self])
         _ = try fixture.open()

@@ -31,7 +31,9 @@ public final class DynamicStore {
     private let lease: EnvironmentLease
     private var environment: Environment { lease.environment }
     private let stored: StoredSchema
+    /// Per stored type, in `stored.types` order.
     private let verifiedTypes: [VerifiedType]
+    private let typeIndexByName: [String: Int]
 
     /// Opens the file at `path` read-only and reads its schema. Nothing is written, and the file may
     /// be open in other processes (or as a `Store` of this one) meanwhile.
@@ -53,35 +55,10 @@ public final class DynamicStore {
         self.stored = stored
         schemaVersion = stored.schemaVersion
         types = stored.types.sorted { $0.name < $1.name }.map { DynamicObjectType(name: $0.name, properties: $0.properties.map(DynamicProperty.init)) }
+        typeIndexByName = Dictionary(uniqueKeysWithValues: stored.types.enumerated().map { ($1.name, $0) })
         verifiedTypes = try stored.types.map { (type) throws(StoreError) in
-            VerifiedType(type, tables: try Self.tables(of: type, in: tables))
+            VerifiedType(type, tables: try StoredTables(type, in: tables))
         }
-    }
-
-    private static func tables(of type: StoredSchema.StoredType, in tables: [String: Table]) throws(StoreError) -> StoredTables {
-        func table(_ name: String) throws(StoreError) -> Table {
-            guard let table = tables[name] else { throw .corrupted("the schema names table \(name), which the file lacks") }
-            return table
-        }
-        var indexes: [IndexBinding] = []
-        var links: [LinkBinding] = []
-        for (column, property) in type.properties.enumerated() {
-            if property.isIndexed {
-                indexes.append(
-                    IndexBinding(
-                        column: column, property: property.name, type: property.type,
-                        table: try table(TableName.index(type.name, property.name))))
-            }
-            if let target = property.type.linkedTypeName {
-                var isList = false
-                if case .list = property.type { isList = true }
-                links.append(
-                    LinkBinding(
-                        column: column, property: property.name, target: target, isList: isList,
-                        table: try table(TableName.backlinks(type.name, property.name))))
-            }
-        }
-        return StoredTables(objects: try table(TableName.objects(type.name)), indexes: indexes, links: links)
     }
 
     // MARK: Reading
@@ -90,7 +67,7 @@ public final class DynamicStore {
     ///
     /// - Throws: `.invalidArgument` for a type the file does not have, `.storage`.
     public func count(ofType typeName: String) throws(StoreError) -> Int {
-        let type = try verifiedType(named: typeName)
+        let type = verifiedTypes[try typeIndex(named: typeName)]
         return try read { (transaction) throws(LMDBError) in try transaction.count(type.table) }
     }
 
@@ -99,8 +76,9 @@ public final class DynamicStore {
     /// - Throws: `.invalidArgument` for a type the file does not have, `.corrupted` for a row that
     ///   does not decode (objects before it were visited), `.storage`.
     public func forEachObject(ofType typeName: String, _ body: (DynamicObject) -> Void) throws(StoreError) {
-        let type = try verifiedType(named: typeName)
-        guard let storedType = stored.type(named: typeName) else { throw .invalidArgument("no type \(typeName)") }
+        let index = try typeIndex(named: typeName)
+        let type = verifiedTypes[index]
+        let storedType = stored.types[index]
         let failure: StoreError? = try read { (transaction) throws(LMDBError) -> StoreError? in
             try transaction.withCursor(type.table) { (cursor) throws(LMDBError) -> StoreError? in
                 try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in
@@ -136,10 +114,10 @@ public final class DynamicStore {
             do {
                 let value = try DynamicValue.decode(try column(row, index, of: stored), type: property.type) {
                     (target, key) throws(StoreError) -> Any? in
-                    guard let targetType = verifiedTypes.first(where: { $0.name == target }) else {
+                    guard let targetIndex = typeIndexByName[target] else {
                         throw .corrupted("a link to \(target), a type the file lacks")
                     }
-                    return DynamicLink(typeName: target, primaryKey: try key.withBytes { (key) throws(StoreError) in try describeKey(key, of: targetType) })
+                    return DynamicLink(typeName: target, primaryKey: try key.withBytes { (key) throws(StoreError) in try describeKey(key, of: verifiedTypes[targetIndex]) })
                 }
                 values.append((property.name, value))
             } catch {
@@ -157,12 +135,12 @@ public final class DynamicStore {
         }
     }
 
-    private func verifiedType(named name: String) throws(StoreError) -> VerifiedType {
-        guard let type = verifiedTypes.first(where: { $0.name == name }) else {
+    private func typeIndex(named name: String) throws(StoreError) -> Int {
+        guard let index = typeIndexByName[name] else {
             throw .invalidArgument(
                 "the file has no type \(name); it has \(types.map(\.name).joined(separator: ", "))")
         }
-        return type
+        return index
     }
 
     private func read<R>(_ body: (borrowing ReadTransaction) throws(LMDBError) -> R) throws(StoreError) -> R {

@@ -129,29 +129,12 @@ enum SchemaBinder {
             for: schemas.compactMap { finalSchema.type(named: $0.name) }, environment: environment)
         var bindings: [TableBinding] = []
         for (ordinal, schema) in schemas.enumerated() {
-            guard let storedType = finalSchema.type(named: schema.name),
-                let table = tables[TableName.objects(schema.name)]
-            else { throw .corrupted("the file lacks the type \(schema.name) its schema was just given") }
-            var indexes: [IndexBinding] = []
-            for (column, property) in storedType.properties.enumerated() where property.isIndexed {
-                guard let index = tables[TableName.index(schema.name, property.name)] else {
-                    throw .corrupted("the file lacks the index of \(schema.name).\(property.name)")
-                }
-                indexes.append(IndexBinding(column: column, property: property.name, type: property.type, table: index))
-            }
-            var links: [LinkBinding] = []
-            for (column, property) in storedType.properties.enumerated() {
-                guard let target = property.type.linkedTypeName else { continue }
-                guard let backlinks = tables[TableName.backlinks(schema.name, property.name)] else {
-                    throw .corrupted("the file lacks the backlinks of \(schema.name).\(property.name)")
-                }
-                var isList = false
-                if case .list = property.type { isList = true }
-                links.append(LinkBinding(column: column, property: property.name, target: target, isList: isList, table: backlinks))
+            guard let storedType = finalSchema.type(named: schema.name) else {
+                throw .corrupted("the file lacks the type \(schema.name) its schema was just given")
             }
             bindings.append(
                 TableBinding(
-                    schema: schema, stored: storedType, table: table, indexes: indexes, links: links, ordinal: ordinal))
+                    schema: schema, stored: storedType, tables: try StoredTables(storedType, in: tables), ordinal: ordinal))
         }
         return bindings
     }

@@ -43,7 +43,11 @@ struct StoredSchema: Codable, Equatable, Sendable {
         } catch {
             throw .corrupted("the stored schema cannot be read (\(bytes.count) bytes): \(error)")
         }
+        var typeNames = Set<String>()
         for type in types {
+            guard typeNames.insert(type.name).inserted else {
+                throw .corrupted("the stored schema lists the type \(type.name) twice")
+            }
             let names = Set(type.properties.map(\.name))
             guard names.count == type.properties.count, type.properties.filter(\.isPrimaryKey).count <= 1 else {
                 throw .corrupted("the stored schema of \(type.name) repeats a property or a primary key")

@@ -17,6 +17,43 @@ struct LinkBinding: Sendable {
     let table: Table
 }
 
+/// The tables of one stored type, found by name among the file's opened tables: its rows, one
+/// table per index, one backlink table per link or List-of-links property.
+struct StoredTables {
+    let objects: Table
+    let indexes: [IndexBinding]
+    let links: [LinkBinding]
+
+    /// - Throws: `.corrupted` naming the table the file lacks.
+    init(_ type: StoredSchema.StoredType, in tables: [String: Table]) throws(StoreError) {
+        func table(_ name: String) throws(StoreError) -> Table {
+            guard let table = tables[name] else { throw .corrupted("the schema names table \(name), which the file lacks") }
+            return table
+        }
+        var indexes: [IndexBinding] = []
+        var links: [LinkBinding] = []
+        for (column, property) in type.properties.enumerated() {
+            if property.isIndexed {
+                indexes.append(
+                    IndexBinding(
+                        column: column, property: property.name, type: property.type,
+                        table: try table(TableName.index(type.name, property.name))))
+            }
+            if let target = property.type.linkedTypeName {
+                var isList = false
+                if case .list = property.type { isList = true }
+                links.append(
+                    LinkBinding(
+                        column: column, property: property.name, target: target, isList: isList,
+                        table: try table(TableName.backlinks(type.name, property.name))))
+            }
+        }
+        objects = try table(TableName.objects(type.name))
+        self.indexes = indexes
+        self.links = links
+    }
+}
+
 /// One model type bound to its tables in one file: which stored column each property is, and the
 /// table handles. Immutable; shared by the Stores of that file.
 final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is immutable
@@ -49,14 +86,11 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     /// form cycles (a dog's owner lists the dog) that would keep the objects and their Store alive.
     let linkProperties: [(offset: Int, kind: any PersistedPropertyKind.Type)]
 
-    init(
-        schema: ObjectSchema, stored: StoredSchema.StoredType, table: Table, indexes: [IndexBinding],
-        links: [LinkBinding], ordinal: Int
-    ) {
+    init(schema: ObjectSchema, stored: StoredSchema.StoredType, tables: StoredTables, ordinal: Int) {
         self.schema = schema
-        self.links = links
+        links = tables.links
         linkingOffsets = schema.linkingProperties.map(\.valueOffset)
-        self.table = table
+        table = tables.objects
         columnCount = stored.properties.count
         columnOfProperty = schema.properties.map { property in
             stored.properties.firstIndex { $0.name == property.name } ?? -1
@@ -66,7 +100,7 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
         }
         primaryKeyColumn = stored.properties.firstIndex(where: \.isPrimaryKey)
         primaryKeyType = primaryKeyColumn.map { stored.properties[$0].type }
-        self.indexes = indexes
+        indexes = tables.indexes
         columnNames = stored.properties.map(\.name)
         columnTypes = stored.properties.map(\.type)
         self.ordinal = ordinal

@@ -57,12 +57,6 @@ struct VerifiedType {
     }
 }
 
-/// The tables of one stored type, opened by name.
-struct StoredTables {
-    let objects: Table
-    let indexes: [IndexBinding]
-    let links: [LinkBinding]
-}
 
 /// How far a verification has got, for progress bars.
 public struct VerificationProgress: Sendable, Equatable {
@@ -111,6 +105,7 @@ struct Verifier {
         var damage: StoreError?
         var rows = 0
         var linkCounts = Array(repeating: 0, count: type.links.count)
+        let linkTargets = type.links.map { link in types.first { $0.name == link.target } }  // once, not per row
         do {
             try reader.withCursor(type.table) { (cursor) throws(LMDBError) in
                 var entry = try cursor.first()
@@ -118,7 +113,9 @@ struct Verifier {
                     rows += 1
                     if rows % Self.progressStride == 0 { advanced(Self.progressStride) }
                     do throws(StoreError) {
-                        try verifyRow(key: current.key, value: current.value, type: type, reader, linkCounts: &linkCounts)
+                        try verifyRow(
+                            key: current.key, value: current.value, type: type, linkTargets: linkTargets, reader,
+                            linkCounts: &linkCounts)
                     } catch {
                         damage = error
                     }
@@ -146,8 +143,8 @@ struct Verifier {
     }
 
     private func verifyRow<Reader: SnapshotReading & ~Copyable>(
-        key rawKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, type: VerifiedType, _ reader: borrowing Reader,
-        linkCounts: inout [Int]
+        key rawKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, type: VerifiedType,
+        linkTargets: [VerifiedType?], _ reader: borrowing Reader, linkCounts: inout [Int]
     ) throws(StoreError) {
         let key: RowKey
         do {
@@ -187,7 +184,7 @@ struct Verifier {
         for (position, link) in type.links.enumerated() {
             let targets = try link.targets(in: row, at: name)
             linkCounts[position] += targets.count
-            guard let target = types.first(where: { $0.name == link.target }) else { continue }
+            guard let target = linkTargets[position] else { continue }
             for targetKey in targets {
                 let present: Bool
                 do {

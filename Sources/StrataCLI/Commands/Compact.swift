@@ -18,9 +18,8 @@ struct Compact: ParsableCommand {
     var progress: ProgressMode = .auto
 
     func run() throws {
-        let usedBytes = try reportingFailures(of: path) { () throws(StoreError) in
-            try DynamicStore(path: path).diagnostics().usedBytes
-        }
+        var source: DynamicStore? = try openStore(path)
+        let usedBytes = try reportingFailures(of: path) { () throws(StoreError) in try source!.diagnostics().usedBytes }
         let before = fileSize(path)
         // LMDB copies without reporting progress: watch the copy grow towards the used size instead.
         let copyPath = destination ?? URL(fileURLWithPath: path).resolvingSymlinksInPath().path + ".compacting"
@@ -33,10 +32,11 @@ struct Compact: ParsableCommand {
         let after: Int
         if let destination {
             after = try reportingFailures(of: destination) { () throws(StoreError) in
-                try DynamicStore(path: path).writeCopy(to: URL(fileURLWithPath: destination), compact: true)
+                try source!.writeCopy(to: URL(fileURLWithPath: destination), compact: true)
                 return fileSize(destination)
             }
         } else {
+            source = nil  // in-place compaction needs the file closed in this process
             do {
                 after = try DynamicStore.compactFile(atPath: path).bytesAfter
             } catch .fileAccess(_, EBUSY) {

@@ -45,16 +45,17 @@ final class ReadmeTourTests: ReactiveTestCase {
         waitUntil { changes.count == 2 && ann.name == "Anne" }
 
         var failure: StoreError?
-        let updated = run(ann.reactive.update(in: store, on: .background) { $0.name = "Ann B." })
-        _ = updated.disposable
+        XCTAssertEqual(run(ann.reactive.update(in: store, on: .background) { $0.name = "Ann B." }).descriptions.last, "completed")
         XCTAssertEqual(ann.name, "Ann B.")
+        try store.write { try store.delete(ann) }
         ann.reactive.update(in: store, on: .main) { $0.name = "x" }.startWithFailed { failure = $0 }
-        XCTAssertNil(failure)
+        XCTAssertEqual(failure, .deletedInAnotherThread)  // what the tour's startWithFailed would print
 
         try store.verify()
-        XCTAssertEqual(ann.dogs.count, 1)
-        XCTAssertThrowsError(try store.write { try store.add(Person(value: 1)) }) { error in
-            XCTAssertEqual(error as? StoreError, .alreadyExists(primaryKey: "1"))
+        XCTAssertEqual(store.objects(Dog.self).count, 1)
+        try store.write { try store.add(Person(value: 2)) }
+        XCTAssertThrowsError(try store.write { try store.add(Person(value: 2)) }) { error in
+            XCTAssertEqual(error as? StoreError, .alreadyExists(primaryKey: "2"))
         }
         token.invalidate()
     }
