@@ -38,14 +38,14 @@ bench-smoke: lmdb
 	cd Benchmarks && swift build -c release && .build/release/strata-compare --scale 0.01 --rounds 3
 
 # Every public symbol of Strata and StrataReactive has a doc comment, and the DocC catalog builds
-# without a warning (into .build/docs).
+# without a warning (into .build/docs). dump-symbol-graph rewrites the graphs on every run.
 SYMBOLS = .build/symbol-graphs
 docs: lmdb
-	rm -rf $(SYMBOLS) && mkdir -p $(SYMBOLS)/Strata $(SYMBOLS)/StrataReactive
-	swift build --target Strata -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(SYMBOLS)/Strata
-	swift build --target StrataReactive -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc $(CURDIR)/$(SYMBOLS)/StrataReactive
-	python3 scripts/check-doc-comments.py $(SYMBOLS)/Strata/Strata*.json $(SYMBOLS)/StrataReactive/StrataReactive*.json
-	docc convert Sources/Strata/Strata.docc --additional-symbol-graph-dir $(SYMBOLS)/Strata \
+	swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members --skip-inherited-docs
+	rm -rf $(SYMBOLS) && mkdir -p $(SYMBOLS)
+	cp $$(swift build --show-bin-path)/../symbolgraph/Strata.symbols.json $$(swift build --show-bin-path)/../symbolgraph/Strata@*.json $(SYMBOLS)/
+	python3 scripts/check-doc-comments.py $(SYMBOLS)/Strata*.json $$(swift build --show-bin-path)/../symbolgraph/StrataReactive*.json
+	docc convert Sources/Strata/Strata.docc --additional-symbol-graph-dir $(SYMBOLS) \
 		--fallback-display-name Strata --fallback-bundle-identifier org.strata.Strata \
 		--output-path .build/docs --warnings-as-errors
 
