@@ -11,6 +11,8 @@ protocol BenchSystem: AnyObject {
     func randomReads(_ ids: [Int]) throws -> Double
     /// The sum of all scores, and how many rows were visited.
     func scan() throws -> (sum: Double, rows: Int)
+    /// Stores `count` rich objects (untimed) and returns the timed part: their scan, as `scan()`.
+    func prepareRichScan(count: Int) throws -> () throws -> (sum: Double, rows: Int)
 }
 
 extension BenchSystem {
@@ -20,6 +22,10 @@ extension BenchSystem {
 
     func prepareAddPremade(count: Int) throws -> () throws -> Void {
         throw WorkloadError("\(type(of: self)) has no objects to add")
+    }
+
+    func prepareRichScan(count: Int) throws -> () throws -> (sum: Double, rows: Int) {
+        throw WorkloadError("\(type(of: self)) has no rich model")
     }
 }
 
@@ -75,11 +81,12 @@ public enum Runner {
                 run: {
                     guard try bench.randomReads(ids) == expected else { throw WorkloadError("\(system) read wrong scores") }
                 }, check: {})
-        case .scan:
+        case .scan, .scanRich:
+            let scan = spec.kind == .scanRich ? try bench.prepareRichScan(count: count) : bench.scan
             return PreparedRun(
                 directory: directory, bench: bench,
                 run: {
-                    let result = try bench.scan()
+                    let result = try scan()
                     guard result.rows == count, result.sum == baseSum else {
                         throw WorkloadError("\(system) scanned \(result.rows) rows, sum \(result.sum)")
                     }

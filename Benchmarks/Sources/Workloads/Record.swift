@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Strata
 
@@ -13,6 +14,15 @@ public final class Item: Object {
         self.score = score
         self.name = name
     }
+}
+
+/// R3's record: what a Realm user declares (a `UUID()` key, a String, a Date, a List), read one
+/// property at a time. Reading one must not evaluate `UUID()` nor make an empty List.
+public final class RichItem: Object {
+    @Persisted(primaryKey: true) public var id = UUID()
+    @Persisted public var name: String
+    @Persisted public var createdAt = Date()
+    @Persisted public var tags: List<String>
 }
 
 /// The benchmark record in GRDB: `(id INTEGER PRIMARY KEY, score REAL, name TEXT)`.

@@ -7,7 +7,7 @@ final class StrataBench: BenchSystem {
 
     init(directory: URL, sync: Sync) throws {
         var configuration = Store.Configuration(fileURL: directory.appendingPathComponent("bench.strata"))
-        configuration.objectTypes = [Item.self]
+        configuration.objectTypes = [Item.self, RichItem.self]
         configuration.durability = sync == .noSync ? .noSync : .full
         store = try Store(configuration: configuration)
     }
@@ -66,6 +66,26 @@ final class StrataBench: BenchSystem {
             sum += item.score
         }
         return sum
+    }
+
+    func prepareRichScan(count: Int) throws -> () throws -> (sum: Double, rows: Int) {
+        try store.write {
+            for index in 0..<count {
+                let item = RichItem()
+                item.name = itemName
+                item.createdAt = Date(timeIntervalSinceReferenceDate: Double(index))
+                try store.add(item)
+            }
+        }
+        return { [store] in
+            var sum = 0.0
+            var rows = 0
+            for item in store.objects(RichItem.self) {
+                sum += item.createdAt.timeIntervalSinceReferenceDate
+                rows += 1
+            }
+            return (sum, rows)
+        }
     }
 
     func scan() throws -> (sum: Double, rows: Int) {

@@ -17,9 +17,16 @@ public struct Target: Sendable {
     public let minimum: Double
 }
 
+/// A bound on Strata's time per object in this workload over its time per object in another one,
+/// measured in the same rounds (each round runs both, one after the other).
+public struct RelativeTarget: Sendable {
+    public let workload: String
+    public let maximum: Double
+}
+
 /// One workload of the benchmarks issue.
 public struct WorkloadSpec: Sendable {
-    public enum Kind: Sendable {
+    public enum Kind: Sendable, Equatable {
         /// Insert `count` objects, `perTransaction` per write transaction.
         case insert(perTransaction: Int?)
         /// Add `count` objects made before the timing, in one write transaction: `add` alone.
@@ -32,6 +39,9 @@ public struct WorkloadSpec: Sendable {
         case randomReads
         /// Iterate every object, reading one property.
         case scan
+        /// Iterate every object of a richer model (a `UUID()` primary key, a String, a Date and a
+        /// List<String>), reading one property: what making objects costs beyond R2's.
+        case scanRich
     }
 
     public let id: String
@@ -41,11 +51,12 @@ public struct WorkloadSpec: Sendable {
     public let sync: Sync
     public let systems: [System]
     public let targets: [Target]
+    public var relative: RelativeTarget? = nil
 
     /// Whether the table is filled (untimed) before the timed part.
     public var needsFill: Bool {
         switch kind {
-        case .insert, .addPremade: false
+        case .insert, .addPremade, .scanRich: false
         default: true
         }
     }
@@ -87,6 +98,10 @@ public struct WorkloadSpec: Sendable {
             id: "R2", title: "iterate all objects reading one property", count: 1_000_000, kind: .scan, sync: .full,
             systems: [.rawLMDB, .strata, .grdbPrepared],
             targets: [Target(peer: .rawLMDB, minimum: 0.25), Target(peer: .grdbPrepared, minimum: 2.5)]),
+        WorkloadSpec(
+            id: "R3", title: "iterate all objects of a model with UUID() key, Date and List, reading one property",
+            count: 1_000_000, kind: .scanRich, sync: .full, systems: [.strata], targets: [],
+            relative: RelativeTarget(workload: "R2", maximum: 1.3)),
     ]
 }
 

@@ -14,9 +14,25 @@ struct WorkloadResult {
         self.count = count
     }
 
+    /// Per round, Strata's seconds in the workload of `spec.relative` (same count).
+    private(set) var baseline: [Int: Double] = [:]
+
     mutating func record(_ system: System, round: Int, seconds value: Double) {
         seconds[system, default: Samples()].add(value)
         rounds[system, default: [:]][round] = value
+    }
+
+    mutating func recordBaseline(round: Int, seconds value: Double) {
+        baseline[round] = value
+    }
+
+    /// Strata's time here over its time in the baseline workload, per round, then the median.
+    var relativeTime: Samples {
+        var ratios = Samples()
+        for (round, strata) in rounds[.strata] ?? [:] {
+            if let other = baseline[round] { ratios.add(strata / other) }
+        }
+        return ratios
     }
 
     /// Strata's speed over the peer's, median of the rounds' ratios.
@@ -47,7 +63,9 @@ struct Report {
 
     var missedTargets: Int {
         let workloads = results.reduce(0) { sum, result in
-            sum + result.spec.targets.filter { result.ratio(against: $0.peer).median < $0.minimum }.count
+            let relativeMissed = result.spec.relative.map { result.relativeTime.median > $0.maximum } ?? false
+            return sum + result.spec.targets.filter { result.ratio(against: $0.peer).median < $0.minimum }.count
+                + (relativeMissed ? 1 : 0)
         }
         guard let notifications else { return workloads }
         return workloads + (latency(notifications).median > Self.latencyGoal ? 1 : 0)
@@ -94,6 +112,14 @@ struct Report {
                         + "| \(String(format: "%.2f", ratio.median))× "
                         + "| \(String(format: "%.2f", ratio.min))–\(String(format: "%.2f", ratio.max)) "
                         + "| \(ratio.median >= target.minimum ? "yes" : "**no**") |")
+            }
+            if let relative = result.spec.relative, !result.baseline.isEmpty {
+                let time = result.relativeTime
+                lines.append(
+                    "| \(result.spec.id) | Strata in \(relative.workload) (time per object, same rounds) "
+                        + "| ≤ \(String(format: "%.2f", relative.maximum))× of its time | \(String(format: "%.2f", time.median))× "
+                        + "| \(String(format: "%.2f", time.min))–\(String(format: "%.2f", time.max)) "
+                        + "| \(time.median <= relative.maximum ? "yes" : "**no**") |")
             }
         }
         if !memory.isEmpty {

@@ -21,7 +21,15 @@ do {
     for spec in specs {
         let count = max(100, Int(Double(spec.count) * options.scale))
         var result = WorkloadResult(spec: spec, count: count)
+        let baseline = spec.relative.flatMap { relative in WorkloadSpec.all.first { $0.id == relative.workload } }
         for round in 1...options.rounds {
+            if let baseline {
+                // The workload this one is bounded by, on Strata, in the same round.
+                let duration = try Runner.measure(baseline, system: .strata, count: count, in: base)
+                result.recordBaseline(round: round, seconds: duration.seconds)
+                FileHandle.standardError.write(
+                    "\(spec.id) round \(round) baseline \(baseline.id) Strata: \(formatMilliseconds(duration.seconds)) ms\n")
+            }
             for system in spec.systems where options.systems?.contains(system.rawValue) ?? true {
                 let duration = try Runner.measure(spec, system: system, count: count, in: base)
                 result.record(system, round: round, seconds: duration.seconds)

@@ -47,7 +47,7 @@ enum KeyEncoding {
             return .bytes(key)
         case .uuid:
             guard bytes.count == 16 else { throw RowDamage("a UUID primary key has \(bytes.count) bytes") }
-            return .bytes(Array(bytes))
+            return .wide(bytes)
         default:
             let value = try integer(bytes, type)
             if let signed = value.signed { return .signed(signed) }

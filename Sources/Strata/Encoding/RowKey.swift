@@ -12,10 +12,12 @@ enum KeyKind: String, Codable, Hashable, Sendable {
 /// - Signed integers: the value with its sign bit flipped, big-endian (so -1 < 0 < 1 bytewise).
 /// - Unsigned integers and row ids: big-endian.
 /// - Strings: a 0x01 tag byte, then UTF-8 (LMDB refuses empty keys; the tag makes "" storable).
-/// - UUIDs: their 16 bytes.
+/// - UUIDs: their 16 bytes, held as two big-endian halves (no array to allocate per key).
 @usableFromInline
 enum RowKey: Hashable, Sendable {
     case integer(UInt64)
+    /// 16 bytes: the first eight and the last eight, each read big-endian (so they order as the bytes).
+    case wide(UInt64, UInt64)
     case bytes([UInt8])
 
     static let stringTag: UInt8 = 0x01
@@ -33,7 +35,14 @@ enum RowKey: Hashable, Sendable {
     }
 
     static func uuid(_ value: UUID) -> RowKey {
-        Swift.withUnsafeBytes(of: value.uuid) { .bytes(Array($0)) }
+        Swift.withUnsafeBytes(of: value.uuid) { wide($0) }
+    }
+
+    /// 16 bytes as a key.
+    static func wide(_ bytes: UnsafeRawBufferPointer) -> RowKey {
+        .wide(
+            UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)),
+            UInt64(bigEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
     }
 
     /// Reads a stored key back. Throws when its length cannot be a key of this kind.
@@ -47,13 +56,14 @@ enum RowKey: Hashable, Sendable {
             self = .bytes(Array(bytes))
         case .uuid:
             guard bytes.count == 16 else { throw RowDamage("a UUID key has \(bytes.count) bytes, not 16") }
-            self = .bytes(Array(bytes))
+            self = .wide(bytes)
         }
     }
 
     var byteCount: Int {
         switch self {
         case .integer: 8
+        case .wide: 16
         case .bytes(let bytes): bytes.count
         }
     }
@@ -64,6 +74,9 @@ enum RowKey: Hashable, Sendable {
         case .integer(let value):
             var bigEndian = value.bigEndian
             return try Swift.withUnsafeBytes(of: &bigEndian) { (raw) throws(E) -> R in try body(raw) }
+        case .wide(let high, let low):
+            var halves = (high.bigEndian, low.bigEndian)
+            return try Swift.withUnsafeBytes(of: &halves) { (raw) throws(E) -> R in try body(raw) }
         case .bytes(let bytes):
             return try bytes.withBytes { (raw) throws(E) -> R in try body(raw) }
         }
@@ -76,8 +89,8 @@ enum RowKey: Hashable, Sendable {
             signed ? String(Int64(bitPattern: value ^ (1 << 63))) : String(value)
         case (.bytes(let bytes), .string):
             String(decoding: bytes.dropFirst(), as: UTF8.self)
-        case (.bytes(let bytes), .uuid) where bytes.count == 16:
-            bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)).uuidString }
+        case (.wide, .uuid):
+            withBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)).uuidString }
         default:
             withBytes { (raw: UnsafeRawBufferPointer) in raw.map { String($0, radix: 16) }.joined() }
         }

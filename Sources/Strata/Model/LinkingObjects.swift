@@ -95,6 +95,10 @@ extension LinkingObjects: _Persistable {
     /// Without an origin property: schema discovery reports it.
     public static func _strataZero() -> LinkingObjects { LinkingObjects(property: "") }
 
+    /// Never handed out: a `LinkingObjects` has no column, so a recorder never reads one.
+    public static func _strataProbe(_ round: Int) -> LinkingObjects { _strataZero() }
+    public static func _strataIsProbe(_ value: LinkingObjects, _ round: Int) -> Bool { false }
+
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         preconditionFailure("Strata: LinkingObjects has no column")
     }

@@ -169,6 +169,17 @@ extension List: _Persistable {
 
     public static func _strataZero() -> List { List() }
 
+    /// A new, empty list, which the key path must return unchanged.
+    public static func _strataProbe(_ round: Int) -> List {
+        let list = List()
+        KeyPathResolver.Recording.current?.noteIssued(list)
+        return list
+    }
+
+    public static func _strataIsProbe(_ value: List, _ round: Int) -> Bool {
+        KeyPathResolver.Recording.current?.issuedObjects.contains(ObjectIdentifier(value)) ?? false
+    }
+
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         try Self.encode(elements, into: &row)
     }

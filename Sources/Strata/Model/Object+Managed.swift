@@ -67,6 +67,19 @@ extension Object: _OptionalPersistable {
         try row.writeLink(to: self)
     }
 
+    /// A link's probe: a recorder of the linked type, so that a key path can go on through the link
+    /// (nil in the round that checks what the key path does with a nil link).
+    public static func _strataOptionalProbe(_ round: Int) -> Self? {
+        guard let recording = KeyPathResolver.Recording.current, !recording.nilLinks else { return nil }
+        return recording.linkRecorder(self) as? Self
+    }
+
+    public static func _strataIsOptionalProbe(_ value: Any?, _ round: Int) -> Bool {
+        guard let recording = KeyPathResolver.Recording.current else { return false }
+        guard let object = value as? Object else { return value == nil && recording.nilLinks }
+        return recording.issuedObjects.contains(ObjectIdentifier(object))
+    }
+
     /// The linked object, or nil when it was deleted. Without an owner (validating bytes alone), only
     /// checks that the bytes can be a key of the target type.
     public static func _strataDecodeValue(

@@ -26,6 +26,8 @@ extension _PersistableValue where Self: FixedWidthInteger {
     }
 
     @inlinable public static func _strataZero() -> Self { 0 }
+    public static func _strataValueProbe(_ round: Int) -> Self { Probe.integer(round) }
+    public static func _strataIsValueProbe(_ value: Self, _ round: Int) -> Bool { value == Probe.integer(round) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(self)
@@ -57,6 +59,8 @@ extension UInt64: _PrimaryKeyValue, _IndexableValue {}
 extension Bool: _PersistableValue, _IndexableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.bool) }
     @inlinable public static func _strataZero() -> Bool { false }
+    public static func _strataValueProbe(_ round: Int) -> Bool { round != 1 }
+    public static func _strataIsValueProbe(_ value: Bool, _ round: Int) -> Bool { value == (round != 1) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(self ? 1 as UInt8 : 0)
@@ -76,6 +80,8 @@ extension Bool: _PersistableValue, _IndexableValue {
 extension Float: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.float) }
     @inlinable public static func _strataZero() -> Float { 0 }
+    public static func _strataValueProbe(_ round: Int) -> Float { Probe.floating(round) }
+    public static func _strataIsValueProbe(_ value: Float, _ round: Int) -> Bool { value == Probe.floating(round) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(bitPattern)
@@ -91,6 +97,8 @@ extension Float: _PersistableValue {
 extension Double: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.double) }
     @inlinable public static func _strataZero() -> Double { 0 }
+    public static func _strataValueProbe(_ round: Int) -> Double { Probe.floating(round) }
+    public static func _strataIsValueProbe(_ value: Double, _ round: Int) -> Bool { value == Probe.floating(round) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(bitPattern)
@@ -107,6 +115,11 @@ extension String: _PrimaryKeyValue, _IndexableValue {
     public var _strataPrimaryKey: _PrimaryKey { _PrimaryKey(value: .string(self)) }
     public static var _strataValueType: _SchemaType { _SchemaType(.string) }
     @inlinable public static func _strataZero() -> String { "" }
+    public static func _strataValueProbe(_ round: Int) -> String { Probe.string(round) }
+
+    public static func _strataIsValueProbe(_ value: String, _ round: Int) -> Bool {
+        value.utf8.elementsEqual(Probe.string(round).utf8)
+    }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(self)
@@ -125,6 +138,8 @@ extension String: _PrimaryKeyValue, _IndexableValue {
 extension Data: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.data) }
     @inlinable public static func _strataZero() -> Data { Data() }
+    public static func _strataValueProbe(_ round: Int) -> Data { Data(Probe.string(round).utf8) }
+    public static func _strataIsValueProbe(_ value: Data, _ round: Int) -> Bool { value == Data(Probe.string(round).utf8) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         withUnsafeBytes { row.write($0) }
@@ -141,6 +156,12 @@ extension Date: _PersistableValue, _IndexableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.date) }
     @inlinable public static func _strataZero() -> Date { Date(timeIntervalSinceReferenceDate: 0) }
 
+    public static func _strataValueProbe(_ round: Int) -> Date {
+        Date(timeIntervalSinceReferenceDate: Probe.floating(round) * 1_000_003)
+    }
+
+    public static func _strataIsValueProbe(_ value: Date, _ round: Int) -> Bool { value == _strataValueProbe(round) }
+
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(timeIntervalSinceReferenceDate.bitPattern)
     }
@@ -156,6 +177,13 @@ extension UUID: _PrimaryKeyValue, _IndexableValue {
     public var _strataPrimaryKey: _PrimaryKey { _PrimaryKey(value: .uuid(self)) }
     public static var _strataValueType: _SchemaType { _SchemaType(.uuid) }
     @inlinable public static func _strataZero() -> UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+
+    public static func _strataValueProbe(_ round: Int) -> UUID {
+        let tag = UInt8(round)
+        return UUID(uuid: (0x53, 0x54, 0x52, 0x41, 0x54, 0x41, tag, 0x40, 0x80, tag, 0, 0, 0, 0, 0x2B, tag))
+    }
+
+    public static func _strataIsValueProbe(_ value: UUID, _ round: Int) -> Bool { value == _strataValueProbe(round) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         withUnsafeBytes(of: uuid) { row.write($0) }
@@ -174,6 +202,8 @@ extension UUID: _PrimaryKeyValue, _IndexableValue {
 extension Decimal: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.decimal) }
     @inlinable public static func _strataZero() -> Decimal { 0 }
+    public static func _strataValueProbe(_ round: Int) -> Decimal { Decimal(Probe.floating(round) as Double) }
+    public static func _strataIsValueProbe(_ value: Decimal, _ round: Int) -> Bool { value == _strataValueProbe(round) }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         row.write(isNaN ? "NaN" : description)

@@ -8,15 +8,20 @@ public protocol _Persistable {
     static func _strataZero() -> Self
     /// Appends the value as the row's next column.
     func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError)
-    /// Appends the value stored at `address` (an initialised `Self`) as the row's next column: how
-    /// `add` reads an unmanaged object's properties without generic code per object.
-    static func _strataEncodeColumn(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError)
+    /// Appends the `Self?` at `address` (an unmanaged `@Persisted` value) as the row's next column;
+    /// returns false, appending nothing, when it is nil (its initial value is not settled yet).
+    static func _strataEncodeUnmanaged(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError) -> Bool
     /// Decodes a column (`nil`: the column is null).
     ///
     /// - Throws: `.corrupted` when the bytes cannot be a value of this type.
     static func _strataDecodeColumn(
         _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
     ) throws(StoreError) -> Self
+    /// The value a key-path recorder hands out in `round` (see `KeyPathResolver`): distinct rounds
+    /// give distinct values, so a key path that transforms the value is caught.
+    static func _strataProbe(_ round: Int) -> Self
+    /// Whether `value` is the probe of `round`.
+    static func _strataIsProbe(_ value: Self, _ round: Int) -> Bool
 }
 
 /// Implementation detail: a type that may be wrapped in `Optional` for `@Persisted`, or be the element
@@ -33,11 +38,20 @@ public protocol _OptionalPersistable {
     static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Self?
+    /// The probe of an optional property of this type in `round` (see `KeyPathResolver`).
+    static func _strataOptionalProbe(_ round: Int) -> Self?
+    /// Whether `value` (a `Self?`) is the probe of an optional property of this type in `round`.
+    static func _strataIsOptionalProbe(_ value: Any?, _ round: Int) -> Bool
 }
 
 /// Implementation detail: a non-optional stored value (Bool, integers, floating point, String, Data,
 /// Date, UUID, Decimal, `PersistableEnum`).
-public protocol _PersistableValue: _Persistable, _OptionalPersistable, _ListElement {}
+public protocol _PersistableValue: _Persistable, _OptionalPersistable, _ListElement {
+    /// The key-path recorder's probe of this type in `round` (see `KeyPathResolver`).
+    static func _strataValueProbe(_ round: Int) -> Self
+    /// Whether `value` is that probe.
+    static func _strataIsValueProbe(_ value: Self, _ round: Int) -> Bool
+}
 
 /// Implementation detail: a type a `List` can hold: values, optional values, objects.
 public protocol _ListElement {
@@ -73,15 +87,29 @@ public struct _PrimaryKey {
 public protocol _IndexableValue: _Persistable {}
 
 extension _Persistable {
-    public static func _strataEncodeColumn(
+    public static func _strataEncodeUnmanaged(
         at address: UnsafeRawPointer, into row: inout _RowEncoder
-    ) throws(StoreError) {
-        try address.assumingMemoryBound(to: Self.self).pointee._strataEncodeColumn(into: &row)
+    ) throws(StoreError) -> Bool {
+        guard let value = address.assumingMemoryBound(to: Optional<Self>.self).pointee else { return false }
+        try value._strataEncodeColumn(into: &row)
+        return true
     }
 }
 
 extension _PersistableValue {
     public static var _strataSchemaType: _SchemaType { _strataValueType }
+
+    public static func _strataProbe(_ round: Int) -> Self { _strataValueProbe(round) }
+    public static func _strataIsProbe(_ value: Self, _ round: Int) -> Bool { _strataIsValueProbe(value, round) }
+
+    /// An optional property's probes: nil in round 1, so that `?? default` is caught too.
+    public static func _strataOptionalProbe(_ round: Int) -> Self? { round == 1 ? nil : _strataValueProbe(round) }
+
+    public static func _strataIsOptionalProbe(_ value: Any?, _ round: Int) -> Bool {
+        guard let value else { return round == 1 }
+        guard let typed = value as? Self else { return false }
+        return round != 1 && _strataIsValueProbe(typed, round)
+    }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         row.beginColumn()
@@ -157,6 +185,10 @@ extension Optional: _Persistable where Wrapped: _OptionalPersistable {
     }
 
     @inlinable public static func _strataZero() -> Self { nil }
+    public static func _strataProbe(_ round: Int) -> Self { Wrapped._strataOptionalProbe(round) }
+    public static func _strataIsProbe(_ value: Self, _ round: Int) -> Bool {
+        Wrapped._strataIsOptionalProbe(value.map { $0 as Any }, round)
+    }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         guard let value = self else { return row.appendNullColumn() }

@@ -22,6 +22,17 @@ extension PersistableEnum {
         return first
     }
 
+    /// The cases in turn (an enum of one case cannot tell a computed property from a stored one).
+    public static func _strataValueProbe(_ round: Int) -> Self {
+        let cases = Array(allCases)
+        guard !cases.isEmpty else { return _strataZero() }
+        return cases[round % cases.count]
+    }
+
+    public static func _strataIsValueProbe(_ value: Self, _ round: Int) -> Bool {
+        RawValue._queryEqual(value.rawValue, _strataValueProbe(round).rawValue)
+    }
+
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         try rawValue._strataEncodeValue(into: &row)
     }

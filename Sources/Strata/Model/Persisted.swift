@@ -21,26 +21,41 @@ public struct Persisted<Value: _Persistable> {
     /// fields (not an enum) so that a Store can bind an object's properties by storing an integer at
     /// a known offset, without generic code.
     @usableFromInline var column: Int
-    /// The value while the object is unmanaged (afterwards, the row holds it).
-    @usableFromInline var unmanagedValue: Value
+    /// The value while the object is unmanaged (afterwards, the row holds it); nil until it is first
+    /// needed, so that making an accessor for a row evaluates no initial value and allocates nothing.
+    @usableFromInline var unmanagedValue: Value?
+    /// The declared initial value, evaluated when the unmanaged value is first needed (nil: the type's
+    /// zero). A closure without captures, so storing it allocates nothing.
+    @usableFromInline var initialValue: (() -> Value)?
     @usableFromInline let attributes: PropertyAttributes
 
     /// A property whose initial value is the type's zero: 0, "", false, nil, an empty list…
     @inlinable
     public init() {
-        self.init(value: Value._strataZero(), attributes: [])
+        self.init(initialValue: nil, attributes: [])
     }
 
-    /// A property with a declared initial value.
+    /// A property with a declared initial value, evaluated once per unmanaged object when first read
+    /// (or when the object is added), never for objects read from a Store.
     @inlinable
-    public init(wrappedValue: Value) {
-        self.init(value: wrappedValue, attributes: [])
+    public init(wrappedValue: @autoclosure @escaping () -> Value) {
+        self.init(initialValue: wrappedValue, attributes: [])
     }
 
+    @inlinable
+    init(initialValue: (() -> Value)?, attributes: PropertyAttributes) {
+        column = -1
+        unmanagedValue = nil
+        self.initialValue = initialValue
+        self.attributes = attributes
+    }
+
+    /// A property holding `value` from the start (what `LinkingObjects` declarations use).
     @inlinable
     init(value: Value, attributes: PropertyAttributes) {
         column = -1
         unmanagedValue = value
+        initialValue = nil
         self.attributes = attributes
     }
 
@@ -60,7 +75,8 @@ public struct Persisted<Value: _Persistable> {
         get {
             let storage = object[keyPath: storageKeyPath]
             if storage.column >= 0 { return object._read(storage.column, as: Value.self) }
-            return storage.unmanagedValue
+            if let value = storage.unmanagedValue { return value }
+            return object[keyPath: storageKeyPath].settledUnmanagedValue()
         }
         set {
             object[keyPath: storageKeyPath].set(newValue, on: object)  // one key-path projection
@@ -73,7 +89,19 @@ public struct Persisted<Value: _Persistable> {
             object._write(value, column: column)  // touches the row, never this wrapper
         } else {
             unmanagedValue = value
+            initialValue = nil
         }
+    }
+
+    /// The unmanaged value, evaluating the declared initial value (or the type's zero) the first time:
+    /// later reads, and `add`, see that same value.
+    @usableFromInline
+    mutating func settledUnmanagedValue() -> Value {
+        if let value = unmanagedValue { return value }
+        let value = initialValue?() ?? Value._strataZero()
+        unmanagedValue = value
+        initialValue = nil
+        return value
     }
 }
 
@@ -81,13 +109,14 @@ extension Persisted where Value: _PrimaryKeyValue {
     /// A primary-key property (integers, String or UUID): unique, and the order of unsorted Results.
     @inlinable
     public init(primaryKey: Bool) {
-        self.init(value: Value._strataZero(), attributes: primaryKey ? .primaryKey : [])
+        self.init(initialValue: nil, attributes: primaryKey ? .primaryKey : [])
     }
 
     /// A primary-key property with an initial value: `@Persisted(primaryKey: true) var id = UUID()`.
+    /// The value is evaluated once per unmanaged object, when first read or added.
     @inlinable
-    public init(wrappedValue: Value, primaryKey: Bool) {
-        self.init(value: wrappedValue, attributes: primaryKey ? .primaryKey : [])
+    public init(wrappedValue: @autoclosure @escaping () -> Value, primaryKey: Bool) {
+        self.init(initialValue: wrappedValue, attributes: primaryKey ? .primaryKey : [])
     }
 }
 
@@ -96,31 +125,36 @@ extension Persisted where Value: _IndexableValue {
     /// range queries on it use the index instead of scanning.
     @inlinable
     public init(indexed: Bool) {
-        self.init(value: Value._strataZero(), attributes: indexed ? .indexed : [])
+        self.init(initialValue: nil, attributes: indexed ? .indexed : [])
     }
 
     /// An indexed property with an initial value: `@Persisted(indexed: true) var score = 0`.
     @inlinable
-    public init(wrappedValue: Value, indexed: Bool) {
-        self.init(value: wrappedValue, attributes: indexed ? .indexed : [])
+    public init(wrappedValue: @autoclosure @escaping () -> Value, indexed: Bool) {
+        self.init(initialValue: wrappedValue, attributes: indexed ? .indexed : [])
     }
 }
 
 /// What schema discovery learns about one `@Persisted` property type. Reading and binding properties
-/// then needs no generic code: the column is an `Int` at `columnOffset`, and the value is encoded by
-/// its own type's `_strataEncodeColumn(at:into:)`.
+/// then needs no generic code: the column is an `Int` at `columnOffset` within the wrapper, and the
+/// wrapper's own type encodes its unmanaged value.
 protocol PersistedPropertyKind {
     static var schemaType: _SchemaType { get }
     static var valueType: any _Persistable.Type { get }
-    /// Offsets of the fields within the wrapper.
+    /// Offsets of the column and of the unmanaged value (a `Value?`) within the wrapper.
     static var columnOffset: Int { get }
     static var valueOffset: Int { get }
     static func attributes(at address: UnsafeRawPointer) -> PropertyAttributes
-    /// The unmanaged value, for descriptions and walking links (not a hot path).
-    static func unmanagedValue(at address: UnsafeRawPointer) -> Any
+    /// Evaluates the declared initial value (or the type's zero) if the unmanaged value is not set.
+    static func settleUnmanagedValue(at address: UnsafeMutableRawPointer)
+    /// The unmanaged value (settling its initial value first), for descriptions and walking links.
+    static func unmanagedValue(at address: UnsafeMutableRawPointer) -> Any
     static func decodeForDescription(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError) -> Any
-    /// Replaces the unmanaged value with the type's zero (once managed, the row holds the value).
+    /// Drops the unmanaged value (once managed, the row holds the value).
     static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer)
+    /// Whether a key path's result (the property's value, maybe made optional by a chain of links)
+    /// is the probe the key-path recorder handed out for this property in `round`.
+    static func isProbe(_ result: Any, round: Int) -> Bool
 }
 
 extension Persisted: PersistedPropertyKind {
@@ -134,8 +168,12 @@ extension Persisted: PersistedPropertyKind {
         address.assumingMemoryBound(to: Self.self).pointee.attributes
     }
 
-    static func unmanagedValue(at address: UnsafeRawPointer) -> Any {
-        address.assumingMemoryBound(to: Self.self).pointee.unmanagedValue
+    static func settleUnmanagedValue(at address: UnsafeMutableRawPointer) {
+        _ = address.assumingMemoryBound(to: Self.self).pointee.settledUnmanagedValue()
+    }
+
+    static func unmanagedValue(at address: UnsafeMutableRawPointer) -> Any {
+        address.assumingMemoryBound(to: Self.self).pointee.settledUnmanagedValue()
     }
 
     static func decodeForDescription(
@@ -144,7 +182,14 @@ extension Persisted: PersistedPropertyKind {
         try Value._strataDecodeColumn(bytes, in: context)
     }
 
+    static func isProbe(_ result: Any, round: Int) -> Bool {
+        guard let value = result as? Value else { return false }
+        return Value._strataIsProbe(value, round)
+    }
+
     static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer) {
-        address.assumingMemoryBound(to: Self.self).pointee.unmanagedValue = Value._strataZero()
+        let wrapper = address.assumingMemoryBound(to: Self.self)
+        wrapper.pointee.unmanagedValue = nil
+        wrapper.pointee.initialValue = nil
     }
 }

@@ -165,7 +165,7 @@ extension Results {
         _ block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
-        let columns = keyPaths.isEmpty ? nil : Set(keyPaths.map { binding.column(for: $0) })
+        let columns = try binding.columns(for: keyPaths).map(Set.init)
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
             let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
             let stages = self.stages
@@ -212,7 +212,7 @@ extension ThreadConfined where Self: Object {
         guard let core = _store, let binding = _binding else { throw .notManaged }
         try core.checkConfined()
         guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
-        let columns = keyPaths.isEmpty ? Array(0..<binding.columnCount) : keyPaths.map { binding.column(for: $0) }
+        let columns = try binding.columns(for: keyPaths) ?? Array(0..<binding.columnCount)
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
             let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
             let key = _key
@@ -232,9 +232,23 @@ extension ThreadConfined where Self: Object {
 }
 
 extension TableBinding {
-    /// The stored column a key path of this type names (traps for anything but a stored property).
-    func column<Root: Object>(for keyPath: PartialKeyPath<Root>) -> Int {
-        columnOfProperty[KeyPathResolver.propertyIndex(keyPath, in: schema)]
+    /// The stored column a key path of this type names.
+    ///
+    /// - Throws: `.invalidArgument` naming the key path when it names no stored property of the type.
+    func column<Root: Object>(for keyPath: PartialKeyPath<Root>) throws(StoreError) -> Int {
+        guard let path = KeyPathResolver.path(keyPath, in: schema) else {
+            throw .invalidArgument(KeyPathResolver.unresolvedMessage(keyPath, schema: schema))
+        }
+        guard let index = path.directProperty else {
+            throw .invalidArgument("Strata: \(keyPath) goes through a link; name a property of \(name) itself")
+        }
+        return columnOfProperty[index]
+    }
+
+    /// The stored columns observed key paths name; nil (every column) when there are none.
+    func columns<Root: Object>(for keyPaths: [PartialKeyPath<Root>]) throws(StoreError) -> [Int]? {
+        guard !keyPaths.isEmpty else { return nil }
+        return try keyPaths.map { (keyPath) throws(StoreError) in try column(for: keyPath) }
     }
 }
 

@@ -1,11 +1,15 @@
 /// A stored property reached from a query's root type, maybe through to-one links
 /// (`owner.name`: the link `owner` of the root, then `name` of the linked type).
-struct PropertyPath: CustomStringConvertible {
-    struct Step {
+struct PropertyPath: CustomStringConvertible, Equatable {
+    struct Step: Equatable {
         /// The type the property belongs to.
         let schema: ObjectSchema
         /// Its index in `schema.properties`.
         let property: Int
+
+        static func == (lhs: Step, rhs: Step) -> Bool {
+            lhs.schema === rhs.schema && lhs.property == rhs.property
+        }
     }
 
     var steps: [Step] = []

@@ -47,8 +47,16 @@ public struct Query<Value> {
         } catch {
             preconditionFailure("Strata: \(Root.self) cannot be queried: \(error)")
         }
-        return Query<V>(.path(path.appending(schema, KeyPathResolver.propertyIndex(keyPath, in: schema))))
+        let place = QueryBuilding.callSite.map { "in the where { } at \($0)" } ?? ""
+        var extended = path
+        extended.steps += KeyPathResolver.pathOrTrap(keyPath, in: schema, place: place).steps
+        return Query<V>(.path(extended))
     }
+}
+
+/// Where the `where { }` being built was written, for the messages of its traps.
+enum QueryBuilding {
+    @TaskLocal static var callSite: String?
 }
 
 extension Query where Value: Object {

@@ -221,6 +221,7 @@ extension RowKey {
     func precedes(_ other: RowKey) -> Bool {
         switch (self, other) {
         case (.integer(let a), .integer(let b)): a < b
+        case (.wide(let a, let b), .wide(let c, let d)): (a, b) < (c, d)
         default: withBytes { a in other.withBytes { b in a.lexicographicallyPrecedes(b) } }
         }
     }

@@ -61,9 +61,15 @@ extension Results {
     /// Equality, `in` and ranges on the primary key or an `indexed:` property read that index
     /// (`queryPlan` tells which); other conditions scan.
     ///
-    /// - Warning: Traps when a key path names no `@Persisted` property.
-    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results {
-        adding(.predicate(query(Query<Element>(.path(PropertyPath()))).predicate))
+    /// - Warning: Traps when a key path names no `@Persisted` property (a computed property, say),
+    ///   naming the key path and where the query was written.
+    public func `where`(
+        _ query: (Query<Element>) -> Query<Bool>, file: StaticString = #fileID, line: UInt = #line
+    ) -> Results {
+        let condition = QueryBuilding.$callSite.withValue("\(file):\(line)") {
+            query(Query<Element>(.path(PropertyPath()))).predicate
+        }
+        return adding(.predicate(condition))
     }
 
     /// The objects for which `isIncluded` returns true: the escape hatch for conditions a query cannot

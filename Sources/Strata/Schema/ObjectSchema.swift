@@ -5,7 +5,7 @@ struct PropertyAccessor: @unchecked Sendable {  // metatypes are immutable
     /// Offset of the wrapper in the instance.
     let offset: Int
     let kind: any PersistedPropertyKind.Type
-    /// Offsets, in the instance, of the wrapper's column and unmanaged value.
+    /// Offsets, in the instance, of the wrapper's column and unmanaged value (a `Value?`).
     let columnOffset: Int
     let valueOffset: Int
     let valueType: any _Persistable.Type
@@ -26,9 +26,17 @@ struct PropertyAccessor: @unchecked Sendable {  // metatypes are immutable
     /// Appends the property's unmanaged value as the row's next column.
     @inline(__always)
     func encodeUnmanagedValue(of object: Object, into row: inout _RowEncoder) throws(StoreError) {
-        try valueType._strataEncodeColumn(at: Unmanaged.passUnretained(object).toOpaque() + valueOffset, into: &row)
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        // The value's own type encodes it (specialised code, no generic metadata per call); the
+        // wrapper's generic code runs only to settle an initial value never read or set.
+        if try valueType._strataEncodeUnmanaged(at: base + valueOffset, into: &row) { return }
+        kind.settleUnmanagedValue(at: base + offset)
+        guard try valueType._strataEncodeUnmanaged(at: base + valueOffset, into: &row) else {
+            preconditionFailure("Strata: an initial value did not settle")
+        }
     }
 
+    /// The unmanaged value (settling a declared initial value first).
     func unmanagedValue(of object: Object) -> Any {
         kind.unmanagedValue(at: address(in: object))
     }
@@ -56,8 +64,8 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         let name: String
         let origin: Object.Type
         let originProperty: String
-        /// Offset, in an instance, of the wrapper's value (the `LinkingObjects` instance).
-        let valueOffset: Int
+        /// Where the wrapper lies in an instance, and its type.
+        let accessor: PropertyAccessor
     }
 
     private static let cache = Locked<[ObjectIdentifier: ObjectSchema]>([:])
@@ -109,8 +117,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
             }
             linkingProperties.append(
                 LinkingProperty(
-                    name: field.name, origin: origin, originProperty: originProperty,
-                    valueOffset: field.accessor.valueOffset))
+                    name: field.name, origin: origin, originProperty: originProperty, accessor: field.accessor))
             linkedTypes.append(origin)
         }
         guard !storedFields.isEmpty else { throw .schemaMismatch("\(name) declares no stored @Persisted property") }

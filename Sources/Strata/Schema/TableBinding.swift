@@ -70,7 +70,7 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     let indexes: [IndexBinding]
     let links: [LinkBinding]
     /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
-    let linkingOffsets: [Int]
+    let linkingAccessors: [PropertyAccessor]
     /// Stored property names, by column (for messages).
     let columnNames: [String]
     /// Stored property types, by column.
@@ -89,7 +89,7 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     init(schema: ObjectSchema, stored: StoredSchema.StoredType, tables: StoredTables, ordinal: Int) {
         self.schema = schema
         links = tables.links
-        linkingOffsets = schema.linkingProperties.map(\.valueOffset)
+        linkingAccessors = schema.linkingProperties.map(\.accessor)
         table = tables.objects
         columnCount = stored.properties.count
         columnOfProperty = schema.properties.map { property in

@@ -105,7 +105,7 @@ extension Results {
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
         _ = try core.foreignDeliveryQueue(nil)  // refuses a frozen Results
-        let columns = keyPaths.isEmpty ? nil : Set(keyPaths.map { binding.column(for: $0) })
+        let columns = try binding.columns(for: keyPaths).map(Set.init)
         let state = ObserverState(core: core, everyCommit: false)
         let observer = ResultsObserver(results: self, columns: columns, state: state) { change, _ in block(change) }
         try core.addObserver(observer, startNow: true)

@@ -68,9 +68,8 @@ extension StoreCore {
         for (offset, column) in binding.columnBindings {
             (base + offset).storeBytes(of: column, as: Int.self)
         }
-        for offset in binding.linkingOffsets {
-            let linking = (base + offset).load(as: AnyObject.self) as? AnyLinkingObjects
-            linking?.bind(core: self, owner: binding, key: key)
+        for accessor in binding.linkingAccessors {
+            (accessor.unmanagedValue(of: object) as? AnyLinkingObjects)?.bind(core: self, owner: binding, key: key)
         }
         for (offset, kind) in binding.linkProperties {
             kind.releaseUnmanagedValue(at: base + offset)
