@@ -12,7 +12,8 @@ extension Reactive where Base: Object {
     ///
     /// - Throws (as `.failed`): `.wrongThread` (not started on the main thread with the main
     ///   thread's Store), `.alreadyExists` (policy `.error` and the key is stored: nothing is
-    ///   written), `.deletedInAnotherThread` (a linked object was deleted), `.schemaMismatch`,
+    ///   written), `.invalidated` (a linked object was deleted before the start),
+    ///   `.deletedInAnotherThread` (on `.background`: deleted before the background queue ran the write), `.schemaMismatch`,
     ///   `.invalidArgument`, `.mapFull`, `.storage`.
     /// - Warning: On `.background`, leave the object (and what it links to) alone until the producer
     ///   terminates: the background queue reads it.
@@ -29,7 +30,8 @@ extension Reactive where Base: Object {
     /// person.reactive.update(in: store, on: .background) { $0.name = "Ann" }
     /// ```
     /// - Throws (as `.failed`): `.wrongThread`, `.notManaged` (an unmanaged object),
-    ///   `.deletedInAnotherThread` (deleted before the write), `.invalidArgument` (an object of
+    ///   `.invalidated` (deleted before the start), `.deletedInAnotherThread` (on `.background`:
+    ///   deleted before the background queue ran the write), `.invalidArgument` (an object of
     ///   another file's Store), `.mapFull`, `.storage`.
     /// - Warning: On `.background`, `block` runs on the background queue.
     public func update(
@@ -40,7 +42,7 @@ extension Reactive where Base: Object {
 
     /// Deletes the object.
     ///
-    /// - Throws (as `.failed`): `.wrongThread`, `.notManaged`, `.deletedInAnotherThread`,
+    /// - Throws (as `.failed`): `.wrongThread`, `.notManaged`, `.invalidated`, `.deletedInAnotherThread`,
     ///   `.invalidArgument`, `.storage`.
     public func remove(from store: Store, on context: ReactiveContext = .main) -> SignalProducer<Void, StoreError> {
         [base].reactive.remove(from: store, on: context)

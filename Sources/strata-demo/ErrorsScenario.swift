@@ -71,6 +71,7 @@ final class ErrorsScenario {
         }
         try Transcript.wait(for: "main to see the deletion") { doomed.isInvalidated }
         expect("a reference to a todo another thread deleted") { _ = try ThreadSafeReference(to: doomed) }
+        expect("deleting that todo again through main's stale object") { try store.write { try store.delete(doomed) } }
 
         let existing = Todo(RemoteTodo(id: "1", title: "A second Buy milk"))
         expect("reactive add (.error policy, background) of a stored key") {
@@ -134,7 +135,7 @@ final class ErrorsScenario {
         try store.verify()
         Transcript.say("after all of them: \(store.objects(Todo.self).count) todos (one deleted on purpose, was \(todos)), "
             + "and store.verify() passes")
-        Transcript.say("StoreError cases shown: \(shown.count) of 15")
+        Transcript.say("StoreError cases shown: \(shown.count) of 16")
     }
 }
 

@@ -181,7 +181,10 @@ import Testing
         try store.write {
             #expect(throws: StoreError.notManaged) { try store.delete([two, Person(id: 3)]) }
             try store.delete(one)
-            #expect(throws: StoreError.deletedInAnotherThread) { try store.delete([two, one]) }
+            // A stale reference on this thread: .invalidated (.deletedInAnotherThread is for handoffs).
+            #expect(throws: StoreError.invalidated) { try store.delete([two, one]) }
+            #expect(throws: StoreError.invalidated) { try store.delete(one) }
+            #expect(throws: StoreError.invalidated) { try store.add(Dog(name: "Rex", owner: one)) }
         }
         #expect(!two.isInvalidated)
     }

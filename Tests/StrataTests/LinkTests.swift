@@ -39,6 +39,30 @@ import Testing
         #expect(Dog(name: "unmanaged").walkers.isEmpty)
     }
 
+    @Test func changingLinksWhileIteratingLinkingObjectsVisitsEachOnce() throws {
+        let (_, store, ann, bob, rex, _) = try populated()
+        var visited: [Int] = []
+        try store.write {
+            // Each step removes the object just visited from the inverse (it trapped: "index 1 out of range").
+            for walker in rex.walkers {
+                visited.append(walker.id)
+                while let index = walker.dogs.firstIndex(where: { $0.name == "Rex" }) { walker.dogs.remove(at: index) }
+            }
+        }
+        #expect(visited == [1, 2])
+        #expect(rex.walkers.isEmpty && ann.dogs.map(\.name) == ["Fido"] && bob.dogs.isEmpty)
+        // An object deleted during the iteration is skipped, as in Results.
+        try store.write { ann.dogs.append(rex); bob.dogs.append(rex) }
+        visited = []
+        try store.write {
+            for walker in rex.walkers {
+                visited.append(walker.id)
+                if walker.id == 1 { try store.delete(bob) }
+            }
+        }
+        #expect(visited == [1])
+    }
+
     @Test func deletingAnObjectNullsLinksAndRemovesItFromLists() throws {
         let (_, store, ann, bob, rex, fido) = try populated()
         try store.write { try store.delete(rex) }

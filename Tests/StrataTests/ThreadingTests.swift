@@ -114,10 +114,10 @@ import Testing
         try store.refresh()
         #expect(one.isInvalidated)
         try store.write {
-            #expect(throws: StoreError.deletedInAnotherThread) { try store.delete(one) }
-            #expect(throws: StoreError.deletedInAnotherThread) { try store.add(one) }
+            #expect(throws: StoreError.invalidated) { try store.delete(one) }
+            #expect(throws: StoreError.invalidated) { try store.add(one) }
             let dog = Dog(name: "Rex", owner: one)
-            #expect(throws: StoreError.deletedInAnotherThread) { try store.add(dog) }
+            #expect(throws: StoreError.invalidated) { try store.add(dog) }
             #expect(!dog.isManaged)
         }
         #expect(store.objects(Dog.self).isEmpty)

@@ -72,10 +72,46 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
     public subscript(position: Int) -> Origin {
         let keys = keys()
         precondition(keys.indices.contains(position), "Strata: index \(position) out of range 0..<\(keys.count)")
-        guard let core, let object = try? core.linkedObject(Origin.self, key: keys[position]) else {
-            preconditionFailure(TrapMessage.invalidated)
-        }
+        guard let object = linkingObject(keys[position]) else { preconditionFailure(TrapMessage.invalidated) }
         return object
+    }
+
+    private func linkingObject(_ key: RowKey) -> Origin? {
+        guard let core else { return nil }
+        core.assertConfined()
+        do {
+            return try core.linkedObject(Origin.self, key: key)
+        } catch {
+            preconditionFailure("\(TrapMessage.corrupted): \(Origin.self)[\(key)]: \(error)")
+        }
+    }
+
+    /// Iterates the objects that linked here when the iteration began, as `Results` does: changing a
+    /// link inside the loop (`for folder in bookmark.folders { folder.bookmarks.removeAll() }`) neither
+    /// skips nor repeats one; objects deleted meanwhile are skipped.
+    public func makeIterator() -> Iterator {
+        Iterator(linkingObjects: self, keys: keys())
+    }
+
+    /// Visits the linking objects' keys taken when the iteration began.
+    public struct Iterator: IteratorProtocol {
+        private let linkingObjects: LinkingObjects
+        private let keys: [RowKey]
+        private var position = 0
+
+        init(linkingObjects: LinkingObjects, keys: [RowKey]) {
+            self.linkingObjects = linkingObjects
+            self.keys = keys
+        }
+
+        /// The next linking object that still exists, or nil at the end.
+        public mutating func next() -> Origin? {
+            while position < keys.count {
+                defer { position += 1 }
+                if let object = linkingObjects.linkingObject(keys[position]) { return object }
+            }
+            return nil
+        }
     }
 }
 

@@ -44,7 +44,7 @@ open class Object {
         do {
             _ = try store.currentRow(of: self)
             return false
-        } catch .deletedInAnotherThread {
+        } catch .invalidated {
             return true
         } catch {
             return false  // present, though damaged: reading it traps, `verify()` reports it

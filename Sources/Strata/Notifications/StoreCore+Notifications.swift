@@ -193,8 +193,8 @@ extension ThreadConfined where Self: Object {
     ///     if case .change(_, let properties) = change { print(properties.map(\.name)) }
     /// }
     /// ```
-    /// - Throws: `.notManaged`, `.deletedInAnotherThread`, `.wrongThread`, `.invalidArgument` for a
-    ///   frozen object. On another `queue` the object's baseline is taken when that queue first runs.
+    /// - Throws: `.notManaged`, `.invalidated` (deleted already), `.wrongThread`, `.invalidArgument` for a
+    ///   frozen object, or a key path that names no stored property. On another `queue` the object's baseline is taken when that queue first runs.
     /// - Warning: Keep the token: notifications stop when it is deinitialised.
     public func observe(
         keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
@@ -211,7 +211,7 @@ extension ThreadConfined where Self: Object {
     ) throws(StoreError) -> NotificationToken {
         guard let core = _store, let binding = _binding else { throw .notManaged }
         try core.checkConfined()
-        guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
+        guard (try? core.currentRow(of: self)) != nil else { throw .invalidated }
         let columns = try binding.columns(for: keyPaths) ?? Array(0..<binding.columnCount)
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
             let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)

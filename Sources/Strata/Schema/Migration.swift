@@ -185,12 +185,12 @@ public final class MigrationObject {
 
     /// A property's value.
     ///
-    /// - Throws: `.corrupted`, `.deletedInAnotherThread` when the object was deleted.
+    /// - Throws: `.corrupted`, `.invalidated` when the object was deleted.
     public func value(forProperty property: String) throws(StoreError) -> Any? {
         guard let index = type.column(named: property) else { return nil }
         let table = try context.table(TableName.objects(type.name))
         guard let bytes = try isOld ? context.getOld(table, key: key) : context.get(table, key: key) else {
-            throw .deletedInAnotherThread
+            throw .invalidated
         }
         let context = self.context
         let isOld = self.isOld
@@ -210,7 +210,7 @@ public final class MigrationObject {
     /// Sets a property of a new object.
     ///
     /// - Throws: `.invalidArgument` for an old object, an unknown property, the primary key, or a value
-    ///   of the wrong type; `.deletedInAnotherThread` when the object was deleted.
+    ///   of the wrong type; `.invalidated` when the object was deleted.
     public func setValue(_ value: Any?, forProperty property: String) throws(StoreError) {
         guard !isOld else { throw .invalidArgument("old objects are read-only") }
         guard let index = type.column(named: property) else { throw .invalidArgument("\(type.name) has no property \(property)") }
@@ -238,7 +238,7 @@ public final class MigrationObject {
     /// Rewrites the row with column `index` encoded by `encode`.
     func setColumn(_ index: Int, _ encode: (inout _RowEncoder) throws(StoreError) -> Void) throws(StoreError) {
         let table = try context.table(TableName.objects(type.name))
-        guard let bytes = try context.get(table, key: key) else { throw .deletedInAnotherThread }
+        guard let bytes = try context.get(table, key: key) else { throw .invalidated }
         var encoder = _RowEncoder()
         try bytes.withBytes { (raw) throws(StoreError) in
             let row = try checkedRow(raw, type)

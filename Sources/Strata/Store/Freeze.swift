@@ -70,13 +70,13 @@ extension Store {
 extension ThreadConfined where Self: Object {
     /// The object in a frozen snapshot of its Store: immutable, readable from any thread.
     ///
-    /// - Throws: `.notManaged`, `.deletedInAnotherThread`, `.wrongThread`, `.storage`.
+    /// - Throws: `.notManaged`, `.invalidated`, `.wrongThread`, `.storage`.
     public func freeze() throws(StoreError) -> Self {
         guard let core = _store else { throw .notManaged }
         if core.isFrozen { return self }
         try core.checkConfined()
         let frozen = try core.frozen()
-        guard let object = try frozen.linkedObject(Self.self, key: _key) else { throw .deletedInAnotherThread }
+        guard let object = try frozen.linkedObject(Self.self, key: _key) else { throw .invalidated }
         return object
     }
 

@@ -115,7 +115,7 @@ public struct Store {
     ///
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.alreadyExists` (policy `.error` and the
     ///   primary key is stored; nothing is written), `.schemaMismatch` (type not in the schema),
-    ///   `.deletedInAnotherThread` (a linked object was deleted), `.invalidArgument` (managed by another
+    ///   `.invalidated` (a linked object was deleted), `.invalidArgument` (managed by another
     ///   file's Store, or a key over 511 bytes), `.mapFull`, `.storage`.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws(StoreError) {
         try core.add(object, update: update)
@@ -131,7 +131,8 @@ public struct Store {
 
     /// Deletes a managed object.
     ///
-    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.notManaged`, `.deletedInAnotherThread`.
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.notManaged`, `.invalidated` (deleted
+    ///   already, or its Store invalidated).
     public func delete(_ object: Object) throws(StoreError) {
         try core.delete(CollectionOfOne(object))
     }

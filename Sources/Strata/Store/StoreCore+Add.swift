@@ -4,7 +4,7 @@
 /// if a primary key turns out to exist, so a failed add leaves nothing behind.
 extension StoreCore {
     /// - Throws: `.wrongThread`, `.notInWriteTransaction`, `.schemaMismatch` (type not in the schema),
-    ///   `.alreadyExists` (`.error` policy), `.deletedInAnotherThread` (a linked object was deleted),
+    ///   `.alreadyExists` (`.error` policy), `.invalidated` (a linked object was deleted),
     ///   `.invalidArgument` (an object of another file, a key over 511 bytes), `.mapFull`, `.storage`.
     func add(_ object: Object, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
@@ -27,7 +27,7 @@ extension StoreCore {
     /// Whether this Store manages `object` already (adding it again changes nothing).
     ///
     /// - Throws: `.wrongThread` (a Store of this file on another thread manages it), `.invalidArgument`
-    ///   (a Store of another file does), `.deletedInAnotherThread` (it was deleted).
+    ///   (a Store of another file does), `.invalidated` (it was deleted).
     func isManagedHere(_ object: Object) throws(StoreError) -> Bool {
         guard let owner = object._store else { return false }
         guard owner === self else {

@@ -6,7 +6,7 @@ extension StoreCore {
     }
 
     /// - Throws: `.wrongThread`, `.notInWriteTransaction`, `.notManaged` (an unmanaged object),
-    ///   `.deletedInAnotherThread` (already deleted), `.invalidArgument` (an object of another file),
+    ///   `.invalidated` (deleted already, or its Store invalidated), `.invalidArgument` (an object of another file),
     ///   `.storage`. Nothing is deleted when a check fails.
     func delete(_ objects: some Sequence<Object>) throws(StoreError) {
         let session = try writableSession()
@@ -14,7 +14,7 @@ extension StoreCore {
         var seen = Set<Target>()
         for object in objects {
             guard object._store != nil else { throw .notManaged }
-            guard try isManagedHere(object), let binding = object._binding else { throw .deletedInAnotherThread }
+            guard try isManagedHere(object), let binding = object._binding else { throw .invalidated }
             if seen.insert(Target(table: binding.ordinal, key: object._key)).inserted {
                 targets.append((object._key, binding))
             }

@@ -28,11 +28,11 @@ extension StoreCore {
 
     /// The current row of a managed object, cached for the current generation.
     ///
-    /// - Throws: `.deletedInAnotherThread` (deleted, or the Store was invalidated), `.corrupted`.
+    /// - Throws: `.invalidated` (deleted, or the Store was invalidated), `.corrupted`.
     func currentRow(of object: Object) throws(StoreError) -> RowView {
-        guard object._epoch == epoch, let binding = object._binding else { throw .deletedInAnotherThread }
+        guard object._epoch == epoch, let binding = object._binding else { throw .invalidated }
         if object._rowGeneration == generation, let row = object._row { return row }
-        guard let row = try fetchRow(binding, key: object._key) else { throw .deletedInAnotherThread }
+        guard let row = try fetchRow(binding, key: object._key) else { throw .invalidated }
         object._row = row
         object._rowGeneration = generation
         return row
@@ -44,7 +44,7 @@ extension StoreCore {
         let row: RowView
         do {
             row = try currentRow(of: object)
-        } catch .deletedInAnotherThread {
+        } catch .invalidated {
             preconditionFailure(TrapMessage.invalidated)
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): \(error)")

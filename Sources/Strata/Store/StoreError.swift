@@ -14,8 +14,13 @@ import Foundation
 public enum StoreError: Error, Equatable, Sendable {
     /// A Store, or an object of it, was used off the thread or queue that opened it.
     case wrongThread
-    /// The object was deleted (by this or another thread's Store), or its Store invalidated.
+    /// A handoff found its object gone: a `ThreadSafeReference` to a deleted object, or a reactive
+    /// `.background` write whose object (or linked object) was deleted before the background Store
+    /// ran it. On the object's own thread, a stale reference is `.invalidated`.
     case deletedInAnotherThread
+    /// The object no longer names a stored object: it was deleted (by this Store, or by another whose
+    /// commit this Store has since seen) or its Store was invalidated. Fetch it again by primary key.
+    case invalidated
     /// `add` with policy `.error` found this primary key stored; nothing of the add was written.
     case alreadyExists(primaryKey: String)
     /// A change was attempted outside a write transaction.
@@ -70,7 +75,8 @@ extension StoreError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .wrongThread: "a Store or one of its objects was used off the thread that opened it"
-        case .deletedInAnotherThread: "the object was deleted, or its Store invalidated"
+        case .deletedInAnotherThread: "the object was deleted on another thread before the handoff reached it"
+        case .invalidated: "the object has been deleted or invalidated"
         case .alreadyExists(let key): "an object with primary key \(key) exists already"
         case .notInWriteTransaction: "changes need a write transaction"
         case .alreadyInWriteTransaction: "this thread is already in a write transaction"

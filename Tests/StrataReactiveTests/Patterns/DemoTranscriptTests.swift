@@ -59,7 +59,7 @@ import Testing
         has(writes, "table rows equal the store's, in title order: true")
 
         let errors = Self.step(5, in: lines)
-        for name in ["wrongThread", "deletedInAnotherThread", "alreadyExists", "notInWriteTransaction",
+        for name in ["wrongThread", "deletedInAnotherThread", "invalidated", "alreadyExists", "notInWriteTransaction",
                      "alreadyInWriteTransaction", "notManaged", "alreadyResolved", "migrationRequired", "schemaMismatch",
                      "corrupted", "fileAccess", "mapFull", "readOnly", "invalidArgument", "storage"] {
             #expect(errors.filter { $0.contains("-> .\(name):") }.count == 1, "\(name) shown once")
@@ -67,7 +67,7 @@ import Testing
         has(errors, "the small store holds 0 todos and works on: true")
         has(errors, "freeing them makes the next one work: true")
         has(errors, "and store.verify() passes")
-        has(errors, "StoreError cases shown: 15 of 15")
+        has(errors, "StoreError cases shown: 16 of 16")
 
         let file = Self.step(6, in: lines)
         has(file, "types: Todo; todos: 3")
