@@ -131,6 +131,30 @@ import Testing
         #expect(fixture.fileBytes() == garbage)  // untouched
     }
 
+    @Test func aFileWhoseLastPagesWereFreedUnwrittenOpens() throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        do {
+            let store = try fixture.open()
+            try store.write {
+                for id in 0..<3_000 { try store.add(Person(id: id, name: String(repeating: "n", count: 300))) }
+            }
+            try store.write { try store.delete(store.objects(Person.self).where { $0.id >= 50 }) }
+        }
+        // LMDB counts pages it allocated and freed within the last commit, and never wrote: the newest
+        // meta page names a last page past the file's end (this was refused as "truncated").
+        let bytes = [UInt8](fixture.fileBytes())
+        let pageSize = Int(bytes.load(MetaPageLayout.pageSize, as: UInt32.self))
+        let newest = [0, pageSize].max { a, b in
+            bytes.load(a + MetaPageLayout.transactionID, as: UInt64.self)
+                < bytes.load(b + MetaPageLayout.transactionID, as: UInt64.self)
+        }!
+        #expect(bytes.load(newest + MetaPageLayout.lastPage, as: UInt64.self) >= UInt64(bytes.count / pageSize))
+        let store = try fixture.open()
+        #expect(store.objects(Person.self).count == 50)
+        try store.verify()
+        #expect(try DynamicStore(path: fixture.path).count(ofType: "Person") == 50)
+    }
+
     @Test func aTruncatedFileIsCorruptedNotSIGBUS() throws {
         let fixture = Fixture([Item.self])
         do {

@@ -2,7 +2,7 @@
 /// every type to its tables. Writes only when something is new: opening an up-to-date file commits
 /// nothing.
 enum SchemaBinder {
-    static let formatVersion: UInt32 = 1
+    static let formatVersion = StrataFormat.version
 
     /// What the file needs so that the code's schema fits it.
     struct Plan {
@@ -186,19 +186,25 @@ enum SchemaBinder {
             switch (format, schema) {
             case (nil, nil):
                 return nil
+            case (let format?, nil):
+                try checkFormat(format)
+                return nil  // a new file: created with its format record, no schema yet
             case (let format?, let schema?):
-                guard format.count == 4 else { throw StoreError.corrupted("the format version has \(format.count) bytes") }
-                let version = UInt32(littleEndian: format.loadUnaligned(as: UInt32.self))
-                guard version == formatVersion else {
-                    throw StoreError.corrupted(
-                        "the file's format version is \(version); this Strata reads version \(formatVersion)")
-                }
+                try checkFormat(format)
                 return try StoredSchema(decoding: schema)
             default:
                 throw StoreError.corrupted("the meta table has only one of its format version and schema")
             }
         } catch {
             throw StoreError(wrapping: error)
+        }
+    }
+
+    private static func checkFormat(_ format: UnsafeRawBufferPointer) throws(StoreError) {
+        guard format.count == 4 else { throw .corrupted("the format version has \(format.count) bytes") }
+        let version = UInt32(littleEndian: format.loadUnaligned(as: UInt32.self))
+        guard version == formatVersion else {
+            throw .corrupted("the file's format version is \(version); this Strata reads version \(formatVersion)")
         }
     }
 

@@ -63,7 +63,7 @@ struct StoredSchema: Codable, Equatable, Sendable {
 
 /// Names of the LMDB tables of a file.
 enum TableName {
-    static let meta = "strata.meta"
+    static let meta = StrataFormat.metaTable
     static func objects(_ type: String) -> String { "type.\(type)" }
     static func index(_ type: String, _ property: String) -> String { "index.\(type).\(property)" }
     static func backlinks(_ type: String, _ property: String) -> String { "backlinks.\(type).\(property)" }
@@ -71,7 +71,7 @@ enum TableName {
 
 /// Keys of the `meta` table.
 enum MetaKey {
-    static let format = "format"
+    static let format = StrataFormat.formatKey
     static let schema = "schema"
 }
 

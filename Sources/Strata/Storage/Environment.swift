@@ -158,9 +158,8 @@ final class Environment: @unchecked Sendable {
         }
         guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
         let needed = (Int(info.me_last_pgno) + 1) * Int(stat.ms_psize)
-        if size < needed {
-            throw .corrupted("\(path) is truncated: \(size) bytes, but its pages reach \(needed) bytes")
-        }
+        // Pages past the end are fine when they are free (see `StoreFile.checkPagesPastTheEnd`).
+        if size < needed { try StoreFile.check(at: path) }
     }
 
     /// Whether the environment backs an in-memory store (its files go when it closes).

@@ -44,6 +44,8 @@ struct PageWalker {
     private var visited = Set<UInt64>()
     /// Pages checked, for reports.
     private(set) var pagesChecked = 0
+    /// The names of the tables the main tree lists (the keys of its leaves), as walked.
+    private(set) var tableNames: [[UInt8]] = []
 
     init(fd: Int32, path: String, pageSize: Int, lastPage: UInt64) {
         self.fd = fd
@@ -124,6 +126,7 @@ struct PageWalker {
                     continue
                 }
                 let dataSize = Int(low) | Int(high) << 16
+                if case .main = kind { tableNames.append(Array(page[(offset + Layout.nodeHeader)..<dataStart])) }
                 switch (kind, nodeFlags) {
                 case (.main, Layout.subData), (.table(sortedDuplicates: true), Layout.subData | Layout.dupData):
                     guard dataSize == Layout.dbSize, dataStart + dataSize <= pageSize else {
@@ -167,6 +170,62 @@ struct PageWalker {
                 }
             }
         }
+    }
+
+    /// The free pages numbered `from` or higher, read from the free-page tree under `root`. LMDB may
+    /// allocate pages past the file's end and free them in the same transaction (loose pages): they
+    /// are counted in the meta page's last page but never written, and only the free tree says so.
+    mutating func freePages(root: UInt64, atLeast from: UInt64) throws(StoreError) -> Set<UInt64> {
+        var free = Set<UInt64>()
+        guard root != Self.invalidPage else { return free }
+        var stack: [(page: UInt64, depth: Int)] = [(root, 1)]
+        let file = path
+        while let (number, depth) = stack.popLast() {
+            func damaged(_ what: String) -> StoreError {
+                .corrupted("\(file): page \(number) of the free-page tree \(what)")
+            }
+            guard depth <= Layout.maxDepth else { throw damaged("is deeper than any B-tree can be") }
+            guard (2...lastPage).contains(number), visited.insert(number).inserted else {
+                throw damaged("is outside the used pages, or reached twice")
+            }
+            let page = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: pageSize, path: path)
+            guard page.load(0, as: UInt64.self) == number else { throw damaged("carries another page number") }
+            let flags = page.load(10, as: UInt16.self)
+            guard flags == Layout.branch || flags == Layout.leaf else { throw damaged("is neither a branch nor a leaf page") }
+            for offset in try nodeOffsets(page, size: pageSize, damaged: damaged) {
+                let (low, high, nodeFlags, keySize) = node(page, at: offset)
+                let dataStart = offset + Layout.nodeHeader + keySize
+                guard dataStart <= pageSize else { throw damaged("has a key running past the page") }
+                if flags == Layout.branch {
+                    stack.append((UInt64(low) | UInt64(high) << 16 | UInt64(nodeFlags) << 32, depth + 1))
+                    continue
+                }
+                let dataSize = Int(low) | Int(high) << 16
+                let list: [UInt8]
+                switch nodeFlags {
+                case 0:
+                    guard dataStart + dataSize <= pageSize else { throw damaged("has a value running past the page") }
+                    list = Array(page[dataStart..<(dataStart + dataSize)])
+                case Layout.bigData:
+                    guard dataStart + 8 <= pageSize else { throw damaged("has an overflow reference running past the page") }
+                    let overflow = page.load(dataStart, as: UInt64.self)
+                    try checkOverflow(overflow, dataSize: dataSize, damaged: damaged)
+                    list = try Self.readBytes(
+                        fd: fd, offset: Int(overflow) * pageSize + Layout.header, count: dataSize, path: path)
+                default:
+                    throw damaged("has a node with flags \(nodeFlags), which the free-page tree cannot hold")
+                }
+                // A list of page numbers: its length, then the numbers.
+                guard list.count >= 8, list.count % 8 == 0, Int(list.load(0, as: UInt64.self)) == list.count / 8 - 1 else {
+                    throw damaged("has a free-page list of \(list.count) bytes that does not hold its count")
+                }
+                for index in 1..<(list.count / 8) {
+                    let freePage = list.load(index * 8, as: UInt64.self)
+                    if freePage >= from { free.insert(freePage) }
+                }
+            }
+        }
+        return free
     }
 
     /// The node offsets of a page, each checked to lie between the page's free space and its end.

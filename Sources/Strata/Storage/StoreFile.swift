@@ -6,14 +6,27 @@ import Musl
 import Darwin
 #endif
 
+import CLMDB
+
+/// What makes an LMDB file a Strata file: the table `strata.meta` holding, under `format`, the format
+/// version (a little-endian UInt32). Every Strata file has it from its creation on; a file without it
+/// belongs to another program and is never opened for writing.
+enum StrataFormat {
+    static let metaTable = "strata.meta"
+    static let formatKey = "format"
+    static let version: UInt32 = 1
+}
+
 /// Checks on the file itself, made before LMDB reads anything but its header: a damaged file must end
 /// in a typed error, never in LMDB following a bad page number out of the file (SIGBUS) or into
-/// garbage.
+/// garbage; a file of another program must not be opened (LMDB would take a reader slot in its lock
+/// file, and Strata would add its tables).
 enum StoreFile {
     /// Creates a new store file so that it appears whole or not at all: LMDB writes the meta pages of
     /// a new file after creating it, so a crash in between would leave an empty file, which cannot be
-    /// told apart from a store truncated to nothing. The file is made under a temporary name, flushed,
-    /// and linked into place (a concurrent creator's file wins; this one is then dropped).
+    /// told apart from a store truncated to nothing. The file is made under a temporary name with its
+    /// format record (`StrataFormat`), flushed, and linked into place (a concurrent creator's file
+    /// wins; this one is then dropped).
     ///
     /// - Throws: `.fileAccess` when the directory cannot be written, `.storage`.
     static func create(at path: String, options: EnvironmentOptions) throws(StoreError) {
@@ -26,13 +39,31 @@ enum StoreFile {
             let env = try LMDB.createEnvironment()
             defer { LMDB.closeEnvironment(env) }
             try LMDB.setMapSize(env, options.mapSize)
+            try LMDB.setMaxTables(env, 1)
             try LMDB.openEnvironment(env, path: temporary, flags: options.flags, mode: options.fileMode)
+            try writeFormatRecord(env)
             try LMDB.syncEnvironment(env)
         } catch {
             throw error.code > 0 ? .fileAccess(path: path, code: error.code) : StoreError(error)
         }
         guard link(temporary, path) == 0 || errno == EEXIST else { throw .fileAccess(path: path, code: errno) }
         syncDirectory(of: path)
+    }
+
+    private static func writeFormatRecord(_ env: OpaquePointer) throws(LMDBError) {
+        let txn = try LMDB.beginTransaction(env, flags: 0)
+        do throws(LMDBError) {
+            let meta = try LMDB.openTable(txn, name: StrataFormat.metaTable, flags: UInt32(MDB_CREATE))
+            _ = try withBytes(of: StrataFormat.version.littleEndian) { (value) throws(LMDBError) in
+                try Array(StrataFormat.formatKey.utf8).withBytes { (key) throws(LMDBError) in
+                    try LMDB.put(txn, meta, key: key, value: value, flags: 0)
+                }
+            }
+        } catch {
+            LMDB.abort(txn)
+            throw error
+        }
+        try LMDB.commit(txn)
     }
 
     /// Makes a new directory entry durable (a crash after `link` must not lose the file).
@@ -44,15 +75,24 @@ enum StoreFile {
         _ = close(fd)
     }
 
-    /// Checks an existing file before LMDB reads it: both meta pages, then the main tree.
+    /// Checks an existing file before LMDB reads it: both meta pages, then the main tree, which must
+    /// list Strata's meta table.
     ///
-    /// - Throws: `.corrupted` naming the page and the damage; `.fileAccess` when unreadable.
+    /// - Throws: `.corrupted` naming the page and the damage, or saying that the file is not a Strata
+    ///   file; `.fileAccess` when unreadable.
     static func check(at path: String) throws(StoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
         defer { _ = close(fd) }
         let pageSize = try checkMetaPages(fd, path: path)
-        try checkMainTree(fd, pageSize: pageSize, path: path)
+        let tables = try checkMainTree(fd, pageSize: pageSize, path: path)
+        guard tables.contains(Array(StrataFormat.metaTable.utf8)) else {
+            let listed = tables.prefix(3).map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
+            throw .corrupted(
+                "\(path) is not a Strata file: an LMDB file without Strata's meta table "
+                    + (tables.isEmpty ? "(it holds no table)" : "(its tables: \(listed)\(tables.count > 3 ? ", …" : ""))")
+                    + "; it was left as it is")
+        }
     }
 
     /// Checks both meta pages against the file: page size, last page and roots within the file.
@@ -76,8 +116,11 @@ enum StoreFile {
                 throw damaged("disagrees about the page size")
             }
             let lastPage = page.load(MetaPageLayout.lastPage, as: UInt64.self)
-            guard lastPage >= 1, lastPage < filePages else {
-                throw damaged("names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
+            guard lastPage >= 1, lastPage < 1 << 48 else { throw damaged("names an impossible last page \(lastPage)") }
+            if lastPage >= filePages {
+                try checkPagesPastTheEnd(
+                    fd, pageSize: pageSize, filePages: filePages, lastPage: lastPage,
+                    freeRoot: page.load(MetaPageLayout.roots[0], as: UInt64.self), path: path, damaged: damaged)
             }
             // LMDB converts the newer page's id to a signed transaction id; a flipped high bit would
             // turn it negative. 2^48 commits would take centuries.
@@ -93,6 +136,25 @@ enum StoreFile {
             }
         }
         return pageSize
+    }
+
+    /// A meta page may count pages past the file's end only when they are free: LMDB allocated them
+    /// and freed them in the same transaction, so it never wrote them. Any other page past the end
+    /// was cut off: the file is truncated, and reading that page would fault.
+    private static func checkPagesPastTheEnd(
+        _ fd: Int32, pageSize: Int, filePages: UInt64, lastPage: UInt64, freeRoot: UInt64, path: String,
+        damaged: (String) -> StoreError
+    ) throws(StoreError) {
+        let truncated = damaged("names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
+        guard lastPage - filePages < 1 << 20, filePages > 2 else { throw truncated }
+        var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: filePages - 1)
+        let free: Set<UInt64>
+        do {
+            free = try walker.freePages(root: freeRoot, atLeast: filePages)
+        } catch {
+            throw truncated  // the free tree itself lies past the end, or is damaged
+        }
+        guard (filePages...lastPage).allSatisfy(free.contains) else { throw truncated }
     }
 
     private static func checkHeader(_ page: [UInt8], index: Int, path: String) throws(StoreError) {
@@ -113,21 +175,23 @@ enum StoreFile {
     }
 
     /// Checks the pages of the main tree (the table directory, which opening reads) of the newest
-    /// snapshot. If a commit of another process replaced that snapshot during the walk, the walk
-    /// runs again on the new one, so a concurrent writer is never mistaken for damage.
-    private static func checkMainTree(_ fd: Int32, pageSize: Int, path: String) throws(StoreError) {
+    /// snapshot, and returns the names of the tables it lists. If a commit of another process replaced
+    /// that snapshot during the walk, the walk runs again on the new one, so a concurrent writer is
+    /// never mistaken for damage.
+    private static func checkMainTree(_ fd: Int32, pageSize: Int, path: String) throws(StoreError) -> [[UInt8]] {
         for attempt in 1...5 {
             let metas = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path)
-            guard let newest = metas.max(by: { $0.transactionID < $1.transactionID }) else { return }
+            guard let newest = metas.max(by: { $0.transactionID < $1.transactionID }) else { return [] }
             var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: newest.lastPage)
             do {
                 try walker.walk(newest, tables: false)
-                return
+                return walker.tableNames
             } catch {
                 let now = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path).map(\.transactionID).max()
                 if now == newest.transactionID || attempt == 5 { throw error }
             }
         }
+        return []
     }
 }
 
