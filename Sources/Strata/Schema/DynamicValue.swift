@@ -61,6 +61,21 @@ enum DynamicValue {
         }
     }
 
+    /// `value` with every integer (not Bool) as an `NSNumber`, lists included: what a migration hands
+    /// out, so that `as? Int`, `as? Int64` and `as? Int8` all succeed when the value fits, as in Realm.
+    static func numbersBridged(_ value: Any?) -> Any? {
+        switch value {
+        case let integer as any BinaryInteger: integerNumber(integer)
+        case let array as [Any]: array.map { numbersBridged($0) as Any }
+        default: value
+        }
+    }
+
+    private static func integerNumber(_ integer: some BinaryInteger) -> NSNumber {
+        if let signed = Int64(exactly: integer) { return NSNumber(value: signed) }
+        return NSNumber(value: UInt64(integer))
+    }
+
     /// Encodes `value` as a column of `type`. Integers convert between widths when they fit, numbers
     /// between Float and Double; links take a `MigrationObject` of the new schema (or nil).
     static func encodeColumn(
@@ -121,6 +136,7 @@ enum DynamicValue {
     /// `value` as the Swift type of `type`, converting numbers that fit.
     private static func convert(_ value: Any, to type: PropertyType) -> (any _PersistableValue)? {
         if let target = swiftType(type), Swift.type(of: value) == target { return value as? any _PersistableValue }
+        if Swift.type(of: value) is NSNumber.Type { return convert(number: value, to: type) }
         if let raw = (value as? any RawRepresentable)?.rawValue, !(raw is any RawRepresentable) { return convert(raw, to: type) }
         let integer = value as? any BinaryInteger
         let floating = (value as? Double) ?? (value as? Float).map(Double.init)
@@ -138,6 +154,26 @@ enum DynamicValue {
         case .decimal: return integer.map { Decimal(Int64(truncatingIfNeeded: $0)) } ?? floating.map { Decimal($0) }
         case .string: return (value as? Substring).map(String.init)
         default: return nil
+        }
+    }
+}
+
+extension DynamicValue {
+    /// An `NSNumber` (what a migration reads integers as) as the Swift type of `type`, when it fits.
+    fileprivate static func convert(number: Any, to type: PropertyType) -> (any _PersistableValue)? {
+        switch type {
+        case .int8: number as? Int8
+        case .int16: number as? Int16
+        case .int32: number as? Int32
+        case .int64: number as? Int
+        case .uint8: number as? UInt8
+        case .uint16: number as? UInt16
+        case .uint32: number as? UInt32
+        case .uint64: number as? UInt64
+        case .double: (number as? NSNumber)?.doubleValue
+        case .float: (number as? NSNumber)?.floatValue
+        case .decimal: (number as? NSNumber)?.decimalValue
+        default: nil
         }
     }
 }

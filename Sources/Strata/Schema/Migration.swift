@@ -29,25 +29,42 @@ public final class Migration {
     }
 
     /// Calls `block` for each object the type had before the migration, with its old values and its
-    /// new object (nil when the type is gone from the schema, or the object was deleted).
+    /// new object. Objects deleted earlier in the migration are skipped; for a type gone from the new
+    /// schema, `newObject` is nil. For a type new in this migration, `block` gets each object
+    /// `create` made so far, with a nil `oldObject`.
     ///
-    /// - Throws: what `block` throws; `.corrupted`, `.storage`.
+    /// - Throws: `.invalidArgument` when neither schema has the type (a typo would otherwise migrate
+    ///   nothing and commit); what `block` throws; `.corrupted`, `.storage`.
     public func enumerateObjects(
         ofType typeName: String, _ block: (_ oldObject: MigrationObject?, _ newObject: MigrationObject?) throws -> Void
     ) throws {
-        guard let oldType = context.old?.type(named: typeName) else { return }
-        var keys: [[UInt8]] = []
-        try context.forEachOld(try context.table(TableName.objects(typeName))) { (key, _) throws(StoreError) in
-            keys.append(Array(key))
-        }
+        try context.checkNotFailed()
+        let oldType = context.old?.type(named: typeName)
         let newType = context.new.type(named: typeName)
+        guard oldType != nil || newType != nil else {
+            throw context.fail(
+                .invalidArgument(
+                    "enumerateObjects(ofType: \"\(typeName)\"): neither the old nor the new schema has a type \(typeName)"))
+        }
+        let table = try context.table(TableName.objects(typeName))
+        guard let oldType else {
+            for (key, _) in try context.pairs(table, after: nil, limit: .max) {
+                try block(nil, MigrationObject(context: context, type: newType!, key: key, isOld: false))
+                try context.checkNotFailed()
+            }
+            return
+        }
+        var keys: [[UInt8]] = []
+        try context.forEachOld(table) { (key, _) throws(StoreError) in keys.append(Array(key)) }
         for key in keys {
             let old = MigrationObject(context: context, type: oldType, key: key, isOld: true)
             var new: MigrationObject?
-            if let newType, try context.get(try context.table(TableName.objects(typeName)), key: key) != nil {
+            if let newType {
+                guard try context.get(table, key: key) != nil else { continue }  // deleted in this migration
                 new = MigrationObject(context: context, type: newType, key: key, isOld: false)
             }
             try block(old, new)
+            try context.checkNotFailed()
         }
     }
 
@@ -69,7 +86,7 @@ public final class Migration {
         encoder.beginRow(columns: type.properties.count)
         for (index, property) in type.properties.enumerated() {
             if let value = values[property.name] {
-                try MigrationObject.encode(value, property: property, in: context, into: &encoder)
+                try MigrationObject.encode(value, property: property, of: typeName, in: context, into: &encoder)
             } else if let bytes = defaults[index] {
                 bytes.withUnsafeBytes { encoder.appendColumn(copying: $0) }
             } else {
@@ -97,13 +114,14 @@ public final class Migration {
         try context.delete(try context.table(TableName.objects(object.typeName)), key: object.key)
     }
 
-    /// Deletes every object of a type (new objects; old ones stay readable). Returns whether the type
-    /// had data in the file.
+    /// Deletes every object of a type (new objects, those `create` made in this migration included;
+    /// old ones stay readable). Returns whether either schema has the type (false for a name neither
+    /// has, as in Realm).
     @discardableResult
     public func deleteData(forType typeName: String) throws(StoreError) -> Bool {
-        guard context.old?.type(named: typeName) != nil, let table = context.tables[TableName.objects(typeName)] else {
-            return false
-        }
+        guard context.old?.type(named: typeName) != nil || context.new.type(named: typeName) != nil,
+            let table = context.tables[TableName.objects(typeName)]
+        else { return false }
         try context.empty(table)
         return true
     }
@@ -144,8 +162,10 @@ public final class Migration {
 /// let name = old?["name"] as? String
 /// new?["fullName"] = name
 /// ```
-/// Values come as their Swift types (Int, String?, Date…; enums as raw values, links as
-/// `MigrationObject`, lists as arrays). Setting converts integers between widths when they fit.
+/// Values come as their Swift types (String?, Date…; enums as raw values, links as
+/// `MigrationObject`, lists as arrays). Integers of every width come as `NSNumber`, as in Realm: `as?
+/// Int`, `as? Int64`, `as? Int8` all give the value when it fits. Setting converts numbers between
+/// widths when they fit.
 public final class MigrationObject {
     let context: MigrationContext
     let type: StoredSchema.StoredType
@@ -162,32 +182,40 @@ public final class MigrationObject {
     /// The type's name.
     public var typeName: String { type.name }
 
-    /// A property's value (nil for nil, and for a property the type does not have).
+    /// A property's value, or nil.
     ///
-    /// - Warning: Setting traps on an old object, an unknown property, a primary key or a value of the
-    ///   wrong type; `setValue(_:forProperty:)` throws instead.
+    /// - Warning: The subscript cannot throw. Reading or setting a property the type does not have,
+    ///   setting an old object, a primary key or a value of the wrong type abandons the migration: the
+    ///   subscript returns nil (or sets nothing), and opening the Store throws that error
+    ///   (`.invalidArgument` naming the type and property); nothing is written. `value(forProperty:)`
+    ///   and `setValue(_:forProperty:)` throw at once instead.
     public subscript(property: String) -> Any? {
         get {
             do {
                 return try value(forProperty: property)
             } catch {
-                preconditionFailure("Strata: reading \(type.name).\(property) in a migration: \(error)")
+                context.fail(error)
+                return nil
             }
         }
         set {
             do {
                 try setValue(newValue, forProperty: property)
             } catch {
-                preconditionFailure("Strata: setting \(type.name).\(property) in a migration: \(error)")
+                context.fail(error)
             }
         }
     }
 
-    /// A property's value.
+    /// A property's value (nil for nil).
     ///
-    /// - Throws: `.corrupted`, `.invalidated` when the object was deleted.
+    /// - Throws: `.invalidArgument` for a property the type does not have, `.corrupted`, `.invalidated`
+    ///   when the object was deleted.
     public func value(forProperty property: String) throws(StoreError) -> Any? {
-        guard let index = type.column(named: property) else { return nil }
+        guard let index = type.column(named: property) else {
+            throw .invalidArgument(
+                "\(type.name) has no property \(property) in the \(isOld ? "old" : "new") schema (reading it in a migration)")
+        }
         let table = try context.table(TableName.objects(type.name))
         guard let bytes = try isOld ? context.getOld(table, key: key) : context.get(table, key: key) else {
             throw .invalidated
@@ -196,7 +224,7 @@ public final class MigrationObject {
         let isOld = self.isOld
         return try bytes.withBytes { (raw) throws(StoreError) -> Any? in
             let row = try checkedRow(raw, type)
-            return try DynamicValue.decode(column(row, index, of: type), type: type.properties[index].type) {
+            let value = try DynamicValue.decode(column(row, index, of: type), type: type.properties[index].type) {
                 (target, key) throws(StoreError) -> Any? in
                 let schema = isOld ? context.old : context.new
                 guard let targetType = schema?.type(named: target) else { return nil }
@@ -204,6 +232,7 @@ public final class MigrationObject {
                 let exists = try isOld ? context.getOld(targetTable, key: key) != nil : context.get(targetTable, key: key) != nil
                 return exists ? MigrationObject(context: context, type: targetType, key: key, isOld: isOld) : nil
             }
+            return DynamicValue.numbersBridged(value)
         }
     }
 
@@ -213,25 +242,32 @@ public final class MigrationObject {
     ///   of the wrong type; `.invalidated` when the object was deleted.
     public func setValue(_ value: Any?, forProperty property: String) throws(StoreError) {
         guard !isOld else { throw .invalidArgument("old objects are read-only") }
-        guard let index = type.column(named: property) else { throw .invalidArgument("\(type.name) has no property \(property)") }
+        guard let index = type.column(named: property) else {
+            throw .invalidArgument("\(type.name) has no property \(property) in the new schema (setting it in a migration)")
+        }
         guard !type.properties[index].isPrimaryKey else {
             throw .invalidArgument("the primary key of an existing object cannot change in a migration")
         }
         let context = self.context
         let schemaProperty = type.properties[index]
         try setColumn(index) { (encoder) throws(StoreError) in
-            try Self.encode(value, property: schemaProperty, in: context, into: &encoder)
+            try Self.encode(value, property: schemaProperty, of: type.name, in: context, into: &encoder)
         }
     }
 
     static func encode(
-        _ value: Any?, property: PropertySchema, in context: MigrationContext, into encoder: inout _RowEncoder
+        _ value: Any?, property: PropertySchema, of typeName: String, in context: MigrationContext,
+        into encoder: inout _RowEncoder
     ) throws(StoreError) {
-        try DynamicValue.encodeColumn(value, type: property.type, into: &encoder) { (target, value) throws(StoreError) in
-            guard let object = value as? MigrationObject, !object.isOld, object.type.name == target else {
-                throw .invalidArgument("\(property.name) links to new \(target) objects of the migration, not \(value)")
+        do {
+            try DynamicValue.encodeColumn(value, type: property.type, into: &encoder) { (target, value) throws(StoreError) in
+                guard let object = value as? MigrationObject, !object.isOld, object.type.name == target else {
+                    throw .invalidArgument("links to new \(target) objects of the migration, not \(value)")
+                }
+                return object.key
             }
-            return object.key
+        } catch .invalidArgument(let reason) {
+            throw .invalidArgument("\(typeName).\(property.name): \(reason)")
         }
     }
 

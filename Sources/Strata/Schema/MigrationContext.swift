@@ -7,6 +7,9 @@ final class MigrationContext {
     let old: StoredSchema?
     let new: StoredSchema
     let code: [String: ObjectSchema]
+    /// The first failure of a call that cannot throw (a `MigrationObject` subscript): the migration is
+    /// abandoned with it once the block returns.
+    private(set) var failure: StoreError?
 
     init(write: consuming WriteTransaction, tables: [String: Table], old: StoredSchema?, new: StoredSchema, code: [ObjectSchema]) {
         self.write = .some(write)
@@ -14,6 +17,18 @@ final class MigrationContext {
         self.old = old
         self.new = new
         self.code = Dictionary(uniqueKeysWithValues: code.map { ($0.name, $0) })
+    }
+
+    /// Records `error` as the migration's failure (the first one wins) and returns it.
+    @discardableResult
+    func fail(_ error: StoreError) -> StoreError {
+        if failure == nil { failure = error }
+        return failure!
+    }
+
+    /// - Throws: the recorded failure, so that work stops once the migration is doomed.
+    func checkNotFailed() throws(StoreError) {
+        if let failure { throw failure }
     }
 
     func table(_ name: String) throws(StoreError) -> Table {

@@ -27,12 +27,16 @@ extension MigrationContext {
         return columns
     }
 
-    /// Rewrites every row of a type whose columns changed: a column of the same name and type keeps
-    /// its bytes, any other gets the model's initial value. Keys do not change.
+    /// Rewrites every row of a type whose columns changed. A column of the same name keeps its value
+    /// when its type is the same or wider (`String` → `String?`, `Int32` → `Int`, `Float` → `Double`;
+    /// an optional made required keeps its values, nil becoming the initial value); any other gets the
+    /// model's initial value. Keys do not change.
     func convertRows(from old: StoredSchema.StoredType, to new: StoredSchema.StoredType) throws(StoreError) {
         let defaults = try defaultColumns(of: new)
         let sources = new.properties.map { property in
-            old.column(named: property.name).flatMap { old.properties[$0].type == property.type ? $0 : nil }
+            old.column(named: property.name).flatMap { column in
+                ColumnConversion(from: old.properties[column].type, to: property.type).map { (column, $0) }
+            }
         }
         let table = try table(TableName.objects(new.name))
         var encoder = _RowEncoder()
@@ -40,9 +44,17 @@ extension MigrationContext {
             let row = try checkedRow(value, old)
             encoder.beginRow(columns: new.properties.count)
             for (index, source) in sources.enumerated() {
-                if let source {
-                    encoder.appendColumn(copying: try column(row, source, of: old))
-                } else if let bytes = defaults[index] {
+                if let (oldColumn, conversion) = source {
+                    if let bytes = try column(row, oldColumn, of: old) {
+                        conversion.append(bytes, to: &encoder)
+                        continue
+                    }
+                    if new.properties[index].type.isOptional {
+                        encoder.appendNullColumn()
+                        continue
+                    }
+                }
+                if let bytes = defaults[index] {
                     bytes.withUnsafeBytes { encoder.appendColumn(copying: $0) }
                 } else {
                     encoder.appendNullColumn()
@@ -50,6 +62,50 @@ extension MigrationContext {
             }
             try encoder.withRow { (bytes) throws(StoreError) in
                 _ = try put(table, key: Array(key), value: bytes)
+            }
+        }
+    }
+
+    /// How a column's value carries over to a property of the same name whose type changed.
+    enum ColumnConversion {
+        /// The same bytes: the same type, or a value made optional (or required: nil takes the default).
+        case same
+        /// An integer widened: little-endian bytes of one width to a wider one.
+        case integer(fromBytes: Int, signed: Bool, toBytes: Int)
+        case floatToDouble
+
+        /// The conversion from `old` to `new`, or nil when values cannot carry over safely.
+        init?(from old: PropertyType, to new: PropertyType) {
+            if old == new {
+                self = .same
+                return
+            }
+            let (from, to) = (old.unwrapped, new.unwrapped)
+            switch (from, to) {
+            case _ where from == to && from.isScalar: self = .same
+            case (.float, .double): self = .floatToDouble
+            default:
+                guard let fromWidth = from.integerWidth, let toWidth = to.integerWidth, toWidth > fromWidth,
+                    !from.isSignedInteger || to.isSignedInteger
+                else { return nil }
+                self = .integer(fromBytes: fromWidth, signed: from.isSignedInteger, toBytes: toWidth)
+            }
+        }
+
+        func append(_ bytes: UnsafeRawBufferPointer, to encoder: inout _RowEncoder) {
+            switch self {
+            case .same:
+                encoder.appendColumn(copying: bytes)
+            case .floatToDouble where bytes.count == 4:
+                let value = Double(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self))))
+                withUnsafeBytes(of: value.bitPattern.littleEndian) { encoder.appendColumn(copying: $0) }
+            case .integer(let fromBytes, let signed, let toBytes) where bytes.count == fromBytes:
+                // Little-endian: the low bytes stay, the new high bytes extend the sign (or zero).
+                let extending: UInt8 = signed && bytes[fromBytes - 1] & 0x80 != 0 ? 0xFF : 0
+                let widened = Array(bytes) + Array(repeating: extending, count: toBytes - fromBytes)
+                widened.withUnsafeBytes { encoder.appendColumn(copying: $0) }
+            default:
+                encoder.appendColumn(copying: bytes)  // a damaged value: verify() reports it
             }
         }
     }

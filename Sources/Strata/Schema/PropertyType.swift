@@ -46,6 +46,39 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         }
     }
 
+    /// The type without its optional wrapper.
+    var unwrapped: PropertyType {
+        if case .optional(let wrapped) = self { return wrapped }
+        return self
+    }
+
+    /// Whether nil is a value of this type (optionals, and links).
+    var isOptional: Bool {
+        switch self {
+        case .optional, .link: true
+        default: false
+        }
+    }
+
+    /// Whether the type is one value (not a link, a List or an optional).
+    var isScalar: Bool {
+        switch self {
+        case .optional, .link, .list: false
+        default: true
+        }
+    }
+
+    /// The byte width of an integer type.
+    var integerWidth: Int? {
+        switch self {
+        case .int8, .uint8: 1
+        case .int16, .uint16: 2
+        case .int32, .uint32: 4
+        case .int64, .uint64: 8
+        default: nil
+        }
+    }
+
     var isSignedInteger: Bool {
         switch self {
         case .int8, .int16, .int32, .int64: true

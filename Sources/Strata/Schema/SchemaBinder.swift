@@ -295,11 +295,13 @@ enum SchemaBinder {
         if plan.runsMigration, let migration = configuration.migration {
             do {
                 try migration(Migration(context: context), context.old?.schemaVersion ?? 0)
-            } catch let error as StoreError {
-                throw error
             } catch {
+                // A failure the block could not see (a subscript cannot throw) is the cause of what followed.
+                if let failure = context.failure { throw failure }
+                if let error = error as? StoreError { throw error }
                 throw .migrationRequired("the migration block threw: \(error)")
             }
+            try context.checkNotFailed()
         }
         for name in plan.removedTypeNames {
             guard let old = context.old?.type(named: name) else { continue }

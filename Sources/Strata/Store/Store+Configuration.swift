@@ -1,6 +1,12 @@
 import Foundation
 
 extension Store {
+    /// What `Configuration.migration` runs: the migration, and the file's schema version before it
+    /// (Realm's `MigrationBlock`).
+    public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldVersion: UInt64) throws -> Void
+}
+
+extension Store {
     /// How commits reach the disk.
     public enum Durability: Hashable, Sendable {
         /// Every commit is flushed (data and meta page) before `commitWrite` returns. Survives power loss.
@@ -56,8 +62,9 @@ extension Store {
         /// Runs when the file's schema version is lower than `schemaVersion`, inside the write that
         /// brings the file to the code's schema (see `Migration`). Receives the file's old version.
         /// Added and removed properties and types, and changed indexes, need no block, only a higher
-        /// `schemaVersion` (index changes need not even that).
-        public var migration: (@Sendable (Migration, _ oldVersion: UInt64) throws -> Void)?
+        /// `schemaVersion` (index changes need not even that); neither do properties made optional or
+        /// widened (`Int32` → `Int`), which keep their values.
+        public var migration: MigrationBlock?
         /// Deletes the file and starts empty instead of throwing `.migrationRequired`.
         ///
         /// - Warning: Every object in the file is lost; for caches only.
