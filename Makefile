@@ -13,7 +13,7 @@ test: lmdb
 	swift test
 
 # The concurrency tests under ThreadSanitizer (a separate build directory); any report fails the run.
-TSAN_TESTS = ConcurrencyTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|StrataReactiveTests
+TSAN_TESTS = ConcurrencyTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|MainQueueTests|StrataReactiveTests
 test-tsan: lmdb
 	swift build --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"

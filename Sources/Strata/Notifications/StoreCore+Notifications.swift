@@ -80,12 +80,17 @@ extension StoreCore {
         }
     }
 
-    /// The other queue a notification goes to, or nil for this Store's own.
+    /// The other queue a notification goes to, or nil for this Store's own (the main queue is a main
+    /// thread Store's own).
     ///
-    /// - Throws: `.invalidArgument` for a frozen Store.
+    /// - Throws: `.invalidArgument` for a frozen Store, or a concurrent queue.
     func foreignDeliveryQueue(_ queue: DispatchQueue?) throws(StoreError) -> DispatchQueue? {
         guard !isFrozen else { throw .invalidArgument("a frozen snapshot never changes: observe the live Store") }
-        guard let queue, queue !== deliveryQueue else { return nil }
+        guard let queue else { return nil }
+        if let deliveryQueue, DispatchQueues.isSame(queue, deliveryQueue) { return nil }
+        guard !DispatchQueues.isConcurrent(queue) else {
+            throw .invalidArgument("\(queue.label) is a concurrent queue: notifications need a serial queue")
+        }
         return queue
     }
 

@@ -54,3 +54,54 @@ enum Confinement {
         }
     }
 }
+
+/// What a `DispatchQueue` is, seen through the dispatch object it wraps. On Linux every access to
+/// `DispatchQueue.main` (or `.global()`) makes a new wrapper, so wrappers cannot be compared with
+/// `===`; and a concurrent queue cannot confine a Store (two of its blocks may run at once).
+enum DispatchQueues {
+    /// The dispatch object a queue wraps (on Linux, its `__wrapped` field), or nil where the wrapper
+    /// is the object itself or its layout is unknown.
+    private static func object(of queue: DispatchQueue) -> UnsafeRawPointer? {
+        #if canImport(Darwin)
+        return UnsafeRawPointer(Unmanaged.passUnretained(queue).toOpaque())
+        #else
+        for child in Mirror(reflecting: queue).children where child.label == "__wrapped" {
+            return (child.value as? OpaquePointer).map(UnsafeRawPointer.init)
+        }
+        return nil
+        #endif
+    }
+
+    /// The first word of a dispatch object: its class (vtable), the same for every queue of a kind.
+    private static func kind(of queue: DispatchQueue) -> UInt? {
+        #if canImport(Darwin)
+        return nil
+        #else
+        object(of: queue)?.load(as: UInt.self)
+        #endif
+    }
+
+    /// The kinds of queue a Store cannot be confined to: made with `.concurrent`, and the global ones.
+    private static let concurrentKinds: Set<UInt> = Set(
+        [DispatchQueue(label: "strata.kind.concurrent", attributes: .concurrent), DispatchQueue.global()]
+            .compactMap(kind(of:)))
+
+    /// Whether both wrap the same queue.
+    static func isSame(_ a: DispatchQueue, _ b: DispatchQueue) -> Bool {
+        if a === b { return true }
+        guard let first = object(of: a), let second = object(of: b) else { return false }
+        return first == second
+    }
+
+    /// Whether `queue` is the main queue.
+    static func isMain(_ queue: DispatchQueue) -> Bool {
+        isSame(queue, .main)
+    }
+
+    /// Whether `queue` may run two blocks at once (a `.concurrent` queue, or a global one). Unknown
+    /// kinds count as serial.
+    static func isConcurrent(_ queue: DispatchQueue) -> Bool {
+        guard let kind = kind(of: queue) else { return false }
+        return concurrentKinds.contains(kind)
+    }
+}

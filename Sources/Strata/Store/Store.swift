@@ -36,12 +36,24 @@ public struct Store {
         core = try StoreCache.core(for: configuration, confinement: .currentThread)
     }
 
-    /// Opens the Store for `configuration` confined to a serial queue. Call it on that queue.
+    /// Opens the Store for `configuration` confined to a serial queue. Call it on that queue. The
+    /// main queue and the main thread are one: on it, this is the main thread's Store.
     ///
-    /// - Throws: `.wrongThread` when not called on `queue`, and what `init(configuration:)` throws.
-    /// - Warning: The queue must be serial. LMDB's writer lock belongs to a thread: begin and commit
-    ///   each write inside one block on the queue (`write { }` does).
+    /// - Throws: `.wrongThread` when not called on `queue`, `.invalidArgument` for a concurrent queue
+    ///   (one made with `.concurrent`, or a global queue), and what `init(configuration:)` throws.
+    /// - Warning: LMDB's writer lock belongs to a thread: begin and commit each write inside one block
+    ///   on the queue (`write { }` does).
     public init(configuration: Configuration, queue: DispatchQueue) throws(StoreError) {
+        if DispatchQueues.isMain(queue) {
+            guard Thread.isMainThread else { throw .wrongThread }
+            core = try StoreCache.core(for: configuration, confinement: .currentThread)
+            return
+        }
+        guard !DispatchQueues.isConcurrent(queue) else {
+            throw .invalidArgument(
+                "\(queue.label) is a concurrent queue: a Store needs a serial queue (two blocks of a concurrent "
+                    + "queue may use it at once)")
+        }
         core = try StoreCache.core(for: configuration, confinement: try .queue(queue), queue: queue)
     }
 
