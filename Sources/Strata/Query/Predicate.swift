@@ -124,48 +124,63 @@ extension StoreCore {
     private func matches(
         _ comparison: Comparison, row start: RowView, binding root: TableBinding, key rootKey: RowKey
     ) throws(StoreError) -> Bool {
+        // Through a nil or dangling link, every comparison is false.
+        guard let end = try pathEnd(comparison.path, row: start, binding: root, key: rootKey) else { return false }
+        let (binding, key, column) = (end.binding, end.key, end.column)
+        let bytes: UnsafeRawBufferPointer?
+        do {
+            bytes = try end.row.column(column)
+        } catch {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+        }
+        let outcome: Bool?
+        if comparison.path.countsList {
+            guard let bytes, let count = try? ListFormat.elements(bytes).count else {
+                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): a damaged List")
+            }
+            var littleEndian = Int64(count).littleEndian
+            outcome = Swift.withUnsafeBytes(of: &littleEndian) { comparison.test($0) }
+        } else {
+            outcome = comparison.test(bytes)
+        }
+        guard let outcome else {
+            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): undecodable in a query")
+        }
+        return outcome
+    }
+
+    /// Where `path` ends for the row under `key`: the row, its binding and key, and the column of the
+    /// path's last property, reached by following its links. Nil when a link on the way is nil or
+    /// names a deleted row.
+    ///
+    /// - Throws: `.corrupted` when a link's bytes cannot be a key, `.storage`.
+    func pathEnd(
+        _ path: PropertyPath, row start: RowView, binding root: TableBinding, key rootKey: RowKey
+    ) throws(StoreError) -> (row: RowView, binding: TableBinding, key: RowKey, column: Int)? {
         var row = start
         var binding = root
         var key = rootKey
-        let steps = comparison.path.steps
-        for (position, step) in steps.enumerated() {
-            let column = binding.columnOfProperty[step.property]
+        let steps = path.steps
+        for position in steps.indices.dropLast() {
+            let column = binding.columnOfProperty[steps[position].property]
             let bytes: UnsafeRawBufferPointer?
             do {
                 bytes = try row.column(column)
             } catch {
                 throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
             }
-            if position < steps.count - 1 {
-                // A link: follow it; a nil or dangling link matches nothing.
-                guard let bytes else { return false }
-                let target = try self.binding(for: steps[position + 1].schema.type)
-                do {
-                    key = try RowKey(stored: bytes, kind: target.keyKind)
-                } catch {
-                    throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
-                }
-                guard let next = try fetchRow(target, key: key) else { return false }
-                row = next
-                binding = target
-                continue
+            guard let bytes else { return nil }
+            let target = try self.binding(for: steps[position + 1].schema.type)
+            do {
+                key = try RowKey(stored: bytes, kind: target.keyKind)
+            } catch {
+                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
             }
-            let outcome: Bool?
-            if comparison.path.countsList {
-                guard let bytes, let count = try? ListFormat.elements(bytes).count else {
-                    throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): a damaged List")
-                }
-                var littleEndian = Int64(count).littleEndian
-                outcome = Swift.withUnsafeBytes(of: &littleEndian) { comparison.test($0) }
-            } else {
-                outcome = comparison.test(bytes)
-            }
-            guard let outcome else {
-                throw .corrupted(
-                    "\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): undecodable in a query")
-            }
-            return outcome
+            guard let next = try fetchRow(target, key: key) else { return nil }
+            row = next
+            binding = target
         }
-        return false
+        guard let last = steps.last else { return nil }
+        return (row, binding, key, binding.columnOfProperty[last.property])
     }
 }

@@ -139,11 +139,20 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 }
                 items = order.map { items[$0] }
             case .distinct(let keyPaths):
+                // As in Realm, an object whose link on the way to a distinct property is nil is left out.
+                let linkPaths = keyPaths.compactMap { KeyPathResolver.path($0, in: binding.schema) }.filter { $0.steps.count > 1 }
                 var seen = Set<[AnyHashable]>()
-                items = items.filter { item in
+                var kept: [(key: RowKey, row: RowView)] = []
+                for item in items {
+                    var reachesEveryProperty = true
+                    for path in linkPaths where try core.pathEnd(path, row: item.row, binding: binding, key: item.key) == nil {
+                        reachesEveryProperty = false
+                    }
+                    guard reachesEveryProperty else { continue }
                     let object = object(for: item)
-                    return seen.insert(keyPaths.map { distinctValue(object[keyPath: $0]) }).inserted
+                    if seen.insert(keyPaths.map { distinctValue(object[keyPath: $0]) }).inserted { kept.append(item) }
                 }
+                items = kept
             }
         }
         return items
