@@ -5,8 +5,8 @@ final class ResultsObserver<Element: Object>: StoreObserver {
     private unowned(unsafe) let core: StoreCore  // the core owns this observer
     private let binding: TableBinding
     private let stages: [Results<Element>.Stage]
-    /// Observed stored columns; nil: every column.
-    private let columns: Set<Int>?
+    /// Observed columns, and the routes through links whose changes count as modifications.
+    private let observed: ObservedPaths
     /// Whether the Results can change through other types (conditions through links, closures).
     private let readsOtherTypes: Bool
     private let block: (CollectionChange<Results<Element>>, ChangeVersions) -> Void
@@ -15,13 +15,13 @@ final class ResultsObserver<Element: Object>: StoreObserver {
     private(set) var isStarted = false
 
     init(
-        results: Results<Element>, columns: Set<Int>?, state: ObserverState,
+        results: Results<Element>, observed: ObservedPaths, state: ObserverState,
         block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
     ) {
         core = results.core
         binding = results.binding
         stages = results.stages
-        self.columns = columns
+        self.observed = observed
         self.state = state
         self.block = block
         readsOtherTypes = results.stages.contains { stage in
@@ -52,21 +52,34 @@ final class ResultsObserver<Element: Object>: StoreObserver {
 
     func deliver(_ span: ChangeSpan, at snapshot: StoreCore?) {
         defer { version = span.to }
-        let relevant = readsOtherTypes ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name)
+        let relevant =
+            readsOtherTypes ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name) || observed.touchesLinkedTypes(span)
         guard relevant else { return }
         let current =
             snapshot.map { Results(core: $0, binding: $0.bindingOrTrap(for: Element.self), stages: stages) } ?? results
         let changes = span.tables[binding.name]
-        let isModified = { [columns] (key: RowKey) -> Bool in
+        let throughLinks: [RowKey: Set<String>]
+        do {
+            throughLinks = span.isComplete ? try observed.modifiedThroughLinks(in: span, core: snapshot ?? core) : [:]
+        } catch {
+            state.invalidate()
+            return block(.error(error), ChangeVersions(from: span.from, to: span.to))
+        }
+        let isModified = { [observed] (key: RowKey) -> Bool in
             guard span.isComplete else { return true }  // another process committed: cannot tell
+            if throughLinks[key] != nil { return true }
             guard let changed = changes?.modified[key] else { return false }
-            guard let columns else { return true }
+            guard let columns = observed.columns else { return true }
             return changed.contains(-1) || !changed.isDisjoint(with: columns)
         }
         let difference: KeyDifference
         if stages.isEmpty, span.isComplete, let changes {
             // A whole table in key order: the log says everything, no need to read the keys again.
-            difference = KeyDifference(keysInOrder: &keys, applying: changes, isModified: isModified)
+            difference = KeyDifference(
+                keysInOrder: &keys, applying: changes, alsoModified: throughLinks.keys, isModified: isModified)
+        } else if stages.isEmpty, span.isComplete, !throughLinks.isEmpty {
+            // Only linked objects changed: the keys are the same.
+            difference = KeyDifference(keysInOrder: &keys, applying: TableChanges(), alsoModified: throughLinks.keys, isModified: isModified)
         } else {
             let newKeys = current.keys()
             difference = KeyDifference(old: keys, new: newKeys, isModified: isModified)
@@ -87,17 +100,21 @@ final class ObjectObserver<T: Object>: StoreObserver {
     private unowned(unsafe) let core: StoreCore
     private let binding: TableBinding
     private let key: RowKey
+    /// The observed columns of the object's own row.
     private let columns: [Int]
+    /// What else counts: changes of objects its links reach.
+    private let observed: ObservedPaths
     private let block: (ObjectChange<T>, ChangeVersions) -> Void
     private var values: [[UInt8]?] = []
     private(set) var version = 0
     private(set) var isStarted = false
 
-    init(object: T, columns: [Int], state: ObserverState, block: @escaping (ObjectChange<T>, ChangeVersions) -> Void) {
+    init(object: T, observed: ObservedPaths, state: ObserverState, block: @escaping (ObjectChange<T>, ChangeVersions) -> Void) {
         core = object._store!
         binding = object._binding!
         key = object._key
-        self.columns = columns
+        columns = observed.columns.map { $0.sorted() } ?? Array(0..<binding.columnCount)
+        self.observed = observed
         self.state = state
         self.block = block
     }
@@ -133,14 +150,18 @@ final class ObjectObserver<T: Object>: StoreObserver {
 
     func deliver(_ span: ChangeSpan, at snapshot: StoreCore?) {
         defer { version = span.to }
-        if span.isComplete {
-            guard let changes = span.tables[binding.name],
-                changes.deleted.contains(key) || changes.modified[key] != nil || changes.inserted.contains(key)
-            else { return }
-        }
         let versions = ChangeVersions(from: span.from, to: span.to)
+        let throughLinks: Set<String>
         let current: [[UInt8]?]?
         do {
+            throughLinks =
+                span.isComplete && observed.touchesLinkedTypes(span)
+                ? try observed.modifiedThroughLinks(in: span, core: snapshot ?? core)[key] ?? [] : []
+            if span.isComplete, throughLinks.isEmpty {
+                guard let changes = span.tables[binding.name],
+                    changes.deleted.contains(key) || changes.modified[key] != nil || changes.inserted.contains(key)
+                else { return }
+            }
             current = try currentValues(in: snapshot)
         } catch {
             state.invalidate()
@@ -156,6 +177,10 @@ final class ObjectObserver<T: Object>: StoreObserver {
                 PropertyChange(
                     name: binding.columnNames[column], oldValue: decode(values[index], column: column),
                     newValue: decode(current[index], column: column)))
+        }
+        // A linked object changed: reported under the link's name (links carry no old and new values).
+        for name in binding.columnNames where throughLinks.contains(name) && !changes.contains(where: { $0.name == name }) {
+            changes.append(PropertyChange(name: name, oldValue: nil, newValue: nil))
         }
         values = current
         guard !changes.isEmpty else { return }
@@ -225,7 +250,11 @@ struct KeyDifference {
     }
 
     /// For keys in table order, from the log alone: O(changes × log n). Updates `keys` to the new list.
-    init(keysInOrder keys: inout [RowKey], applying changes: TableChanges, isModified: (RowKey) -> Bool) {
+    /// `alsoModified`: keys modified through their links, beside the log's own modifications.
+    init(
+        keysInOrder keys: inout [RowKey], applying changes: TableChanges, alsoModified: some Collection<RowKey>,
+        isModified: (RowKey) -> Bool
+    ) {
         func position(_ key: RowKey, in keys: [RowKey]) -> (index: Int, found: Bool) {
             var low = 0
             var high = keys.count
@@ -239,12 +268,13 @@ struct KeyDifference {
             let found = position(key, in: keys)
             if found.found { deletions.append(found.index) }
         }
-        for (key, _) in changes.modified where isModified(key) {
+        var modified = Set<Int>()
+        for key in changes.modified.keys.lazy.filter(isModified) + alsoModified where !changes.deleted.contains(key) {
             let found = position(key, in: keys)
-            if found.found { modifications.append(found.index) }
+            if found.found { modified.insert(found.index) }
         }
+        modifications = modified.sorted()
         deletions.sort()
-        modifications.sort()
         for index in deletions.reversed() { keys.remove(at: index) }
         let inserted = changes.inserted.sorted { $0.precedes($1) }
         if let first = inserted.first, keys.last.map({ $0.precedes(first) }) ?? true {

@@ -130,133 +130,6 @@ extension StoreCore {
     }
 }
 
-extension Results {
-    /// Observes the Results: `.initial` first, on its own, then an `.update` after every write (of
-    /// any thread or Store of the process) that changes which objects it holds, their order, or the
-    /// properties at `keyPaths` (every property when empty) of an object it holds.
-    ///
-    /// ```swift
-    /// let token = try adults.observe { change in
-    ///     if case .update(_, let deletions, let insertions, let modifications) = change { … }
-    /// }
-    /// ```
-    /// Delivery is asynchronous, on the Store's queue: its serial queue, or the main queue for a Store
-    /// of the main thread; when a callback runs, the Store (and the Results it receives) already show
-    /// the new state. With `queue`, another serial queue, the Results is opened again on a Store of
-    /// that queue (as `Store(configuration:queue:)`), and callbacks receive objects of that Store.
-    /// A Store of a thread without queue delivers on `refresh()` and when a write begins. Commits of another process are noticed when the Store
-    /// moves to them (`refresh()`); their modifications cannot be told apart, so every object that
-    /// stayed is reported as modified.
-    ///
-    /// - Throws: `.wrongThread`, `.invalidArgument` for a frozen Results. Failing to open the Store on
-    ///   `queue` arrives as `.error`.
-    /// - Warning: Keep the token: notifications stop when it is deinitialised. `queue` must be serial.
-    public func observe(
-        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
-        _ block: @escaping (CollectionChange<Results<Element>>) -> Void
-    ) throws(StoreError) -> NotificationToken {
-        try observe(keyPaths: keyPaths, on: queue, everyCommit: everyCommit) { change, _ in block(change) }
-    }
-
-    /// As `observe(keyPaths:on:_:)`, with the versions each change spans and how many commits it
-    /// coalesces.
-    ///
-    /// With `everyCommit`, commits are not coalesced: each commit gets its own `.update`, whose
-    /// Results is a frozen snapshot of exactly that commit (the last one of a delivery is the live
-    /// Results). Each commit then pins a snapshot until every such observer has seen it (at most 32
-    /// are kept; beyond that, and for commits of other processes, changes are coalesced again).
-    public func observe(
-        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
-        _ block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
-    ) throws(StoreError) -> NotificationToken {
-        try core.checkConfined()
-        let columns = try binding.columns(for: keyPaths).map(Set.init)
-        if let elsewhere = try core.foreignDeliveryQueue(queue) {
-            let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
-            let stages = self.stages
-            StoreCore.observeElsewhere(
-                configuration: core.configuration, queue: elsewhere, state: state,
-                make: { (there) throws(StoreError) in
-                    let results = Results(core: there, binding: try there.binding(for: Element.self), stages: stages)
-                    return (ResultsObserver(results: results, columns: columns, state: state, block: block), false)
-                },
-                failed: { block(.error($0), ChangeVersions(from: 0, to: 0)) })
-            return NotificationToken(state: state)
-        }
-        let state = ObserverState(core: core, everyCommit: everyCommit)
-        try core.addObserver(ResultsObserver(results: self, columns: columns, state: state, block: block), startNow: false)
-        return NotificationToken(state: state)
-    }
-}
-
-extension ThreadConfined where Self: Object {
-    /// Observes the object: `.change` with the properties at `keyPaths` (every property when empty)
-    /// that a write changed, `.deleted` when it is deleted. Delivered like `Results.observe`.
-    ///
-    /// ```swift
-    /// let token = try person.observe(keyPaths: [\.name]) { change in
-    ///     if case .change(_, let properties) = change { print(properties.map(\.name)) }
-    /// }
-    /// ```
-    /// - Throws: `.notManaged`, `.invalidated` (deleted already), `.wrongThread`, `.invalidArgument` for a
-    ///   frozen object, or a key path that names no stored property. On another `queue` the object's baseline is taken when that queue first runs.
-    /// - Warning: Keep the token: notifications stop when it is deinitialised.
-    public func observe(
-        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
-        _ block: @escaping (ObjectChange<Self>) -> Void
-    ) throws(StoreError) -> NotificationToken {
-        try observe(keyPaths: keyPaths, on: queue, everyCommit: everyCommit) { change, _ in block(change) }
-    }
-
-    /// As `observe(keyPaths:on:_:)`, with the versions each change spans. `everyCommit` as for
-    /// `Results.observe`: one `.change` per commit, its object frozen at that commit.
-    public func observe(
-        keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
-        _ block: @escaping (ObjectChange<Self>, ChangeVersions) -> Void
-    ) throws(StoreError) -> NotificationToken {
-        guard let core = _store, let binding = _binding else { throw .notManaged }
-        try core.checkConfined()
-        guard (try? core.currentRow(of: self)) != nil else { throw .invalidated }
-        let columns = try binding.columns(for: keyPaths) ?? Array(0..<binding.columnCount)
-        if let elsewhere = try core.foreignDeliveryQueue(queue) {
-            let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
-            let key = _key
-            StoreCore.observeElsewhere(
-                configuration: core.configuration, queue: elsewhere, state: state,
-                make: { (there) throws(StoreError) in
-                    guard let object = try there.linkedObject(Self.self, key: key) else { throw .deletedInAnotherThread }
-                    return (ObjectObserver(object: object, columns: columns, state: state, block: block), true)
-                },
-                failed: { error in block(error == .deletedInAnotherThread ? .deleted : .error(error), ChangeVersions(from: 0, to: 0)) })
-            return NotificationToken(state: state)
-        }
-        let state = ObserverState(core: core, everyCommit: everyCommit)
-        try core.addObserver(ObjectObserver(object: self, columns: columns, state: state, block: block), startNow: true)
-        return NotificationToken(state: state)
-    }
-}
-
-extension TableBinding {
-    /// The stored column a key path of this type names.
-    ///
-    /// - Throws: `.invalidArgument` naming the key path when it names no stored property of the type.
-    func column<Root: Object>(for keyPath: PartialKeyPath<Root>) throws(StoreError) -> Int {
-        guard let path = KeyPathResolver.path(keyPath, in: schema) else {
-            throw .invalidArgument(KeyPathResolver.unresolvedMessage(keyPath, schema: schema))
-        }
-        guard let index = path.directProperty else {
-            throw .invalidArgument("Strata: \(keyPath) goes through a link; name a property of \(name) itself")
-        }
-        return columnOfProperty[index]
-    }
-
-    /// The stored columns observed key paths name; nil (every column) when there are none.
-    func columns<Root: Object>(for keyPaths: [PartialKeyPath<Root>]) throws(StoreError) -> [Int]? {
-        guard !keyPaths.isEmpty else { return nil }
-        return try keyPaths.map { (keyPath) throws(StoreError) in try column(for: keyPath) }
-    }
-}
-
 extension Store {
     /// Whether a commit (of any thread of the process) moves this Store to it the next time its queue
     /// runs (true by default). Only Stores with a queue (a serial queue, or the main thread's) can;
@@ -305,7 +178,7 @@ extension Results {
 
 /// Carries the registration of an observer to the queue it is delivered on; the closures it holds
 /// run there only.
-private struct UncheckedWork: @unchecked Sendable {
+struct UncheckedWork: @unchecked Sendable {
     let run: () -> Void
 }
 

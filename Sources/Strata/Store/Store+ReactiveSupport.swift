@@ -105,9 +105,9 @@ extension Results {
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
         _ = try core.foreignDeliveryQueue(nil)  // refuses a frozen Results
-        let columns = try binding.columns(for: keyPaths).map(Set.init)
+        let observed = try ObservedPaths(ObservationSpec(keyPaths: keyPaths, schema: binding.schema), root: binding, in: core)
         let state = ObserverState(core: core, everyCommit: false)
-        let observer = ResultsObserver(results: self, columns: columns, state: state) { change, _ in block(change) }
+        let observer = ResultsObserver(results: self, observed: observed, state: state) { change, _ in block(change) }
         try core.addObserver(observer, startNow: true)
         return NotificationToken(state: state)
     }

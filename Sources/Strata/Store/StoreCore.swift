@@ -223,6 +223,14 @@ final class StoreCore {
         return binding
     }
 
+    /// - Throws: `.schemaMismatch` when no type of that stored name is in this Store's schema.
+    func binding(named name: String) throws(StoreError) -> TableBinding {
+        guard let binding = bindings.first(where: { $0.name == name }) else {
+            throw .schemaMismatch("\(name) is not in this Store's schema")
+        }
+        return binding
+    }
+
     func bindingOrTrap(for type: Object.Type) -> TableBinding {
         guard let binding = bindingsByType[ObjectIdentifier(type)] else {
             preconditionFailure("Strata: \(type) is not in this Store's schema; add it to Configuration.objectTypes")
