@@ -11,11 +11,14 @@
 /// }
 /// ```
 /// An unmanaged list is a plain array. A managed list is live: it reads its owner's row on every
-/// access, and every change rewrites that row (so changes need a write transaction).
+/// access, and every change rewrites that row (so changes need a write transaction). Both are
+/// `RangeReplaceableCollection`s (`removeLast()`, `removeFirst(_:)`, `insert(contentsOf:at:)`,
+/// `replaceSubrange(_:with:)`, `removeAll(where:)`…) with the same meaning; each such call on a
+/// managed list rewrites the row once.
 ///
 /// - Warning: A managed list is confined to its Store's thread, and changing it outside a write
 ///   transaction traps, like setting a property.
-public final class List<Element: _ListElement>: RandomAccessCollection, MutableCollection {
+public final class List<Element: _ListElement>: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
     enum Backing {
         case unmanaged([Element])
         case managed(owner: Object, column: Int)
@@ -56,15 +59,15 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
         }
     }
 
-    private func modify<R>(_ change: (inout [Element]) -> R) -> R {
+    private func modify<R>(_ change: (inout [Element]) throws -> R) rethrows -> R {
         switch backing {
         case .unmanaged(var elements):
             backing = .unmanaged([])  // keep the array uniquely referenced while it changes
             defer { backing = .unmanaged(elements) }
-            return change(&elements)
+            return try change(&elements)
         case .managed(let owner, let column):
             var elements = elements
-            let result = change(&elements)
+            let result = try change(&elements)
             owner._writeColumn(column) { (row: inout _RowEncoder) throws(StoreError) in
                 try Self.encode(elements, into: &row)
             }
@@ -116,8 +119,81 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
     }
 
     /// Removes every element (objects stay in the Store).
-    public func removeAll() {
+    public func removeAll(keepingCapacity keepCapacity: Bool = false) {
         modify { $0.removeAll() }
+    }
+
+    /// Replaces the elements in `subrange` with `newElements` (the `RangeReplaceableCollection`
+    /// primitive: every other change can be made of it). An unmanaged object put in a managed list is
+    /// added to the Store.
+    public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
+        modify { $0.replaceSubrange(subrange, with: newElements) }
+    }
+
+    // The collection's own changes, declared on the class so that they work on any reference to the
+    // list (a `let`, a property), not only on a `var` as `RangeReplaceableCollection`'s mutating ones.
+
+    /// Inserts `newElements` so that the first of them ends up at `index`.
+    public func insert<C: Collection>(contentsOf newElements: C, at index: Int) where C.Element == Element {
+        modify { $0.insert(contentsOf: newElements, at: index) }
+    }
+
+    /// Removes the elements in `bounds`.
+    public func removeSubrange(_ bounds: Range<Int>) {
+        modify { $0.removeSubrange(bounds) }
+    }
+
+    /// Removes the elements in `bounds` (`0..<2`, `...3`, `2...`).
+    public func removeSubrange(_ bounds: some RangeExpression<Int>) {
+        modify { $0.removeSubrange(bounds) }
+    }
+
+    /// Removes and returns the first element (the list must not be empty).
+    @discardableResult
+    public func removeFirst() -> Element {
+        modify { $0.removeFirst() }
+    }
+
+    /// Removes the first `count` elements.
+    public func removeFirst(_ count: Int) {
+        modify { $0.removeFirst(count) }
+    }
+
+    /// Removes and returns the last element (the list must not be empty).
+    @discardableResult
+    public func removeLast() -> Element {
+        modify { $0.removeLast() }
+    }
+
+    /// Removes the last `count` elements.
+    public func removeLast(_ count: Int) {
+        modify { $0.removeLast(count) }
+    }
+
+    /// Removes and returns the last element, or nil when the list is empty.
+    public func popLast() -> Element? {
+        modify { $0.popLast() }
+    }
+
+    /// Removes the elements that satisfy `shouldBeRemoved`, keeping the others' order (one rewrite of
+    /// a managed list's row).
+    public func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+        try modify { try $0.removeAll(where: shouldBeRemoved) }
+    }
+
+    /// Exchanges two elements (one rewrite of a managed list's row).
+    public func swapAt(_ i: Int, _ j: Int) {
+        modify { $0.swapAt(i, j) }
+    }
+
+    /// Reverses the elements in place (one rewrite of a managed list's row).
+    public func reverse() {
+        modify { $0.reverse() }
+    }
+
+    /// Sorts the elements in place (one rewrite of a managed list's row).
+    public func sort(by areInIncreasingOrder: (Element, Element) throws -> Bool) rethrows {
+        try modify { try $0.sort(by: areInIncreasingOrder) }
     }
 
     /// Moves the element at `from` so that it ends up at index `to`.
@@ -212,6 +288,13 @@ extension List: AnyList {
 
     var linkedObjects: [Object] {
         elements.compactMap { $0 as? Object }
+    }
+}
+
+extension List where Element: Comparable {
+    /// Sorts the elements in ascending order (one rewrite of a managed list's row).
+    public func sort() {
+        sort(by: <)
     }
 }
 
