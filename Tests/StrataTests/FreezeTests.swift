@@ -39,6 +39,21 @@ import Testing
         #expect(live == store && live.objects(Item.self).count == 400)
     }
 
+    /// Documented difference from Realm: a write that changes nothing commits no new version (LMDB
+    /// writes nothing for it), so freezing after it gives the frozen Store of the version before.
+    @Test func anEmptyWriteMakesNoVersionSoFreezingAfterItGivesTheSameSnapshot() throws {
+        let (fixture, store) = try populated()
+        defer { withExtendedLifetime(fixture) {} }
+        let before = try store.freeze()
+        let version = try store.core.version()
+        try store.write {}
+        #expect(try store.core.version() == version)
+        #expect(try store.freeze() == before)
+        try store.write { store.object(ofType: Item.self, forPrimaryKey: 1)!.score = 7 }
+        let after = try store.freeze()
+        #expect(after != before && after.object(ofType: Item.self, forPrimaryKey: 1)?.score == 7)
+    }
+
     @Test func frozenObjectsAndResultsAndThawingThem() throws {
         let (fixture, store) = try populated()
         defer { withExtendedLifetime(fixture) {} }
