@@ -1,3 +1,5 @@
+import Foundation
+
 /// How long some work may go on: it ends once, and everything observing the end is told then.
 ///
 /// A producer's start handler receives the lifetime of the signal it feeds: it ends when that signal
@@ -11,9 +13,30 @@
 /// ```
 public final class Lifetime: Sendable {
     private let disposables: CompositeDisposable
+    /// What disposing the producer's `start` does instead of interrupting its signal at once, when the
+    /// start handler routes interruption through its own work (`observe(on:)`).
+    private let interruption = InterruptionRoute()
 
     init(_ disposables: CompositeDisposable) {
         self.disposables = disposables
+    }
+
+    /// Routes an interruption requested by disposal through `interrupt` instead of sending
+    /// `.interrupted` to the signal at once: `interrupt` must make the work send it (`observe(on:)`
+    /// interrupts its upstream, whose `.interrupted` then arrives through the scheduler).
+    func routeInterruption(_ interrupt: @escaping @Sendable () -> Void) {
+        interruption.set(interrupt)
+    }
+
+    /// The route set by `routeInterruption`, taken (it runs once).
+    func takeInterruptionRoute() -> (@Sendable () -> Void)? {
+        interruption.take()
+    }
+
+    /// `+=`, returning what removes `disposable` again without disposing it.
+    @discardableResult
+    func add(_ disposable: Disposable?) -> Disposable? {
+        disposables.add(disposable)
     }
 
     /// Whether the lifetime has ended.
@@ -55,6 +78,24 @@ public final class Lifetime: Sendable {
 
         deinit {
             disposables.dispose()
+        }
+    }
+}
+
+/// The interruption route of a `Lifetime`, under a lock (set on the starting thread, taken on the
+/// disposing one).
+private final class InterruptionRoute: @unchecked Sendable {  // `action` only under `lock`
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+
+    func set(_ action: @escaping @Sendable () -> Void) {
+        lock.withLock { self.action = action }
+    }
+
+    func take() -> (@Sendable () -> Void)? {
+        lock.withLock {
+            defer { action = nil }
+            return action
         }
     }
 }

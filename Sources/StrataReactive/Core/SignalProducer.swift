@@ -73,17 +73,20 @@ public struct SignalProducer<Value, Error: Swift.Error> {
         let (signal, input, lifetime) = Signal<Value, Error>.produced()
         signal.observe(observer)
         startHandler(input, lifetime)
-        return Interrupter(signal: signal, input: input)
+        return Interrupter(signal: signal, input: input, lifetime: lifetime)
     }
 
     /// Starts the work for an operator: its interruption joins `outer` *before* the work starts, so
     /// that a synchronous producer is stopped even when `outer` ends while the work is still sending
     /// (`take(first:)` on a long sequence). If `outer` has ended already, the work does not start.
+    /// When the work ends first, it leaves `outer` (a long-lived `flatMap` keeps nothing per inner
+    /// producer that ended).
     func start(_ observer: Signal<Value, Error>.Observer, interruptedBy outer: Lifetime) {
         let (signal, input, lifetime) = Signal<Value, Error>.produced()
         signal.observe(observer)
-        outer += Interrupter(signal: signal, input: input)
+        let membership = outer.add(Interrupter(signal: signal, input: input, lifetime: lifetime))
         guard !lifetime.hasEnded else { return }
+        lifetime += membership
         startHandler(input, lifetime)
     }
 
@@ -131,20 +134,26 @@ extension SignalProducer where Error == Never {
     }
 }
 
-/// What `start` returns: disposing it interrupts the signal; it counts as disposed once the signal
-/// has terminated in any way.
+/// What `start` returns: disposing it interrupts the signal (or, where the work routes interruption
+/// through itself, asks the work to); it counts as disposed once the signal has terminated in any way.
 private final class Interrupter<Value, Error: Swift.Error>: Disposable {
     private let signal: Signal<Value, Error>
     private let input: Signal<Value, Error>.Observer
+    private let lifetime: Lifetime
 
-    init(signal: Signal<Value, Error>, input: Signal<Value, Error>.Observer) {
+    init(signal: Signal<Value, Error>, input: Signal<Value, Error>.Observer, lifetime: Lifetime) {
         self.signal = signal
         self.input = input
+        self.lifetime = lifetime
     }
 
     var isDisposed: Bool { signal.isTerminated }
 
     func dispose() {
-        input.sendInterrupted()
+        if let route = lifetime.takeInterruptionRoute() {
+            route()
+        } else {
+            input.sendInterrupted()
+        }
     }
 }

@@ -77,11 +77,10 @@ public final class TestScheduler: DateScheduler, @unchecked Sendable {  // state
         lock.withLock { now = max(now, date) }
     }
 
-    /// Runs everything scheduled, moving the clock as far as needed.
+    /// Runs everything scheduled (what it schedules too), each with the clock at its date, then moves
+    /// the clock to the distant future, as ReactiveSwift's does.
     public func run() {
-        while let last = lock.withLock({ entries.map(\.date).max() }) {
-            advance(to: last)
-        }
+        advance(to: .distantFuture)
     }
 
     private func takeNext(dueBy date: Date) -> CancellableAction? {

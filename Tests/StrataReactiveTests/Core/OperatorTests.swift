@@ -27,7 +27,8 @@ struct OperatorTests {
         #expect(events(numbers.take(first: 2)) == ["value 1", "value 2", "completed"])
         #expect(upstream.descriptions == ["value 1", "value 2", "interrupted"])  // it stopped at once
         let starts = Counter()
-        #expect(events(SignalProducer<Int, Never>(value: 1).on(starting: { starts.increment() }).take(first: 0)) == ["completed"])
+        // As in ReactiveSwift, taking none interrupts (it completed), without starting the work.
+        #expect(events(SignalProducer<Int, Never>(value: 1).on(starting: { starts.increment() }).take(first: 0)) == ["interrupted"])
         #expect(starts.value == 0)
     }
 

@@ -16,8 +16,11 @@ extension SignalProducer {
     /// ```swift
     /// searchText.flatMap(.latest) { text in api.search(text) }
     /// ```
-    /// It completes when this producer and every inner producer it started have completed; it fails
-    /// (or is interrupted) as soon as any of them does.
+    /// It completes when this producer and every inner producer it started have ended; it fails as
+    /// soon as any of them fails, and is interrupted when this producer is. An interrupted inner
+    /// producer counts as completed (as in ReactiveSwift): the others go on. Any number of inner
+    /// producers that end at once (10,000 synchronous ones under `.concat`) run one after another,
+    /// never nested on the stack.
     public func flatMap<U>(
         _ strategy: FlattenStrategy, _ transform: @escaping (Value) -> SignalProducer<U, Error>
     ) -> SignalProducer<U, Error> {
@@ -64,8 +67,12 @@ private final class Flattening<Value, Error: Swift.Error>: @unchecked Sendable {
     private var isOuterCompleted = false
     /// Inner producers running (merge), or 0/1 (concat, latest).
     private var running = 0
-    /// Inner producers waiting their turn (concat).
+    /// Inner producers waiting their turn (concat), from `nextQueued` on.
     private var queued: [SignalProducer<Value, Error>] = []
+    private var nextQueued = 0
+    /// Whether `startNextQueued` is already starting producers further up the stack: an inner
+    /// producer that completes while it starts is followed by that loop, not by a nested call.
+    private var isStartingQueued = false
     /// Which inner producer is the newest (latest): older ones' events are ignored.
     private var generation = 0
     private let latest = SerialDisposable()
@@ -106,19 +113,28 @@ private final class Flattening<Value, Error: Swift.Error>: @unchecked Sendable {
     }
 
     private func startNextQueued() {
-        guard running == 0, !queued.isEmpty, !lifetime.hasEnded else { return }
-        running = 1
-        let next = queued.removeFirst()
-        next.start(interruptedBy: lifetime) { [self] event in innerEvent(event, generation: nil) }
+        guard !isStartingQueued else { return }  // the loop further up starts it
+        isStartingQueued = true
+        defer { isStartingQueued = false }
+        while running == 0, nextQueued < queued.count, !lifetime.hasEnded {
+            running = 1
+            let next = queued[nextQueued]
+            nextQueued += 1
+            if nextQueued == queued.count {
+                queued.removeAll(keepingCapacity: true)
+                nextQueued = 0
+            }
+            next.start(interruptedBy: lifetime) { [self] event in innerEvent(event, generation: nil) }
+        }
     }
 
     private func innerEvent(_ event: Signal<Value, Error>.Event, generation eventGeneration: Int?) {
         lock.withLock {
             if let eventGeneration, eventGeneration != generation { return }  // superseded (latest)
             switch event {
-            case .value, .failed, .interrupted:
+            case .value, .failed:
                 observer.send(event)
-            case .completed:
+            case .completed, .interrupted:
                 running -= 1
                 if strategy == .concat { startNextQueued() }
                 completeIfDone()
@@ -127,6 +143,6 @@ private final class Flattening<Value, Error: Swift.Error>: @unchecked Sendable {
     }
 
     private func completeIfDone() {
-        if isOuterCompleted, running == 0, queued.isEmpty { observer.sendCompleted() }
+        if isOuterCompleted, running == 0, nextQueued >= queued.count { observer.sendCompleted() }
     }
 }

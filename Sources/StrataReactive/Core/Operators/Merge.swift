@@ -1,6 +1,6 @@
 extension SignalProducer {
-    /// Starts every producer at once and forwards all their values; completes when all have completed,
-    /// fails or is interrupted when any of them does.
+    /// Starts every producer at once and forwards all their values; completes when all have ended, and
+    /// fails when any of them fails (one that is interrupted counts as completed, as in ReactiveSwift).
     ///
     /// ```swift
     /// SignalProducer.merge([repository.items.map(State.items), syncFailures.map(State.syncFailed)])

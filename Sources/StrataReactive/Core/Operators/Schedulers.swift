@@ -12,15 +12,19 @@ extension SignalProducer {
         }
     }
 
-    /// Delivers every event on `scheduler`, in order. Events not yet delivered when the consumer
-    /// disposes are dropped.
+    /// Delivers every event on `scheduler`, in order. Disposing interrupts the upstream work, and its
+    /// `.interrupted` arrives through `scheduler` like any event (as in ReactiveSwift), after what
+    /// was scheduled before it.
     ///
     /// ```swift
     /// api.fetchTodos().observe(on: QueueScheduler.main).startWithResult { render($0) }
     /// ```
     public func observe(on scheduler: Scheduler) -> SignalProducer<Value, Error> {
-        relay { observer, _ in
-            { event in scheduler.schedule { observer.send(event) } }
+        SignalProducer { observer, lifetime in
+            let (upstream, upstreamToken) = Lifetime.make()
+            lifetime.routeInterruption { upstreamToken.dispose() }
+            lifetime.observeEnded { upstreamToken.dispose() }
+            self.start(Signal.Observer { event in scheduler.schedule { observer.send(event) } }, interruptedBy: upstream)
         }
     }
 
