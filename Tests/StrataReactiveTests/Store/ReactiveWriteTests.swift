@@ -37,10 +37,18 @@ final class ReactiveWriteTests: ReactiveTestCase {
         let fixture = Fixture()
         let store = try fixture.open()
         var log: [String] = []
+        var initial: Int?
         let token = try store.objects(Person.self).observe { change in
-            if case .update(let results, _, let insertions, _) = change { log.append("update \(results.count) \(insertions)") }
+            switch change {
+            case .initial(let results): initial = results.count
+            case .update(let results, _, let insertions, _): log.append("update \(results.count) \(insertions)")
+            case .error(let error): log.append("error \(error)")
+            }
         }
-        waitUntil { true }
+        // The observer must have started before the write: else the write lands in its `.initial`
+        // (it waited on `{ true }`, which returned at once: 1 run in 6-12 failed).
+        waitUntil { initial != nil }
+        XCTAssertEqual(initial, 0)
         let ann = Person(id: 1, name: "Ann")
         let outcome = start(
             ann.reactive.add(to: store, on: .background).on(value: {
