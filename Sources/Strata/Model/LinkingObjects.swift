@@ -115,6 +115,16 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
     }
 }
 
+extension LinkingObjects: CustomStringConvertible {
+    /// `LinkingObjects<Person> (2): [Person { … }, …]`.
+    public var description: String {
+        if let core, !core.isConfined { return "LinkingObjects<\(Origin.self)> (on another thread)" }
+        let count = self.count
+        return "LinkingObjects<\(Origin.self)> (\(count)): "
+            + Describing.list(prefix(Describing.elementLimit).map(\.description), total: count)
+    }
+}
+
 /// `LinkingObjects` seen without its origin type.
 protocol AnyLinkingObjects: AnyObject {
     var originProperty: String { get }

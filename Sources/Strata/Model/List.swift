@@ -107,6 +107,11 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
         modify { $0.append(contentsOf: elements) }
     }
 
+    /// Realm's spelling of `append(contentsOf:)`.
+    public func append(objectsIn elements: some Sequence<Element>) {
+        append(contentsOf: elements)
+    }
+
     /// Inserts an element so that it ends up at `index`.
     public func insert(_ element: Element, at index: Int) {
         modify { $0.insert(element, at: index) }
@@ -269,6 +274,17 @@ extension List: _Persistable {
     }
 }
 
+extension List: CustomStringConvertible {
+    /// `List<String> (2): ["a", "b"]`: the element type, the count and the first elements.
+    public var description: String {
+        if case .managed(let owner, _) = backing, let core = owner._store, !core.isConfined {
+            return "List<\(Element.self)> (on another thread)"
+        }
+        let shown = Array(elementDescriptions.prefix(10))
+        return "List<\(Element.self)> (\(count)): " + Describing.list(shown, total: count)
+    }
+}
+
 /// Lists seen without their element type (descriptions, walking links).
 protocol AnyList {
     var elementDescriptions: [String] { get }
@@ -288,6 +304,13 @@ extension List: AnyList {
 
     var linkedObjects: [Object] {
         elements.compactMap { $0 as? Object }
+    }
+}
+
+extension List where Element: Object {
+    /// The position of `object` in the list (the same stored object: `==`), or nil.
+    public func index(of object: Element) -> Int? {
+        firstIndex { $0 == object }
     }
 }
 

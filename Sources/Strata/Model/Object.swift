@@ -66,6 +66,31 @@ open class Object {
     }
 }
 
+extension Object: Hashable {
+    /// Whether both are the same stored object (the same row of the same file, as Realm's managed
+    /// objects compare), or the same unmanaged instance.
+    ///
+    /// ```swift
+    /// store.objects(Person.self).first == store.object(ofType: Person.self, forPrimaryKey: 1)   // true
+    /// ```
+    /// - Warning: An unmanaged object equals only itself, and hashes differently once a Store manages
+    ///   it: do not keep it in a `Set` or as a dictionary key across `add`.
+    public static func == (lhs: Object, rhs: Object) -> Bool {
+        lhs.isSameObject(as: rhs)
+    }
+
+    /// Hashes the row (file, type, key) of a managed object, or the identity of an unmanaged one.
+    public func hash(into hasher: inout Hasher) {
+        if let core = _store, let binding = _binding {
+            hasher.combine(ObjectIdentifier(core.environment))
+            hasher.combine(binding.name)
+            hasher.combine(_key)
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+}
+
 extension Object: CustomStringConvertible {
     /// `Person { id = 1; name = "Ann" }`, for logs and the demo.
     public var description: String {

@@ -23,6 +23,18 @@ public enum CollectionChange<Collection> {
     case error(StoreError)
 }
 
+extension CollectionChange: CustomStringConvertible {
+    /// `.update(Results<Person> (4): […], deletions: [], insertions: [3], modifications: [0])`.
+    public var description: String {
+        switch self {
+        case .initial(let collection): ".initial(\(collection))"
+        case .update(let collection, let deletions, let insertions, let modifications):
+            ".update(\(collection), deletions: \(deletions), insertions: \(insertions), modifications: \(modifications))"
+        case .error(let error): ".error(\(error))"
+        }
+    }
+}
+
 /// A change of one object.
 public enum ObjectChange<T: Object> {
     /// The observed properties that changed, with their values before and after.
@@ -42,6 +54,33 @@ public struct PropertyChange {
     public let oldValue: Any?
     /// Its value after the change.
     public let newValue: Any?
+}
+
+extension ObjectChange: CustomStringConvertible {
+    /// `.change(Person { … }, [name: "Ann" → "Anna"])`, `.deleted`, `.error(…)`.
+    public var description: String {
+        switch self {
+        case .change(let object, let properties): ".change(\(object), \(properties))"
+        case .deleted: ".deleted"
+        case .error(let error): ".error(\(error))"
+        }
+    }
+}
+
+extension PropertyChange: CustomStringConvertible {
+    /// `name: "Ann" → "Anna"` (links and Lists: `dogs: changed`).
+    public var description: String {
+        guard oldValue != nil || newValue != nil else { return "\(name): changed" }
+        return "\(name): \(Self.describe(oldValue)) → \(Self.describe(newValue))"
+    }
+
+    private static func describe(_ value: Any?) -> String {
+        switch value {
+        case let string as String: "\"\(string)\""
+        case let value?: "\(value)"
+        case nil: "nil"
+        }
+    }
 }
 
 /// The commits a delivered change spans: the Store moved from version `from` to `to`, coalescing

@@ -283,6 +283,26 @@ public struct Results<Element: Object>: RandomAccessCollection {
     }
 }
 
+extension Results: CustomStringConvertible {
+    /// `Results<Person> (3): [Person { id = 1; … }, …]`: the type, the count and the first objects.
+    public var description: String {
+        guard core.isConfined else { return "Results<\(Element.self)> (on another thread)" }
+        let count = self.count
+        let shown = prefix(Describing.elementLimit).map(\.description)
+        return "Results<\(Element.self)> (\(count)): " + Describing.list(shown, total: count)
+    }
+}
+
+/// How collections describe themselves: the first elements, then how many more.
+enum Describing {
+    static let elementLimit = 3
+
+    static func list(_ shown: [String], total: Int) -> String {
+        let more = total > shown.count ? ", … \(total - shown.count) more" : ""
+        return "[" + shown.joined(separator: ", ") + more + "]"
+    }
+}
+
 @available(*, unavailable, message: "Results are confined to their Store's thread")
 extension Results: Sendable {}
 

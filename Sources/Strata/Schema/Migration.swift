@@ -99,7 +99,7 @@ public final class Migration {
             let key = try context.newRowKey(row, type: type)
             guard try context.put(table, key: key, value: bytes, options: .noOverwrite) else {
                 let pk = type.properties.first(where: \.isPrimaryKey).flatMap { values[$0.name] }
-                throw .alreadyExists(primaryKey: pk.map { "\($0)" } ?? "?")
+                throw .alreadyExists(primaryKey: StoreError.PrimaryKey(pk.map { "\($0)" } ?? "?", typeName: typeName))
             }
             return key
         }

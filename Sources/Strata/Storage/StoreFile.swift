@@ -100,6 +100,7 @@ enum StoreFile {
     /// shrinks the file, so even a meta read half old, half new names only pages the file has (the
     /// size is taken after reading the pages). Returns the page size.
     private static func checkMetaPages(_ fd: Int32, path: String) throws(StoreError) -> Int {
+        try checkIsLMDBFile(fd, path: path)
         let first = try read(fd, offset: 0, count: 512, path: path)
         try checkHeader(first, index: 0, path: path)
         let pageSize = Int(first.load(MetaPageLayout.pageSize, as: UInt32.self))
@@ -155,6 +156,16 @@ enum StoreFile {
             throw truncated  // the free tree itself lies past the end, or is damaged
         }
         guard (filePages...lastPage).allSatisfy(free.contains) else { throw truncated }
+    }
+
+    /// A file too short to hold a meta page header, or whose first bytes are not one, is another kind
+    /// of file (a 24-byte text file is not a store truncated inside its meta pages).
+    private static func checkIsLMDBFile(_ fd: Int32, path: String) throws(StoreError) {
+        var header = [UInt8](repeating: 0, count: MetaPageLayout.magic.offset + 4)
+        let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard got >= 0 else { throw .fileAccess(path: path, code: errno) }
+        guard got == header.count, header.load(MetaPageLayout.magic.offset, as: UInt32.self) == MetaPageLayout.magic.value
+        else { throw .corrupted("\(path) is not a Strata file (it does not begin with an LMDB meta page)") }
     }
 
     private static func checkHeader(_ page: [UInt8], index: Int, path: String) throws(StoreError) {

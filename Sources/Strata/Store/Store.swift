@@ -128,7 +128,7 @@ public struct Store {
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.alreadyExists` (policy `.error` and the
     ///   primary key is stored; nothing is written), `.schemaMismatch` (type not in the schema),
     ///   `.invalidated` (a linked object was deleted), `.invalidArgument` (managed by another
-    ///   file's Store, or a key over 511 bytes), `.mapFull`, `.storage`.
+    ///   file's Store, or a String key over 510 bytes of UTF-8), `.mapFull`, `.storage`.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws(StoreError) {
         try core.add(object, update: update)
     }
@@ -139,6 +139,16 @@ public struct Store {
     public func add<S: Sequence>(contentsOf objects: S, update: UpdatePolicy = .error) throws(StoreError)
     where S.Element: Object {
         try core.add(contentsOf: objects.map { $0 as Object }, update: update)
+    }
+
+    /// Realm's spelling of `add(contentsOf:update:)`: every object, or none.
+    ///
+    /// ```swift
+    /// try store.write { try store.add([ann, bob]) }
+    /// ```
+    /// - Throws: as `add(_:update:)`.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws(StoreError) where S.Element: Object {
+        try add(contentsOf: objects, update: update)
     }
 
     /// Deletes a managed object.

@@ -5,7 +5,7 @@
 extension StoreCore {
     /// - Throws: `.wrongThread`, `.notInWriteTransaction`, `.schemaMismatch` (type not in the schema),
     ///   `.alreadyExists` (`.error` policy), `.invalidated` (a linked object was deleted),
-    ///   `.invalidArgument` (an object of another file, a key over 511 bytes), `.mapFull`, `.storage`.
+    ///   `.invalidArgument` (an object of another file, a String key over 510 bytes), `.mapFull`, `.storage`.
     func add(_ object: Object, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
         if try isManagedHere(object) { return }
@@ -62,7 +62,8 @@ extension StoreCore {
 
     /// The row key of an encoded primary-key column.
     ///
-    /// - Throws: `.invalidArgument` when it cannot be a key (over LMDB's 511 bytes, invalid bytes).
+    /// - Throws: `.invalidArgument` when it cannot be a key (a String key over 510 bytes of UTF-8: LMDB
+    /// keys hold 511 bytes, and one tags the string; invalid bytes).
     private func primaryKey(_ bytes: UnsafeRawBufferPointer?, binding: TableBinding) throws(StoreError) -> RowKey {
         guard let bytes, let type = binding.primaryKeyType else {
             throw .invalidArgument("\(binding.name) has a null primary key")
@@ -75,7 +76,9 @@ extension StoreCore {
         }
         guard key.byteCount <= environment.maxKeySize else {
             throw .invalidArgument(
-                "\(binding.name)'s primary key takes \(key.byteCount) bytes; keys hold at most \(environment.maxKeySize)")
+                "\(binding.name)'s String primary key is \(key.byteCount - 1) bytes of UTF-8; a String primary key holds "
+                    + "at most \(environment.maxKeySize - 1) (LMDB keys hold \(environment.maxKeySize) bytes, one of which "
+                    + "tags the string)")
         }
         return key
     }
@@ -109,7 +112,7 @@ extension StoreCore {
             }
             if binding.primaryKeyColumn == nil || policy == .error {
                 guard try insertRow(row, key: key, binding: binding, session: session) else {
-                    throw .alreadyExists(primaryKey: binding.describe(key))
+                    throw .alreadyExists(primaryKey: StoreError.PrimaryKey(binding.describe(key), typeName: binding.name))
                 }
                 return (key, true)
             }

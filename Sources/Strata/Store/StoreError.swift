@@ -21,8 +21,9 @@ public enum StoreError: Error, Equatable, Sendable {
     /// The object no longer names a stored object: it was deleted (by this Store, or by another whose
     /// commit this Store has since seen) or its Store was invalidated. Fetch it again by primary key.
     case invalidated
-    /// `add` with policy `.error` found this primary key stored; nothing of the add was written.
-    case alreadyExists(primaryKey: String)
+    /// `add` with policy `.error` found this primary key stored; nothing of the add was written. The
+    /// key compares as its text (`.alreadyExists(primaryKey: "1")`) and knows its type.
+    case alreadyExists(primaryKey: PrimaryKey)
     /// A change was attempted outside a write transaction.
     case notInWriteTransaction
     /// A write was begun while this thread already writes to the file.
@@ -77,7 +78,8 @@ extension StoreError: LocalizedError {
         case .wrongThread: "a Store or one of its objects was used off the thread that opened it"
         case .deletedInAnotherThread: "the object was deleted on another thread before the handoff reached it"
         case .invalidated: "the object has been deleted or invalidated"
-        case .alreadyExists(let key): "an object with primary key \(key) exists already"
+        case .alreadyExists(let key):
+            "\(key.typeName.map { "a \($0)" } ?? "an object") with primary key \(key) exists already"
         case .notInWriteTransaction: "changes need a write transaction"
         case .alreadyInWriteTransaction: "this thread is already in a write transaction"
         case .notManaged: "the object is not managed by a Store"
@@ -90,6 +92,49 @@ extension StoreError: LocalizedError {
         case .readOnly: "the Store is read-only"
         case .invalidArgument(let reason): reason
         case .storage(let error): "storage failure: \(error)"
+        }
+    }
+}
+
+extension StoreError {
+    /// The primary key of an `.alreadyExists`: the key as a user would write it (`1`, `ann@example.com`)
+    /// and the type it belongs to. Equal when the texts are equal, so a test can compare it with a
+    /// string literal: `#expect(throws: StoreError.alreadyExists(primaryKey: "1"))`.
+    public struct PrimaryKey: Equatable, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+        ExpressibleByStringInterpolation
+    {
+        /// The key as text.
+        public let value: String
+        /// The stored type's name, when known (`Person`).
+        public let typeName: String?
+
+        /// A key of `typeName` (nil: not known).
+        public init(_ value: String, typeName: String? = nil) {
+            self.value = value
+            self.typeName = typeName
+        }
+
+        /// A key from a literal (its type unknown): what tests compare with.
+        public init(stringLiteral value: String) {
+            self.init(value)
+        }
+
+        /// The key's text.
+        public var description: String { value }
+
+        /// `"1" (Person)`.
+        public var debugDescription: String {
+            "\"\(value)\"" + (typeName.map { " (\($0))" } ?? "")
+        }
+
+        /// Compares the texts only.
+        public static func == (lhs: PrimaryKey, rhs: PrimaryKey) -> Bool {
+            lhs.value == rhs.value
+        }
+
+        /// Hashes the text only, as `==` compares.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(value)
         }
     }
 }
