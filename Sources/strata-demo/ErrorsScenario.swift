@@ -94,7 +94,7 @@ final class ErrorsScenario {
             store.reactive.objects(Unlisted.self).startWithFailed { failed = $0 }
             if let failed { throw failed }
         }
-        FileManager.default.createFile(atPath: directory.appendingPathComponent("truncated.strata").path, contents: Data())
+        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("truncated.strata").path, contents: Data())
         expect("opening a file truncated to 0 bytes") { _ = try Store(configuration: file("truncated.strata")) }
         var nowhere = configuration
         nowhere.fileURL = URL(fileURLWithPath: "/nonexistent-directory/app.strata")

@@ -218,7 +218,7 @@ import Testing
 
     @Test func aZeroByteOrForeignFileFailsEveryCommandWithOneLine() throws {
         let fixture = Fixture()
-        FileManager.default.createFile(atPath: fixture.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: fixture.path, contents: Data())
         for command in ["stat", "schema", "dump", "verify", "compact"] {
             let run = try Self.strata(command, fixture.path)
             #expect(run.isCleanFailure, "\(command): \(run.stderr)")

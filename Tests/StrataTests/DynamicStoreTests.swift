@@ -141,7 +141,7 @@ import Testing
             return code == ENOENT
         }
         #expect(!FileManager.default.fileExists(atPath: fixture.path))  // nothing created
-        FileManager.default.createFile(atPath: fixture.path, contents: Data())
+        _ = FileManager.default.createFile(atPath: fixture.path, contents: Data())
         #expect { try DynamicStore(path: fixture.path) } throws: { isCase($0, .corrupted("")) }
         try Data((0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: fixture.path))
         #expect { try DynamicStore(path: fixture.path) } throws: { isCase($0, .corrupted("")) }

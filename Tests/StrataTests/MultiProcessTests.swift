@@ -15,7 +15,7 @@ struct MultiProcessTests {
         while writers.contains(where: { $0.isRunning }) {
             try store.refresh()
             let count = store.objects(ProcessEntry.self).count
-            #expect(count >= seen && count % 100 == 0, "a write is seen whole or not at all")
+            #expect(count >= seen && count % 100 == 0, "a write is seen whole or not at all: \(seen) then \(count)")
             seen = count
         }
         for writer in writers {
@@ -30,6 +30,26 @@ struct MultiProcessTests {
             #expect(entries.where { $0.writer == writer * 10_000 }.count == 10_000)
         }
         try store.verify()
+    }
+
+    @Test("asking whether another process has the file open keeps this process's reader slots")
+    func probingTheLockFileKeepsOurReaders() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        let store = try fixture.open()
+        let entry = ProcessEntry()
+        entry.id = 1
+        try store.write { try store.add(entry) }
+        #expect(store.objects(ProcessEntry.self).count == 1)  // a snapshot: a reader slot with this pid
+        let environment = store.core.environment
+        #expect(!environment.isOpenInAnotherProcess)
+        // A process opening the file clears the slots of processes it takes for dead: it took this
+        // one's, since probing closed a descriptor of the lock file and so dropped LMDB's lock.
+        let other = try StressProcess(["hold-reader", fixture.path])
+        #expect(other.readLine() == "ready")
+        #expect(environment.isOpenInAnotherProcess)
+        #expect(environment.readers().contains { $0.processID == getpid() })
+        other.kill()
+        other.wait()
     }
 
     @Test("a reader slot left by a killed process is cleared, so the slots do not run out")

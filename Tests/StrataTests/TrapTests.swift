@@ -30,6 +30,13 @@ func standardError(of result: ExitTest.Result?) -> String {
         _ = person.name
     }
 
+    /// Synchronous: a write must not be in an async context (the exit test's body is one).
+    static func setAFrozenObjectsName(_ path: String) {
+        let store = storeForChild(path)
+        let frozen = try? store.objects(Person.self)[0].freeze()
+        try? store.write { frozen?.name = "Bea" }
+    }
+
     static func changePrimaryKey(_ path: String) {
         let store = storeForChild(path)
         try? store.write { store.objects(Person.self)[0].id = 2 }
@@ -98,9 +105,7 @@ func standardError(of result: ExitTest.Result?) -> String {
         let path = fixture.path
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             [path = path as String] in
-            let store = TrapTests.storeForChild(path)
-            let frozen = try? store.objects(Person.self)[0].freeze()
-            try? store.write { frozen?.name = "Bea" }
+            TrapTests.setAFrozenObjectsName(path)
         }
         let output = standardError(of: result)
         #expect(output.contains(TrapMessage.frozen))

@@ -125,7 +125,7 @@ extension Query where Value: _QueryEquatable {
     /// Whether the property equals one of `values`.
     public func `in`(_ values: some Sequence<Value>) -> Query<Bool> {
         let candidates = Array(values)
-        let operands = candidates.compactMap(Operand.init)
+        let operands = candidates.compactMap { Operand($0) }  // not `Operand.init`: it captured the metatype
         let access = operands.count == candidates.count ? IndexAccess.oneOf(operands) : nil
         return valueTest("\(path) IN \(candidates)", access: access) { value in
             candidates.contains { Value._queryEqual(value, $0) }

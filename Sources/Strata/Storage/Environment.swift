@@ -119,6 +119,17 @@ final class Environment: @unchecked Sendable {
     }
 
     private let isClosed = Locked(false)
+    /// A descriptor of the lock file for `isOpenInAnotherProcess`, kept until the environment closes:
+    /// closing any descriptor of a file drops every POSIX lock the process holds on it, LMDB's own
+    /// included (then other processes take this one's readers for dead ones and clear their slots).
+    private let lockProbe = Locked<Int32>(-1)
+
+    private func lockFileProbe() -> Int32? {
+        lockProbe.withLock { fd in
+            if fd < 0 { fd = open(path + "-lock", O_RDONLY | O_CLOEXEC) }
+            return fd >= 0 ? fd : nil
+        }
+    }
 
     /// Closes the environment (once). Every transaction on it must have ended.
     func close() {
@@ -128,6 +139,10 @@ final class Environment: @unchecked Sendable {
         }
         guard !wasClosed else { return }
         LMDB.closeEnvironment(handle)
+        lockProbe.withLock { fd in
+            if fd >= 0 { closeFile(fd) }  // after LMDB released its locks anyway
+            fd = -1
+        }
         for file in removeOnClose { unlink(file) }
     }
 
@@ -255,9 +270,7 @@ final class Environment: @unchecked Sendable {
     /// Whether another process has the file open: LMDB keeps a shared lock on the first byte of the
     /// lock file while an environment is open (locks of this process never conflict with it).
     var isOpenInAnotherProcess: Bool {
-        let fd = open(path + "-lock", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { closeFile(fd) }
+        guard let fd = lockFileProbe() else { return false }
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)

@@ -186,21 +186,29 @@ enum StoreFile {
     }
 
     /// Checks the pages of the main tree (the table directory, which opening reads) of the newest
-    /// snapshot, and returns the names of the tables it lists. If a commit of another process replaced
-    /// that snapshot during the walk, the walk runs again on the new one, so a concurrent writer is
-    /// never mistaken for damage.
+    /// snapshot, and returns the names of the tables it lists. The walk reads pages without holding a
+    /// snapshot, so a commit of another process may reuse them meanwhile: a walk counts only when no
+    /// commit landed during it, and runs again on the new snapshot otherwise. A concurrent writer is
+    /// then never mistaken for damage, nor its rows for table names.
     private static func checkMainTree(_ fd: Int32, pageSize: Int, path: String) throws(StoreError) -> [[UInt8]] {
-        for attempt in 1...5 {
+        let attempts = 50
+        for attempt in 1...attempts {
             let metas = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path)
             guard let newest = metas.max(by: { $0.transactionID < $1.transactionID }) else { return [] }
             var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: newest.lastPage)
+            var damage: StoreError?
             do {
                 try walker.walk(newest, tables: false)
-                return walker.tableNames
             } catch {
-                let now = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path).map(\.transactionID).max()
-                if now == newest.transactionID || attempt == 5 { throw error }
+                damage = error
             }
+            let now = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path).map(\.transactionID).max()
+            if now == newest.transactionID {
+                if let damage { throw damage }
+                return walker.tableNames
+            }
+            if attempt == attempts { throw damage ?? .storage(LMDBError(code: EAGAIN)) }
+            if attempt > 10 { usleep(UInt32(attempt) * 100) }  // a writer committing without pause
         }
         return []
     }
