@@ -40,9 +40,12 @@ bench-smoke: lmdb
 	cd Benchmarks && swift build -c release && .build/release/strata-compare --scale 0.01 --rounds 3
 
 # Every public symbol of Strata and StrataReactive has a doc comment, and the DocC catalog builds
-# without a warning (into .build/docs). dump-symbol-graph rewrites the graphs on every run.
+# without a warning (into .build/docs). dump-symbol-graph rewrites the graphs on every run. Every
+# relative link of the documents resolves, and the README's package snippet builds.
 SYMBOLS = .build/symbol-graphs
 docs: lmdb
+	python3 scripts/check-docs.py
+	scripts/check-package-snippet.sh
 	swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members --skip-inherited-docs
 	rm -rf $(SYMBOLS) && mkdir -p $(SYMBOLS)
 	cp $$(swift build --show-bin-path)/../symbolgraph/Strata.symbols.json $$(swift build --show-bin-path)/../symbolgraph/Strata@*.json $(SYMBOLS)/

@@ -48,7 +48,7 @@ public enum Level: Int, PersistableEnum {
     case low = 1, high = 10
 }
 
-/// Every value type of DESIGN §2, optional and not, and lists.
+/// Every value type `@Persisted` stores (Docs/Queries.md, README), optional and not, and lists.
 public final class AllTypes: Object {
     @Persisted(primaryKey: true) public var key: String
     @Persisted public var bool: Bool

@@ -1,6 +1,6 @@
 import Foundation
 
-// The value types of DESIGN §2. Each encodes into a column without allocating, and each decoder checks
+// The value types @Persisted stores. Each encodes into a column without allocating, and each decoder checks
 // the length (and, for String, UTF-8 validity) before it trusts the bytes.
 
 @inline(__always)

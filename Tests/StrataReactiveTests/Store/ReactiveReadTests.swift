@@ -4,7 +4,7 @@ import StrataReactive
 import StrataTestSupport
 import XCTest
 
-/// `store.reactive.object/objects` and `results.reactive.changes` (DESIGN §6).
+/// `store.reactive.object/objects` and `results.reactive.changes` (Docs/ReactiveContracts.md, "The Store wrapper").
 final class ReactiveReadTests: ReactiveTestCase {
     func testObjectAndObjectsSendOneValueThenComplete() throws {
         let fixture = Fixture()

@@ -4,7 +4,7 @@ import StrataReactive
 import StrataTestSupport
 import XCTest
 
-/// `add`, `update` and `remove` on `.main` and `.background` (DESIGN §6).
+/// `add`, `update` and `remove` on `.main` and `.background` (Docs/ReactiveContracts.md, "The Store wrapper").
 final class ReactiveWriteTests: ReactiveTestCase {
     func testMainAddRunsSynchronouslyInsideStart() throws {
         let fixture = Fixture()
