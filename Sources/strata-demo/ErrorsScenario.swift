@@ -46,7 +46,7 @@ final class ErrorsScenario {
     }
 
     func run() throws {
-        Transcript.step("5. Typed errors, one of each; nothing is half-written")
+        Transcript.step("6. Typed errors, one of each; nothing is half-written")
         let todos = store.objects(Todo.self).count
         let store = self.store
 
@@ -63,6 +63,7 @@ final class ErrorsScenario {
 
         let doomed = store.object(ofType: Todo.self, forPrimaryKey: "2")!
         let configuration = self.configuration
+        Transcript.say("another thread deletes \"\(doomed.title)\" …")
         _ = try Transcript.onAnotherThread("the deleting thread") { () -> Bool in
             guard let worker = try? Store(configuration: configuration),
                 let todo = worker.object(ofType: Todo.self, forPrimaryKey: "2")

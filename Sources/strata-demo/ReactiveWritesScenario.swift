@@ -10,6 +10,7 @@ func runReactiveWrites(_ sync: SyncScenario) throws {
     let store = sync.store
 
     func perform(_ label: String, _ producer: SignalProducer<Void, StoreError>) throws {
+        Transcript.say("\(label) …")  // the table's update, printed as it arrives, comes after this
         var outcome: String?
         producer.startWithResult { result in
             switch result {

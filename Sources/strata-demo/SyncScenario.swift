@@ -66,6 +66,7 @@ final class SyncScenario {
     func run() throws {
         Transcript.step("1. A repository with a single source of truth, synced in the background")
         Transcript.say("the screen observes the store only; the sync fetches on a network queue and writes on a background queue")
+        Transcript.say("first sync: three todos from the network …")
         start(firstAnswer: [
             RemoteTodo(id: "1", title: "Buy milk"), RemoteTodo(id: "2", title: "Call Bo"),
             RemoteTodo(id: "3", title: "Fix the bike"),
@@ -74,10 +75,11 @@ final class SyncScenario {
         Transcript.say("first sync done: \(store.objects(Todo.self).count) todos stored, fetched \(api.fetchCount) time(s)")
 
         Transcript.step("2. A table-style consumer applies each change batch")
+        Transcript.say("second sync: one todo changed, one added (.modified upserts) …")
         try sync(answering: [
             RemoteTodo(id: "1", title: "Buy milk", done: true), RemoteTodo(id: "4", title: "Answer Al"),
         ])
-        Transcript.say("second sync: one todo changed, one added (.modified upserts)")
+        Transcript.say("third sync: the network is offline …")
         try sync(failing: "offline")
         Transcript.say("table rows equal the store's, in title order: \(tableMatchesStore())")
     }

@@ -15,19 +15,23 @@ func runDemo() -> Int32 {
     defer { if !keep { try? FileManager.default.removeItem(at: directory) } }
     do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let removed = try removeEarlierRun(in: directory)
         let configuration = Store.Configuration(
-            fileURL: directory.appendingPathComponent("todos.strata"), objectTypes: [Todo.self])
+            fileURL: directory.appendingPathComponent("todos.strata"), objectTypes: [Todo.self, Project.self])
         let store = try Store(configuration: configuration)  // the main thread's Store
         print("Strata demo: a todo app's data layer, with its store at \(configuration.fileURL!.path)")
+        if removed > 0 { print("(started afresh: removed \(removed) files of an earlier run in that directory)") }
 
         let sync = SyncScenario(store: store)
         try sync.run()
         try runHandoff(sync, configuration: configuration)
         try runReactiveWrites(sync)
+        try runQueries(sync)
         let errors = ErrorsScenario(store: store, configuration: configuration, directory: directory)
         try errors.run()
+        try runMigration(store, directory: directory)
 
-        Transcript.step("6. The file, as the strata command sees it")
+        Transcript.step("8. The file, as the strata command sees it")
         let file = try DynamicStore(path: configuration.fileURL!.path)
         let report = try file.diagnostics()
         try file.verify()
@@ -39,6 +43,22 @@ func runDemo() -> Int32 {
         print("\nstrata-demo failed: \(error)")
         return 1
     }
+}
+
+/// The files a run leaves in its directory (the store, the error step's, the migrated copy): a second
+/// run in the same directory starts from nothing, as the first did. Returns how many it removed.
+func removeEarlierRun(in directory: URL) throws -> Int {
+    let names = ["todos", "truncated", "small", "read-only", "readers", "next-version"]
+    var removed = 0
+    for name in names {
+        for suffix in [".strata", ".strata-lock"] {
+            let file = directory.appendingPathComponent(name + suffix)
+            guard FileManager.default.fileExists(atPath: file.path) else { continue }
+            try FileManager.default.removeItem(at: file)
+            removed += 1
+        }
+    }
+    return removed
 }
 
 exit(runDemo())

@@ -88,7 +88,7 @@ indirect enum Predicate: CustomStringConvertible {
         case .comparison(let comparison): comparison.text
         case .and(let lhs, let rhs): "(\(lhs) && \(rhs))"
         case .or(let lhs, let rhs): "(\(lhs) || \(rhs))"
-        case .not(let inner): "!\(inner)"
+        case .not(let inner): "!(\(inner))"
         }
     }
 

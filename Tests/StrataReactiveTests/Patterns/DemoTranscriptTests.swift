@@ -3,10 +3,11 @@ import Testing
 
 /// Runs `strata-demo` (the README's main job) as a process and checks its transcript, step by step.
 @Suite struct DemoTranscriptTests {
-    private static func runDemo() throws -> (status: Int32, lines: [String]) {
+    private static func runDemo(_ arguments: [String] = []) throws -> (status: Int32, lines: [String]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
             .appendingPathComponent("strata-demo")
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -29,7 +30,7 @@ import Testing
         #expect(lines.last == "Done.")
         #expect(!lines.contains { $0.contains("unexpected") || $0.hasSuffix(": false") || $0.contains(": failed:") })
         let headings = lines.filter { $0.hasPrefix("== ") }.map { $0.prefix(5) }
-        #expect(headings == ["== 1.", "== 2.", "== 3.", "== 4.", "== 5.", "== 6."])
+        #expect(headings == ["== 1.", "== 2.", "== 3.", "== 4.", "== 5.", "== 6.", "== 7.", "== 8."])
 
         func has(_ step: [String], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(step.contains { $0.contains(text) }, "missing: \(text)", sourceLocation: sourceLocation)
@@ -39,7 +40,16 @@ import Testing
         has(sync, "table: batch 1: deleted [], inserted [0, 1, 2], reloaded [] -> [ ] Buy milk, [ ] Call Bo, [ ] Fix the bike")
         has(sync, "first sync done: 3 todos stored, fetched 1 time(s)")
 
+        /// Whether `first` comes before `then` in `step` (each table update after the action causing it).
+        func ordered(_ step: [String], _ first: String, _ then: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            let a = step.firstIndex { $0.contains(first) }
+            let b = step.firstIndex { $0.contains(then) }
+            #expect(a != nil && b != nil && a! < b!, "\(first) before \(then)", sourceLocation: sourceLocation)
+        }
+        ordered(sync, "first sync: three todos from the network", "table: batch 1:")
+
         let batches = Self.step(2, in: lines)
+        ordered(batches, "second sync: one todo changed, one added", "table: batch 2:")
         has(batches, "table: batch 2: deleted [], inserted [0], reloaded [0] -> [ ] Answer Al, [x] Buy milk")
         has(batches, "sync failed: remote(\"offline\"); the screen keeps its 4 rows and stays live")
         has(batches, "table rows equal the store's, in title order: true")
@@ -53,12 +63,23 @@ import Testing
         for write in ["add on .main", "update on .background", "add on .background", "update on .main",
                       "remove on .background", "remove on .main"] {
             has(writes, "\(write): completed")
+            ordered(writes, "\(write) …", "\(write): completed")
         }
+        ordered(writes, "add on .main …", "table: batch 5:")
         has(writes, "main reads the background's change: done = true")
         has(writes, "the added object is managed by main's Store now: true")
         has(writes, "table rows equal the store's, in title order: true")
 
-        let errors = Self.step(5, in: lines)
+        let queries = Self.step(5, in: lines)
+        has(queries, "where { !$0.done && $0.title.starts(with: \"A\") } -> [\"Answer Al\"]")
+        has(queries, "plan: scan Todo, then test (!(done == true) && title BEGINSWITH \"A\")")
+        has(queries, "plan: primary key Todo.id: 2 ranges")
+        has(queries, "sorted(by: \\.title, ascending: false) -> [\"Fix the bike\", \"Call Bo\", \"Buy oat milk\", \"Answer Al\"]")
+        has(queries, "the project's inverse link finds them: [\"Measure the window\", \"Buy paint\"]")
+        has(queries, "the inverse link is live: [\"Measure the window\"]")
+
+        let errors = Self.step(6, in: lines)
+        ordered(errors, "another thread deletes", "table: batch 10: deleted [2]")
         for name in ["wrongThread", "deletedInAnotherThread", "invalidated", "alreadyExists", "notInWriteTransaction",
                      "alreadyInWriteTransaction", "notManaged", "alreadyResolved", "migrationRequired", "schemaMismatch",
                      "corrupted", "fileAccess", "mapFull", "readOnly", "invalidArgument", "storage"] {
@@ -69,12 +90,29 @@ import Testing
         has(errors, "and store.verify() passes")
         has(errors, "StoreError cases shown: 16 of 16")
 
-        let file = Self.step(6, in: lines)
-        has(file, "types: Todo; todos: 3")
+        let migration = Self.step(7, in: lines)
+        has(migration, "migrated from version 0 to 1: 2 open todos got a due date: [\"Answer Al\", \"Fix the bike\"]")
+        has(migration, "the live file stays at version 0 and still opens with this version's Todo: 3 todos")
+
+        let file = Self.step(8, in: lines)
+        has(file, "types: Project, ProjectNote, Todo; todos: 3")
         has(file, "verify: ok")
 
         // The store lived in a temporary directory, removed at the end.
         let storePath = try #require(lines.first?.components(separatedBy: "store at ").last)
         #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: storePath).deletingLastPathComponent().path))
+    }
+
+    @Test func theDemoRunsTwiceInOneDirectory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-twice-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try Self.runDemo([directory.path])
+        #expect(first.status == 0 && first.lines.last?.hasPrefix("Done.") == true, "\(first.lines.suffix(3))")
+        // The second run found the first's store: it reported .alreadyExists and "14 of 15" before.
+        let second = try Self.runDemo([directory.path])
+        #expect(second.status == 0 && second.lines.last?.hasPrefix("Done.") == true, "\(second.lines.suffix(3))")
+        #expect(second.lines.contains { $0.hasPrefix("(started afresh: removed") })
+        #expect(second.lines.contains { $0.contains("StoreError cases shown: 16 of 16") })
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("todos.strata").path))
     }
 }
