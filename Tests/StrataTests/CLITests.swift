@@ -129,6 +129,37 @@ import Testing
         let dogs = try Self.strata("dump", fixture.path, "--type", "Dog")
         let onlyDogs = try #require(try JSONSerialization.jsonObject(with: Data(dogs.stdout.utf8)) as? [String: Any])
         #expect(Array(onlyDogs.keys) == ["Dog"])
+        // Dates carry their zone (they lacked the Z): ISO 8601 in UTC, with milliseconds.
+        #expect(all["date"] as? String == "2001-01-01T00:00:00.000Z")
+        #expect(all["indexedDate"] as? String == "2001-01-01T00:00:00.000Z")
+    }
+
+    @Test func dumpStopsAtTheLimit() throws {
+        let fixture = try goodStore()
+        let json = try Self.strata("dump", fixture.path, "--type", "Dog", "--limit", "2")
+        let dogs = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: [[String: Any]]])
+        #expect(dogs["Dog"]?.count == 2)
+        let table = try Self.strata("dump", fixture.path, "--type", "Person", "--format", "table", "--limit", "1")
+        let lines = table.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Person: 1 objects" && lines.count == 4)
+        #expect(try Self.strata("dump", fixture.path, "--limit", "-1").status == 64)  // a usage error
+    }
+
+    @Test func dumpAsTablePrintsBeforeItHasReadEveryObject() throws {
+        let fixture = Fixture([Note.self])
+        do {
+            let store = try fixture.open()
+            try store.write {
+                for index in 0..<300 { try store.add(Note(index == 250 ? "a note much longer than the others" : "n\(index)")) }
+            }
+        }
+        let run = try Self.strata("dump", fixture.path, "--format", "table")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "Note: 300 objects")
+        // The widths come from the first rows, printed before the rest is read (it read all 300 first,
+        // which kept 100k objects waiting 5.9 s for the first line): row 250 is wider than its column.
+        #expect(lines[2] == "------")  // "n199", quoted
+        #expect(lines.contains("\"a note much longer than the others\""))
     }
 
     @Test func dumpAsTableAlignsColumns() throws {

@@ -71,17 +71,20 @@ public final class DynamicStore {
         return try read { (transaction) throws(LMDBError) in try transaction.count(type.table) }
     }
 
-    /// Visits every object of the type named `typeName`, in primary key order, in one snapshot.
+    /// Visits the objects of the type named `typeName` (the first `limit` of them), in primary key
+    /// order, in one snapshot.
     ///
     /// - Throws: `.invalidArgument` for a type the file does not have, `.corrupted` for a row that
     ///   does not decode (objects before it were visited), `.storage`.
-    public func forEachObject(ofType typeName: String, _ body: (DynamicObject) -> Void) throws(StoreError) {
+    public func forEachObject(ofType typeName: String, limit: Int = .max, _ body: (DynamicObject) -> Void) throws(StoreError) {
         let index = try typeIndex(named: typeName)
         let type = verifiedTypes[index]
         let storedType = stored.types[index]
+        var visited = 0
         let failure: StoreError? = try read { (transaction) throws(LMDBError) -> StoreError? in
             try transaction.withCursor(type.table) { (cursor) throws(LMDBError) -> StoreError? in
-                try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in
+                try cursor.walk(from: cursor.first(), while: { _ in visited < limit }) { (entry) throws(StoreError) in
+                    visited += 1
                     body(try self.object(key: entry.key, row: entry.value, type: type, stored: storedType))
                 }
             }

@@ -3,13 +3,13 @@ import Strata
 
 /// `dump --format json`: `{"Type": [{…}, …], …}`, streamed object by object.
 enum JSONDump {
-    static func write(_ types: [DynamicObjectType], of store: DynamicStore) throws(StoreError) {
+    static func write(_ types: [DynamicObjectType], of store: DynamicStore, limit: Int) throws(StoreError) {
         Output.write("{")
         for (position, type) in types.enumerated() {
             Output.write(position == 0 ? "\n  " : ",\n  ")
             Output.write(quoted(type.name) + ": [")
             var first = true
-            try store.forEachObject(ofType: type.name) { object in
+            try store.forEachObject(ofType: type.name, limit: limit) { object in
                 Output.write(first ? "\n    {" : ",\n    {")
                 first = false
                 var fields = object.values.map { "\(quoted($0.name)): \(value($0.value))" }
@@ -33,13 +33,16 @@ enum JSONDump {
         case let integer as any BinaryInteger: return "\(integer)"
         case let decimal as Decimal: return decimal.isNaN ? quoted("NaN") : "\(decimal)"
         case let data as Data: return quoted(data.base64EncodedString())
-        case let date as Date: return quoted(date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true)))
+        case let date as Date: return quoted(date.formatted(utcTimestamp))
         case let uuid as UUID: return quoted(uuid.uuidString)
         case let link as DynamicLink: return quoted(link.primaryKey)
         case let array as [Any]: return "[" + array.map { Self.value($0) }.joined(separator: ", ") + "]"
         case let other?: return quoted("\(other)")
         }
     }
+
+    /// ISO 8601 with milliseconds and the zone: `2026-11-23T12:00:00.000Z` (it lacked the `Z`).
+    static let utcTimestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
 
     /// A JSON string literal.
     static func quoted(_ string: String) -> String {

@@ -1,29 +1,43 @@
 import Strata
 
-/// `dump --format table`: per type, a header and aligned columns (long cells cut with `…`).
+/// `dump --format table`: per type, a header and aligned columns (long cells cut with `…`), printed
+/// as the rows are read: the column widths come from the first `sampleRows` rows (a longer cell
+/// later widens its own line only), so the first lines appear at once however large the file.
 enum TableDump {
     static let maximumCellWidth = 40
+    static let sampleRows = 200
 
-    static func write(_ types: [DynamicObjectType], of store: DynamicStore) throws(StoreError) {
+    static func write(_ types: [DynamicObjectType], of store: DynamicStore, limit: Int) throws(StoreError) {
         for (position, type) in types.enumerated() {
             if position > 0 { Output.line() }
-            var rows: [[String]] = []
-            try store.forEachObject(ofType: type.name) { object in
-                rows.append(object.values.map { cell($0.value) })
-            }
-            Output.line("\(type.name): \(Output.grouped(rows.count)) objects")
+            let count = min(try store.count(ofType: type.name), limit)
+            Output.line("\(type.name): \(Output.grouped(count)) objects")
             let header = type.properties.map(\.name)
-            let widths = header.indices.map { column in
-                ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
-            }
-            func line(_ cells: [String]) -> String {
+            var sample: [[String]] = []
+            var widths: [Int]?
+            func line(_ cells: [String], _ widths: [Int]) -> String {
                 var text = zip(cells, widths).map { $0.rightPadded(to: $1) }.joined(separator: "  ")
                 while text.last == " " { text.removeLast() }
                 return text
             }
-            Output.line(line(header))
-            Output.line(line(widths.map { String(repeating: "-", count: $0) }))
-            for row in rows { Output.line(line(row)) }
+            func start(with rows: [[String]]) -> [Int] {
+                let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
+                Output.line(line(header, widths))
+                Output.line(line(widths.map { String(repeating: "-", count: $0) }, widths))
+                for row in rows { Output.line(line(row, widths)) }
+                Output.flush()  // the first lines, now
+                return widths
+            }
+            try store.forEachObject(ofType: type.name, limit: limit) { object in
+                let row = object.values.map { cell($0.value) }
+                if let widths {
+                    Output.line(line(row, widths))
+                } else {
+                    sample.append(row)
+                    if sample.count == sampleRows { widths = start(with: sample) }
+                }
+            }
+            if widths == nil { _ = start(with: sample) }
         }
     }
 
