@@ -8,8 +8,8 @@ public protocol _Persistable {
     static func _strataZero() -> Self
     /// Appends the value as the row's next column.
     func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError)
-    /// Appends the `Self?` at `address` (an unmanaged `@Persisted` value) as the row's next column;
-    /// returns false, appending nothing, when it is nil (its initial value is not settled yet).
+    /// Appends the unmanaged `@Persisted` value at `address` as the row's next column; returns false,
+    /// appending nothing, when it is not settled yet (unset, or an initial value to evaluate).
     static func _strataEncodeUnmanaged(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError) -> Bool
     /// Decodes a column (`nil`: the column is null).
     ///
@@ -90,7 +90,9 @@ extension _Persistable {
     public static func _strataEncodeUnmanaged(
         at address: UnsafeRawPointer, into row: inout _RowEncoder
     ) throws(StoreError) -> Bool {
-        guard let value = address.assumingMemoryBound(to: Optional<Self>.self).pointee else { return false }
+        guard case .value(let value) = address.assumingMemoryBound(to: UnmanagedValue<Self>.self).pointee else {
+            return false
+        }
         try value._strataEncodeColumn(into: &row)
         return true
     }

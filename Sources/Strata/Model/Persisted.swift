@@ -21,32 +21,31 @@ public struct Persisted<Value: _Persistable> {
     /// fields (not an enum) so that a Store can bind an object's properties by storing an integer at
     /// a known offset, without generic code.
     @usableFromInline var column: Int
-    /// The value while the object is unmanaged (afterwards, the row holds it); nil until it is first
-    /// needed, so that making an accessor for a row evaluates no initial value and allocates nothing.
-    @usableFromInline var unmanagedValue: Value?
-    /// The declared initial value, evaluated when the unmanaged value is first needed (nil: the type's
-    /// zero). A closure without captures, so storing it allocates nothing.
-    @usableFromInline var initialValue: (() -> Value)?
+    /// The value while the object is unmanaged (afterwards, the row holds it): unset until it is first
+    /// needed, so that making an accessor for a row evaluates no initial value, allocates nothing, and
+    /// leaves nothing to release.
+    @usableFromInline var unmanaged: UnmanagedValue<Value>
     @usableFromInline let attributes: PropertyAttributes
 
     /// A property whose initial value is the type's zero: 0, "", false, nil, an empty list…
     @inlinable
     public init() {
-        self.init(initialValue: nil, attributes: [])
+        column = -1
+        unmanaged = .unset
+        attributes = []
     }
 
     /// A property with a declared initial value, evaluated once per unmanaged object when first read
     /// (or when the object is added), never for objects read from a Store.
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value) {
-        self.init(initialValue: wrappedValue, attributes: [])
+        self.init(initial: wrappedValue, attributes: [])
     }
 
     @inlinable
-    init(initialValue: (() -> Value)?, attributes: PropertyAttributes) {
+    init(initial: (() -> Value)?, attributes: PropertyAttributes) {
         column = -1
-        unmanagedValue = nil
-        self.initialValue = initialValue
+        unmanaged = initial.map(UnmanagedValue.initial) ?? .unset
         self.attributes = attributes
     }
 
@@ -54,8 +53,7 @@ public struct Persisted<Value: _Persistable> {
     @inlinable
     init(value: Value, attributes: PropertyAttributes) {
         column = -1
-        unmanagedValue = value
-        initialValue = nil
+        unmanaged = .value(value)
         self.attributes = attributes
     }
 
@@ -73,9 +71,10 @@ public struct Persisted<Value: _Persistable> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            let storage = object[keyPath: storageKeyPath]
-            if storage.column >= 0 { return object._read(storage.column, as: Value.self) }
-            if let value = storage.unmanagedValue { return value }
+            // Only the column is read on the managed path: copying the whole wrapper would retain its
+            // unmanaged value and initial-value closure on every read.
+            let column = object[keyPath: storageKeyPath].column
+            if column >= 0 { return object._read(column, as: Value.self) }
             return object[keyPath: storageKeyPath].settledUnmanagedValue()
         }
         set {
@@ -88,35 +87,50 @@ public struct Persisted<Value: _Persistable> {
         if column >= 0 {
             object._write(value, column: column)  // touches the row, never this wrapper
         } else {
-            unmanagedValue = value
-            initialValue = nil
+            unmanaged = .value(value)
         }
     }
 
     /// The unmanaged value, evaluating the declared initial value (or the type's zero) the first time:
     /// later reads, and `add`, see that same value.
-    @usableFromInline
+    @inlinable
     mutating func settledUnmanagedValue() -> Value {
-        if let value = unmanagedValue { return value }
-        let value = initialValue?() ?? Value._strataZero()
-        unmanagedValue = value
-        initialValue = nil
-        return value
+        switch unmanaged {
+        case .value(let value):
+            return value
+        case .initial(let initial):
+            let value = initial()
+            unmanaged = .value(value)
+            return value
+        case .unset:
+            let value = Value._strataZero()
+            unmanaged = .value(value)
+            return value
+        }
     }
+}
+
+/// The value of an unmanaged object's `@Persisted` property: not needed yet (`unset`: the type's zero;
+/// `initial`: the declared initial value, still to evaluate), or set.
+@usableFromInline
+enum UnmanagedValue<Value> {
+    case unset
+    case initial(() -> Value)
+    case value(Value)
 }
 
 extension Persisted where Value: _PrimaryKeyValue {
     /// A primary-key property (integers, String or UUID): unique, and the order of unsorted Results.
     @inlinable
     public init(primaryKey: Bool) {
-        self.init(initialValue: nil, attributes: primaryKey ? .primaryKey : [])
+        self.init(initial: nil, attributes: primaryKey ? .primaryKey : [])
     }
 
     /// A primary-key property with an initial value: `@Persisted(primaryKey: true) var id = UUID()`.
     /// The value is evaluated once per unmanaged object, when first read or added.
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, primaryKey: Bool) {
-        self.init(initialValue: wrappedValue, attributes: primaryKey ? .primaryKey : [])
+        self.init(initial: wrappedValue, attributes: primaryKey ? .primaryKey : [])
     }
 }
 
@@ -125,13 +139,13 @@ extension Persisted where Value: _IndexableValue {
     /// range queries on it use the index instead of scanning.
     @inlinable
     public init(indexed: Bool) {
-        self.init(initialValue: nil, attributes: indexed ? .indexed : [])
+        self.init(initial: nil, attributes: indexed ? .indexed : [])
     }
 
     /// An indexed property with an initial value: `@Persisted(indexed: true) var score = 0`.
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, indexed: Bool) {
-        self.init(initialValue: wrappedValue, attributes: indexed ? .indexed : [])
+        self.init(initial: wrappedValue, attributes: indexed ? .indexed : [])
     }
 }
 
@@ -141,7 +155,7 @@ extension Persisted where Value: _IndexableValue {
 protocol PersistedPropertyKind {
     static var schemaType: _SchemaType { get }
     static var valueType: any _Persistable.Type { get }
-    /// Offsets of the column and of the unmanaged value (a `Value?`) within the wrapper.
+    /// Offsets of the column and of the unmanaged value (an `UnmanagedValue<Value>`) within the wrapper.
     static var columnOffset: Int { get }
     static var valueOffset: Int { get }
     static func attributes(at address: UnsafeRawPointer) -> PropertyAttributes
@@ -162,7 +176,7 @@ extension Persisted: PersistedPropertyKind {
     static var valueType: any _Persistable.Type { Value.self }
     // Stored properties of a struct always have an offset.
     static var columnOffset: Int { MemoryLayout<Self>.offset(of: \Self.column) ?? 0 }
-    static var valueOffset: Int { MemoryLayout<Self>.offset(of: \Self.unmanagedValue) ?? 0 }
+    static var valueOffset: Int { MemoryLayout<Self>.offset(of: \Self.unmanaged) ?? 0 }
 
     static func attributes(at address: UnsafeRawPointer) -> PropertyAttributes {
         address.assumingMemoryBound(to: Self.self).pointee.attributes
@@ -188,8 +202,6 @@ extension Persisted: PersistedPropertyKind {
     }
 
     static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer) {
-        let wrapper = address.assumingMemoryBound(to: Self.self)
-        wrapper.pointee.unmanagedValue = nil
-        wrapper.pointee.initialValue = nil
+        address.assumingMemoryBound(to: Self.self).pointee.unmanaged = .unset
     }
 }

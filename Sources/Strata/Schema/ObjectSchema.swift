@@ -5,7 +5,7 @@ struct PropertyAccessor: @unchecked Sendable {  // metatypes are immutable
     /// Offset of the wrapper in the instance.
     let offset: Int
     let kind: any PersistedPropertyKind.Type
-    /// Offsets, in the instance, of the wrapper's column and unmanaged value (a `Value?`).
+    /// Offsets, in the instance, of the wrapper's column and unmanaged value (an `UnmanagedValue`).
     let columnOffset: Int
     let valueOffset: Int
     let valueType: any _Persistable.Type
