@@ -101,7 +101,7 @@ import Testing
     @Test func logsAreKeptOnlyUntilEveryObserverHasThem() throws {
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
-        let hub = store.core.environment.changes
+        let hub = store.core.shared.changes
         var updates = 0
         let token = try store.objects(Item.self).observe { if case .update = $0 { updates += 1 } }
         try store.refresh()

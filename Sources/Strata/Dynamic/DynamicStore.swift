@@ -41,11 +41,13 @@ public final class DynamicStore {
     /// - Throws: `.fileAccess` when the file is missing or unreadable, `.corrupted` when it is not a
     ///   Strata file, is damaged, or holds no schema, `.storage`.
     public init(path: String) throws(StoreError) {
-        let path = try EnvironmentRegistry.canonicalPath(path)
+        let path = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
         let options = EnvironmentOptions(
             mapSize: max(64 << 10, (size + 4095) / 4096 * 4096), readOnly: true, maxTables: 4096)
-        let lease = try EnvironmentRegistry.shared.lease(path: path, options: options, joiningAnyOptions: true)
+        let lease = try StoreError.mapping {
+            try EnvironmentRegistry.shared.lease(path: path, options: options, joiningAnyOptions: true)
+        }
         guard let stored = try SchemaBinder.readStoredSchema(lease.environment) else {
             throw .corrupted("\(path) holds no Strata schema (an LMDB file of another program, or never opened as a store)")
         }
@@ -165,7 +167,7 @@ public final class DynamicStore {
     /// ```
     /// - Throws: `.corrupted` naming the type, key and damage of the first problem found, `.storage`.
     public func verify(progress: ((VerificationProgress) -> Void)? = nil) throws(StoreError) {
-        _ = try environment.checkPages()
+        _ = try StoreError.mapping { try environment.checkPages() }
         let verifier = Verifier(types: verifiedTypes, progress: progress)
         let transaction: ReadTransaction
         do {
@@ -189,7 +191,7 @@ public final class DynamicStore {
     ///   non-file URL, `.storage`.
     public func writeCopy(to url: URL, compact: Bool = false) throws(StoreError) {
         guard url.isFileURL else { throw .invalidArgument("\(url) is not a file URL") }
-        try environment.copy(to: url.path, compact: compact)
+        try StoreError.mapping { try environment.copy(to: url.path, compact: compact) }
     }
 
     /// Replaces the file at `path` with a compacted copy of itself (no free pages), when no process
@@ -202,7 +204,7 @@ public final class DynamicStore {
     ///   with `writeCopy(to:compact:)` instead), `.fileAccess` when the copy cannot be written or
     ///   renamed, what `init(path:)` throws. The original file is left as it was on any failure.
     public static func compactFile(atPath path: String) throws(StoreError) -> (bytesBefore: Int, bytesAfter: Int) {
-        let canonical = try EnvironmentRegistry.canonicalPath(path)
+        let canonical = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard !EnvironmentRegistry.shared.isOpen(canonical) else { throw .fileAccess(path: path, code: EBUSY) }
         let compacted = canonical + ".compacting"
         unlink(compacted)  // left by a crash during an earlier compaction

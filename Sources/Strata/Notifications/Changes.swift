@@ -135,7 +135,7 @@ final class ObserverState: Sendable {
     }
 
     convenience init(core: StoreCore, everyCommit: Bool = false) {
-        self.init(hub: core.environment.changes, everyCommit: everyCommit)
+        self.init(hub: core.shared.changes, everyCommit: everyCommit)
         attach(to: core)
     }
 

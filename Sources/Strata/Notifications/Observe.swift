@@ -70,7 +70,7 @@ extension Results {
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
-            let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
+            let state = ObserverState(hub: core.shared.changes, everyCommit: everyCommit)
             let stages = self.stages
             StoreCore.observeElsewhere(
                 configuration: core.configuration, queue: elsewhere, state: state,
@@ -145,7 +145,7 @@ extension ThreadConfined where Self: Object {
         try core.checkConfined()
         guard (try? core.currentRow(of: self)) != nil else { throw .invalidated }
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
-            let state = ObserverState(hub: core.environment.changes, everyCommit: everyCommit)
+            let state = ObserverState(hub: core.shared.changes, everyCommit: everyCommit)
             let key = _key
             StoreCore.observeElsewhere(
                 configuration: core.configuration, queue: elsewhere, state: state,

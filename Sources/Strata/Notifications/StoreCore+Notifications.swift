@@ -23,7 +23,7 @@ extension StoreCore {
             } else if observer.state.everyCommit {
                 deliverEachCommit(to: observer, upTo: current)
             } else if observer.version < current {
-                let span = spans[observer.version] ?? environment.changes.span(from: observer.version, to: current)
+                let span = spans[observer.version] ?? shared.changes.span(from: observer.version, to: current)
                 spans[observer.version] = span
                 observer.deliver(span, at: nil)
             }
@@ -38,21 +38,21 @@ extension StoreCore {
         var from = observer.version
         guard from < current else { return }
         for version in (from + 1)...current where !observer.state.isInvalidated {
-            let snapshot = version == current ? nil : environment.changes.snapshot(at: version)
+            let snapshot = version == current ? nil : shared.changes.snapshot(at: version)
             guard version == current || snapshot.map(observer.canEvaluate(on:)) == true else { continue }
-            observer.deliver(environment.changes.span(from: from, to: version), at: snapshot)
+            observer.deliver(shared.changes.span(from: from, to: version), at: snapshot)
             from = version
         }
     }
 
     /// Tells the hub which logs this Store's observers may still need.
     func reportObserverPosition() {
-        guard !observers.isEmpty else { return environment.changes.observersOf(ObjectIdentifier(self), standAt: nil) }
+        guard !observers.isEmpty else { return shared.changes.observersOf(ObjectIdentifier(self), standAt: nil) }
         // An observer yet to start will start at this version or later: it needs nothing older.
         var now = (try? version()) ?? 0
         if session != nil { now -= 1 }  // a write's id is the version it will commit
         let oldest = observers.map { $0.isStarted ? $0.version : now }.min()
-        environment.changes.observersOf(ObjectIdentifier(self), standAt: oldest)
+        shared.changes.observersOf(ObjectIdentifier(self), standAt: oldest)
     }
 
     /// Drops invalidated observers. A Store with a queue keeps itself alive while it has observers
@@ -63,7 +63,7 @@ extension StoreCore {
             observers.removeAll { $0.state.isInvalidated }
         }
         if observers.isEmpty {
-            environment.changes.observersOf(ObjectIdentifier(self), standAt: nil)
+            shared.changes.observersOf(ObjectIdentifier(self), standAt: nil)
             keepAlive = nil
         }
     }

@@ -60,23 +60,19 @@ final class Environment: @unchecked Sendable {
     /// Named tables opened by committed transactions (`MDB_dbi` handles are valid for the whole
     /// environment once the transaction that opened them committed).
     private let openedTables = Locked<[String: Table]>([:])
-    /// The change logs of recent commits and the Stores to wake after each (notifications).
-    let changes = ChangeHub()
-    /// The frozen snapshots of this process (version, creation time), for `Store.diagnostics()`.
-    let frozenSnapshots = Locked<[ObjectIdentifier: (version: Int, created: ContinuousClock.Instant)]>([:])
 
     /// Opens (creating if needed) the environment at `path`.
     ///
-    /// - Throws: `.fileAccess` when the location cannot be read or written, `.corrupted` when the file
+    /// - Throws: `.fileAccess` when the location cannot be read or written, `.damaged` when the file
     ///   is not an LMDB file, comes from an incompatible version, or is shorter than its last used page
-    ///   (reading it would fault), `.storage` for any other LMDB failure.
-    init(path: String, options: EnvironmentOptions, removeOnClose: [String] = []) throws(StoreError) {
+    ///   (reading it would fault), `.lmdb` for any other LMDB failure.
+    init(path: String, options: EnvironmentOptions, removeOnClose: [String] = []) throws(StorageError) {
         switch fileSize(atPath: path) {
         case nil where !options.readOnly && errno == ENOENT:
             try StoreFile.create(at: path, options: options)
         case 0?:
             // New files appear whole (`StoreFile.create`): an empty one was truncated, and what it held is lost.
-            throw .corrupted("\(path) is empty (0 bytes): the store it held was truncated; restore it from a copy")
+            throw .damaged("\(path) is empty (0 bytes): the store it held was truncated; restore it from a copy")
         case _?:
             try StoreFile.check(at: path)  // before LMDB trusts its meta pages and tree
         case nil:
@@ -86,7 +82,7 @@ final class Environment: @unchecked Sendable {
         do {
             env = try LMDB.createEnvironment()
         } catch {
-            throw StoreError(error)
+            throw .lmdb(error)
         }
         do throws(LMDBError) {
             try LMDB.setMapSize(env, options.mapSize)
@@ -98,11 +94,11 @@ final class Environment: @unchecked Sendable {
             throw Self.openError(error, path: path)
         }
         var cleared = 0
-        do throws(StoreError) {
+        do throws(StorageError) {
             do {
                 cleared = try LMDB.clearStaleReaders(env)
             } catch {
-                throw StoreError(error)
+                throw .lmdb(error)
             }
             try Self.checkFileLength(env, path: path)
         } catch {
@@ -150,26 +146,26 @@ final class Environment: @unchecked Sendable {
         close()
     }
 
-    private static func openError(_ error: LMDBError, path: String) -> StoreError {
+    private static func openError(_ error: LMDBError, path: String) -> StorageError {
         switch error {
-        case .invalid: .corrupted("\(path) is not a Strata file (no valid LMDB meta page)")
-        case .versionMismatch: .corrupted("\(path) was written by an incompatible LMDB version")
-        case .corrupted, .pageNotFound, .panic: .corrupted("\(path): \(error)")
+        case .invalid: .damaged("\(path) is not a Strata file (no valid LMDB meta page)")
+        case .versionMismatch: .damaged("\(path) was written by an incompatible LMDB version")
+        case .corrupted, .pageNotFound, .panic: .damaged("\(path): \(error)")
         case _ where error.code > 0: .fileAccess(path: path, code: error.code)
-        default: .storage(error)
+        default: .lmdb(error)
         }
     }
 
     /// LMDB maps the file and trusts the meta page: if the file is shorter than the last page the meta
     /// page names, reading that page would raise SIGBUS. Check before anything reads it.
-    private static func checkFileLength(_ env: OpaquePointer, path: String) throws(StoreError) {
+    private static func checkFileLength(_ env: OpaquePointer, path: String) throws(StorageError) {
         let info: MDB_envinfo
         let stat: MDB_stat
         do {
             info = try LMDB.info(env)
             stat = try LMDB.stat(env)
         } catch {
-            throw StoreError(error)
+            throw .lmdb(error)
         }
         guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
         let needed = (Int(info.me_last_pgno) + 1) * Int(stat.ms_psize)
@@ -184,13 +180,13 @@ final class Environment: @unchecked Sendable {
     /// structure, so that `verify()` reports damage LMDB would follow out of the map. Returns the number
     /// of pages checked.
     ///
-    /// - Throws: `.corrupted` naming the page and the damage; `.fileAccess`, `.storage`.
-    func checkPages() throws(StoreError) -> Int {
+    /// - Throws: `.damaged` naming the page and the damage; `.fileAccess`, `.lmdb`.
+    func checkPages() throws(StorageError) -> Int {
         let fd: Int32
         do {
             fd = try LMDB.fileDescriptor(handle)  // the open file: its path may have been removed meanwhile
         } catch {
-            throw StoreError(error)
+            throw .lmdb(error)
         }
         for _ in 1...10 {
             let transaction = try openReadTransaction()
@@ -202,35 +198,36 @@ final class Environment: @unchecked Sendable {
             try walker.walk(pinned, tables: true)
             return walker.pagesChecked
         }
-        throw .storage(LMDBError(code: EAGAIN))
+        throw .lmdb(LMDBError(code: EAGAIN))
     }
 
-    private func openReadTransaction() throws(StoreError) -> ReadTransaction {
+    private func openReadTransaction() throws(StorageError) -> ReadTransaction {
         do {
             return try ReadTransaction(self)
         } catch {
-            throw StoreError(error)
+            throw .lmdb(error)
         }
     }
 
     /// The file's size and the bytes its pages use (pages up to the last one used, less free ones).
-    func usage() throws(StoreError) -> (totalBytes: Int, usedBytes: Int) {
+    func usage() throws(StorageError) -> (totalBytes: Int, usedBytes: Int) {
+        let free: Int
+        let info: MDB_envinfo
         do {
-            let transaction = try ReadTransaction(self)
-            let free = try transaction.freePages()
-            let info = try LMDB.info(handle)
-            guard let size = fileSize(atPath: path) else { throw StoreError.fileAccess(path: path, code: errno) }
-            return (size, (Int(info.me_last_pgno) + 1 - free) * pageSize)
+            free = try ReadTransaction(self).freePages()
+            info = try LMDB.info(handle)
         } catch {
-            throw StoreError(wrapping: error)
+            throw .lmdb(error)
         }
+        guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
+        return (size, (Int(info.me_last_pgno) + 1 - free) * pageSize)
     }
 
     /// Writes a consistent copy of the last commit to a new file at `destination` (`compact`: without
     /// free pages, so the copy is as small as the data). Nothing is left at `destination` on failure.
     ///
-    /// - Throws: `.fileAccess` (the file exists, or cannot be created or written), `.storage`.
-    func copy(to destination: String, compact: Bool) throws(StoreError) {
+    /// - Throws: `.fileAccess` (the file exists, or cannot be created or written), `.lmdb`.
+    func copy(to destination: String, compact: Bool) throws(StorageError) {
         let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, options.fileMode)
         guard fd >= 0 else { throw .fileAccess(path: destination, code: errno) }
         do {
@@ -238,7 +235,7 @@ final class Environment: @unchecked Sendable {
         } catch {
             closeFile(fd)
             unlink(destination)
-            throw error.code > 0 ? .fileAccess(path: destination, code: error.code) : StoreError(error)
+            throw error.code > 0 ? .fileAccess(path: destination, code: error.code) : .lmdb(error)
         }
         let synced = fsync(fd) == 0
         let code = errno
@@ -259,11 +256,11 @@ final class Environment: @unchecked Sendable {
     }
 
     /// The newest committed version.
-    func latestVersion() throws(StoreError) -> Int {
+    func latestVersion() throws(StorageError) -> Int {
         do {
             return try LMDB.info(handle).me_last_txnid
         } catch {
-            throw StoreError(error)
+            throw .lmdb(error)
         }
     }
 
@@ -304,10 +301,10 @@ final class Environment: @unchecked Sendable {
     /// table handles published so far. Open tables and end that transaction inside `body`, then publish
     /// the handles it committed. Take the writer lock (begin the write transaction) before calling this,
     /// never after: a thread in a user's write may need this lock to open a second Store.
-    func withTableRegistry<R>(
-        _ body: (inout [String: Table]) throws(StoreError) -> R
-    ) throws(StoreError) -> R {
-        try openedTables.withLock { (tables) throws(StoreError) -> R in try body(&tables) }
+    func withTableRegistry<R, Failure: Error>(
+        _ body: (inout [String: Table]) throws(Failure) -> R
+    ) throws(Failure) -> R {
+        try openedTables.withLock { (tables) throws(Failure) -> R in try body(&tables) }
     }
 
     /// The sync mode LMDB applies, read back from the environment's flags.

@@ -9,7 +9,7 @@ import Darwin
 /// Walks LMDB's B-tree pages straight from the file and checks their structure: page numbers,
 /// header bounds, node offsets and sizes, child and overflow page numbers, sub-databases. LMDB has no
 /// checksums and trusts every pointer it reads, so a flipped byte in a branch page can send it out of
-/// the map (a segfault). The walker reads with `pread` and bounds checks, so damage becomes `.corrupted`.
+/// the map (a segfault). The walker reads with `pread` and bounds checks, so damage becomes `StorageError.damaged`.
 ///
 /// The pages of a snapshot stay put while a read transaction pins it; callers walk a snapshot they pin
 /// (`Environment.checkPages`), or the newest one, re-checking its transaction id afterwards.
@@ -55,7 +55,7 @@ struct PageWalker {
     }
 
     /// Both meta pages (the file's header must have passed `StoreFile.check`).
-    static func metas(fd: Int32, pageSize: Int, path: String) throws(StoreError) -> [Meta] {
+    static func metas(fd: Int32, pageSize: Int, path: String) throws(StorageError) -> [Meta] {
         var metas: [Meta] = []
         for index in 0..<2 {
             let page = try readBytes(fd: fd, offset: index * pageSize, count: MetaPageLayout.size, path: path)
@@ -71,7 +71,7 @@ struct PageWalker {
 
     /// Checks the main tree, which names the tables (what opening reads). With `tables`, descends into
     /// every table (and every sorted-duplicates sub-tree), and the free-page tree: the whole file.
-    mutating func walk(_ meta: Meta, tables: Bool) throws(StoreError) {
+    mutating func walk(_ meta: Meta, tables: Bool) throws(StorageError) {
         try walkTree(root: meta.mainRoot, kind: .main(descend: tables))
         if tables { try walkTree(root: meta.freeRoot, kind: .table(sortedDuplicates: false)) }
     }
@@ -95,14 +95,14 @@ struct PageWalker {
         }
     }
 
-    private mutating func walkTree(root: UInt64, kind: TreeKind) throws(StoreError) {
+    private mutating func walkTree(root: UInt64, kind: TreeKind) throws(StorageError) {
         let name = kind.name
         guard root != Self.invalidPage else { return }
         var stack: [(page: UInt64, depth: Int)] = [(root, 1)]
         let file = path
         while let (number, depth) = stack.popLast() {
-            func damaged(_ what: String) -> StoreError {
-                .corrupted("\(file): page \(number) of \(name) \(what)")
+            func damaged(_ what: String) -> StorageError {
+                .damaged("\(file): page \(number) of \(name) \(what)")
             }
             guard depth <= Layout.maxDepth else { throw damaged("is deeper than any B-tree can be") }
             guard (2...lastPage).contains(number) else { throw damaged("is outside the used pages 2...\(lastPage)") }
@@ -175,14 +175,14 @@ struct PageWalker {
     /// The free pages numbered `from` or higher, read from the free-page tree under `root`. LMDB may
     /// allocate pages past the file's end and free them in the same transaction (loose pages): they
     /// are counted in the meta page's last page but never written, and only the free tree says so.
-    mutating func freePages(root: UInt64, atLeast from: UInt64) throws(StoreError) -> Set<UInt64> {
+    mutating func freePages(root: UInt64, atLeast from: UInt64) throws(StorageError) -> Set<UInt64> {
         var free = Set<UInt64>()
         guard root != Self.invalidPage else { return free }
         var stack: [(page: UInt64, depth: Int)] = [(root, 1)]
         let file = path
         while let (number, depth) = stack.popLast() {
-            func damaged(_ what: String) -> StoreError {
-                .corrupted("\(file): page \(number) of the free-page tree \(what)")
+            func damaged(_ what: String) -> StorageError {
+                .damaged("\(file): page \(number) of the free-page tree \(what)")
             }
             guard depth <= Layout.maxDepth else { throw damaged("is deeper than any B-tree can be") }
             guard (2...lastPage).contains(number), visited.insert(number).inserted else {
@@ -229,13 +229,13 @@ struct PageWalker {
     }
 
     /// The node offsets of a page, each checked to lie between the page's free space and its end.
-    private func nodeOffsets(_ page: [UInt8], size: Int, damaged: (String) -> StoreError) throws(StoreError) -> [Int] {
+    private func nodeOffsets(_ page: [UInt8], size: Int, damaged: (String) -> StorageError) throws(StorageError) -> [Int] {
         let lower = Int(page.load(12, as: UInt16.self))
         let upper = Int(page.load(14, as: UInt16.self))
         guard lower >= Layout.header, lower <= upper, upper <= size, lower % 2 == 0 else {
             throw damaged("has free-space bounds \(lower)..<\(upper) outside its \(size) bytes")
         }
-        return try (0..<((lower - Layout.header) / 2)).map { (index) throws(StoreError) -> Int in
+        return try (0..<((lower - Layout.header) / 2)).map { (index) throws(StorageError) -> Int in
             let offset = Int(page.load(Layout.header + index * 2, as: UInt16.self))
             guard offset >= upper, offset + Layout.nodeHeader <= size else {
                 throw damaged("has node \(index) at offset \(offset), outside \(upper)..<\(size)")
@@ -251,7 +251,7 @@ struct PageWalker {
         )
     }
 
-    private mutating func checkOverflow(_ number: UInt64, dataSize: Int, damaged: (String) -> StoreError) throws(StoreError) {
+    private mutating func checkOverflow(_ number: UInt64, dataSize: Int, damaged: (String) -> StorageError) throws(StorageError) {
         guard (2...lastPage).contains(number) else { throw damaged("names overflow page \(number), outside the used pages") }
         guard visited.insert(number).inserted else { throw damaged("names overflow page \(number), reached twice") }
         let header = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: Layout.header, path: path)
@@ -262,11 +262,11 @@ struct PageWalker {
         else { throw damaged("names overflow page \(number), which is not a valid run of \(pages) pages for \(dataSize) bytes") }
     }
 
-    static func readBytes(fd: Int32, offset: Int, count: Int, path: String) throws(StoreError) -> [UInt8] {
+    static func readBytes(fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
         guard got >= 0 else { throw .fileAccess(path: path, code: errno) }
-        guard got == count else { throw .corrupted("\(path) ends inside page \(offset / max(count, 1))") }
+        guard got == count else { throw .damaged("\(path) ends inside page \(offset / max(count, 1))") }
         return bytes
     }
 }

@@ -28,8 +28,8 @@ enum StoreFile {
     /// format record (`StrataFormat`), flushed, and linked into place (a concurrent creator's file
     /// wins; this one is then dropped).
     ///
-    /// - Throws: `.fileAccess` when the directory cannot be written, `.storage`.
-    static func create(at path: String, options: EnvironmentOptions) throws(StoreError) {
+    /// - Throws: `.fileAccess` when the directory cannot be written, `.lmdb`.
+    static func create(at path: String, options: EnvironmentOptions) throws(StorageError) {
         let temporary = "\(path).creating-\(getpid())"
         for file in [temporary, temporary + "-lock"] { unlink(file) }  // left by a crashed process with this pid
         defer {
@@ -44,7 +44,7 @@ enum StoreFile {
             try writeFormatRecord(env)
             try LMDB.syncEnvironment(env)
         } catch {
-            throw error.code > 0 ? .fileAccess(path: path, code: error.code) : StoreError(error)
+            throw error.code > 0 ? .fileAccess(path: path, code: error.code) : .lmdb(error)
         }
         guard link(temporary, path) == 0 || errno == EEXIST else { throw .fileAccess(path: path, code: errno) }
         syncDirectory(of: path)
@@ -78,9 +78,9 @@ enum StoreFile {
     /// Checks an existing file before LMDB reads it: both meta pages, then the main tree, which must
     /// list Strata's meta table.
     ///
-    /// - Throws: `.corrupted` naming the page and the damage, or saying that the file is not a Strata
+    /// - Throws: `.damaged` naming the page and the damage, or saying that the file is not a Strata
     ///   file; `.fileAccess` when unreadable.
-    static func check(at path: String) throws(StoreError) {
+    static func check(at path: String) throws(StorageError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
         defer { _ = close(fd) }
@@ -88,7 +88,7 @@ enum StoreFile {
         let tables = try checkMainTree(fd, pageSize: pageSize, path: path)
         guard tables.contains(Array(StrataFormat.metaTable.utf8)) else {
             let listed = tables.prefix(3).map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
-            throw .corrupted(
+            throw .damaged(
                 "\(path) is not a Strata file: an LMDB file without Strata's meta table "
                     + (tables.isEmpty ? "(it holds no table)" : "(its tables: \(listed)\(tables.count > 3 ? ", …" : ""))")
                     + "; it was left as it is")
@@ -99,20 +99,20 @@ enum StoreFile {
     /// Safe while another process commits: LMDB writes data pages before a meta page and never
     /// shrinks the file, so even a meta read half old, half new names only pages the file has (the
     /// size is taken after reading the pages). Returns the page size.
-    private static func checkMetaPages(_ fd: Int32, path: String) throws(StoreError) -> Int {
+    private static func checkMetaPages(_ fd: Int32, path: String) throws(StorageError) -> Int {
         try checkIsLMDBFile(fd, path: path)
         let first = try read(fd, offset: 0, count: 512, path: path)
         try checkHeader(first, index: 0, path: path)
         let pageSize = Int(first.load(MetaPageLayout.pageSize, as: UInt32.self))
         guard (512...65_536).contains(pageSize), pageSize & (pageSize - 1) == 0 else {
-            throw .corrupted("\(path): meta page 0 names a page size of \(pageSize) bytes")
+            throw .damaged("\(path): meta page 0 names a page size of \(pageSize) bytes")
         }
         let second = try read(fd, offset: pageSize, count: 512, path: path)
         try checkHeader(second, index: 1, path: path)
         guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
         let filePages = UInt64(size / pageSize)
         for (index, page) in [first, second].enumerated() {
-            func damaged(_ what: String) -> StoreError { .corrupted("\(path): meta page \(index) \(what)") }
+            func damaged(_ what: String) -> StorageError { .damaged("\(path): meta page \(index) \(what)") }
             guard page.load(MetaPageLayout.pageSize, as: UInt32.self) == UInt32(pageSize) else {
                 throw damaged("disagrees about the page size")
             }
@@ -144,8 +144,8 @@ enum StoreFile {
     /// was cut off: the file is truncated, and reading that page would fault.
     private static func checkPagesPastTheEnd(
         _ fd: Int32, pageSize: Int, filePages: UInt64, lastPage: UInt64, freeRoot: UInt64, path: String,
-        damaged: (String) -> StoreError
-    ) throws(StoreError) {
+        damaged: (String) -> StorageError
+    ) throws(StorageError) {
         let truncated = damaged("names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
         guard lastPage - filePages < 1 << 20, filePages > 2 else { throw truncated }
         var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: filePages - 1)
@@ -160,28 +160,28 @@ enum StoreFile {
 
     /// A file too short to hold a meta page header, or whose first bytes are not one, is another kind
     /// of file (a 24-byte text file is not a store truncated inside its meta pages).
-    private static func checkIsLMDBFile(_ fd: Int32, path: String) throws(StoreError) {
+    private static func checkIsLMDBFile(_ fd: Int32, path: String) throws(StorageError) {
         var header = [UInt8](repeating: 0, count: MetaPageLayout.magic.offset + 4)
         let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard got >= 0 else { throw .fileAccess(path: path, code: errno) }
         guard got == header.count, header.load(MetaPageLayout.magic.offset, as: UInt32.self) == MetaPageLayout.magic.value
-        else { throw .corrupted("\(path) is not a Strata file (it does not begin with an LMDB meta page)") }
+        else { throw .damaged("\(path) is not a Strata file (it does not begin with an LMDB meta page)") }
     }
 
-    private static func checkHeader(_ page: [UInt8], index: Int, path: String) throws(StoreError) {
+    private static func checkHeader(_ page: [UInt8], index: Int, path: String) throws(StorageError) {
         guard page.load(MetaPageLayout.flagsOffset, as: UInt16.self) & MetaPageLayout.metaFlag != 0,
             page.load(MetaPageLayout.magic.offset, as: UInt32.self) == MetaPageLayout.magic.value
-        else { throw .corrupted("\(path) is not a Strata file (meta page \(index) is not an LMDB meta page)") }
+        else { throw .damaged("\(path) is not a Strata file (meta page \(index) is not an LMDB meta page)") }
         guard page.load(MetaPageLayout.version.offset, as: UInt32.self) == MetaPageLayout.version.value else {
-            throw .corrupted("\(path): meta page \(index) has an unknown LMDB format version")
+            throw .damaged("\(path): meta page \(index) has an unknown LMDB format version")
         }
     }
 
-    private static func read(_ fd: Int32, offset: Int, count: Int, path: String) throws(StoreError) -> [UInt8] {
+    private static func read(_ fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> [UInt8] {
         do {
             return try PageWalker.readBytes(fd: fd, offset: offset, count: count, path: path)
-        } catch .corrupted {
-            throw .corrupted("\(path) is truncated inside its meta pages")
+        } catch .damaged {
+            throw .damaged("\(path) is truncated inside its meta pages")
         }
     }
 
@@ -190,13 +190,13 @@ enum StoreFile {
     /// snapshot, so a commit of another process may reuse them meanwhile: a walk counts only when no
     /// commit landed during it, and runs again on the new snapshot otherwise. A concurrent writer is
     /// then never mistaken for damage, nor its rows for table names.
-    private static func checkMainTree(_ fd: Int32, pageSize: Int, path: String) throws(StoreError) -> [[UInt8]] {
+    private static func checkMainTree(_ fd: Int32, pageSize: Int, path: String) throws(StorageError) -> [[UInt8]] {
         let attempts = 50
         for attempt in 1...attempts {
             let metas = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path)
             guard let newest = metas.max(by: { $0.transactionID < $1.transactionID }) else { return [] }
             var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: newest.lastPage)
-            var damage: StoreError?
+            var damage: StorageError?
             do {
                 try walker.walk(newest, tables: false)
             } catch {
@@ -207,7 +207,7 @@ enum StoreFile {
                 if let damage { throw damage }
                 return walker.tableNames
             }
-            if attempt == attempts { throw damage ?? .storage(LMDBError(code: EAGAIN)) }
+            if attempt == attempts { throw damage ?? .lmdb(LMDBError(code: EAGAIN)) }
             if attempt > 10 { usleep(UInt32(attempt) * 100) }  // a writer committing without pause
         }
         return []

@@ -226,13 +226,13 @@ struct Cursor: ~Copyable {
 
     /// Visits the entries from `entry` on while `admits` accepts their key. A visit's failure stops
     /// the walk and is returned (the cursor's own failures are thrown).
-    func walk(
+    func walk<VisitFailure: Error>(
         from entry: Entry?, while admits: (UnsafeRawBufferPointer) -> Bool = { _ in true },
-        _ visit: (Entry) throws(StoreError) -> Void
-    ) throws(LMDBError) -> StoreError? {
+        _ visit: (Entry) throws(VisitFailure) -> Void
+    ) throws(LMDBError) -> VisitFailure? {
         var entry = entry
         while let current = entry, admits(current.key) {
-            do throws(StoreError) {
+            do throws(VisitFailure) {
                 try visit(current)
             } catch {
                 return error

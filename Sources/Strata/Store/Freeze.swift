@@ -37,7 +37,7 @@ extension StoreCore {
             throw StoreError(error)
         }
         let version = try self.version()
-        environment.frozenSnapshots.withLock { $0[ObjectIdentifier(self)] = (version, .now) }
+        shared.frozenSnapshots.withLock { $0[ObjectIdentifier(self)] = (version, .now) }
     }
 }
 

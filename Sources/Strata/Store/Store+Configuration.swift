@@ -110,7 +110,7 @@ extension Store {
             }
             guard let fileURL else { throw .invalidArgument("the configuration has neither fileURL nor inMemoryIdentifier") }
             guard fileURL.isFileURL else { throw .invalidArgument("\(fileURL) is not a file URL") }
-            return (try EnvironmentRegistry.canonicalPath(fileURL.path), false)
+            return (try StoreError.mapping { try EnvironmentRegistry.canonicalPath(fileURL.path) }, false)
         }
 
         /// - Throws: `.invalidArgument` when `maximumSize` is too small to hold a store.

@@ -228,7 +228,7 @@ public struct Store {
         try core.checkConfined()
         guard core.session == nil else { throw .alreadyInWriteTransaction }
         guard url.isFileURL else { throw .invalidArgument("\(url) is not a file URL") }
-        try core.environment.copy(to: url.path, compact: compact)
+        try StoreError.mapping { try core.environment.copy(to: url.path, compact: compact) }
     }
 
     /// Moves the Store to the newest commit. Returns whether anything changed. Does nothing inside a

@@ -3,7 +3,7 @@ extension StoreCore {
     /// - Throws: `.corrupted` naming the first damage found, `.wrongThread`, `.storage`.
     func verify() throws(StoreError) {
         try checkConfined()
-        if !environment.isInMemory { _ = try environment.checkPages() }  // before LMDB walks those pages
+        if !environment.isInMemory { _ = try StoreError.mapping { try environment.checkPages() } }  // before LMDB walks those pages
         try Verifier(types: bindings.map(VerifiedType.init)).run(on: self)
     }
 }

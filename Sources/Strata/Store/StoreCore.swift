@@ -16,6 +16,8 @@ final class StoreCore {
     let configuration: Store.Configuration
     private let lease: EnvironmentLease
     let environment: Environment
+    /// What the Stores of this file in the process share: the change hub, the frozen snapshots.
+    let shared: SharedFile
     @usableFromInline let confinement: Confinement
     let bindings: [TableBinding]
     private let bindingsByType: [ObjectIdentifier: TableBinding]
@@ -82,6 +84,7 @@ final class StoreCore {
         self.configuration = configuration
         self.lease = lease
         environment = lease.environment
+        shared = SharedFile.of(lease.environment)
         self.confinement = confinement
         self.cacheKey = cacheKey
         self.bindings = bindings
@@ -104,7 +107,7 @@ final class StoreCore {
         }
         if let deliveryQueue {
             let listener = ChangeListener(core: self, queue: deliveryQueue)
-            environment.changes.register(listener)
+            shared.changes.register(listener)
             self.listener = listener
         }
     }
@@ -116,62 +119,35 @@ final class StoreCore {
         _ schemas: [ObjectSchema], configuration: Store.Configuration, location: (path: String, isInMemory: Bool),
         options: EnvironmentOptions
     ) throws(StoreError) -> (EnvironmentLease, [TableBinding]) {
+        let registry = EnvironmentRegistry.shared
         do {
-            let lease = try compactingOnLaunch(configuration: configuration, location: location, options: options)
+            let lease = try StoreError.mapping { () throws(StorageError) -> EnvironmentLease in
+                if let shouldCompact = configuration.shouldCompactOnLaunch, !location.isInMemory {
+                    return try registry.lease(path: location.path, options: options, compactingIf: shouldCompact)
+                }
+                return try registry.lease(path: location.path, options: options, temporary: location.isInMemory)
+            }
             return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
         } catch .migrationRequired(let reason) {
             guard configuration.deleteStoreIfMigrationNeeded, !location.isInMemory,
-                let canonical = try? EnvironmentRegistry.canonicalPath(location.path),
-                !EnvironmentRegistry.shared.isOpen(canonical)
+                try StoreError.mapping({ try registry.removeFile(at: location.path) })
             else { throw .migrationRequired(reason) }
-            for file in [location.path, location.path + "-lock"] where unlink(file) != 0 && errno != ENOENT {
-                throw .fileAccess(path: file, code: errno)
-            }
-            let lease = try EnvironmentRegistry.shared.lease(path: location.path, options: options)
+            let lease = try StoreError.mapping { try registry.lease(path: location.path, options: options) }
             return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
         }
-    }
-
-    /// A lease on the file's environment. On the process's first open of a file, asks
-    /// `shouldCompactOnLaunch` and, if it agrees and no other process has the file open, replaces the
-    /// file with a compacted copy first.
-    private static func compactingOnLaunch(
-        configuration: Store.Configuration, location: (path: String, isInMemory: Bool), options: EnvironmentOptions
-    ) throws(StoreError) -> EnvironmentLease {
-        let registry = EnvironmentRegistry.shared
-        let isFirstOpen = !registry.isOpen(location.path)
-        var lease: EnvironmentLease? = try registry.lease(path: location.path, options: options, temporary: location.isInMemory)
-        guard let shouldCompact = configuration.shouldCompactOnLaunch, isFirstOpen, !location.isInMemory, !options.readOnly,
-            let environment = lease?.environment, !environment.isOpenInAnotherProcess
-        else { return lease! }
-        let usage = try environment.usage()
-        guard shouldCompact(usage.totalBytes, usage.usedBytes) else { return lease! }
-        let compacted = location.path + ".compacting"
-        unlink(compacted)  // left by a crash during an earlier compaction
-        try environment.copy(to: compacted, compact: true)
-        lease = nil  // closes the environment: nothing else of this process holds it
-        guard !registry.isOpen(location.path), rename(compacted, location.path) == 0 else {
-            let code = errno
-            unlink(compacted)
-            if registry.isOpen(location.path) {
-                return try registry.lease(path: location.path, options: options)  // opened meanwhile: keep as is
-            }
-            throw .fileAccess(path: location.path, code: code)
-        }
-        return try registry.lease(path: location.path, options: options)
     }
 
     /// Transactions end before the lease does: the last lease closes the environment, and a
     /// transaction aborted after that would touch freed memory.
     deinit {
         if let cacheKey { StoreCache.remove(cacheKey, core: self) }
-        if isFrozen { environment.frozenSnapshots.withLock { $0[ObjectIdentifier(self)] = nil } }
+        if isFrozen { shared.frozenSnapshots.withLock { $0[ObjectIdentifier(self)] = nil } }
         if let listener {
             listener.detach()
-            environment.changes.unregister(listener)
+            shared.changes.unregister(listener)
         }
         for observer in observers { observer.state.storeClosed() }
-        if !observers.isEmpty { environment.changes.observersOf(ObjectIdentifier(self), standAt: nil) }
+        if !observers.isEmpty { shared.changes.observersOf(ObjectIdentifier(self), standAt: nil) }
         // No iteration is left: each holds its Results, which holds this core.
         session?.abort()
         session = nil
@@ -351,7 +327,7 @@ final class StoreCore {
         let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
         session.begin(transaction)
         session.changeLog =
-            environment.changes.isObserved ? Array(repeating: TableChanges(), count: bindings.count) : nil
+            shared.changes.isObserved ? Array(repeating: TableChanges(), count: bindings.count) : nil
         self.session = session
         noteNewSnapshot()
         // Observers catch up to the state the write starts from (as Realm delivers at beginWrite), so
@@ -381,10 +357,10 @@ final class StoreCore {
             throw error
         }
         endWrite(session)
-        if log != nil, environment.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
+        if log != nil, shared.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
         for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
         if !skipped.isEmpty { reportObserverPosition() }
-        environment.changes.published(log)
+        shared.changes.published(log)
     }
 
     /// Rolls back the write.

@@ -57,12 +57,39 @@ public enum StoreError: Error, Equatable, Sendable {
         }
     }
 
-    /// An error from code that mixes LMDB calls and Store checks, as a StoreError.
+    /// A failure of the storage layer: the one mapping from its errors to the Store's.
+    init(_ error: StorageError) {
+        switch error {
+        case .lmdb(let code): self.init(code)
+        case .damaged(let damage): self = .corrupted(damage)
+        case .fileAccess(let path, let code): self = .fileAccess(path: path, code: code)
+        case .conflictingOptions(let reason): self = .invalidArgument(reason)
+        }
+    }
+
+    /// Any error of the layers below (or a `StoreError` passing through), as a StoreError.
     init(wrapping error: any Error) {
         switch error {
         case let error as StoreError: self = error
         case let error as LMDBError: self.init(error)
+        case let error as StorageError: self.init(error)
+        case let damage as RowDamage: self = .corrupted(damage.description)
         default: self = .corrupted("\(error)")
+        }
+    }
+
+    /// Runs work of the layers below (`throws(LMDBError)`, `throws(StorageError)`…) and reports its
+    /// failure as a StoreError: the one place those errors are mapped.
+    ///
+    /// ```swift
+    /// let count = try StoreError.mapping { () throws(LMDBError) in try transaction.count(table) }
+    /// ```
+    @inline(__always)
+    static func mapping<R, E: Error>(_ body: () throws(E) -> R) throws(StoreError) -> R {
+        do {
+            return try body()
+        } catch {
+            throw StoreError(wrapping: error)
         }
     }
 }
