@@ -1,8 +1,3 @@
-/// Resolves a link to an object into the key of its row, adding the object first when it is unmanaged.
-protocol LinkResolver: AnyObject {
-    func key(forLinkTo object: Object) throws(StoreError) -> RowKey
-}
-
 /// Growable bytes with a stable address, freed with their owner. Never shrinks. Also holds the
 /// per-column bookkeeping of the row being encoded (column ends, null bits), so encoding a row does
 /// no array work.
@@ -68,8 +63,6 @@ public struct _RowEncoder {
     private var column = 0
     /// Where the finished row starts (its header), once finished.
     private var rowStart: Int?
-    /// Resolves links while encoding (set by the write that owns this encoder).
-    var links: LinkResolver?
 
     init() {}
 
@@ -83,10 +76,7 @@ public struct _RowEncoder {
         rowStart = nil
     }
 
-    /// Starts the next column; write its bytes, then call `endColumn()`.
-    @inline(__always)
-    mutating func beginColumn() {}
-
+    /// Ends the column whose bytes were written since the previous column ended.
     mutating func endColumn() {
         precondition(column < columnCount, "Strata: more columns encoded than the schema has")
         storage.ends[column] = UInt32(count - reserved)
@@ -134,11 +124,8 @@ public struct _RowEncoder {
         copy.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
-    mutating func writeLink(to object: Object) throws(StoreError) {
-        guard let links else {
-            preconditionFailure("Strata: a link was encoded outside of a write")
-        }
-        let key = try links.key(forLinkTo: object)
+    /// Writes a link: the key of the row it points to.
+    mutating func writeLink(key: RowKey) {
         key.withBytes { write($0) }
     }
 

@@ -68,7 +68,8 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
         case .managed(let owner, let column):
             var elements = elements
             let result = try change(&elements)
-            owner._writeColumn(column) { (row: inout _RowEncoder) throws(StoreError) in
+            owner._writeColumn(column, linkedObjects: { elements.compactMap { $0 as? Object } }) {
+                (row: inout _RowEncoder) throws(StoreError) in
                 try Self.encode(elements, into: &row)
             }
             return result
@@ -217,7 +218,6 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
     // MARK: Encoding
 
     static func encode(_ elements: [Element], into row: inout _RowEncoder) throws(StoreError) {
-        row.beginColumn()
         row.writeListHeader(count: elements.count)
         for element in elements {
             try element._strataEncodeElement(into: &row)

@@ -22,8 +22,19 @@ extension Object {
 
     @inlinable
     final func _write<V: _Persistable>(_ value: V, column: Int) {
-        _writeColumn(column) { (row: inout _RowEncoder) throws(StoreError) in
+        _writeColumn(column, linkedObjects: { Object._linkedObjects(in: value) }) {
+            (row: inout _RowEncoder) throws(StoreError) in
             try value._strataEncodeColumn(into: &row)
+        }
+    }
+
+    /// The objects a value of a link or list-of-links property points to (asked for those only).
+    @usableFromInline
+    static func _linkedObjects(in value: Any) -> [Object] {
+        switch value {
+        case let object as Object: [object]
+        case let list as AnyList: list.linkedObjects
+        default: []
         }
     }
 
@@ -44,10 +55,14 @@ extension Object {
         return store.columnBytes(of: self, column: column)
     }
 
+    /// Changes a column of this managed object's row. `linkedObjects` gives the objects the new value
+    /// links to (asked for link columns only): they are stored before the row is encoded.
     @usableFromInline
-    final func _writeColumn(_ column: Int, _ encode: (inout _RowEncoder) throws(StoreError) -> Void) {
+    final func _writeColumn(
+        _ column: Int, linkedObjects: () -> [Object], _ encode: (inout _RowEncoder) throws(StoreError) -> Void
+    ) {
         guard let store = _store else { preconditionFailure("Strata: writing a column of an unmanaged object") }
-        store.setColumn(of: self, column: column, encode: encode)
+        store.setColumn(of: self, column: column, linkedObjects: linkedObjects, encode: encode)
     }
 
     @usableFromInline
@@ -63,8 +78,14 @@ extension Object: _OptionalPersistable {
         _SchemaType(.link(ObjectSchema.typeName(self)), linkedType: self)
     }
 
+    /// The key of the linked row. Writes resolve links before they encode a row (an unmanaged target
+    /// is added first, or given its key by the add under way), so a target without a key was linked
+    /// where nothing stores it.
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
-        try row.writeLink(to: self)
+        guard _binding != nil else {
+            throw .invalidArgument("\(type(of: self)) is linked but not stored: link objects that are added or managed")
+        }
+        row.writeLink(key: _key)
     }
 
     /// A link's probe: a recorder of the linked type, so that a key path can go on through the link

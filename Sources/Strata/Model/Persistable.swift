@@ -114,7 +114,6 @@ extension _PersistableValue {
     }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
-        row.beginColumn()
         try _strataEncodeValue(into: &row)
         row.endColumn()
     }
@@ -194,7 +193,6 @@ extension Optional: _Persistable where Wrapped: _OptionalPersistable {
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         guard let value = self else { return row.appendNullColumn() }
-        row.beginColumn()
         try value._strataEncodeValue(into: &row)
         row.endColumn()
     }

@@ -87,13 +87,11 @@ enum DynamicValue {
             try encodeColumn(value, type: wrapped, into: &row, link: link)
         case .link(let target):
             guard let value = unwrap(value) else { return row.appendNullColumn() }
-            row.beginColumn()
             let key = try link(target, value)
             key.withUnsafeBytes { row.write($0) }
             row.endColumn()
         case .list(let element):
             guard let array = unwrap(value) as? [Any] else { throw .invalidArgument("a List<\(element)> needs an array, not \(value ?? "nil")") }
-            row.beginColumn()
             row.writeListHeader(count: array.count)
             for item in array {
                 let start = row.beginElement()
@@ -114,7 +112,6 @@ enum DynamicValue {
             }
             row.endColumn()
         default:
-            row.beginColumn()
             try encodeValue(value, type: type, into: &row)
             row.endColumn()
         }

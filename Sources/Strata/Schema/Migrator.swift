@@ -16,7 +16,6 @@ extension MigrationContext {
             switch property.type {
             case .link: encoder.appendNullColumn()
             case .list(.link):
-                encoder.beginColumn()
                 encoder.writeListHeader(count: 0)
                 encoder.endColumn()
             default: try schema.accessors[index].encodeUnmanagedValue(of: sample, into: &encoder)
@@ -166,7 +165,6 @@ extension MigrationContext {
                                 if try get(targetTable, key: Array(element)) != nil { kept.append(Array(element)) }
                             }
                             changed = changed || kept.count != elements.count
-                            encoder.beginColumn()
                             encoder.writeListHeader(count: kept.count)
                             for element in kept {
                                 let start = encoder.beginElement()

@@ -1,5 +1,13 @@
 import Foundation
 
+/// One property of an object type, as stored in the file.
+struct PropertySchema: Hashable, Codable, Sendable {
+    var name: String
+    var type: PropertyType
+    var isPrimaryKey: Bool
+    var isIndexed: Bool
+}
+
 /// The schema as written in the file's `meta` table (JSON), with the columns in stored order.
 struct StoredSchema: Codable, Equatable, Sendable {
     var schemaVersion: UInt64

@@ -69,6 +69,8 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     let primaryKeyType: PropertyType?
     let indexes: [IndexBinding]
     let links: [LinkBinding]
+    /// Per column, whether it holds a link or a list of links.
+    let isLinkColumn: [Bool]
     /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
     let linkingAccessors: [PropertyAccessor]
     /// Stored property names, by column (for messages).
@@ -89,6 +91,7 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     init(schema: ObjectSchema, stored: StoredSchema.StoredType, tables: StoredTables, ordinal: Int) {
         self.schema = schema
         links = tables.links
+        isLinkColumn = stored.properties.map { $0.type.linkedTypeName != nil }
         linkingAccessors = schema.linkingProperties.map(\.accessor)
         table = tables.objects
         columnCount = stored.properties.count

@@ -11,7 +11,7 @@ extension StoreCore {
         if try isManagedHere(object) { return }
         let binding = try binding(for: type(of: object))
         if binding.schema.linkedTypes.isEmpty {
-            let key = try store(object, binding: binding, key: nil, policy: policy, session: session, links: nil).key
+            let key = try store(object, binding: binding, key: nil, policy: policy, session: session).key
             manage(object, binding: binding, key: key)
         } else {
             try AddOperation(core: self, session: session, policy: policy).run([object])
@@ -96,11 +96,10 @@ extension StoreCore {
 
     /// Encodes `object` (unmanaged) and stores it by `policy`. Returns its key, and whether a new row
     /// was inserted (rather than an existing one updated or left unchanged).
+    /// Every object it links to must be stored, or given its key by the add under way.
     func store(
-        _ object: Object, binding: TableBinding, key knownKey: RowKey?, policy: Store.UpdatePolicy,
-        session: WriteSession, links: LinkResolver?
+        _ object: Object, binding: TableBinding, key knownKey: RowKey?, policy: Store.UpdatePolicy, session: WriteSession
     ) throws(StoreError) -> (key: RowKey, inserted: Bool) {
-        session.rowEncoder.links = links
         try encodeRow(of: object, binding: binding, into: &session.rowEncoder)
         return try session.rowEncoder.withRow { bytes throws(StoreError) -> (key: RowKey, inserted: Bool) in
             let row = RowView(encoded: bytes, columns: binding.columnCount)
@@ -132,9 +131,9 @@ extension StoreCore {
     /// current (the getter of `x.score += 1` just read it), else looked up.
     private func copyOfCurrentRow(of object: Object, binding: TableBinding, session: WriteSession) throws(StoreError) -> RowView? {
         if object._rowGeneration == generation, let cached = object._row {
-            return try validatedRow(session.setterRowCopy.copy(cached.bytes), binding: binding, key: object._key)
+            return try validatedRow(session.rowCopy.copy(cached.bytes), binding: binding, key: object._key)
         }
-        return try copyOfRow(binding, key: object._key, session: session, into: session.setterRowCopy)
+        return try copyOfRow(binding, key: object._key, session: session)
     }
 
     private func isUnchanged(_ old: RowView, _ row: RowView, binding: TableBinding, key: RowKey) throws(StoreError) -> Bool {
@@ -147,7 +146,11 @@ extension StoreCore {
     }
 
     /// Changes one column of a managed object's row, for property setters: traps instead of throwing.
-    func setColumn(of object: Object, column: Int, encode: (inout _RowEncoder) throws(StoreError) -> Void) {
+    /// The objects a new link value points to are stored first (unmanaged ones are added, `.modified`),
+    /// so that encoding the row only writes their keys.
+    func setColumn(
+        of object: Object, column: Int, linkedObjects: () -> [Object], encode: (inout _RowEncoder) throws(StoreError) -> Void
+    ) {
         assertConfined()
         if isFrozen { preconditionFailure(TrapMessage.frozen) }
         guard let session else { preconditionFailure(TrapMessage.notInWriteTransaction) }
@@ -155,19 +158,21 @@ extension StoreCore {
         guard let binding = object._binding, object._epoch == epoch else { preconditionFailure(TrapMessage.invalidated) }
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
+            if binding.isLinkColumn[column] {
+                for target in linkedObjects() where try !isManagedHere(target) { try add(target, update: .modified) }
+            }
             guard let old = try copyOfCurrentRow(of: object, binding: binding, session: session) else {
                 preconditionFailure(TrapMessage.invalidated)
             }
-            session.setterEncoder.links = session.setterLinks(core: self)
-            session.setterEncoder.beginRow(columns: binding.columnCount)
+            session.rowEncoder.beginRow(columns: binding.columnCount)
             for index in 0..<binding.columnCount {
                 if index == column {
-                    try encode(&session.setterEncoder)
+                    try encode(&session.rowEncoder)
                 } else {
-                    session.setterEncoder.appendColumn(copying: try old.column(index))
+                    session.rowEncoder.appendColumn(copying: try old.column(index))
                 }
             }
-            try session.setterEncoder.withRow { bytes throws(StoreError) in
+            try session.rowEncoder.withRow { bytes throws(StoreError) in
                 let row = RowView(encoded: bytes, columns: binding.columnCount)
                 try replaceRow(row, old: old, key: object._key, binding: binding, session: session)
             }
@@ -191,8 +196,10 @@ extension StoreCore {
     }
 }
 
-/// Adds a graph of objects (roots and everything they link to) all or nothing.
-final class AddOperation: LinkResolver {
+/// Adds a graph of objects (roots and everything they link to) all or nothing. While it writes, every
+/// unmanaged object of the graph holds its new key (`_key`, with `_binding` marking it as keyed), so
+/// encoding a row only writes the keys of its links; the objects become managed only after it.
+final class AddOperation {
     private unowned let core: StoreCore
     private let session: WriteSession
     private let policy: Store.UpdatePolicy
@@ -227,28 +234,29 @@ final class AddOperation: LinkResolver {
             pending.append((object, binding))
             stack += core.linkedObjects(of: object, binding: binding).reversed()
         }
+        for (object, binding) in pending {
+            object._key = keys[ObjectIdentifier(object)]!
+            object._binding = binding
+        }
+        defer {
+            for (object, _) in pending { object._binding = nil }  // the keys were lent for the write
+        }
         // 2. Write. Under `.error` every write is an insert, so a duplicate key is undone by deleting
         // the rows inserted so far; any other failure forbids committing the transaction.
         var inserted: [(key: RowKey, binding: TableBinding)] = []
         var stored = 0
         do {
             for (object, binding) in pending {
-                let key = keys[ObjectIdentifier(object)]
-                let result = try core.store(
-                    object, binding: binding, key: key, policy: policy, session: session, links: self)
+                let result = try core.store(object, binding: binding, key: object._key, policy: policy, session: session)
                 if result.inserted { inserted.append((result.key, binding)) }
                 stored += 1
             }
         } catch {
-            session.rowEncoder.links = nil
             if stored > 0 { undo(inserted, after: error) }
             throw error
         }
-        session.rowEncoder.links = nil
         // 3. Only now may the objects become managed.
-        return pending.compactMap { object, binding in
-            keys[ObjectIdentifier(object)].map { (object, binding, $0) }
-        }
+        return pending.map { object, binding in (object, binding, object._key) }
     }
 
     /// Whether `object` is stored already: managed by this Store, or (`linksAcrossThreads`) by another
@@ -278,28 +286,5 @@ final class AddOperation: LinkResolver {
         } catch {
             session.poison(error)
         }
-    }
-
-    func key(forLinkTo object: Object) throws(StoreError) -> RowKey {
-        if let key = keys[ObjectIdentifier(object)] { return key }
-        guard try isStored(object) else {
-            throw .invalidArgument("\(type(of: object)) was linked while the add was under way")
-        }
-        return object._key
-    }
-}
-
-/// Resolves links assigned through property setters: an unmanaged target is added (`.modified`).
-final class SetterLinkResolver: LinkResolver {
-    private unowned let core: StoreCore
-
-    init(core: StoreCore) {
-        self.core = core
-    }
-
-    func key(forLinkTo object: Object) throws(StoreError) -> RowKey {
-        if try core.isManagedHere(object) { return object._key }
-        try core.add(object, update: .modified)
-        return object._key
     }
 }

@@ -40,7 +40,6 @@ extension StoreCore {
                             continue
                         }
                         let kept = try ListFormat.elements(bytes).filter { $0.map { !$0.elementsEqual(targetBytes) } ?? true }
-                        encoder.beginColumn()
                         encoder.writeListHeader(count: kept.count)
                         for element in kept {
                             if let element {

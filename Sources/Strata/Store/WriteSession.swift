@@ -8,15 +8,10 @@ final class WriteSession {
     @exclusivity(unchecked) var transaction: WriteTransaction?
     /// The thread that holds LMDB's writer lock: every change and the commit must run on it.
     private(set) var thread: ThreadIdentity
-    /// Encodes rows for `add`.
+    /// Encodes the row being stored (by `add`, or a property setter).
     @exclusivity(unchecked) var rowEncoder = _RowEncoder()
-    /// Encodes rows for property setters (which may `add` linked objects meanwhile).
-    @exclusivity(unchecked) var setterEncoder = _RowEncoder()
     /// A copy of a stored row: a change to any table may move the bytes LMDB returned.
     let rowCopy = ScratchBuffer()
-    /// The row a property setter changes (setters may add linked objects, which use `rowCopy`).
-    let setterRowCopy = ScratchBuffer()
-    private var setterLinkResolver: SetterLinkResolver?
     @exclusivity(unchecked) var indexKey: [UInt8] = []
     @exclusivity(unchecked) var previousIndexKey: [UInt8] = []
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
@@ -37,17 +32,7 @@ final class WriteSession {
         self.transaction = .some(transaction)
         thread = .current
         failure = nil
-        rowEncoder.links = nil
-        setterEncoder.links = nil
         forgetLastKeys()
-    }
-
-    /// The resolver of links assigned by setters, created once per write.
-    func setterLinks(core: StoreCore) -> SetterLinkResolver {
-        if let setterLinkResolver { return setterLinkResolver }
-        let resolver = SetterLinkResolver(core: core)
-        setterLinkResolver = resolver
-        return resolver
     }
 
     func poison(_ error: StoreError) {

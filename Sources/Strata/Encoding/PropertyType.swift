@@ -105,36 +105,3 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         }
     }
 }
-
-/// Implementation detail of `_Persistable`: how a Swift type is stored.
-public struct _SchemaType: Sendable {
-    let type: PropertyType
-    /// The model type a link or a list of links points to (so linked types join the schema).
-    let linkedType: Object.Type?
-    /// For `LinkingObjects`: the origin type. Such a property has no column.
-    let linkingOrigin: Object.Type?
-
-    init(_ type: PropertyType, linkedType: Object.Type? = nil, linkingOrigin: Object.Type? = nil) {
-        self.type = type
-        self.linkedType = linkedType
-        self.linkingOrigin = linkingOrigin
-    }
-}
-
-/// What `@Persisted(primaryKey:)` and `@Persisted(indexed:)` declared.
-@usableFromInline
-struct PropertyAttributes: OptionSet, Sendable {
-    @usableFromInline let rawValue: UInt8
-    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
-
-    @usableFromInline static let primaryKey = PropertyAttributes(rawValue: 1)
-    @usableFromInline static let indexed = PropertyAttributes(rawValue: 2)
-}
-
-/// One property of an object type, as stored in the file.
-struct PropertySchema: Hashable, Codable, Sendable {
-    var name: String
-    var type: PropertyType
-    var isPrimaryKey: Bool
-    var isIndexed: Bool
-}
