@@ -19,8 +19,8 @@
 public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
     /// The property of `Origin` that links here.
     public let originProperty: String
-    private var core: StoreCore?
-    private unowned(unsafe) var ownerBinding: TableBinding?
+    private(set) var core: ObjectContext?
+    private unowned(unsafe) var ownerBinding: ObjectTable?
     private var ownerKey: RowKey = .integer(0)
     private var epoch: UInt64 = 0
     private var cachedKeys: [RowKey] = []
@@ -32,7 +32,7 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
     }
 
     /// Binds the property of a managed object to its row (called when the object becomes managed).
-    func bind(core: StoreCore, owner: TableBinding, key: RowKey) {
+    func bind(context core: ObjectContext, owner: ObjectTable, key: RowKey) {
         self.core = core
         ownerBinding = owner
         ownerKey = key
@@ -47,13 +47,12 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
         guard epoch == core.epoch else { preconditionFailure(TrapMessage.invalidated) }
         if cachedGeneration == core.generation { return cachedKeys }
         do {
-            let origin = try core.binding(for: Origin.self)
-            guard let link = origin.links.first(where: { $0.property == originProperty }) else {
-                preconditionFailure("Strata: \(origin.name).\(originProperty) is not a link to \(ownerBinding.name)")
+            guard let keys = try core.backlinks(to: ownerKey, from: Origin.self, through: originProperty) else {
+                preconditionFailure("Strata: \(Origin.storedTypeName).\(originProperty) is not a link to \(ownerBinding.name)")
             }
-            cachedKeys = try core.backlinks(to: ownerKey, through: link, origin: origin)
+            cachedKeys = keys
         } catch {
-            preconditionFailure("\(TrapMessage.corrupted): the links to \(ownerBinding.name)[\(ownerBinding.describe(ownerKey))]: \(error)")
+            preconditionFailure("\(TrapMessage.corrupted): the links to \(ownerBinding.location(of: ownerKey)): \(error)")
         }
         cachedGeneration = core.generation
         return cachedKeys
@@ -80,7 +79,7 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
         guard let core else { return nil }
         core.assertConfined()
         do {
-            return try core.linkedObject(Origin.self, key: key)
+            return try core.object(Origin.self, key: key)
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): \(Origin.self)[\(key)]: \(error)")
         }
@@ -115,27 +114,17 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
     }
 }
 
-extension LinkingObjects: CustomStringConvertible {
-    /// `LinkingObjects<Person> (2): [Person { … }, …]`.
-    public var description: String {
-        if let core, !core.isConfined { return "LinkingObjects<\(Origin.self)> (on another thread)" }
-        let count = self.count
-        return "LinkingObjects<\(Origin.self)> (\(count)): "
-            + Describing.list(prefix(Describing.elementLimit).map(\.description), total: count)
-    }
-}
-
 /// `LinkingObjects` seen without its origin type.
 protocol AnyLinkingObjects: AnyObject {
     var originProperty: String { get }
-    func bind(core: StoreCore, owner: TableBinding, key: RowKey)
+    func bind(context: ObjectContext, owner: ObjectTable, key: RowKey)
 }
 
 extension LinkingObjects: AnyLinkingObjects {}
 
 extension LinkingObjects: _Persistable {
     public static var _strataSchemaType: _SchemaType {
-        _SchemaType(.link(ObjectSchema.typeName(Origin.self)), linkingOrigin: Origin.self)
+        _SchemaType(.link(Origin.storedTypeName), linkingOrigin: Origin.self)
     }
 
     /// Without an origin property: schema discovery reports it.

@@ -253,12 +253,12 @@ extension List: _Persistable {
     /// A new, empty list, which the key path must return unchanged.
     public static func _strataProbe(_ round: Int) -> List {
         let list = List()
-        KeyPathResolver.Recording.current?.noteIssued(list)
+        KeyPathRecordings.current?.noteIssued(list)
         return list
     }
 
     public static func _strataIsProbe(_ value: List, _ round: Int) -> Bool {
-        KeyPathResolver.Recording.current?.issuedObjects.contains(ObjectIdentifier(value)) ?? false
+        KeyPathRecordings.current?.issuedObjects.contains(ObjectIdentifier(value)) ?? false
     }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
@@ -274,34 +274,12 @@ extension List: _Persistable {
     }
 }
 
-extension List: CustomStringConvertible {
-    /// `List<String> (2): ["a", "b"]`: the element type, the count and the first elements.
-    public var description: String {
-        if case .managed(let owner, _) = backing, let core = owner._store, !core.isConfined {
-            return "List<\(Element.self)> (on another thread)"
-        }
-        let shown = Array(elementDescriptions.prefix(10))
-        return "List<\(Element.self)> (\(count)): " + Describing.list(shown, total: count)
-    }
-}
-
-/// Lists seen without their element type (descriptions, walking links).
+/// Lists seen without their element type (walking links).
 protocol AnyList {
-    var elementDescriptions: [String] { get }
     var linkedObjects: [Object] { get }
 }
 
 extension List: AnyList {
-    var elementDescriptions: [String] {
-        elements.map { element in
-            switch element {
-            case let object as Object: "\(type(of: object))(\(object.primaryKeyDescription))"
-            case let string as String: "\"\(string)\""
-            default: "\(element)"
-            }
-        }
-    }
-
     var linkedObjects: [Object] {
         elements.compactMap { $0 as? Object }
     }

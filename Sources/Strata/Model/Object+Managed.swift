@@ -75,7 +75,7 @@ extension Object {
 /// A to-one link: `@Persisted var owner: Person?` stores the target's key.
 extension Object: _OptionalPersistable {
     public static var _strataValueType: _SchemaType {
-        _SchemaType(.link(ObjectSchema.typeName(self)), linkedType: self)
+        _SchemaType(.link(storedTypeName), linkedType: self)
     }
 
     /// The key of the linked row. Writes resolve links before they encode a row (an unmanaged target
@@ -91,30 +91,23 @@ extension Object: _OptionalPersistable {
     /// A link's probe: a recorder of the linked type, so that a key path can go on through the link
     /// (nil in the round that checks what the key path does with a nil link).
     public static func _strataOptionalProbe(_ round: Int) -> Self? {
-        guard let recording = KeyPathResolver.Recording.current, !recording.nilLinks else { return nil }
+        guard let recording = KeyPathRecordings.current, !recording.nilLinks else { return nil }
         return recording.linkRecorder(self) as? Self
     }
 
     public static func _strataIsOptionalProbe(_ value: Any?, _ round: Int) -> Bool {
-        guard let recording = KeyPathResolver.Recording.current else { return false }
+        guard let recording = KeyPathRecordings.current else { return false }
         guard let object = value as? Object else { return value == nil && recording.nilLinks }
         return recording.issuedObjects.contains(ObjectIdentifier(object))
     }
 
-    /// The linked object, or nil when it was deleted. Without an owner (validating bytes alone), only
-    /// checks that the bytes can be a key of the target type.
+    /// The linked object, or nil when it was deleted. Without an owner (validating bytes alone) it
+    /// is nil: whether the bytes name a row of the target type is the Store's to check (`verify()`
+    /// looks every link up).
     public static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Self? {
-        let key: RowKey
-        do {
-            key = try RowKey(stored: bytes, kind: ObjectSchema.of(self).keyKind)
-        } catch let damage as RowDamage {
-            throw .corrupted("a link to \(self): \(damage)")
-        } catch {
-            throw error as? StoreError ?? .corrupted("\(error)")
-        }
         guard let store = context.owner?._store else { return nil }
-        return try store.linkedObject(self, key: key)
+        return try store.linkedObject(self, keyBytes: bytes)
     }
 }

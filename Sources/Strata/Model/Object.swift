@@ -18,9 +18,10 @@
 open class Object {
     // Managed state, stored inline so that managing an object allocates nothing. A managed object is
     // used by one thread only, so these skip the dynamic exclusivity checks (a thread-local lookup each).
-    @exclusivity(unchecked) @usableFromInline final var _store: StoreCore?
-    /// Not retained: the Store in `_store` keeps its bindings alive.
-    @exclusivity(unchecked) unowned(unsafe) final var _binding: TableBinding?
+    @exclusivity(unchecked) @usableFromInline final var _store: ObjectContext?
+    /// Not retained: the Store in `_store` keeps its tables alive. Set while the object has a key: when
+    /// managed, and while an add under way stores it.
+    @exclusivity(unchecked) unowned(unsafe) final var _binding: ObjectTable?
     @exclusivity(unchecked) final var _key: RowKey = .integer(0)
     /// The Store's epoch when this object became managed; `invalidate()` starts a new one.
     @exclusivity(unchecked) final var _epoch: UInt64 = 0
@@ -51,18 +52,13 @@ open class Object {
         }
     }
 
-    /// The Store managing this object, if any.
-    public final var store: Store? {
-        _store.map(Store.init(core:))
-    }
-
     /// Whether both refer to the same stored object (the same row of the same file), or are the same
     /// unmanaged instance.
     public final func isSameObject(as other: Object?) -> Bool {
         guard let other else { return false }
         if self === other { return true }
         guard let core = _store, let otherCore = other._store else { return false }
-        return core.environment === otherCore.environment && _binding === other._binding && _key == other._key
+        return core.fileIdentity == otherCore.fileIdentity && _binding?.name == other._binding?.name && _key == other._key
     }
 }
 
@@ -82,7 +78,7 @@ extension Object: Hashable {
     /// Hashes the row (file, type, key) of a managed object, or the identity of an unmanaged one.
     public func hash(into hasher: inout Hasher) {
         if let core = _store, let binding = _binding {
-            hasher.combine(ObjectIdentifier(core.environment))
+            hasher.combine(core.fileIdentity)
             hasher.combine(binding.name)
             hasher.combine(_key)
         } else {
@@ -91,51 +87,7 @@ extension Object: Hashable {
     }
 }
 
-extension Object: CustomStringConvertible {
-    /// `Person { id = 1; name = "Ann" }`, for logs and the demo.
-    public var description: String {
-        guard let schema = try? ObjectSchema.of(type(of: self)) else { return "\(type(of: self))" }
-        let values = schema.properties.indices.map { index -> String in
-            "\(schema.properties[index].name) = \(describeProperty(index, schema: schema))"
-        }
-        return "\(schema.name) { \(values.joined(separator: "; ")) }"
-    }
-
-    private func describeProperty(_ index: Int, schema: ObjectSchema) -> String {
-        let accessor = schema.accessors[index]
-        let value: Any?
-        if let core = _store, let binding = _binding {
-            guard core.isConfined else { return "<other thread>" }
-            guard let row = try? core.currentRow(of: self) else { return "<invalidated>" }
-            let column = binding.columnOfProperty[index]
-            guard let bytes = try? row.column(column) else { return "<damaged>" }
-            value = try? accessor.kind.decodeForDescription(bytes, in: _DecodeContext(owner: self, column: column))
-        } else {
-            value = accessor.unmanagedValue(of: self)
-        }
-        switch value {
-        case let object as Object: return "\(type(of: object))(\(object.primaryKeyDescription))"
-        case let string as String: return "\"\(string)\""
-        case let list as AnyList: return "[\(list.elementDescriptions.joined(separator: ", "))]"
-        case let value?: return "\(value)"
-        case nil: return "nil"
-        }
-    }
-
-    var primaryKeyDescription: String {
-        if let binding = _binding { return binding.describe(_key) }
-        guard let schema = try? ObjectSchema.of(type(of: self)), let index = schema.primaryKeyIndex else { return "unmanaged" }
-        let accessor = schema.accessors[index]
-        return "\(accessor.unmanagedValue(of: self))"
-    }
-}
-
-/// Messages of the traps: fixed, so they can be searched for in logs.
-enum TrapMessage {
-    static let wrongThread = "Strata: object or Store accessed from the wrong thread"
-    static let invalidated = "Strata: object has been deleted or invalidated"
-    static let notInWriteTransaction = "Strata: cannot modify a managed object outside of a write transaction"
-    static let primaryKeyChange = "Strata: the primary key of a managed object cannot be changed"
-    static let corrupted = "Strata: corrupted row"
-    static let frozen = "Strata: frozen objects cannot be modified; thaw() them first"
+extension Object {
+    /// The name a model type is stored under: its Swift name.
+    static var storedTypeName: String { String(describing: self) }
 }

@@ -120,7 +120,7 @@ extension ThreadConfined where Self: Object {
         keyPaths: [PartialKeyPath<Self>] = [], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
         _ block: @escaping (ObjectChange<Self>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
-        guard let binding = _binding else { throw .notManaged }
+        guard let binding = _tableBinding else { throw .notManaged }
         return try observe(ObservationSpec(keyPaths: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit, block)
     }
 
@@ -131,7 +131,7 @@ extension ThreadConfined where Self: Object {
         keyPaths: [String], on queue: DispatchQueue? = nil, everyCommit: Bool = false,
         _ block: @escaping (ObjectChange<Self>) -> Void
     ) throws(StoreError) -> NotificationToken {
-        guard let binding = _binding else { throw .notManaged }
+        guard let binding = _tableBinding else { throw .notManaged }
         return try observe(ObservationSpec(names: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit) {
             change, _ in block(change)
         }
@@ -141,7 +141,7 @@ extension ThreadConfined where Self: Object {
         _ spec: ObservationSpec, on queue: DispatchQueue?, everyCommit: Bool,
         _ block: @escaping (ObjectChange<Self>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
-        guard let core = _store, let binding = _binding else { throw .notManaged }
+        guard let core = _core, let binding = _tableBinding else { throw .notManaged }
         try core.checkConfined()
         guard (try? core.currentRow(of: self)) != nil else { throw .invalidated }
         if let elsewhere = try core.foreignDeliveryQueue(queue) {
@@ -150,7 +150,7 @@ extension ThreadConfined where Self: Object {
             StoreCore.observeElsewhere(
                 configuration: core.configuration, queue: elsewhere, state: state,
                 make: { (there) throws(StoreError) in
-                    guard let object = try there.linkedObject(Self.self, key: key) else { throw .deletedInAnotherThread }
+                    guard let object = try there.object(Self.self, key: key) else { throw .deletedInAnotherThread }
                     let observed = try ObservedPaths(spec, root: try there.binding(for: Self.self), in: there)
                     return (ObjectObserver(object: object, observed: observed, state: state, block: block), true)
                 },

@@ -110,8 +110,8 @@ final class ObjectObserver<T: Object>: StoreObserver {
     private(set) var isStarted = false
 
     init(object: T, observed: ObservedPaths, state: ObserverState, block: @escaping (ObjectChange<T>, ChangeVersions) -> Void) {
-        core = object._store!
-        binding = object._binding!
+        core = object._core!
+        binding = object._tableBinding!
         key = object._key
         columns = observed.columns.map { $0.sorted() } ?? Array(0..<binding.columnCount)
         self.observed = observed

@@ -12,7 +12,6 @@ import Foundation
 /// combined read the same properties but return something else, and are refused.
 enum KeyPathResolver {
     /// `_epoch` of a recorder; managed objects count epochs from 1, unmanaged ones keep 0.
-    static let recorderMark = UInt64.max
 
     /// Key paths are immutable, though not declared Sendable.
     private struct CachedKeyPath: Hashable, @unchecked Sendable {
@@ -80,7 +79,7 @@ enum KeyPathResolver {
             preconditionFailure("Strata: \(keyPath) is not a key path of \(schema.name)")
         }
         defer { recording.unbindRecorders() }
-        return Recording.$current.withValue(recording) { () -> PropertyPath? in
+        return KeyPathRecordings.$current.withValue(recording) { () -> PropertyPath? in
             let result = typed[keyPath: keyPath]
             // The reads must walk one chain: the root, then the recorder each link read handed out.
             var path = PropertyPath()
@@ -101,9 +100,7 @@ enum KeyPathResolver {
     }
 
     /// The reads of one evaluation of a key path, on the thread evaluating it.
-    final class Recording: @unchecked Sendable {  // used by the one thread that evaluates the key path
-        @TaskLocal static var current: Recording?
-
+    final class Recording: KeyPathRecording, @unchecked Sendable {  // used by the one thread that evaluates the key path
         let round: Int
         /// Whether links read as nil (instead of as recorders of the linked type).
         let nilLinks: Bool
@@ -122,7 +119,7 @@ enum KeyPathResolver {
         /// An unmanaged instance of the type whose wrappers carry their property index as column.
         func makeRecorder(_ schema: ObjectSchema) -> Object {
             let recorder = schema.type.init()
-            recorder._epoch = KeyPathResolver.recorderMark
+            recorder._epoch = KeyPathRecordings.recorderMark
             let base = Unmanaged.passUnretained(recorder).toOpaque()
             for (index, accessor) in schema.accessors.enumerated() {
                 (base + accessor.columnOffset).storeBytes(of: index, as: Int.self)
@@ -162,38 +159,6 @@ enum KeyPathResolver {
     }
 }
 
-/// The values a recorder hands out, by round: distinct rounds give distinct values wherever the type
-/// has them, so that a key path transforming the value returns something else.
-enum Probe {
-    static let rounds = 3
-    /// The round in which optional values (and links, when the key path returns an optional) are nil.
-    static let nilRound = 1
-
-    static func integer<T: FixedWidthInteger>(_ round: Int) -> T {
-        [43, 17, 0][round % rounds]
-    }
-
-    static func floating<T: BinaryFloatingPoint>(_ round: Int) -> T {
-        [43.25, -17.5, 0.125][round % rounds]
-    }
-
-    static func string(_ round: Int) -> String {
-        [" Strata Probe Ä 0 ", "strata-probe-é-1", "STRATA\tPROBE 2"][round % rounds]
-    }
-}
-
 /// Optional, seen without its wrapped type.
 protocol AnyOptional {}
 extension Optional: AnyOptional {}
-
-extension Object {
-    /// A recorder's property read: notes which property was read and returns the round's probe.
-    @usableFromInline
-    final func _recordRead<V: _Persistable>(_ column: Int) -> V {
-        guard _epoch == KeyPathResolver.recorderMark, let recording = KeyPathResolver.Recording.current else {
-            preconditionFailure("Strata: reading a column of an unmanaged object")
-        }
-        recording.noteRead(on: self, property: column)
-        return V._strataProbe(recording.round)
-    }
-}

@@ -129,7 +129,7 @@ extension Results {
     /// The position of `object` in the Results, or nil when it is not there.
     public func index(of object: Element) -> Int? {
         core.assertConfined()
-        guard object._store === core, object._binding === binding else { return nil }
+        guard object._core === core, object._tableBinding === binding else { return nil }
         return keys().firstIndex(of: object._key)
     }
 

@@ -293,15 +293,6 @@ extension Results: CustomStringConvertible {
     }
 }
 
-/// How collections describe themselves: the first elements, then how many more.
-enum Describing {
-    static let elementLimit = 3
-
-    static func list(_ shown: [String], total: Int) -> String {
-        let more = total > shown.count ? ", … \(total - shown.count) more" : ""
-        return "[" + shown.joined(separator: ", ") + more + "]"
-    }
-}
 
 @available(*, unavailable, message: "Results are confined to their Store's thread")
 extension Results: Sendable {}

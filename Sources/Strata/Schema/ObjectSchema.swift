@@ -86,7 +86,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     }
 
     private init(discovering type: Object.Type) throws(StoreError) {
-        let name = Self.typeName(type)
+        let name = type.storedTypeName
         var fields: [(name: String, accessor: PropertyAccessor)] = []
         let classType = _EachFieldOptions(rawValue: 1 << 0)
         let reflected = _forEachField(of: type, options: classType) { fieldName, offset, fieldType, _ in
@@ -150,9 +150,6 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     }
 
     /// The stored name of a type: its unqualified name.
-    static func typeName(_ type: Object.Type) -> String {
-        String(describing: type)
-    }
 
     var primaryKey: PropertySchema? {
         primaryKeyIndex.map { properties[$0] }

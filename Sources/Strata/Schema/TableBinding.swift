@@ -55,14 +55,12 @@ struct StoredTables {
 }
 
 /// One model type bound to its tables in one file: which stored column each property is, and the
-/// table handles. Immutable; shared by the Stores of that file.
-final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is immutable
+/// table handles. Immutable.
+final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; ObjectSchema is immutable
     let schema: ObjectSchema
     let table: Table
     /// Columns per row in this file.
     let columnCount: Int
-    /// The stored column of each code property (declaration order).
-    let columnOfProperty: [Int]
     /// The code property of each stored column.
     let propertyOfColumn: [Int]
     let primaryKeyColumn: Int?
@@ -73,8 +71,6 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
     let isLinkColumn: [Bool]
     /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
     let linkingAccessors: [PropertyAccessor]
-    /// Stored property names, by column (for messages).
-    let columnNames: [String]
     /// Stored property types, by column.
     let columnTypes: [PropertyType]
     /// Position among the Store's bindings, for per-table counters.
@@ -90,33 +86,27 @@ final class TableBinding: @unchecked Sendable {  // immutable; ObjectSchema is i
 
     init(schema: ObjectSchema, stored: StoredSchema.StoredType, tables: StoredTables, ordinal: Int) {
         self.schema = schema
+        let columnOfProperty = schema.properties.map { property in
+            stored.properties.firstIndex { $0.name == property.name } ?? -1
+        }
         links = tables.links
         isLinkColumn = stored.properties.map { $0.type.linkedTypeName != nil }
         linkingAccessors = schema.linkingProperties.map(\.accessor)
         table = tables.objects
         columnCount = stored.properties.count
-        columnOfProperty = schema.properties.map { property in
-            stored.properties.firstIndex { $0.name == property.name } ?? -1
-        }
         propertyOfColumn = stored.properties.map { property in
             schema.properties.firstIndex { $0.name == property.name } ?? -1
         }
         primaryKeyColumn = stored.properties.firstIndex(where: \.isPrimaryKey)
         primaryKeyType = primaryKeyColumn.map { stored.properties[$0].type }
         indexes = tables.indexes
-        columnNames = stored.properties.map(\.name)
         columnTypes = stored.properties.map(\.type)
         self.ordinal = ordinal
         columnAccessors = propertyOfColumn.map { schema.accessors[$0] }
         columnBindings = zip(schema.accessors, columnOfProperty).map { ($0.columnOffset, $1) }
         linkProperties = schema.accessors.filter { $0.kind.schemaType.linkedType != nil }.map { ($0.offset, $0.kind) }
-    }
-
-    var name: String { schema.name }
-    var keyKind: KeyKind { schema.keyKind }
-
-    /// The primary key as a user would write it, for messages.
-    func describe(_ key: RowKey) -> String {
-        key.describe(as: keyKind, signed: primaryKeyType?.isSignedInteger ?? false)
+        super.init(
+            name: schema.name, keyKind: schema.keyKind, hasSignedKeys: primaryKeyType?.isSignedInteger ?? false,
+            columnNames: stored.properties.map(\.name), columnOfProperty: columnOfProperty)
     }
 }

@@ -72,11 +72,11 @@ extension ThreadConfined where Self: Object {
     ///
     /// - Throws: `.notManaged`, `.invalidated`, `.wrongThread`, `.storage`.
     public func freeze() throws(StoreError) -> Self {
-        guard let core = _store else { throw .notManaged }
+        guard let core = _core else { throw .notManaged }
         if core.isFrozen { return self }
         try core.checkConfined()
         let frozen = try core.frozen()
-        guard let object = try frozen.linkedObject(Self.self, key: _key) else { throw .invalidated }
+        guard let object = try frozen.object(Self.self, key: _key) else { throw .invalidated }
         return object
     }
 
@@ -85,16 +85,16 @@ extension ThreadConfined where Self: Object {
     ///
     /// - Throws: `.notManaged`, and what `Store(configuration:)` throws.
     public func thaw() throws(StoreError) -> Self? {
-        guard let core = _store else { throw .notManaged }
+        guard let core = _core else { throw .notManaged }
         guard core.isFrozen else { return self }
         let live = try Store(configuration: core.configuration)
-        return try live.core.linkedObject(Self.self, key: _key)
+        return try live.core.object(Self.self, key: _key)
     }
 }
 
 extension Object {
     /// Whether the object belongs to a frozen snapshot.
-    public final var isFrozen: Bool { _store?.isFrozen ?? false }
+    public final var isFrozen: Bool { _core?.isFrozen ?? false }
 }
 
 extension Results {

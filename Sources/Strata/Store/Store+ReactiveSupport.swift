@@ -39,7 +39,7 @@ extension Store {
     @_spi(StrataReactive)
     public func _manage(_ stored: _StoredObjects) throws(StoreError) {
         try core.checkConfined()
-        for (object, key) in stored.entries where object._store == nil {
+        for (object, key) in stored.entries where object._core == nil {
             core.manage(object, binding: try core.binding(for: type(of: object)), key: key)
         }
     }

@@ -258,3 +258,10 @@ extension Store: Equatable {
 
 @available(*, unavailable, message: "a Store is confined to its thread or queue; open another there")
 extension Store: Sendable {}
+
+extension Object {
+    /// The Store managing this object, if any.
+    public final var store: Store? {
+        _core.map(Store.init(core:))
+    }
+}

@@ -75,7 +75,7 @@ extension Store {
 
 extension Object: ThreadConfined {
     public func _handoff() throws(StoreError) -> _Handoff {
-        guard let core = _store else { throw .notManaged }
+        guard let core = _core else { throw .notManaged }
         try core.checkConfined()
         guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
         return _Handoff(
@@ -87,7 +87,7 @@ extension Object: ThreadConfined {
         guard case .object(let type, let key) = handoff.payload, type == ObjectIdentifier(self) else {
             throw .invalidArgument("the reference is not to a \(self)")
         }
-        return try store.core.linkedObject(self, key: key)
+        return try store.core.object(self, key: key)
     }
 }
 
@@ -112,7 +112,7 @@ extension Results: ThreadConfined {
 
 extension List: ThreadConfined {
     public func _handoff() throws(StoreError) -> _Handoff {
-        guard case .managed(let owner, let column) = backing, let core = owner._store else { throw .notManaged }
+        guard case .managed(let owner, let column) = backing, let core = owner._core else { throw .notManaged }
         try core.checkConfined()
         guard (try? core.currentRow(of: owner)) != nil else { throw .deletedInAnotherThread }
         return _Handoff(

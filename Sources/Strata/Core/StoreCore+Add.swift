@@ -29,7 +29,7 @@ extension StoreCore {
     /// - Throws: `.wrongThread` (a Store of this file on another thread manages it), `.invalidArgument`
     ///   (a Store of another file does), `.invalidated` (it was deleted).
     func isManagedHere(_ object: Object) throws(StoreError) -> Bool {
-        guard let owner = object._store else { return false }
+        guard let owner = object._core else { return false }
         guard owner === self else {
             throw owner.environment === environment
                 ? .wrongThread : .invalidArgument("\(type(of: object)) is managed by a Store of another file")
@@ -148,14 +148,14 @@ extension StoreCore {
     /// Changes one column of a managed object's row, for property setters: traps instead of throwing.
     /// The objects a new link value points to are stored first (unmanaged ones are added, `.modified`),
     /// so that encoding the row only writes their keys.
-    func setColumn(
+    func changeColumn(
         of object: Object, column: Int, linkedObjects: () -> [Object], encode: (inout _RowEncoder) throws(StoreError) -> Void
     ) {
         assertConfined()
         if isFrozen { preconditionFailure(TrapMessage.frozen) }
         guard let session else { preconditionFailure(TrapMessage.notInWriteTransaction) }
         guard session.thread == .current else { preconditionFailure(TrapMessage.wrongThread) }
-        guard let binding = object._binding, object._epoch == epoch else { preconditionFailure(TrapMessage.invalidated) }
+        guard let binding = object._tableBinding, object._epoch == epoch else { preconditionFailure(TrapMessage.invalidated) }
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
             if binding.isLinkColumn[column] {
@@ -262,8 +262,8 @@ final class AddOperation {
     /// Whether `object` is stored already: managed by this Store, or (`linksAcrossThreads`) by another
     /// Store of this file whose row this write can see.
     private func isStored(_ object: Object) throws(StoreError) -> Bool {
-        guard linksAcrossThreads, let owner = object._store, owner !== core,
-            owner.environment === core.environment, let binding = object._binding
+        guard linksAcrossThreads, let owner = object._core, owner !== core,
+            owner.environment === core.environment, let binding = object._tableBinding
         else { return try core.isManagedHere(object) }
         guard try core.fetchRow(try core.binding(for: binding.schema.type), key: object._key) != nil else {
             throw .deletedInAnotherThread

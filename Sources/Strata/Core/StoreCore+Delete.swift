@@ -13,8 +13,8 @@ extension StoreCore {
         var targets: [(key: RowKey, binding: TableBinding)] = []
         var seen = Set<Target>()
         for object in objects {
-            guard object._store != nil else { throw .notManaged }
-            guard try isManagedHere(object), let binding = object._binding else { throw .invalidated }
+            guard object._core != nil else { throw .notManaged }
+            guard try isManagedHere(object), let binding = object._tableBinding else { throw .invalidated }
             if seen.insert(Target(table: binding.ordinal, key: object._key)).inserted {
                 targets.append((object._key, binding))
             }

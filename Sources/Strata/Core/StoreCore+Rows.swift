@@ -29,8 +29,8 @@ extension StoreCore {
     /// The current row of a managed object, cached for the current generation.
     ///
     /// - Throws: `.invalidated` (deleted, or the Store was invalidated), `.corrupted`.
-    func currentRow(of object: Object) throws(StoreError) -> RowView {
-        guard object._epoch == epoch, let binding = object._binding else { throw .invalidated }
+    func managedRow(of object: Object) throws(StoreError) -> RowView {
+        guard object._epoch == epoch, let binding = object._tableBinding else { throw .invalidated }
         if object._rowGeneration == generation, let row = object._row { return row }
         guard let row = try fetchRow(binding, key: object._key) else { throw .invalidated }
         object._row = row
@@ -39,7 +39,7 @@ extension StoreCore {
     }
 
     /// A column of a managed object's row, for property getters: traps instead of throwing.
-    func columnBytes(of object: Object, column: Int) -> UnsafeRawBufferPointer? {
+    func managedColumnBytes(of object: Object, column: Int) -> UnsafeRawBufferPointer? {
         assertConfined()
         let row: RowView
         do {
@@ -69,7 +69,7 @@ extension StoreCore {
             (base + offset).storeBytes(of: column, as: Int.self)
         }
         for accessor in binding.linkingAccessors {
-            (accessor.unmanagedValue(of: object) as? AnyLinkingObjects)?.bind(core: self, owner: binding, key: key)
+            (accessor.unmanagedValue(of: object) as? AnyLinkingObjects)?.bind(context: self, owner: binding, key: key)
         }
         for (offset, kind) in binding.linkProperties {
             kind.releaseUnmanagedValue(at: base + offset)
@@ -83,9 +83,8 @@ extension StoreCore {
         return object
     }
 
-    /// The object a link points to, or nil when it no longer exists.
-    func linkedObject<T: Object>(_ type: T.Type, key: RowKey) throws(StoreError) -> T? {
-        let binding = try binding(for: type)
+    /// The object of `binding` under `key`, or nil when it no longer exists.
+    func object<T: Object>(_ type: T.Type, binding: TableBinding, key: RowKey) throws(StoreError) -> T? {
         guard let row = try fetchRow(binding, key: key) else { return nil }
         return materialize(type, binding: binding, key: key, row: row)
     }

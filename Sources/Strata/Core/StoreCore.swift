@@ -12,13 +12,12 @@ import Foundation
 /// opened there. Holds the snapshot (an LMDB read transaction) the thread sees, and the write session
 /// while a write transaction is open.
 @usableFromInline
-final class StoreCore {
+final class StoreCore: ObjectContext {
     let configuration: Store.Configuration
     private let lease: EnvironmentLease
     let environment: Environment
     /// What the Stores of this file in the process share: the change hub, the frozen snapshots.
     let shared: SharedFile
-    @usableFromInline let confinement: Confinement
     let bindings: [TableBinding]
     private let bindingsByType: [ObjectIdentifier: TableBinding]
     /// Per binding (by ordinal): the link properties of every type that point to it.
@@ -34,11 +33,6 @@ final class StoreCore {
     private var idleSession: WriteSession?
     /// The open write transaction, if any.
     @exclusivity(unchecked) private(set) var session: WriteSession?
-    /// Changes whenever stored bytes may have moved: a new snapshot, or any change inside a write.
-    /// Objects cache their row for one generation.
-    @exclusivity(unchecked) @usableFromInline private(set) var generation: UInt64 = 1
-    /// Changes on `invalidate()`: objects fetched before are invalidated.
-    @exclusivity(unchecked) private(set) var epoch: UInt64 = 1
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
     /// their list of keys for one version.
     @exclusivity(unchecked) private(set) var tableVersions: [UInt64]
@@ -85,7 +79,6 @@ final class StoreCore {
         self.lease = lease
         environment = lease.environment
         shared = SharedFile.of(lease.environment)
-        self.confinement = confinement
         self.cacheKey = cacheKey
         self.bindings = bindings
         bindingsByType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
@@ -100,6 +93,7 @@ final class StoreCore {
         } else {
             deliveryQueue = queue
         }
+        super.init(confinement: confinement, fileIdentity: ObjectIdentifier(lease.environment))
         do {
             try activateSnapshot()
         } catch {
@@ -156,17 +150,9 @@ final class StoreCore {
 
     // MARK: Confinement
 
-    var isConfined: Bool { confinement.isCurrent }
-
     var isFrozen: Bool {
         if case .frozen = confinement { return true }
         return false
-    }
-
-    /// Traps unless called on the Store's thread or queue (for APIs that cannot throw).
-    @usableFromInline
-    func assertConfined() {
-        if !confinement.isCurrent { preconditionFailure(TrapMessage.wrongThread) }
     }
 
     /// - Throws: `.wrongThread` unless called on the Store's thread or queue.
@@ -380,7 +366,41 @@ final class StoreCore {
         // Renew now so that reads after a commit never fail; a failure here resurfaces on the next read.
         try? activateSnapshot()
     }
-}
 
-@available(*, unavailable, message: "a StoreCore is confined to its thread or queue")
-extension StoreCore: Sendable {}
+    // MARK: What managed objects ask (ObjectContext)
+
+    override func currentRow(of object: Object) throws(StoreError) -> RowView {
+        try managedRow(of: object)
+    }
+
+    override func columnBytes(of object: Object, column: Int) -> UnsafeRawBufferPointer? {
+        managedColumnBytes(of: object, column: column)
+    }
+
+    override func setColumn(
+        of object: Object, column: Int, linkedObjects: () -> [Object], encode: (inout _RowEncoder) throws(StoreError) -> Void
+    ) {
+        changeColumn(of: object, column: column, linkedObjects: linkedObjects, encode: encode)
+    }
+
+    override func linkedObject<T: Object>(_ type: T.Type, keyBytes: UnsafeRawBufferPointer) throws(StoreError) -> T? {
+        let binding = try binding(for: type)
+        let key: RowKey
+        do {
+            key = try RowKey(stored: keyBytes, kind: binding.keyKind)
+        } catch {
+            throw .corrupted("a link to \(binding.name): \(error)")
+        }
+        return try object(type, binding: binding, key: key)
+    }
+
+    override func object<T: Object>(_ type: T.Type, key: RowKey) throws(StoreError) -> T? {
+        try object(type, binding: binding(for: type), key: key)
+    }
+
+    override func backlinks(to key: RowKey, from origin: Object.Type, through property: String) throws(StoreError) -> [RowKey]? {
+        let originBinding = try binding(for: origin)
+        guard let link = originBinding.links.first(where: { $0.property == property }) else { return nil }
+        return try backlinks(to: key, through: link, origin: originBinding)
+    }
+}
