@@ -14,10 +14,10 @@ LAYERS = [
     "Errors",         # StoreError, and the one mapping to it from the layers below
     "Model",          # Object, @Persisted, List, LinkingObjects, the stored value types
     "Schema",         # schemas of model types and files, table bindings, migrations, table writes
-    "Core",           # StoreCore and its collaborators: snapshots, writes, rows, iteration, commit log
+    "Core",           # Store and StoreCore with its parts: snapshots, writes, rows, iteration, commit log, observers
     "Query",          # Results, Query, predicates and plans
-    "Notifications",  # observers, changes, tokens
-    "Store",          # the public Store API, handoff, freezing, verification
+    "Store",          # the Store's public operations, handoff, freezing, verification
+    "Notifications",  # observing Results and objects: changes, tokens, the observers
     "Dynamic",        # files opened without the app's classes
 ]
 

@@ -40,8 +40,8 @@ final class StoreCore: ObjectContext {
     @exclusivity(unchecked) var iterations: [Unmanaged<TableIteration>] = []
     /// Scratch space for encoding values outside writes (primary keys to look up).
     @exclusivity(unchecked) var scratch = _RowEncoder()
-    /// The observers registered on this Store (see `StoreCore+Notifications`).
-    var observers: [StoreObserver] = []
+    /// The observers registered on this Store, and their delivery.
+    private(set) lazy var observers = ObserverRegistry(core: self)
     /// Where notifications are delivered and commits wake the Store: its queue, or the main queue for
     /// a Store of the main thread; nil for other threads (they deliver on `refresh()`).
     let deliveryQueue: DispatchQueue?
@@ -49,8 +49,6 @@ final class StoreCore: ObjectContext {
     private(set) var listener: ChangeListener?
     /// Whether a commit elsewhere moves the Store to it when the Store's queue next runs.
     var autorefresh = true
-    /// Self, while observers of a Store with a queue are registered (see `pruneObservers`).
-    var keepAlive: StoreCore?
     /// The frozen copy made last, reused while it lives and shows this Store's version.
     weak var lastFrozen: StoreCore?
 
@@ -121,13 +119,13 @@ final class StoreCore: ObjectContext {
                 }
                 return try registry.lease(path: location.path, options: options, temporary: location.isInMemory)
             }
-            return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
+            return (lease, try SchemaBinder.bind(schemas, requirements: configuration.schemaRequirements, environment: lease.environment))
         } catch .migrationRequired(let reason) {
             guard configuration.deleteStoreIfMigrationNeeded, !location.isInMemory,
                 try StoreError.mapping({ try registry.removeFile(at: location.path) })
             else { throw .migrationRequired(reason) }
             let lease = try StoreError.mapping { try registry.lease(path: location.path, options: options) }
-            return (lease, try SchemaBinder.bind(schemas, configuration: configuration, environment: lease.environment))
+            return (lease, try SchemaBinder.bind(schemas, requirements: configuration.schemaRequirements, environment: lease.environment))
         }
     }
 
@@ -140,8 +138,7 @@ final class StoreCore: ObjectContext {
             listener.detach()
             shared.changes.unregister(listener)
         }
-        for observer in observers { observer.state.storeClosed() }
-        if !observers.isEmpty { shared.changes.observersOf(ObjectIdentifier(self), standAt: nil) }
+        observers.storeClosed()
         // No iteration is left: each holds its Results, which holds this core.
         session?.abort()
         session = nil
@@ -276,7 +273,7 @@ final class StoreCore: ObjectContext {
             seenVersion = snapshot?.version ?? 0
             let changed = before != seenVersion
             if changed { noteNewSnapshot() }
-            deliverToObservers()
+            observers.deliver()
             return changed
         } catch {
             throw StoreError(error)
@@ -318,15 +315,15 @@ final class StoreCore: ObjectContext {
         noteNewSnapshot()
         // Observers catch up to the state the write starts from (as Realm delivers at beginWrite), so
         // that `commitWrite(withoutNotifying:)` skips exactly this write.
-        if !observers.isEmpty { deliverToObservers() }
+        if !observers.isEmpty { observers.deliver() }
     }
 
     /// Commits the write. On failure nothing of it is stored and the Store moves to the newest commit.
     ///
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (for example `ENOSPC`).
-    func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws(StoreError) {
+    func commitWrite(withoutNotifying skippedObservers: [ObserverState] = []) throws(StoreError) {
         let session = try writableSession()
-        let skipped = try observers(of: tokens)
+        let skipped = try observers.observers(of: skippedObservers)
         let version = session.transaction?.version ?? 0
         var log = session.changeLog.map { changes in
             CommitLog(
@@ -345,7 +342,7 @@ final class StoreCore: ObjectContext {
         endWrite(session)
         if log != nil, shared.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
         for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
-        if !skipped.isEmpty { reportObserverPosition() }
+        if !skipped.isEmpty { observers.reportPosition() }
         shared.changes.published(log)
     }
 

@@ -69,10 +69,10 @@ extension Results {
         _ block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
-        if let elsewhere = try core.foreignDeliveryQueue(queue) {
+        if let elsewhere = try core.observers.foreignDeliveryQueue(queue) {
             let state = ObserverState(hub: core.shared.changes, everyCommit: everyCommit)
             let stages = self.stages
-            StoreCore.observeElsewhere(
+            observeElsewhere(
                 configuration: core.configuration, queue: elsewhere, state: state,
                 make: { (there) throws(StoreError) in
                     let results = Results(core: there, binding: try there.binding(for: Element.self), stages: stages)
@@ -84,7 +84,7 @@ extension Results {
         }
         let observed = try ObservedPaths(spec, root: binding, in: core)
         let state = ObserverState(core: core, everyCommit: everyCommit)
-        try core.addObserver(ResultsObserver(results: self, observed: observed, state: state, block: block), startNow: false)
+        try core.observers.add(ResultsObserver(results: self, observed: observed, state: state, block: block), startNow: false)
         return NotificationToken(state: state)
     }
 }
@@ -144,10 +144,10 @@ extension ThreadConfined where Self: Object {
         guard let core = _core, let binding = _tableBinding else { throw .notManaged }
         try core.checkConfined()
         guard (try? core.currentRow(of: self)) != nil else { throw .invalidated }
-        if let elsewhere = try core.foreignDeliveryQueue(queue) {
+        if let elsewhere = try core.observers.foreignDeliveryQueue(queue) {
             let state = ObserverState(hub: core.shared.changes, everyCommit: everyCommit)
             let key = _key
-            StoreCore.observeElsewhere(
+            observeElsewhere(
                 configuration: core.configuration, queue: elsewhere, state: state,
                 make: { (there) throws(StoreError) in
                     guard let object = try there.object(Self.self, key: key) else { throw .deletedInAnotherThread }
@@ -159,7 +159,35 @@ extension ThreadConfined where Self: Object {
         }
         let observed = try ObservedPaths(spec, root: binding, in: core)
         let state = ObserverState(core: core, everyCommit: everyCommit)
-        try core.addObserver(ObjectObserver(object: self, observed: observed, state: state, block: block), startNow: true)
+        try core.observers.add(ObjectObserver(object: self, observed: observed, state: state, block: block), startNow: true)
         return NotificationToken(state: state)
     }
+}
+
+/// Registers an observer on a Store of `queue` (opened there, as `Store(configuration:queue:)`),
+/// so that callbacks run on `queue` with objects of that Store. `make` runs on `queue`.
+func observeElsewhere(
+    configuration: Store.Configuration, queue: DispatchQueue, state: ObserverState,
+    make: @escaping (StoreCore) throws(StoreError) -> (StoreObserver, startNow: Bool),
+    failed: @escaping (StoreError) -> Void
+) {
+    let work = UncheckedWork {
+        guard !state.isInvalidated else { return }
+        do throws(StoreError) {
+            let store = try Store(configuration: configuration, queue: queue)
+            state.attach(to: store.core)
+            let (observer, startNow) = try make(store.core)
+            try store.core.observers.add(observer, startNow: startNow)
+        } catch {
+            state.invalidate()
+            failed(error)
+        }
+    }
+    queue.async { work.run() }
+}
+
+/// Carries the registration of an observer to the queue it is delivered on; the closures it holds
+/// run there only.
+struct UncheckedWork: @unchecked Sendable {
+    let run: () -> Void
 }

@@ -34,17 +34,6 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
     }
 }
 
-/// Inclusive bounds on the encoded keys of a table (nil: unbounded).
-struct KeyRange {
-    var lower: [UInt8]?
-    var upper: [UInt8]?
-
-    func admits(_ key: UnsafeRawBufferPointer) -> Bool {
-        guard let upper else { return true }
-        return !upper.lexicographicallyPrecedes(key)
-    }
-}
-
 /// The ranges of the primary key or of an index that hold every row a predicate can match.
 struct CandidatePlan {
     enum Source {

@@ -92,26 +92,26 @@ enum SchemaBinder {
     }
 
     /// Binds `schemas` to the file, creating tables when the file lacks them and migrating it when
-    /// the configuration's schema version is higher.
+    /// the required schema version is higher.
     ///
     /// - Throws: `.migrationRequired`, `.schemaMismatch`, `.corrupted` (unreadable format or schema),
     ///   `.readOnly` (a read-only store would need a write), `.alreadyInWriteTransaction` (the calling
     ///   thread holds the file's writer lock and a write is needed), what the migration block throws,
     ///   `.storage`.
     static func bind(
-        _ schemas: [ObjectSchema], configuration: Store.Configuration, environment: Environment
+        _ schemas: [ObjectSchema], requirements: SchemaRequirements, environment: Environment
     ) throws(StoreError) -> [TableBinding] {
         var finalSchema: StoredSchema?
         for _ in 0..<3 {
             let stored = try readStoredSchema(environment)
             let plan = try Plan(
-                code: schemas, stored: stored, schemaVersion: configuration.schemaVersion,
+                code: schemas, stored: stored, schemaVersion: requirements.schemaVersion,
                 readOnly: environment.options.readOnly)
             guard plan.needsWrite else {
                 finalSchema = stored
                 break
             }
-            if configuration.deleteStoreIfMigrationNeeded, plan.runsMigration || !plan.convertedTypes.isEmpty {
+            if requirements.deletesFileNeedingMigration, plan.runsMigration || !plan.convertedTypes.isEmpty {
                 throw .migrationRequired("the file's schema version is \(stored?.schemaVersion ?? 0)")  // the file is deleted
             }
             guard !environment.options.readOnly else { throw .readOnly }
@@ -121,7 +121,7 @@ enum SchemaBinder {
                 _ = try openTables(for: stored.types, environment: environment)
             }
             // nil: another process changed the schema meanwhile; plan again.
-            finalSchema = try apply(plan, planned: stored, schemas: schemas, configuration: configuration, environment: environment)
+            finalSchema = try apply(plan, planned: stored, schemas: schemas, requirements: requirements, environment: environment)
             if finalSchema != nil { break }
         }
         guard let finalSchema else { throw .corrupted("the file has no schema, or another process keeps changing it") }
@@ -214,7 +214,7 @@ enum SchemaBinder {
     /// rebuilt indexes and backlinks, the new schema. Returns nil, changing nothing, when the file's
     /// schema is no longer `planned` (another process wrote it meanwhile).
     private static func apply(
-        _ plan: Plan, planned: StoredSchema?, schemas: [ObjectSchema], configuration: Store.Configuration,
+        _ plan: Plan, planned: StoredSchema?, schemas: [ObjectSchema], requirements: SchemaRequirements,
         environment: Environment
     ) throws(StoreError) -> StoredSchema? {
         // Writer lock first, then the table registry lock (see `withTableRegistry`).
@@ -226,7 +226,7 @@ enum SchemaBinder {
         }
         return try environment.withTableRegistry { (registry) throws(StoreError) -> StoredSchema? in
             var opened: [String: Table] = [:]
-            let final = plan.finalSchema(from: planned, schemaVersion: configuration.schemaVersion)
+            let final = plan.finalSchema(from: planned, schemaVersion: requirements.schemaVersion)
             let context: MigrationContext
             do {
                 guard let metaDBI = try transaction!.openTable(named: TableName.meta, flags: [], create: true) else {
@@ -257,7 +257,7 @@ enum SchemaBinder {
             } catch {
                 throw StoreError(wrapping: error)
             }
-            try migrate(plan, context: context, configuration: configuration, environment: environment)
+            try migrate(plan, context: context, requirements: requirements, environment: environment)
             do {
                 let meta = try context.table(TableName.meta)
                 _ = try final.encoded().withBytes { (value) throws(LMDBError) in
@@ -277,7 +277,7 @@ enum SchemaBinder {
 
     /// The row work of a plan, inside its write (`context`).
     private static func migrate(
-        _ plan: Plan, context: MigrationContext, configuration: Store.Configuration, environment: Environment
+        _ plan: Plan, context: MigrationContext, requirements: SchemaRequirements, environment: Environment
     ) throws(StoreError) {
         guard !plan.isNewFile else { return }
         let needsOldRows = !plan.convertedTypes.isEmpty || plan.runsMigration
@@ -292,7 +292,7 @@ enum SchemaBinder {
             guard let new = context.new.type(named: code.name) else { continue }
             try context.convertRows(from: stored, to: new)
         }
-        if plan.runsMigration, let migration = configuration.migration {
+        if plan.runsMigration, let migration = requirements.migration {
             do {
                 try migration(Migration(context: context), context.old?.schemaVersion ?? 0)
             } catch {
@@ -355,4 +355,15 @@ enum SchemaBinder {
             return registry
         }
     }
+}
+
+/// What opening a file requires of its schema, besides the model types: a Store's configuration, as
+/// the schema layer sees it.
+struct SchemaRequirements {
+    /// The schema version the code is at; a file at a lower one is migrated.
+    var schemaVersion: UInt64
+    /// Runs inside the migration's write, with the file's old schema version.
+    var migration: (@Sendable (_ migration: Migration, _ oldVersion: UInt64) throws -> Void)?
+    /// Whether a file that needs a migration is refused with `.migrationRequired` (it is then deleted).
+    var deletesFileNeedingMigration = false
 }

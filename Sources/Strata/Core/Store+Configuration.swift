@@ -114,6 +114,12 @@ extension Store {
         }
 
         /// - Throws: `.invalidArgument` when `maximumSize` is too small to hold a store.
+        /// What the schema layer needs to bind the model types to the file.
+        var schemaRequirements: SchemaRequirements {
+            SchemaRequirements(
+                schemaVersion: schemaVersion, migration: migration, deletesFileNeedingMigration: deleteStoreIfMigrationNeeded)
+        }
+
         var environmentOptions: EnvironmentOptions {
             get throws(StoreError) {
                 guard maximumSize >= 64 << 10 else {

@@ -1,65 +1,7 @@
-import Dispatch
 import Foundation
 
-/// A handle on a Strata file: reads through a consistent snapshot, writes in transactions.
-///
-/// ```swift
-/// var config = Store.Configuration(fileURL: url, objectTypes: [Person.self, Dog.self])
-/// let store = try Store(configuration: config)
-/// try store.write {
-///     try store.add(Person(id: 1, name: "Ann"))
-/// }
-/// let adults = store.objects(Person.self)
-/// let ann = store.object(ofType: Person.self, forPrimaryKey: 1)
-/// ```
-/// A Store sees one snapshot of the file until `refresh()`, a write on it, or `invalidate()`; its own
-/// commits are visible at once. Opening the same configuration again on the same thread returns the
-/// same Store.
-///
-/// - Warning: A Store and everything it returns are confined to the thread (or serial queue) that
-///   opened it. Throwing APIs called elsewhere throw `.wrongThread`; the others trap.
-public struct Store {
-    let core: StoreCore
-
-    init(core: StoreCore) {
-        self.core = core
-    }
-
-    /// Opens the Store for `configuration` on the current thread (the thread's cached one if it has it).
-    ///
-    /// - Throws: `.fileAccess` (location not readable or writable), `.corrupted` (not a Strata file,
-    ///   truncated, unreadable schema), `.migrationRequired` (the stored schema differs from the
-    ///   code's), `.schemaMismatch` (invalid models, or a file from a newer schema version),
-    ///   `.invalidArgument` (no object types, no location, the file open in this process with other
-    ///   options), `.readOnly` (a read-only file that would need a new table), `.storage`.
-    public init(configuration: Configuration) throws(StoreError) {
-        core = try StoreCache.core(for: configuration, confinement: .currentThread)
-    }
-
-    /// Opens the Store for `configuration` confined to a serial queue. Call it on that queue. The
-    /// main queue and the main thread are one: on it, this is the main thread's Store.
-    ///
-    /// - Throws: `.wrongThread` when not called on `queue`, `.invalidArgument` for a concurrent queue
-    ///   (one made with `.concurrent`, or a global queue), and what `init(configuration:)` throws.
-    /// - Warning: LMDB's writer lock belongs to a thread: begin and commit each write inside one block
-    ///   on the queue (`write { }` does).
-    public init(configuration: Configuration, queue: DispatchQueue) throws(StoreError) {
-        if DispatchQueues.isMain(queue) {
-            guard Thread.isMainThread else { throw .wrongThread }
-            core = try StoreCache.core(for: configuration, confinement: .currentThread)
-            return
-        }
-        guard !DispatchQueues.isConcurrent(queue) else {
-            throw .invalidArgument(
-                "\(queue.label) is a concurrent queue: a Store needs a serial queue (two blocks of a concurrent "
-                    + "queue may use it at once)")
-        }
-        core = try StoreCache.core(for: configuration, confinement: try .queue(queue), queue: queue)
-    }
-
-    /// The configuration the Store was opened with.
-    public var configuration: Configuration { core.configuration }
-
+/// Writing, reading and moving between snapshots: the Store's everyday operations.
+extension Store {
     /// Whether a write transaction is open on this Store.
     ///
     /// - Warning: Traps when called off the Store's thread.
@@ -104,14 +46,13 @@ public struct Store {
         try core.beginWrite()
     }
 
-    /// Commits the open write transaction. If it fails, nothing of it is stored. The observers of
-    /// `tokens` (of this Store) are not told about this write: their next change starts after it.
+    /// Commits the open write transaction. If it fails, nothing of it is stored. (To keep some
+    /// observers from hearing of this write, see `commitWrite(withoutNotifying:)`.)
     ///
-    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (e.g. `ENOSPC`),
-    ///   `.invalidArgument` for a token of another Store.
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.mapFull`, `.storage` (e.g. `ENOSPC`).
     @available(*, noasync, message: "a write transaction must not span an await")
-    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws(StoreError) {
-        try core.commitWrite(withoutNotifying: tokens)
+    public func commitWrite() throws(StoreError) {
+        try core.commitWrite()
     }
 
     /// Rolls back the open write transaction. Objects added in it become invalidated.
@@ -249,19 +190,27 @@ public struct Store {
     }
 }
 
-extension Store: Equatable {
-    /// Whether both are the same Store (the same file, on the same thread or queue).
-    public static func == (lhs: Store, rhs: Store) -> Bool {
-        lhs.core === rhs.core
-    }
-}
-
-@available(*, unavailable, message: "a Store is confined to its thread or queue; open another there")
-extension Store: Sendable {}
-
 extension Object {
     /// The Store managing this object, if any.
     public final var store: Store? {
         _core.map(Store.init(core:))
+    }
+}
+
+extension Store {
+    /// Whether a commit (of any thread of the process) moves this Store to it the next time its queue
+    /// runs (true by default). Only Stores with a queue (a serial queue, or the main thread's) can;
+    /// others move on `refresh()` and writes.
+    ///
+    /// - Warning: Traps off the Store's thread.
+    public var autorefresh: Bool {
+        get {
+            core.assertConfined()
+            return core.autorefresh
+        }
+        nonmutating set {
+            core.assertConfined()
+            core.autorefresh = newValue
+        }
     }
 }
