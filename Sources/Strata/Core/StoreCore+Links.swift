@@ -1,11 +1,6 @@
 /// Backlinks: which rows link to a row. Kept with every row change (like an index), they find the
 /// links to clear when a row is deleted and serve `LinkingObjects`.
 extension StoreCore {
-    /// The distinct target keys a row's link or list column holds (stored key bytes).
-    func linkTargets(of row: RowView, _ link: LinkBinding, binding: TableBinding, key: RowKey) throws(StoreError) -> Set<[UInt8]> {
-        try link.targets(in: row, at: "\(binding.name)[\(binding.describe(key))]")
-    }
-
     /// The keys of the rows of `origin` whose `link` holds `target`, in key order.
     func backlinks(to target: RowKey, through link: LinkBinding, origin: TableBinding) throws(StoreError) -> [RowKey] {
         var keys: [RowKey] = []

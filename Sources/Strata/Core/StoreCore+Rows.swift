@@ -106,32 +106,20 @@ extension StoreCore {
         }
     }
 
-    // MARK: Changing rows (inside a write)
+    // MARK: Changing rows (inside a write): a row and its derived entries, always together
 
-    private func indexKey(
-        of row: RowView, _ index: IndexBinding, binding: TableBinding, key: RowKey, into buffer: inout [UInt8]
-    ) throws(StoreError) {
-        do throws(RowDamage) {
-            try KeyEncoding.indexKey(column: row.column(index.column), type: index.type, into: &buffer)
-        } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(index.property): \(error)")
-        }
-    }
-
-    /// Inserts a row and its index entries. Returns false, changing nothing, when the key exists.
+    /// Inserts a row and its index and backlink entries. Returns false, changing nothing, when the
+    /// key exists.
     func insertRow(_ row: RowView, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
         detachIterations(of: binding)
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
         guard try session.put(binding.table, key: key, value: row.bytes, options: options) else { return false }
         session.noteStored(key, in: binding)
-        for index in binding.indexes {
-            try indexKey(of: row, index, binding: binding, key: key, into: &session.indexKey)
-            try session.putIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
-        }
-        for link in binding.links {
-            for target in try linkTargets(of: row, link, binding: binding, key: key) {
-                try session.putIndexEntry(link.table, indexKey: target, rowKey: key)
+        if !binding.derived.isEmpty {
+            try key.withBytes { (rowKey) throws(StoreError) in
+                try binding.derived.insert(
+                    of: row, rowKey: rowKey, into: session, buffer: &session.indexKeys.new, at: binding.location(of: key))
             }
         }
         session.changeLog?[binding.ordinal].noteInserted(key, columns: binding.columnCount)
@@ -140,32 +128,20 @@ extension StoreCore {
     }
 
     /// Replaces a row whose previous bytes are `old` (a copy: see `WriteSession.rowCopy`), moving the
-    /// index entries of the indexed columns that changed.
+    /// derived entries of the columns that changed.
     func replaceRow(
         _ row: RowView, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
     ) throws(StoreError) {
-        try checkIndexKeys(of: old, binding: binding, key: key, session: session)
-        for index in binding.indexes where try !columnEquals(old, row, index.column, binding: binding, key: key) {
-            try indexKey(of: old, index, binding: binding, key: key, into: &session.previousIndexKey)
-            try indexKey(of: row, index, binding: binding, key: key, into: &session.indexKey)
-            if session.previousIndexKey != session.indexKey {
-                _ = try session.deleteIndexEntry(index.table, indexKey: session.previousIndexKey, rowKey: key)
-                try session.putIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
-            }
-        }
-        for link in binding.links where try !columnEquals(old, row, link.column, binding: binding, key: key) {
-            let before = try linkTargets(of: old, link, binding: binding, key: key)
-            let after = try linkTargets(of: row, link, binding: binding, key: key)
-            for target in before.subtracting(after) {
-                _ = try session.deleteIndexEntry(link.table, indexKey: target, rowKey: key)
-            }
-            for target in after.subtracting(before) {
-                try session.putIndexEntry(link.table, indexKey: target, rowKey: key)
+        if !binding.derived.isEmpty {
+            try key.withBytes { (rowKey) throws(StoreError) in
+                try binding.derived.move(
+                    from: old, to: row, rowKey: rowKey, in: session, buffers: &session.indexKeys, at: binding.location(of: key))
             }
         }
         if session.changeLog != nil {
             var changed: [Int] = []
-            for column in 0..<binding.columnCount where try !columnEquals(old, row, column, binding: binding, key: key) {
+            for column in 0..<binding.columnCount
+            where try !DerivedEntries.columnEquals(old, row, column, at: binding.location(of: key)) {
                 changed.append(column)
             }
             session.changeLog![binding.ordinal].noteModified(key, columns: changed)
@@ -178,26 +154,6 @@ extension StoreCore {
         noteChange()
     }
 
-    private func columnEquals(
-        _ old: RowView, _ row: RowView, _ column: Int, binding: TableBinding, key: RowKey
-    ) throws(StoreError) -> Bool {
-        do {
-            return try old.columnEquals(column, row, column)
-        } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
-        }
-    }
-
-    /// Throws `.corrupted` if an index key of a stored row cannot be computed: checked before the
-    /// first change, so that a damaged row never leaves its indexes half updated.
-    private func checkIndexKeys(
-        of old: RowView, binding: TableBinding, key: RowKey, session: WriteSession
-    ) throws(StoreError) {
-        for index in binding.indexes {
-            try indexKey(of: old, index, binding: binding, key: key, into: &session.previousIndexKey)
-        }
-    }
-
     /// A copy of the stored row under `key` in `buffer` (valid until its next copy), or nil.
     func copyOfRow(
         _ binding: TableBinding, key: RowKey, session: WriteSession, into buffer: ScratchBuffer? = nil
@@ -206,19 +162,16 @@ extension StoreCore {
         return try validatedRow((buffer ?? session.rowCopy).copy(bytes), binding: binding, key: key)
     }
 
-    /// Deletes a row and its index entries. Returns false when it was not there.
+    /// Deletes a row and its derived entries, after clearing the links to it. Returns false when it
+    /// was not there.
     func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
         detachIterations(of: binding)
         try unlinkIncoming(to: key, binding: binding, session: session)
         guard let old = try copyOfRow(binding, key: key, session: session) else { return false }
-        try checkIndexKeys(of: old, binding: binding, key: key, session: session)
-        for index in binding.indexes {
-            try indexKey(of: old, index, binding: binding, key: key, into: &session.indexKey)
-            _ = try session.deleteIndexEntry(index.table, indexKey: session.indexKey, rowKey: key)
-        }
-        for link in binding.links {
-            for target in try linkTargets(of: old, link, binding: binding, key: key) {
-                _ = try session.deleteIndexEntry(link.table, indexKey: target, rowKey: key)
+        if !binding.derived.isEmpty {
+            try key.withBytes { (rowKey) throws(StoreError) in
+                try binding.derived.delete(
+                    of: old, rowKey: rowKey, from: session, buffer: &session.indexKeys.old, at: binding.location(of: key))
             }
         }
         _ = try session.delete(binding.table, key: key)

@@ -12,8 +12,8 @@ final class WriteSession {
     @exclusivity(unchecked) var rowEncoder = _RowEncoder()
     /// A copy of a stored row: a change to any table may move the bytes LMDB returned.
     let rowCopy = ScratchBuffer()
-    @exclusivity(unchecked) var indexKey: [UInt8] = []
-    @exclusivity(unchecked) var previousIndexKey: [UInt8] = []
+    /// Index keys being computed: of the old row and of the new one.
+    @exclusivity(unchecked) var indexKeys: (old: [UInt8], new: [UInt8]) = ([], [])
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
     /// appended with `MDB_APPEND`, and row ids of types without primary key continue from it.
     @exclusivity(unchecked) private var lastKeys: [RowKey??]
@@ -93,31 +93,6 @@ final class WriteSession {
         }
     }
 
-    /// Adds the pair `indexKey` → `rowKey` to an index (a table with duplicates).
-    func putIndexEntry(_ table: Table, indexKey: [UInt8], rowKey: RowKey) throws(StoreError) {
-        do {
-            _ = try indexKey.withBytes { (indexKey) throws(LMDBError) in
-                try rowKey.withBytes { (rowKey) throws(LMDBError) in
-                    try transaction!.put(table, key: indexKey, value: rowKey)
-                }
-            }
-        } catch {
-            throw StoreError(error)
-        }
-    }
-
-    /// Removes the pair `indexKey` → `rowKey` from an index; false when it was not there.
-    func deleteIndexEntry(_ table: Table, indexKey: [UInt8], rowKey: RowKey) throws(StoreError) -> Bool {
-        do {
-            return try indexKey.withBytes { (indexKey) throws(LMDBError) in
-                try rowKey.withBytes { (rowKey) throws(LMDBError) in
-                    try transaction!.delete(table, key: indexKey, value: rowKey)
-                }
-            }
-        } catch {
-            throw StoreError(error)
-        }
-    }
 
     /// Deletes a row; false when it was not there.
     func delete(_ table: Table, key: RowKey) throws(StoreError) -> Bool {
@@ -205,3 +180,14 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension WriteSession: DerivedEntryWriting {
+    func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) {
+        _ = try StoreError.mapping { () throws(LMDBError) in try transaction!.put(table, key: key, value: rowKey) }
+    }
+
+    @discardableResult
+    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) -> Bool {
+        try StoreError.mapping { () throws(LMDBError) in try transaction!.delete(table, key: key, value: rowKey) }
+    }
+}

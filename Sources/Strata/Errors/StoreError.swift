@@ -165,3 +165,11 @@ extension StoreError {
         }
     }
 }
+
+extension StoreError {
+    /// `.corrupted` for damage found at `location` (`Person[1].name`, a table, a page): the one form
+    /// of the message, "location: damage".
+    static func damaged(at location: String, _ damage: any Error) -> StoreError {
+        .corrupted("\(location): \(damage)")
+    }
+}

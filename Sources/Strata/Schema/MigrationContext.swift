@@ -128,6 +128,18 @@ extension StoredSchema.StoredType {
     }
 }
 
+extension MigrationContext: DerivedEntryWriting {
+    func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) {
+        _ = try StoreError.mapping { () throws(LMDBError) in try write!.put(table, key: key, value: rowKey) }
+    }
+
+    @discardableResult
+    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) -> Bool {
+        try StoreError.mapping { () throws(LMDBError) in try write!.delete(table, key: key, value: rowKey) }
+    }
+}
+
+
 /// A row's bytes checked against a type's column count.
 func checkedRow(_ bytes: UnsafeRawBufferPointer, _ type: StoredSchema.StoredType) throws(StoreError) -> RowView {
     do {

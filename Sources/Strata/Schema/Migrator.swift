@@ -188,18 +188,11 @@ extension MigrationContext {
     }
 
     private func fillDerivedTables(of type: StoredSchema.StoredType) throws(StoreError) {
-        var indexes: [(Int, PropertyType, Table)] = []
-        var links: [(Int, PropertyType, Table)] = []
-        for (column, property) in type.properties.enumerated() {
-            if property.isIndexed { indexes.append((column, property.type, try table(TableName.index(type.name, property.name)))) }
-            if property.type.linkedTypeName != nil {
-                links.append((column, property.type, try table(TableName.backlinks(type.name, property.name))))
-            }
-        }
-        guard !indexes.isEmpty || !links.isEmpty else { return }
+        let derived = try StoredTables(type, in: tables).derived
+        guard !derived.isEmpty else { return }
         let rows = try table(TableName.objects(type.name))
         var last: [UInt8]?
-        var indexKey: [UInt8] = []
+        var buffer: [UInt8] = []
         while true {
             let batch = try pairs(rows, after: last, limit: 4096)
             guard let final = batch.last else { return }
@@ -207,27 +200,8 @@ extension MigrationContext {
             for (key, value) in batch {
                 try value.withBytes { (bytes) throws(StoreError) in
                     let row = try checkedRow(bytes, type)
-                    for (index, propertyType, indexTable) in indexes {
-                        do throws(RowDamage) {
-                            try KeyEncoding.indexKey(column: row.column(index), type: propertyType, into: &indexKey)
-                        } catch {
-                            throw .corrupted("\(type.name).\(type.properties[index].name): \(error)")
-                        }
-                        try key.withBytes { (rowKey) throws(StoreError) in _ = try put(indexTable, key: indexKey, value: rowKey) }
-                    }
-                    for (index, propertyType, backlinks) in links {
-                        guard let current = try column(row, index, of: type) else { continue }
-                        var targets: [[UInt8]] = [Array(current)]
-                        if case .list = propertyType {
-                            do {
-                                targets = try ListFormat.elements(current).compactMap { $0.map { Array($0) } }
-                            } catch {
-                                throw .corrupted("\(type.name).\(type.properties[index].name): \(error)")
-                            }
-                        }
-                        for target in Set(targets) {
-                            try key.withBytes { (rowKey) throws(StoreError) in _ = try put(backlinks, key: target, value: rowKey) }
-                        }
+                    try key.withBytes { (rowKey) throws(StoreError) in
+                        try derived.insert(of: row, rowKey: rowKey, into: self, buffer: &buffer, at: type.name)
                     }
                 }
             }

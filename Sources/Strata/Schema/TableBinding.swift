@@ -52,6 +52,9 @@ struct StoredTables {
         self.indexes = indexes
         self.links = links
     }
+
+    /// The entries each row implies in the index and backlink tables.
+    var derived: DerivedEntries { DerivedEntries(indexes: indexes, links: links) }
 }
 
 /// One model type bound to its tables in one file: which stored column each property is, and the
@@ -67,6 +70,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let primaryKeyType: PropertyType?
     let indexes: [IndexBinding]
     let links: [LinkBinding]
+    /// The entries each row implies in the index and backlink tables.
+    let derived: DerivedEntries
     /// Per column, whether it holds a link or a list of links.
     let isLinkColumn: [Bool]
     /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
@@ -90,6 +95,7 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
             stored.properties.firstIndex { $0.name == property.name } ?? -1
         }
         links = tables.links
+        derived = tables.derived
         isLinkColumn = stored.properties.map { $0.type.linkedTypeName != nil }
         linkingAccessors = schema.linkingProperties.map(\.accessor)
         table = tables.objects

@@ -214,20 +214,3 @@ struct Verifier {
         }
     }
 }
-
-extension LinkBinding {
-    /// The distinct target keys a row's link or list column holds (stored key bytes).
-    func targets(in row: RowView, at name: @autoclosure () -> String) throws(StoreError) -> Set<[UInt8]> {
-        do throws(RowDamage) {
-            guard let bytes = try row.column(column) else { return [] }
-            guard isList else { return [Array(bytes)] }
-            var targets = Set<[UInt8]>()
-            for element in try ListFormat.elements(bytes) {
-                if let element { targets.insert(Array(element)) }
-            }
-            return targets
-        } catch {
-            throw .corrupted("\(name()).\(property): \(error)")
-        }
-    }
-}

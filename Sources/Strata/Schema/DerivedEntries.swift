@@ -1,0 +1,126 @@
+/// Where the entries derived from rows are written: the write transaction of a Store's write
+/// (`WriteSession`) or of a migration (`MigrationContext`).
+protocol DerivedEntryWriting: AnyObject {
+    /// Adds the pair `key` → `rowKey` to a table with duplicates.
+    func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError)
+    /// Removes the pair `key` → `rowKey`; false when it was not there.
+    @discardableResult
+    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) -> Bool
+}
+
+/// The entries a row implies in the tables derived from its type's rows: per index, its index key →
+/// the row key; per link, each distinct target key → the row key (in the link's backlink table).
+/// Every row change changes them with it, through these functions only: Store writes (Core) and
+/// migrations (rebuilding a type's indexes and backlinks) share them.
+struct DerivedEntries: Sendable {
+    let indexes: [IndexBinding]
+    let links: [LinkBinding]
+
+    var isEmpty: Bool { indexes.isEmpty && links.isEmpty }
+
+    /// Adds the entries of a new row.
+    func insert(
+        of row: RowView, rowKey: UnsafeRawBufferPointer, into writer: some DerivedEntryWriting, buffer: inout [UInt8],
+        at location: @autoclosure () -> String
+    ) throws(StoreError) {
+        for index in indexes {
+            try indexKey(of: row, index, into: &buffer, at: location())
+            try buffer.withBytes { (indexKey) throws(StoreError) in try writer.putEntry(index.table, key: indexKey, rowKey: rowKey) }
+        }
+        for link in links {
+            for target in try link.targets(in: row, at: location()) {
+                try target.withBytes { (target) throws(StoreError) in try writer.putEntry(link.table, key: target, rowKey: rowKey) }
+            }
+        }
+    }
+
+    /// Removes the entries of a row being deleted.
+    func delete(
+        of row: RowView, rowKey: UnsafeRawBufferPointer, from writer: some DerivedEntryWriting, buffer: inout [UInt8],
+        at location: @autoclosure () -> String
+    ) throws(StoreError) {
+        try checkIndexKeys(of: row, buffer: &buffer, at: location())
+        for index in indexes {
+            try indexKey(of: row, index, into: &buffer, at: location())
+            try buffer.withBytes { (indexKey) throws(StoreError) in
+                try writer.deleteEntry(index.table, key: indexKey, rowKey: rowKey)
+            }
+        }
+        for link in links {
+            for target in try link.targets(in: row, at: location()) {
+                try target.withBytes { (target) throws(StoreError) in try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
+            }
+        }
+    }
+
+    /// Moves the entries of the columns that differ between `old` and `new` (a replaced row).
+    func move(
+        from old: RowView, to new: RowView, rowKey: UnsafeRawBufferPointer, in writer: some DerivedEntryWriting,
+        buffers: inout (old: [UInt8], new: [UInt8]), at location: @autoclosure () -> String
+    ) throws(StoreError) {
+        try checkIndexKeys(of: old, buffer: &buffers.old, at: location())
+        for index in indexes where try !Self.columnEquals(old, new, index.column, at: location()) {
+            try indexKey(of: old, index, into: &buffers.old, at: location())
+            try indexKey(of: new, index, into: &buffers.new, at: location())
+            guard buffers.old != buffers.new else { continue }
+            try buffers.old.withBytes { (indexKey) throws(StoreError) in
+                try writer.deleteEntry(index.table, key: indexKey, rowKey: rowKey)
+            }
+            try buffers.new.withBytes { (indexKey) throws(StoreError) in
+                try writer.putEntry(index.table, key: indexKey, rowKey: rowKey)
+            }
+        }
+        for link in links where try !Self.columnEquals(old, new, link.column, at: location()) {
+            let before = try link.targets(in: old, at: location())
+            let after = try link.targets(in: new, at: location())
+            for target in before.subtracting(after) {
+                try target.withBytes { (target) throws(StoreError) in try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
+            }
+            for target in after.subtracting(before) {
+                try target.withBytes { (target) throws(StoreError) in try writer.putEntry(link.table, key: target, rowKey: rowKey) }
+            }
+        }
+    }
+
+    /// Throws `.corrupted` if an index key of a stored row cannot be computed: checked before the
+    /// first change, so that a damaged row never leaves its indexes half updated.
+    private func checkIndexKeys(of row: RowView, buffer: inout [UInt8], at location: @autoclosure () -> String) throws(StoreError) {
+        for index in indexes { try indexKey(of: row, index, into: &buffer, at: location()) }
+    }
+
+    private func indexKey(
+        of row: RowView, _ index: IndexBinding, into buffer: inout [UInt8], at location: @autoclosure () -> String
+    ) throws(StoreError) {
+        do throws(RowDamage) {
+            try KeyEncoding.indexKey(column: row.column(index.column), type: index.type, into: &buffer)
+        } catch {
+            throw .damaged(at: "\(location()).\(index.property)", error)
+        }
+    }
+
+    /// Whether a column holds the same bytes in both rows.
+    static func columnEquals(_ old: RowView, _ new: RowView, _ column: Int, at location: @autoclosure () -> String) throws(StoreError) -> Bool {
+        do {
+            return try old.columnEquals(column, new, column)
+        } catch {
+            throw .damaged(at: location(), error)
+        }
+    }
+}
+
+extension LinkBinding {
+    /// The distinct target keys a row's link or list column holds (stored key bytes).
+    func targets(in row: RowView, at location: @autoclosure () -> String) throws(StoreError) -> Set<[UInt8]> {
+        do throws(RowDamage) {
+            guard let bytes = try row.column(column) else { return [] }
+            guard isList else { return [Array(bytes)] }
+            var targets = Set<[UInt8]>()
+            for element in try ListFormat.elements(bytes) {
+                if let element { targets.insert(Array(element)) }
+            }
+            return targets
+        } catch {
+            throw .damaged(at: "\(location()).\(property)", error)
+        }
+    }
+}
