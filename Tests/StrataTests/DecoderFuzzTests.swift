@@ -30,7 +30,7 @@ struct DecoderFuzzTests {
         }
         let binding = try store.core.binding(for: AllTypes.self)
         let seeds: [[UInt8]] = try store.objects(AllTypes.self).keys().map { key in
-            guard let row = try store.core.fetchRow(binding, key: key) else { return [] }
+            guard let row = try store.core.rows.fetchRow(binding, key: key) else { return [] }
             return Array(row.bytes)
         }
         let keySeeds = store.objects(AllTypes.self).keys().map { $0.withBytes { Array($0) } }

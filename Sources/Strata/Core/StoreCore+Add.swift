@@ -131,7 +131,7 @@ extension StoreCore {
     /// current (the getter of `x.score += 1` just read it), else looked up.
     private func copyOfCurrentRow(of object: Object, binding: TableBinding, session: WriteSession) throws(StoreError) -> RowView? {
         if object._rowGeneration == generation, let cached = object._row {
-            return try validatedRow(session.rowCopy.copy(cached.bytes), binding: binding, key: object._key)
+            return try rows.validatedRow(session.rowCopy.copy(cached.bytes), binding: binding, key: object._key)
         }
         return try copyOfRow(binding, key: object._key, session: session)
     }
@@ -265,7 +265,7 @@ final class AddOperation {
         guard linksAcrossThreads, let owner = object._core, owner !== core,
             owner.environment === core.environment, let binding = object._tableBinding
         else { return try core.isManagedHere(object) }
-        guard try core.fetchRow(try core.binding(for: binding.schema.type), key: object._key) != nil else {
+        guard try core.rows.fetchRow(try core.binding(for: binding.schema.type), key: object._key) != nil else {
             throw .deletedInAnotherThread
         }
         return true

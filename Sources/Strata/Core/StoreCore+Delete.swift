@@ -35,10 +35,10 @@ extension StoreCore {
     /// Deletes every object of every type in the schema.
     func deleteAll() throws(StoreError) {
         let session = try writableSession()
-        detachIterations()
+        iterations.detach()
         for binding in bindings {
             if session.changeLog != nil {
-                for (key, _) in try allRows(binding) { session.changeLog![binding.ordinal].noteDeleted(key) }
+                for (key, _) in try rows.allRows(binding) { session.changeLog![binding.ordinal].noteDeleted(key) }
             }
             try session.drop(binding.table)
             for index in binding.indexes {

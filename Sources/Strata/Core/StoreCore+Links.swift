@@ -5,8 +5,8 @@ extension StoreCore {
     func backlinks(to target: RowKey, through link: LinkBinding, origin: TableBinding) throws(StoreError) -> [RowKey] {
         var keys: [RowKey] = []
         let bytes = target.withBytes { Array($0) }
-        try scanRanges([KeyRange(lower: bytes, upper: bytes)], table: link.table) { (_, originKey) throws(StoreError) in
-            keys.append(try decodeRowKey(originKey, binding: origin))
+        try rows.scanRanges([KeyRange(lower: bytes, upper: bytes)], table: link.table) { (_, originKey) throws(StoreError) in
+            keys.append(try rows.decodeRowKey(originKey, binding: origin))
         }
         return keys
     }

@@ -1,30 +1,7 @@
-/// Reading rows into objects, and the row-level changes every write is made of (a row plus its index
-/// entries, always together).
+/// Managed objects and their rows, and the row-level changes every write is made of (a row plus its
+/// derived entries, always together).
 extension StoreCore {
-    // MARK: Reading
-
-    /// The validated row under `key`, or nil.
-    ///
-    /// - Throws: `.corrupted` (naming type, key and damage), `.storage`.
-    func fetchRow(_ binding: TableBinding, key: RowKey) throws(StoreError) -> RowView? {
-        let bytes: UnsafeRawBufferPointer?
-        do {
-            bytes = try key.withBytes { (key) throws(LMDBError) in try get(binding.table, key: key) }
-        } catch {
-            throw StoreError(error)
-        }
-        guard let bytes else { return nil }
-        return try headerCheckedRow(bytes, binding: binding, key: key)
-    }
-
-    /// `bytes` as a row whose every column is checked (what writes and `verify()` work on).
-    func validatedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
-        do {
-            return try RowView(validating: bytes, expectedColumns: binding.columnCount)
-        } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
-        }
-    }
+    // MARK: Objects
 
     /// The current row of a managed object, cached for the current generation.
     ///
@@ -32,7 +9,7 @@ extension StoreCore {
     func managedRow(of object: Object) throws(StoreError) -> RowView {
         guard object._epoch == epoch, let binding = object._tableBinding else { throw .invalidated }
         if object._rowGeneration == generation, let row = object._row { return row }
-        guard let row = try fetchRow(binding, key: object._key) else { throw .invalidated }
+        guard let row = try self.rows.fetchRow(binding, key: object._key) else { throw .invalidated }
         object._row = row
         object._rowGeneration = generation
         return row
@@ -85,7 +62,7 @@ extension StoreCore {
 
     /// The object of `binding` under `key`, or nil when it no longer exists.
     func object<T: Object>(_ type: T.Type, binding: TableBinding, key: RowKey) throws(StoreError) -> T? {
-        guard let row = try fetchRow(binding, key: key) else { return nil }
+        guard let row = try self.rows.fetchRow(binding, key: key) else { return nil }
         return materialize(type, binding: binding, key: key, row: row)
     }
 
@@ -111,7 +88,7 @@ extension StoreCore {
     /// Inserts a row and its index and backlink entries. Returns false, changing nothing, when the
     /// key exists.
     func insertRow(_ row: RowView, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
-        detachIterations(of: binding)
+        iterations.detach(of: binding)
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
         guard try session.put(binding.table, key: key, value: row.bytes, options: options) else { return false }
@@ -146,7 +123,7 @@ extension StoreCore {
             }
             session.changeLog![binding.ordinal].noteModified(key, columns: changed)
         }
-        if let cursor = iterationCursor(of: binding, at: key) {
+        if let cursor = iterations.cursor(of: binding, at: key) {
             try session.replaceCurrent(cursor, key: key, value: row.bytes)  // in place: no search
         } else {
             _ = try session.put(binding.table, key: key, value: row.bytes)
@@ -159,13 +136,13 @@ extension StoreCore {
         _ binding: TableBinding, key: RowKey, session: WriteSession, into buffer: ScratchBuffer? = nil
     ) throws(StoreError) -> RowView? {
         guard let bytes = try session.get(binding.table, key: key) else { return nil }
-        return try validatedRow((buffer ?? session.rowCopy).copy(bytes), binding: binding, key: key)
+        return try self.rows.validatedRow((buffer ?? session.rowCopy).copy(bytes), binding: binding, key: key)
     }
 
     /// Deletes a row and its derived entries, after clearing the links to it. Returns false when it
     /// was not there.
     func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
-        detachIterations(of: binding)
+        iterations.detach(of: binding)
         try unlinkIncoming(to: key, binding: binding, session: session)
         guard let old = try copyOfRow(binding, key: key, session: session) else { return false }
         if !binding.derived.isEmpty {

@@ -37,7 +37,7 @@ final class StoreCore: ObjectContext {
     /// their list of keys for one version.
     @exclusivity(unchecked) private(set) var tableVersions: [UInt64]
     /// The Results iterations under way (each unregisters itself when it ends).
-    @exclusivity(unchecked) var iterations: [Unmanaged<TableIteration>] = []
+    @exclusivity(unchecked) var iterations = IterationRegistry()
     /// Scratch space for encoding values outside writes (primary keys to look up).
     @exclusivity(unchecked) var scratch = _RowEncoder()
     /// The observers registered on this Store, and their delivery.
@@ -251,6 +251,17 @@ final class StoreCore: ObjectContext {
         return try snapshot!.withCursor(table, body)
     }
 
+    /// A cursor on `table` in the current transaction (the write's, or the snapshot).
+    func openCursor(on table: Table) throws(StoreError) -> TableCursor {
+        do {
+            if let session { return try session.transaction!.openTableCursor(table) }
+            try activateSnapshotForCursor()
+            return try openSnapshotCursor(table)
+        } catch {
+            throw StoreError(error)
+        }
+    }
+
     /// Marks every cached row stale (and, for `structural`, every table's key list).
     func noteChange(structural table: TableBinding? = nil) {
         generation &+= 1
@@ -266,7 +277,7 @@ final class StoreCore: ObjectContext {
     func refresh() throws(StoreError) -> Bool {
         try checkConfined()
         guard session == nil, !isFrozen else { return false }
-        detachIterations()
+        iterations.detach()
         do throws(LMDBError) {
             let before = seenVersion
             if snapshot?.isActive == true { try snapshot!.renew() } else { try activateSnapshot() }
@@ -285,7 +296,7 @@ final class StoreCore: ObjectContext {
         assertConfined()
         guard !isFrozen else { return }  // other threads may be reading it
         if session != nil { try? cancelWrite() }
-        detachIterations()
+        iterations.detach()
         snapshot?.reset()
         epoch &+= 1
         noteNewSnapshot()
@@ -299,7 +310,7 @@ final class StoreCore: ObjectContext {
         try checkConfined()
         guard session == nil, !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
         guard !configuration.readOnly, !isFrozen else { throw .readOnly }
-        detachIterations()
+        iterations.detach()
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
         let transaction: WriteTransaction
         do {
@@ -331,7 +342,7 @@ final class StoreCore: ObjectContext {
                 tables: Dictionary(
                     uniqueKeysWithValues: zip(bindings, changes).filter { !$1.isEmpty }.map { ($0.name, $1) }))
         }
-        detachIterations()
+        iterations.detach()
         self.session = nil
         do {
             try session.commit()
@@ -351,7 +362,7 @@ final class StoreCore: ObjectContext {
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`.
     func cancelWrite() throws(StoreError) {
         let session = try writableSession()
-        detachIterations()
+        iterations.detach()
         self.session = nil
         session.abort()
         endWrite(session)

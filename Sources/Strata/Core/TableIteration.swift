@@ -20,12 +20,12 @@ final class TableIteration {
     init(core: StoreCore, binding: TableBinding) {
         self.core = core
         self.binding = binding
-        core.register(self)
+        core.iterations.register(self)
     }
 
     deinit {
         cursor?.transactionEnds()
-        core.unregister(self)
+        core.iterations.unregister(self)
     }
 
     /// The live cursor, if the iteration still walks one.
@@ -54,7 +54,7 @@ final class TableIteration {
             }
             let key = try decodeKey(entry.key)
             cursorKey = key
-            return (key, try core.headerCheckedRow(entry.value, binding: binding, key: key))
+            return (key, try core.rows.headerCheckedRow(entry.value, binding: binding, key: key))
         } catch {
             preconditionFailure("Strata: iterating \(binding.name): \(error)")
         }
@@ -70,7 +70,7 @@ final class TableIteration {
     }
 
     private func decodeKey(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> RowKey {
-        try core.decodeRowKey(bytes, binding: binding)
+        try core.rows.decodeRowKey(bytes, binding: binding)
     }
 
     private func finish() {
@@ -103,43 +103,36 @@ final class TableIteration {
     }
 }
 
-extension StoreCore {
-    /// A cursor on `table` in the current transaction (the write's, or the snapshot).
-    func openCursor(on table: Table) throws(StoreError) -> TableCursor {
-        do {
-            if let session { return try session.transaction!.openTableCursor(table) }
-            try activateSnapshotForCursor()
-            return try openSnapshotCursor(table)
-        } catch {
-            throw StoreError(error)
-        }
+/// The Results iterations under way on one Store: each registers while it walks a live cursor, so
+/// that a change to its table's keys, or to the snapshot, detaches it first, and a setter can
+/// replace the row it stands on in place.
+struct IterationRegistry {
+    private var walks: [Unmanaged<TableIteration>] = []
+
+    mutating func register(_ iteration: TableIteration) {
+        walks.append(Unmanaged.passUnretained(iteration))
     }
 
-    func register(_ iteration: TableIteration) {
-        iterations.append(Unmanaged.passUnretained(iteration))
-    }
-
-    func unregister(_ iteration: TableIteration) {
+    mutating func unregister(_ iteration: TableIteration) {
         let target = Unmanaged.passUnretained(iteration).toOpaque()
-        iterations.removeAll { $0.toOpaque() == target }
+        walks.removeAll { $0.toOpaque() == target }
     }
 
     /// Detaches the iterations over `binding`'s table (every iteration when nil) before a change to
     /// their set of keys or to the snapshot.
     @inline(__always)
-    func detachIterations(of binding: TableBinding? = nil) {
-        guard !iterations.isEmpty else { return }
-        for iteration in iterations {
+    func detach(of binding: TableBinding? = nil) {
+        guard !walks.isEmpty else { return }
+        for iteration in walks {
             let iteration = iteration.takeUnretainedValue()
             if binding == nil || iteration.binding === binding { iteration.detach() }
         }
     }
 
-    /// The live cursor of an iteration over `binding` standing on `key`, if any: a setter can replace
-    /// that row in place.
-    func iterationCursor(of binding: TableBinding, at key: RowKey) -> TableCursor? {
-        guard !iterations.isEmpty else { return nil }
-        for iteration in iterations {
+    /// The live cursor of an iteration over `binding` standing on `key`, if any.
+    func cursor(of binding: TableBinding, at key: RowKey) -> TableCursor? {
+        guard !walks.isEmpty else { return nil }
+        for iteration in walks {
             let iteration = iteration.takeUnretainedValue()
             if iteration.binding === binding, iteration.cursorKey == key, let cursor = iteration.liveCursor {
                 return cursor

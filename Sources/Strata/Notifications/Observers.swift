@@ -122,7 +122,7 @@ final class ObjectObserver<T: Object>: StoreObserver {
     private func currentValues(in source: StoreCore? = nil) throws(StoreError) -> [[UInt8]?]? {
         let source = source ?? core
         let binding = source === core ? self.binding : source.bindingOrTrap(for: T.self)
-        guard let row = try source.fetchRow(binding, key: key) else { return nil }
+        guard let row = try source.rows.fetchRow(binding, key: key) else { return nil }
         var values: [[UInt8]?] = []
         for column in columns {
             do {

@@ -101,7 +101,10 @@ indirect enum Predicate: CustomStringConvertible {
 
 // MARK: Evaluation
 
-extension StoreCore {
+/// Evaluates predicates on rows, following links through the rows it reads.
+struct PredicateEvaluator {
+    let rows: RowReader
+
     /// Whether the row under `key` of `binding` satisfies `predicate`.
     ///
     /// - Throws: `.corrupted` when a column it reads is damaged, `.storage`.
@@ -170,13 +173,13 @@ extension StoreCore {
                 throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
             }
             guard let bytes else { return nil }
-            let target = try self.binding(for: steps[position + 1].schema.type)
+            let target = try rows.core.binding(for: steps[position + 1].schema.type)
             do {
                 key = try RowKey(stored: bytes, kind: target.keyKind)
             } catch {
                 throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
             }
-            guard let next = try fetchRow(target, key: key) else { return nil }
+            guard let next = try rows.fetchRow(target, key: key) else { return nil }
             row = next
             binding = target
         }

@@ -45,10 +45,10 @@ struct CandidatePlan {
     let ranges: [KeyRange]
 }
 
-extension StoreCore {
+extension CandidatePlan {
     /// The index access for `predicate`: the best of its top-level comparisons on the primary key or
     /// an indexed property (equality first, else the intersection of the ranges on one property).
-    func candidatePlan(for predicate: Predicate, binding: TableBinding) -> CandidatePlan? {
+    static func best(for predicate: Predicate, binding: TableBinding) -> CandidatePlan? {
         /// The first equality or `in` found: better than any range.
         var equality: CandidatePlan?
         var rangesByColumn: [Int: (source: CandidatePlan.Source, range: KeyRange)] = [:]
@@ -101,7 +101,7 @@ extension StoreCore {
 
     /// The table key an operand stands for: a row key, or an index key. `exact` (equality) returns
     /// an empty key for a value no row can hold (a null primary key, an integer out of range).
-    private func encodedKey(
+    private static func encodedKey(
         _ operand: Operand, source: CandidatePlan.Source, binding: TableBinding, exact: Bool = false
     ) -> [UInt8]? {
         switch source {
@@ -124,82 +124,30 @@ extension StoreCore {
     }
 
     /// The rows of the plan's ranges, in row-key order, each once.
-    func candidates(_ plan: CandidatePlan, binding: TableBinding) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+    func rows(of binding: TableBinding, in reader: RowReader) throws(StoreError) -> [(key: RowKey, row: RowView)] {
         var found: [(key: RowKey, row: RowView)] = []
-        switch plan.source {
+        switch source {
         case .primaryKey:
-            try scanRanges(plan.ranges, table: binding.table) { (key, value) throws(StoreError) in
-                let rowKey = try decodeRowKey(key, binding: binding)
-                found.append((rowKey, try headerCheckedRow(value, binding: binding, key: rowKey)))
+            try reader.scanRanges(ranges, table: binding.table) { (key, value) throws(StoreError) in
+                let rowKey = try reader.decodeRowKey(key, binding: binding)
+                found.append((rowKey, try reader.headerCheckedRow(value, binding: binding, key: rowKey)))
             }
             found.sort { $0.key.precedes($1.key) }
-            if plan.ranges.count > 1 { found = found.uniqued() }
+            if ranges.count > 1 { found = found.uniqued() }
         case .index(let index):
             var keys: [RowKey] = []
-            try scanRanges(plan.ranges, table: index.table) { (_, value) throws(StoreError) in
-                keys.append(try decodeRowKey(value, binding: binding))
+            try reader.scanRanges(ranges, table: index.table) { (_, value) throws(StoreError) in
+                keys.append(try reader.decodeRowKey(value, binding: binding))
             }
             keys.sort { $0.precedes($1) }
             var previous: RowKey?
             for key in keys where key != previous {
                 previous = key
-                guard let row = try fetchRow(binding, key: key) else {
+                guard let row = try reader.fetchRow(binding, key: key) else {
                     throw .corrupted("\(binding.name).\(index.property): the index names a missing row \(binding.describe(key))")
                 }
                 found.append((key, row))
             }
-        }
-        return found
-    }
-
-    /// Visits the pairs of `table` inside each range, in order.
-    func scanRanges(
-        _ ranges: [KeyRange], table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
-    ) throws(StoreError) {
-        let failure: StoreError?
-        do {
-            failure = try withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
-                for range in ranges {
-                    let start =
-                        if let lower = range.lower {
-                            try lower.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                        } else {
-                            try cursor.first()
-                        }
-                    if let failure = try cursor.walk(from: start, while: range.admits, { (entry) throws(StoreError) in try visit(entry.key, entry.value) }) {
-                        return failure
-                    }
-                }
-                return nil
-            }
-        } catch {
-            throw StoreError(error)
-        }
-        if let failure { throw failure }
-    }
-
-    func decodeRowKey(_ bytes: UnsafeRawBufferPointer, binding: TableBinding) throws(StoreError) -> RowKey {
-        do {
-            return try RowKey(stored: bytes, kind: binding.keyKind)
-        } catch {
-            throw .corrupted("\(binding.name): a key is damaged: \(error)")
-        }
-    }
-
-    func headerCheckedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
-        do {
-            return try RowView(checkingHeader: bytes, expectedColumns: binding.columnCount)
-        } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
-        }
-    }
-
-    /// Every row of the table, in key order.
-    func allRows(_ binding: TableBinding) throws(StoreError) -> [(key: RowKey, row: RowView)] {
-        var found: [(key: RowKey, row: RowView)] = []
-        try scanRanges([KeyRange()], table: binding.table) { (key, value) throws(StoreError) in
-            let rowKey = try decodeRowKey(key, binding: binding)
-            found.append((rowKey, try headerCheckedRow(value, binding: binding, key: rowKey)))
         }
         return found
     }

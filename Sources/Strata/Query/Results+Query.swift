@@ -102,7 +102,7 @@ extension Results {
         core.assertConfined()
         var access = QueryPlan.Access.scan
         var steps: [String] = []
-        if case .predicate(let predicate)? = stages.first, let plan = core.candidatePlan(for: predicate, binding: binding) {
+        if case .predicate(let predicate)? = stages.first, let plan = CandidatePlan.best(for: predicate, binding: binding) {
             switch plan.source {
             case .primaryKey:
                 access = .primaryKey(ranges: plan.ranges.count)

@@ -79,7 +79,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
         let found: [(key: RowKey, row: RowView)]
         do {
-            found = try core.allRows(binding)
+            found = try core.rows.allRows(binding)
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): reading the rows of \(binding.name): \(error)")
         }
@@ -112,16 +112,16 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// one, else the whole table; then each stage in turn.
     private func evaluate() throws(StoreError) -> [(key: RowKey, row: RowView)] {
         var items: [(key: RowKey, row: RowView)]
-        if case .predicate(let predicate)? = stages.first, let plan = core.candidatePlan(for: predicate, binding: binding) {
-            items = try core.candidates(plan, binding: binding)
+        if case .predicate(let predicate)? = stages.first, let plan = CandidatePlan.best(for: predicate, binding: binding) {
+            items = try plan.rows(of: binding, in: core.rows)
         } else {
-            items = try core.allRows(binding)
+            items = try core.rows.allRows(binding)
         }
         for stage in stages {
             switch stage {
             case .predicate(let predicate):
                 var kept: [(key: RowKey, row: RowView)] = []
-                for item in items where try core.matches(predicate, row: item.row, binding: binding, key: item.key) {
+                for item in items where try PredicateEvaluator(rows: core.rows).matches(predicate, row: item.row, binding: binding, key: item.key) {
                     kept.append(item)
                 }
                 items = kept
@@ -145,7 +145,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 var kept: [(key: RowKey, row: RowView)] = []
                 for item in items {
                     var reachesEveryProperty = true
-                    for path in linkPaths where try core.pathEnd(path, row: item.row, binding: binding, key: item.key) == nil {
+                    for path in linkPaths where try PredicateEvaluator(rows: core.rows).pathEnd(path, row: item.row, binding: binding, key: item.key) == nil {
                         reachesEveryProperty = false
                     }
                     guard reachesEveryProperty else { continue }
@@ -271,7 +271,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
                     position += 1
                     let row: RowView?
                     do {
-                        row = try core.fetchRow(results.binding, key: key)
+                        row = try core.rows.fetchRow(results.binding, key: key)
                     } catch {
                         preconditionFailure("\(TrapMessage.corrupted): \(error)")
                     }

@@ -131,7 +131,7 @@ extension Store {
     /// - Warning: Traps off the Store's thread, or for a type not in the schema.
     public func objects<T: Object>(_ type: T.Type) -> Results<T> {
         do {
-            return try core.objects(type)
+            return try checkedObjects(type)
         } catch .schemaMismatch(let reason) {
             preconditionFailure("Strata: \(reason)")
         } catch {
@@ -146,7 +146,7 @@ extension Store {
     ///   and when the stored row is damaged (`verify()` reports it as an error).
     public func object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) -> T? {
         do {
-            return try core.object(ofType: type, forPrimaryKey: key)
+            return try checkedObject(ofType: type, forPrimaryKey: key)
         } catch .wrongThread {
             preconditionFailure(TrapMessage.wrongThread)
         } catch .schemaMismatch(let reason) {
@@ -212,5 +212,28 @@ extension Store {
             core.assertConfined()
             core.autorefresh = newValue
         }
+    }
+}
+
+extension Store {
+    /// Every object of a type; what `Store.objects(_:)` returns or traps on.
+    ///
+    /// - Throws: `.wrongThread`, `.schemaMismatch` for a type not in the schema.
+    func checkedObjects<T: Object>(_ type: T.Type) throws(StoreError) -> Results<T> {
+        try core.checkConfined()
+        return Results(core: core, binding: try core.binding(for: type))
+    }
+
+    /// The object with that primary key, or nil; what `Store.object(ofType:forPrimaryKey:)` returns or
+    /// traps on.
+    ///
+    /// - Throws: `.wrongThread`, `.schemaMismatch`, `.invalidArgument`, `.corrupted`, `.storage`.
+    func checkedObject<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
+        try core.checkConfined()
+        let binding = try core.binding(for: type)
+        guard let rowKey = try core.rowKey(forPrimaryKey: key, binding: binding),
+            let row = try core.rows.fetchRow(binding, key: rowKey)
+        else { return nil }
+        return core.materialize(type, binding: binding, key: rowKey, row: row)
     }
 }

@@ -49,7 +49,7 @@ extension Store {
     /// - Throws: `.wrongThread`, `.schemaMismatch` for a type not in the schema.
     @_spi(StrataReactive)
     public func _objects<T: Object>(_ type: T.Type) throws(StoreError) -> Results<T> {
-        try core.objects(type)
+        try checkedObjects(type)
     }
 
     /// `object(ofType:forPrimaryKey:)`, throwing where it traps.
@@ -58,29 +58,7 @@ extension Store {
     ///   type without primary key), `.corrupted`, `.storage`.
     @_spi(StrataReactive)
     public func _object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
-        try core.object(ofType: type, forPrimaryKey: key)
-    }
-}
-
-extension StoreCore {
-    /// Every object of a type; what `Store.objects(_:)` returns or traps on.
-    ///
-    /// - Throws: `.wrongThread`, `.schemaMismatch` for a type not in the schema.
-    func objects<T: Object>(_ type: T.Type) throws(StoreError) -> Results<T> {
-        try checkConfined()
-        return Results(core: self, binding: try binding(for: type))
-    }
-
-    /// The object with that primary key, or nil; what `Store.object(ofType:forPrimaryKey:)` returns or
-    /// traps on.
-    ///
-    /// - Throws: `.wrongThread`, `.schemaMismatch`, `.invalidArgument`, `.corrupted`, `.storage`.
-    func object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
-        try checkConfined()
-        let binding = try binding(for: type)
-        guard let rowKey = try rowKey(forPrimaryKey: key, binding: binding), let row = try fetchRow(binding, key: rowKey)
-        else { return nil }
-        return materialize(type, binding: binding, key: rowKey, row: row)
+        try checkedObject(ofType: type, forPrimaryKey: key)
     }
 }
 

@@ -127,7 +127,7 @@ extension List: ThreadConfined {
         guard let binding = store.core.bindings.first(where: { ObjectIdentifier($0.schema.type) == ownerType }) else {
             throw .invalidArgument("the List's owner type is not in this Store's schema")
         }
-        guard let row = try store.core.fetchRow(binding, key: key) else { return nil }
+        guard let row = try store.core.rows.fetchRow(binding, key: key) else { return nil }
         let owner = binding.schema.type.init()
         store.core.manage(owner, binding: binding, key: key, row: row)
         return List(owner: owner, column: column)

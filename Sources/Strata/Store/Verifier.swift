@@ -1,13 +1,3 @@
-/// Reads a snapshot's tables: a Store's current view, or a plain read transaction.
-protocol SnapshotReading: ~Copyable {
-    func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer?
-    func count(_ table: Table) throws(LMDBError) -> Int
-    func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R
-}
-
-extension ReadTransaction: SnapshotReading {}
-extension StoreCore: SnapshotReading {}
-
 /// What `verify()` needs to know of one type's tables, whether it comes from the app's model classes
 /// (`TableBinding`) or from the schema stored in the file alone (`DynamicStore`).
 struct VerifiedType {

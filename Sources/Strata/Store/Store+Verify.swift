@@ -1,13 +1,4 @@
 /// `verify()`: walks every table of the schema and checks what reads would otherwise trap on.
-extension StoreCore {
-    /// - Throws: `.corrupted` naming the first damage found, `.wrongThread`, `.storage`.
-    func verify() throws(StoreError) {
-        try checkConfined()
-        if !environment.isInMemory { _ = try StoreError.mapping { try environment.checkPages() } }  // before LMDB walks those pages
-        try Verifier(types: bindings.map(VerifiedType.init)).run(on: self)
-    }
-}
-
 extension Store {
     /// Walks every table, row and index of the schema: every row decodes, every primary key matches
     /// its row, every index holds exactly one entry per row, every link names an existing object and
@@ -19,6 +10,9 @@ extension Store {
     /// - Throws: `.corrupted` naming the type, key and damage of the first problem; `.wrongThread`,
     ///   `.storage`.
     public func verify() throws(StoreError) {
-        try core.verify()
+        try core.checkConfined()
+        let environment = core.environment
+        if !environment.isInMemory { _ = try StoreError.mapping { try environment.checkPages() } }  // before LMDB walks those pages
+        try Verifier(types: core.bindings.map(VerifiedType.init)).run(on: core)
     }
 }

@@ -1,0 +1,86 @@
+/// Reads the rows of the snapshot a Store shows, or of its open write: looks rows up and scans key
+/// ranges, checking what it hands out (a key of the table's kind, a row header of the table's column
+/// count). Objects, queries, iteration and writes read through it.
+struct RowReader {
+    unowned(unsafe) let core: StoreCore  // a view of the core: used while the core is
+
+    /// The validated row under `key`, or nil.
+    ///
+    /// - Throws: `.corrupted` (naming type, key and damage), `.storage`.
+    func fetchRow(_ binding: TableBinding, key: RowKey) throws(StoreError) -> RowView? {
+        let bytes: UnsafeRawBufferPointer?
+        do {
+            bytes = try key.withBytes { (key) throws(LMDBError) in try core.get(binding.table, key: key) }
+        } catch {
+            throw StoreError(error)
+        }
+        guard let bytes else { return nil }
+        return try headerCheckedRow(bytes, binding: binding, key: key)
+    }
+
+    /// `bytes` as a row whose every column is checked (what writes and `verify()` work on).
+    func validatedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+        do {
+            return try RowView(validating: bytes, expectedColumns: binding.columnCount)
+        } catch {
+            throw .damaged(at: binding.location(of: key), error)
+        }
+    }
+
+    /// Visits the pairs of `table` inside each range, in order.
+    func scanRanges(
+        _ ranges: [KeyRange], table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        let failure: StoreError?
+        do {
+            failure = try core.withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
+                for range in ranges {
+                    let start =
+                        if let lower = range.lower {
+                            try lower.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                        } else {
+                            try cursor.first()
+                        }
+                    if let failure = try cursor.walk(from: start, while: range.admits, { (entry) throws(StoreError) in try visit(entry.key, entry.value) }) {
+                        return failure
+                    }
+                }
+                return nil
+            }
+        } catch {
+            throw StoreError(error)
+        }
+        if let failure { throw failure }
+    }
+
+    func decodeRowKey(_ bytes: UnsafeRawBufferPointer, binding: TableBinding) throws(StoreError) -> RowKey {
+        do {
+            return try RowKey(stored: bytes, kind: binding.keyKind)
+        } catch {
+            throw .corrupted("\(binding.name): a key is damaged: \(error)")
+        }
+    }
+
+    func headerCheckedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+        do {
+            return try RowView(checkingHeader: bytes, expectedColumns: binding.columnCount)
+        } catch {
+            throw .damaged(at: binding.location(of: key), error)
+        }
+    }
+
+    /// Every row of the table, in key order.
+    func allRows(_ binding: TableBinding) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        var found: [(key: RowKey, row: RowView)] = []
+        try scanRanges([KeyRange()], table: binding.table) { (key, value) throws(StoreError) in
+            let rowKey = try decodeRowKey(key, binding: binding)
+            found.append((rowKey, try headerCheckedRow(value, binding: binding, key: rowKey)))
+        }
+        return found
+    }
+}
+
+extension StoreCore {
+    /// Reads rows of the snapshot this Store shows (or of its open write).
+    var rows: RowReader { RowReader(core: self) }
+}
