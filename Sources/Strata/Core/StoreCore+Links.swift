@@ -13,7 +13,7 @@ extension StoreCore {
 
     /// Before a row is deleted: clears every to-one link to it and removes it from every List.
     func unlinkIncoming(to key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) {
-        let incoming = incomingLinks[binding.ordinal]
+        let incoming = tables.incomingLinks[binding.ordinal]
         guard !incoming.isEmpty else { return }
         let targetBytes = key.withBytes { Array($0) }
         for (origin, link) in incoming {

@@ -18,12 +18,8 @@ final class StoreCore: ObjectContext {
     let environment: Environment
     /// What the Stores of this file in the process share: the change hub, the frozen snapshots.
     let shared: SharedFile
-    let bindings: [TableBinding]
-    private let bindingsByType: [ObjectIdentifier: TableBinding]
-    /// Per binding (by ordinal): the link properties of every type that point to it.
-    let incomingLinks: [[(origin: TableBinding, link: LinkBinding)]]
-    /// The binding looked up last: a loop of adds asks for one type again and again.
-    @exclusivity(unchecked) private var lastBinding: TableBinding?
+    /// The model types bound to their tables in this file, found by type or name.
+    let tables: TableBindings
 
     /// The snapshot outside writes; reset (not released) while a write is open, nil until first use.
     @exclusivity(unchecked) private var snapshot: ReadTransaction?
@@ -52,39 +48,23 @@ final class StoreCore: ObjectContext {
     /// The frozen copy made last, reused while it lives and shows this Store's version.
     weak var lastFrozen: StoreCore?
 
-    /// Opens the file of `configuration` (or joins the process's open environment of it), checks the
-    /// schema and binds the model types to their tables.
     /// This core's entry in the per-thread cache, removed in deinit.
     private let cacheKey: StoreCache.Key?
+
+    /// Opens the file of `configuration` (or joins the process's open environment of it), checks the
+    /// schema and binds the model types to their tables (see `StoreOpening`).
 
     init(
         configuration: Store.Configuration, confinement: Confinement, queue: DispatchQueue? = nil,
         cacheKey: StoreCache.Key? = nil
     ) throws(StoreError) {
-        guard !configuration.objectTypes.isEmpty else {
-            throw .invalidArgument("Configuration.objectTypes is empty: list the model types")
-        }
-        let schemas = try ObjectSchema.closure(of: configuration.objectTypes)
-        let location = try configuration.resolvedLocation()
-        var options = try configuration.environmentOptions
-        let tableCount =
-            1 + schemas.reduce(0) {
-                $0 + 1 + $1.properties.filter { $0.isIndexed || $0.type.linkedTypeName != nil }.count
-            }
-        options.maxTables = UInt32(max(256, 2 * tableCount))
-        let (lease, bindings) = try Self.open(schemas, configuration: configuration, location: location, options: options)
+        let (lease, bindings) = try StoreOpening.open(configuration)
         self.configuration = configuration
         self.lease = lease
         environment = lease.environment
         shared = SharedFile.of(lease.environment)
         self.cacheKey = cacheKey
-        self.bindings = bindings
-        bindingsByType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
-        incomingLinks = bindings.map { target in
-            bindings.flatMap { origin in
-                origin.links.filter { $0.target == target.name }.map { (origin: origin, link: $0) }
-            }
-        }
+        tables = TableBindings(bindings, cachesLookups: confinement.isConfinedToOneThread)
         tableVersions = Array(repeating: 1, count: bindings.count)
         if case .thread = confinement {
             deliveryQueue = Thread.isMainThread ? .main : nil
@@ -101,31 +81,6 @@ final class StoreCore: ObjectContext {
             let listener = ChangeListener(core: self, queue: deliveryQueue)
             shared.changes.register(listener)
             self.listener = listener
-        }
-    }
-
-    /// Leases the file's environment and binds the schema to it; with `deleteStoreIfMigrationNeeded`,
-    /// deletes a file that needs a migration (when no other Store of the process has it open) and
-    /// starts afresh.
-    private static func open(
-        _ schemas: [ObjectSchema], configuration: Store.Configuration, location: (path: String, isInMemory: Bool),
-        options: EnvironmentOptions
-    ) throws(StoreError) -> (EnvironmentLease, [TableBinding]) {
-        let registry = EnvironmentRegistry.shared
-        do {
-            let lease = try StoreError.mapping { () throws(StorageError) -> EnvironmentLease in
-                if let shouldCompact = configuration.shouldCompactOnLaunch, !location.isInMemory {
-                    return try registry.lease(path: location.path, options: options, compactingIf: shouldCompact)
-                }
-                return try registry.lease(path: location.path, options: options, temporary: location.isInMemory)
-            }
-            return (lease, try SchemaBinder.bind(schemas, requirements: configuration.schemaRequirements, environment: lease.environment))
-        } catch .migrationRequired(let reason) {
-            guard configuration.deleteStoreIfMigrationNeeded, !location.isInMemory,
-                try StoreError.mapping({ try registry.removeFile(at: location.path) })
-            else { throw .migrationRequired(reason) }
-            let lease = try StoreError.mapping { try registry.lease(path: location.path, options: options) }
-            return (lease, try SchemaBinder.bind(schemas, requirements: configuration.schemaRequirements, environment: lease.environment))
         }
     }
 
@@ -172,30 +127,13 @@ final class StoreCore: ObjectContext {
     // MARK: Bindings
 
     /// - Throws: `.schemaMismatch` when the type is not in this Store's schema.
+    @inline(__always)
     func binding(for type: Object.Type) throws(StoreError) -> TableBinding {
-        let id = ObjectIdentifier(type)
-        if let last = lastBinding, ObjectIdentifier(last.schema.type) == id { return last }
-        guard let binding = bindingsByType[id] else {
-            throw .schemaMismatch("\(type) is not in this Store's schema; add it to Configuration.objectTypes")
-        }
-        if !isFrozen { lastBinding = binding }  // a frozen core is read from many threads: no caching writes
-        return binding
+        try tables.binding(for: type)
     }
 
-    /// - Throws: `.schemaMismatch` when no type of that stored name is in this Store's schema.
-    func binding(named name: String) throws(StoreError) -> TableBinding {
-        guard let binding = bindings.first(where: { $0.name == name }) else {
-            throw .schemaMismatch("\(name) is not in this Store's schema")
-        }
-        return binding
-    }
-
-    func bindingOrTrap(for type: Object.Type) -> TableBinding {
-        guard let binding = bindingsByType[ObjectIdentifier(type)] else {
-            preconditionFailure("Strata: \(type) is not in this Store's schema; add it to Configuration.objectTypes")
-        }
-        return binding
-    }
+    /// Every type of the schema, bound to its tables.
+    var bindings: [TableBinding] { tables.all }
 
     // MARK: Snapshot and transactions
 

@@ -45,6 +45,12 @@ enum Confinement {
         DispatchQueue.getSpecific(key: queueKey) === token
     }
 
+    /// Whether one thread at a time uses what is confined (not a frozen snapshot, read from any).
+    var isConfinedToOneThread: Bool {
+        if case .frozen = self { return false }
+        return true
+    }
+
     /// A number that identifies the thread or queue, for the per-thread Store cache.
     var identity: UInt {
         switch self {

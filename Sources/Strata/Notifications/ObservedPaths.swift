@@ -116,7 +116,7 @@ struct ObservedPaths {
             var next: [(steps: [(origin: TableBinding, link: LinkBinding)], type: TableBinding)] = []
             for (steps, type) in frontier {
                 for link in type.links where routes.count < maximumRoutes {
-                    let target = try core.binding(named: link.target)
+                    let target = try core.tables.binding(named: link.target)
                     let extended = steps + [(type, link)]
                     routes.append(LinkRoute(steps: extended, target: target, columns: nil))
                     next.append((extended, target))

@@ -56,7 +56,7 @@ final class ResultsObserver<Element: Object>: StoreObserver {
             readsOtherTypes ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name) || observed.touchesLinkedTypes(span)
         guard relevant else { return }
         let current =
-            snapshot.map { Results(core: $0, binding: $0.bindingOrTrap(for: Element.self), stages: stages) } ?? results
+            snapshot.map { Results(core: $0, binding: $0.tables.bindingOrTrap(for: Element.self), stages: stages) } ?? results
         let changes = span.tables[binding.name]
         let throughLinks: [RowKey: Set<String>]
         do {
@@ -121,7 +121,7 @@ final class ObjectObserver<T: Object>: StoreObserver {
 
     private func currentValues(in source: StoreCore? = nil) throws(StoreError) -> [[UInt8]?]? {
         let source = source ?? core
-        let binding = source === core ? self.binding : source.bindingOrTrap(for: T.self)
+        let binding = source === core ? self.binding : source.tables.bindingOrTrap(for: T.self)
         guard let row = try source.rows.fetchRow(binding, key: key) else { return nil }
         var values: [[UInt8]?] = []
         for column in columns {
@@ -185,7 +185,7 @@ final class ObjectObserver<T: Object>: StoreObserver {
         values = current
         guard !changes.isEmpty else { return }
         let source = snapshot ?? core
-        let object = source.materialize(T.self, binding: source === core ? binding : source.bindingOrTrap(for: T.self), key: key)
+        let object = source.materialize(T.self, binding: source === core ? binding : source.tables.bindingOrTrap(for: T.self), key: key)
         block(.change(object, changes), versions)
     }
 

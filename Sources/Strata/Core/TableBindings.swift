@@ -1,0 +1,53 @@
+/// The model types of a Store bound to their tables in its file, found by type (the last look-up is
+/// kept: a loop of adds asks for one type again and again) or by stored name, with the links that
+/// point to each.
+final class TableBindings {
+    let all: [TableBinding]
+    private let byType: [ObjectIdentifier: TableBinding]
+    /// Per binding (by ordinal): the link properties of every type that point to it.
+    let incomingLinks: [[(origin: TableBinding, link: LinkBinding)]]
+    /// Whether the last look-up is kept (not for a frozen Store, read from many threads at once).
+    private let cachesLookups: Bool
+    @exclusivity(unchecked) private var last: TableBinding?
+
+    init(_ bindings: [TableBinding], cachesLookups: Bool) {
+        all = bindings
+        byType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
+        incomingLinks = bindings.map { target in
+            bindings.flatMap { origin in
+                origin.links.filter { $0.target == target.name }.map { (origin: origin, link: $0) }
+            }
+        }
+        self.cachesLookups = cachesLookups
+    }
+
+    /// - Throws: `.schemaMismatch` when the type is not in this Store's schema.
+    func binding(for type: Object.Type) throws(StoreError) -> TableBinding {
+        let id = ObjectIdentifier(type)
+        if let last, ObjectIdentifier(last.schema.type) == id { return last }
+        guard let binding = byType[id] else {
+            throw .schemaMismatch("\(type) is not in this Store's schema; add it to Configuration.objectTypes")
+        }
+        if cachesLookups { last = binding }
+        return binding
+    }
+
+    /// - Throws: `.schemaMismatch` when no type of that stored name is in this Store's schema.
+    func binding(named name: String) throws(StoreError) -> TableBinding {
+        guard let binding = all.first(where: { $0.name == name }) else {
+            throw .schemaMismatch("\(name) is not in this Store's schema")
+        }
+        return binding
+    }
+
+    /// The binding of a type known to be in the schema (a snapshot of the Store's own configuration).
+    func bindingOrTrap(for type: Object.Type) -> TableBinding {
+        guard let binding = byType[ObjectIdentifier(type)] else {
+            preconditionFailure("Strata: \(type) is not in this Store's schema; add it to Configuration.objectTypes")
+        }
+        return binding
+    }
+}
+
+@available(*, unavailable, message: "a Store's bindings are confined with it (a frozen Store's never change)")
+extension TableBindings: Sendable {}
