@@ -9,11 +9,7 @@ struct RowReader {
     /// - Throws: `.corrupted` (naming type, key and damage), `.storage`.
     func fetchRow(_ binding: TableBinding, key: RowKey) throws(StoreError) -> RowView? {
         let bytes: UnsafeRawBufferPointer?
-        do {
-            bytes = try key.withBytes { (key) throws(LMDBError) in try core.get(binding.table, key: key) }
-        } catch {
-            throw StoreError(error)
-        }
+        bytes = try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try core.get(binding.table, key: key) } }
         guard let bytes else { return nil }
         return try headerCheckedRow(bytes, binding: binding, key: key)
     }

@@ -27,14 +27,12 @@ extension StoreCore {
     /// Touches every table once, so that no later read changes the read transaction's state (LMDB
     /// loads a named table's root on first use), and registers the snapshot for diagnostics.
     func prepareForSharedReads() throws(StoreError) {
-        do {
+        try StoreError.mapping { () throws(LMDBError) in
             for binding in bindings {
                 _ = try count(binding.table)
                 for index in binding.indexes { _ = try count(index.table) }
                 for link in binding.links { _ = try count(link.table) }
             }
-        } catch {
-            throw StoreError(error)
         }
         let version = try self.version()
         shared.frozenSnapshots.withLock { $0[ObjectIdentifier(self)] = (version, .now) }

@@ -72,11 +72,7 @@ final class StoreCore: ObjectContext {
             deliveryQueue = queue
         }
         super.init(confinement: confinement, fileIdentity: ObjectIdentifier(lease.environment))
-        do {
-            try activateSnapshot()
-        } catch {
-            throw StoreError(error)
-        }
+        try StoreError.mapping { try activateSnapshot() }
         if let deliveryQueue {
             let listener = ChangeListener(core: self, queue: deliveryQueue)
             shared.changes.register(listener)
@@ -154,13 +150,9 @@ final class StoreCore: ObjectContext {
 
     /// The version (LMDB transaction id) this Store sees.
     func version() throws(StoreError) -> Int {
-        do throws(LMDBError) {
-            if let session { return session.transaction?.version ?? 0 }
-            try activateSnapshot()
-            return seenVersion
-        } catch {
-            throw StoreError(error)
-        }
+        if let session { return session.transaction?.version ?? 0 }
+        try StoreError.mapping { () throws(LMDBError) in try activateSnapshot() }
+        return seenVersion
     }
 
     func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
@@ -175,14 +167,6 @@ final class StoreCore: ObjectContext {
         return try snapshot!.count(table)
     }
 
-    func activateSnapshotForCursor() throws(LMDBError) {
-        try activateSnapshot()
-    }
-
-    func openSnapshotCursor(_ table: Table) throws(LMDBError) -> TableCursor {
-        try snapshot!.openTableCursor(table)
-    }
-
     func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R {
         if let session { return try session.transaction!.withCursor(table, body) }
         try activateSnapshot()
@@ -191,12 +175,10 @@ final class StoreCore: ObjectContext {
 
     /// A cursor on `table` in the current transaction (the write's, or the snapshot).
     func openCursor(on table: Table) throws(StoreError) -> TableCursor {
-        do {
+        try StoreError.mapping { () throws(LMDBError) -> TableCursor in
             if let session { return try session.transaction!.openTableCursor(table) }
-            try activateSnapshotForCursor()
-            return try openSnapshotCursor(table)
-        } catch {
-            throw StoreError(error)
+            try activateSnapshot()
+            return try snapshot!.openTableCursor(table)
         }
     }
 
@@ -216,17 +198,15 @@ final class StoreCore: ObjectContext {
         try checkConfined()
         guard session == nil, !isFrozen else { return false }
         iterations.detach()
-        do throws(LMDBError) {
-            let before = seenVersion
+        let before = seenVersion
+        try StoreError.mapping { () throws(LMDBError) in
             if snapshot?.isActive == true { try snapshot!.renew() } else { try activateSnapshot() }
-            seenVersion = snapshot?.version ?? 0
-            let changed = before != seenVersion
-            if changed { noteNewSnapshot() }
-            observers.deliver()
-            return changed
-        } catch {
-            throw StoreError(error)
         }
+        seenVersion = snapshot?.version ?? 0
+        let changed = before != seenVersion
+        if changed { noteNewSnapshot() }
+        observers.deliver()
+        return changed
     }
 
     /// Releases the snapshot; every object fetched so far is invalidated.
@@ -251,11 +231,7 @@ final class StoreCore: ObjectContext {
         iterations.detach()
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
         let transaction: WriteTransaction
-        do {
-            transaction = try WriteTransaction(environment)
-        } catch {
-            throw StoreError(error)
-        }
+        transaction = try StoreError.mapping { try WriteTransaction(environment) }
         let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
         session.begin(transaction)
         session.changeLog =

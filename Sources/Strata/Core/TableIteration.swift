@@ -62,11 +62,7 @@ final class TableIteration {
 
     private func step(_ move: (TableCursor) throws(LMDBError) -> TableCursor.Entry?) throws(StoreError) -> TableCursor.Entry? {
         guard let cursor else { return nil }
-        do {
-            return try move(cursor)
-        } catch {
-            throw StoreError(error)
-        }
+        return try StoreError.mapping { try move(cursor) }
     }
 
     private func decodeKey(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> RowKey {

@@ -49,7 +49,7 @@ final class WriteSession {
             throw failure
         }
         do {
-            try transaction.commit()
+            try transaction.commit()  // consumes the transaction, which no closure can take
         } catch {
             throw StoreError(error)
         }
@@ -62,53 +62,35 @@ final class WriteSession {
     // MARK: Calls, with failures as StoreError
 
     func get(_ table: Table, key: RowKey) throws(StoreError) -> UnsafeRawBufferPointer? {
-        do {
-            return try key.withBytes { (key) throws(LMDBError) in try transaction!.get(table, key: key) }
-        } catch {
-            throw StoreError(error)
-        }
+        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try transaction!.get(table, key: key) } }
     }
 
     /// Stores `value` under `key`; false when `.noOverwrite` found the key.
     func put(
         _ table: Table, key: RowKey, value: UnsafeRawBufferPointer, options: PutOptions = []
     ) throws(StoreError) -> Bool {
-        do {
-            return try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.put(table, key: key, value: value, options: options)
-            }
-        } catch {
-            throw StoreError(error)
+        try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in try transaction!.put(table, key: key, value: value, options: options) }
         }
     }
 
     /// Replaces the row the cursor stands on (its key is `key`).
     func replaceCurrent(_ cursor: TableCursor, key: RowKey, value: UnsafeRawBufferPointer) throws(StoreError) {
-        do {
-            try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.replaceCurrent(cursor, key: key, value: value)
-            }
-        } catch {
-            throw StoreError(error)
+        try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in try transaction!.replaceCurrent(cursor, key: key, value: value) }
         }
     }
 
 
     /// Deletes a row; false when it was not there.
     func delete(_ table: Table, key: RowKey) throws(StoreError) -> Bool {
-        do {
-            return try key.withBytes { (key) throws(LMDBError) in try transaction!.delete(table, key: key) }
-        } catch {
-            throw StoreError(error)
+        try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in try transaction!.delete(table, key: key) }
         }
     }
 
     func drop(_ table: Table) throws(StoreError) {
-        do {
-            try transaction!.drop(table)
-        } catch {
-            throw StoreError(error)
-        }
+        try StoreError.mapping { try transaction!.drop(table) }
     }
 
     // MARK: Keys
@@ -116,13 +98,11 @@ final class WriteSession {
     private func lastKey(of binding: TableBinding) throws(StoreError) -> RowKey? {
         if let known = lastKeys[binding.ordinal] { return known }
         let last: RowKey?
-        do {
-            last = try transaction!.withCursor(binding.table) { (cursor) throws(LMDBError) -> RowKey? in
-                guard let entry = try cursor.last() else { return nil }
-                return try? RowKey(stored: entry.key, kind: binding.keyKind)
-            }
-        } catch {
-            throw StoreError(error)
+        last = try StoreError.mapping { () throws(LMDBError) in
+            try transaction!.withCursor(binding.table) { (cursor) throws(LMDBError) -> RowKey? in
+            guard let entry = try cursor.last() else { return nil }
+            return try? RowKey(stored: entry.key, kind: binding.keyKind)
+        }
         }
         lastKeys[binding.ordinal] = .some(last)
         return last
@@ -142,11 +122,11 @@ final class WriteSession {
     /// Whether `key` sorts after every key of the table, so it can be appended (`MDB_APPEND`).
     func isAppend(_ key: RowKey, to binding: TableBinding) throws(StoreError) -> Bool {
         guard let last = try lastKey(of: binding) else { return true }
-        return key.sorts(after: last)
+        return last < key
     }
 
     func noteStored(_ key: RowKey, in binding: TableBinding) {
-        if case .some(let last?) = lastKeys[binding.ordinal], !key.sorts(after: last) { return }
+        if case .some(let last?) = lastKeys[binding.ordinal], !(last < key) { return }
         lastKeys[binding.ordinal] = .some(key)
     }
 
@@ -156,30 +136,6 @@ final class WriteSession {
     }
 }
 
-extension RowKey {
-    /// LMDB's default key order: bytewise, a prefix before its extensions.
-    func sorts(after other: RowKey) -> Bool {
-        switch (self, other) {
-        case (.integer(let a), .integer(let b)): return a > b
-        default:
-            return withBytes { a in
-                other.withBytes { b in
-                    let common = min(a.count, b.count)
-                    let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-                    return order != 0 ? order > 0 : a.count > b.count
-                }
-            }
-        }
-    }
-}
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension WriteSession: DerivedEntryWriting {
     func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) {

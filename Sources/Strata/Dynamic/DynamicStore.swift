@@ -170,11 +170,7 @@ public final class DynamicStore {
         _ = try StoreError.mapping { try environment.checkPages() }
         let verifier = Verifier(types: verifiedTypes, progress: progress)
         let transaction: ReadTransaction
-        do {
-            transaction = try ReadTransaction(environment)
-        } catch {
-            throw StoreError(error)
-        }
+        transaction = try StoreError.mapping { try ReadTransaction(environment) }
         try verifier.run(on: transaction)
     }
 

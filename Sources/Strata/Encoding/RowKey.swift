@@ -97,6 +97,19 @@ enum RowKey: Hashable, Sendable {
     }
 }
 
+extension RowKey: Comparable {
+    /// The order of keys in their table: LMDB's default, bytewise (a prefix before its extensions).
+    /// Integer and UUID keys compare as numbers, which is the same order (they are stored big-endian).
+    @usableFromInline
+    static func < (lhs: RowKey, rhs: RowKey) -> Bool {
+        switch (lhs, rhs) {
+        case (.integer(let a), .integer(let b)): a < b
+        case (.wide(let a, let b), .wide(let c, let d)): (a, b) < (c, d)
+        default: lhs.withBytes { a in rhs.withBytes { b in a.lexicographicallyPrecedes(b) } }
+        }
+    }
+}
+
 /// Why a row, key or value could not be decoded. The Store layer adds which type, key and property.
 @usableFromInline
 struct RowDamage: Error, CustomStringConvertible {

@@ -85,7 +85,7 @@ public enum StoreError: Error, Equatable, Sendable {
     /// let count = try StoreError.mapping { () throws(LMDBError) in try transaction.count(table) }
     /// ```
     @inline(__always)
-    static func mapping<R, E: Error>(_ body: () throws(E) -> R) throws(StoreError) -> R {
+    static func mapping<R: ~Copyable, E: Error>(_ body: () throws(E) -> R) throws(StoreError) -> R {
         do {
             return try body()
         } catch {

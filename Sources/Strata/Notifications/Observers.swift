@@ -260,7 +260,7 @@ struct KeyDifference {
             var high = keys.count
             while low < high {
                 let middle = (low + high) / 2
-                if keys[middle].precedes(key) { low = middle + 1 } else { high = middle }
+                if keys[middle] < key { low = middle + 1 } else { high = middle }
             }
             return (low, low < keys.count && keys[low] == key)
         }
@@ -276,8 +276,8 @@ struct KeyDifference {
         modifications = modified.sorted()
         deletions.sort()
         for index in deletions.reversed() { keys.remove(at: index) }
-        let inserted = changes.inserted.sorted { $0.precedes($1) }
-        if let first = inserted.first, keys.last.map({ $0.precedes(first) }) ?? true {
+        let inserted = changes.inserted.sorted()
+        if let first = inserted.first, keys.last.map({ $0 < first }) ?? true {
             let start = keys.count
             keys += inserted  // the common case: new keys after every old one
             insertions = Array(start..<keys.count)

@@ -132,14 +132,14 @@ extension CandidatePlan {
                 let rowKey = try reader.decodeRowKey(key, binding: binding)
                 found.append((rowKey, try reader.headerCheckedRow(value, binding: binding, key: rowKey)))
             }
-            found.sort { $0.key.precedes($1.key) }
+            found.sort { $0.key < $1.key }
             if ranges.count > 1 { found = found.uniqued() }
         case .index(let index):
             var keys: [RowKey] = []
             try reader.scanRanges(ranges, table: index.table) { (_, value) throws(StoreError) in
                 keys.append(try reader.decodeRowKey(value, binding: binding))
             }
-            keys.sort { $0.precedes($1) }
+            keys.sort(by: <)
             var previous: RowKey?
             for key in keys where key != previous {
                 previous = key
@@ -150,17 +150,6 @@ extension CandidatePlan {
             }
         }
         return found
-    }
-}
-
-extension RowKey {
-    /// Whether this key sorts before `other` in its table (LMDB's byte order).
-    func precedes(_ other: RowKey) -> Bool {
-        switch (self, other) {
-        case (.integer(let a), .integer(let b)): a < b
-        case (.wide(let a, let b), .wide(let c, let d)): (a, b) < (c, d)
-        default: withBytes { a in other.withBytes { b in a.lexicographicallyPrecedes(b) } }
-        }
     }
 }
 

@@ -39,60 +39,42 @@ final class MigrationContext {
     // MARK: Write transaction
 
     func get(_ table: Table, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        do {
-            return try key.withBytes { (key) throws(LMDBError) in try write!.get(table, key: key).map { Array($0) } }
-        } catch {
-            throw StoreError(error)
-        }
+        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try write!.get(table, key: key).map { Array($0) } } }
     }
 
     @discardableResult
     func put(_ table: Table, key: [UInt8], value: UnsafeRawBufferPointer, options: PutOptions = []) throws(StoreError) -> Bool {
-        do {
-            return try key.withBytes { (key) throws(LMDBError) in try write!.put(table, key: key, value: value, options: options) }
-        } catch {
-            throw StoreError(error)
-        }
+        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try write!.put(table, key: key, value: value, options: options) } }
     }
 
     func delete(_ table: Table, key: [UInt8]) throws(StoreError) {
-        do {
-            _ = try key.withBytes { (key) throws(LMDBError) in try write!.delete(table, key: key) }
-        } catch {
-            throw StoreError(error)
-        }
+        _ = try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try write!.delete(table, key: key) } }
     }
 
     /// Empties a table (tables are never deleted: LMDB closes a deleted table's handle at once, even
     /// if the write is then abandoned).
     func empty(_ table: Table) throws(StoreError) {
-        do {
-            try write!.drop(table)
-        } catch {
-            throw StoreError(error)
-        }
+        try StoreError.mapping { try write!.drop(table) }
     }
 
     /// Up to `limit` pairs of a table after `after` (from the start when nil), copied.
     func pairs(_ table: Table, after: [UInt8]?, limit: Int) throws(StoreError) -> [(key: [UInt8], value: [UInt8])] {
-        do {
-            return try write!.withCursor(table) { (cursor) throws(LMDBError) in
-                var pairs: [(key: [UInt8], value: [UInt8])] = []
-                var entry: Cursor.Entry?
-                if let after {
-                    entry = try after.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                    if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
-                } else {
-                    entry = try cursor.first()
-                }
-                while let current = entry, pairs.count < limit {
-                    pairs.append((Array(current.key), Array(current.value)))
-                    entry = try cursor.next()
-                }
-                return pairs
+        return try StoreError.mapping { () throws(LMDBError) in
+            try write!.withCursor(table) { (cursor) throws(LMDBError) in
+            var pairs: [(key: [UInt8], value: [UInt8])] = []
+            var entry: Cursor.Entry?
+            if let after {
+                entry = try after.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
+            } else {
+                entry = try cursor.first()
             }
-        } catch {
-            throw StoreError(error)
+            while let current = entry, pairs.count < limit {
+                pairs.append((Array(current.key), Array(current.value)))
+                entry = try cursor.next()
+            }
+            return pairs
+        }
         }
     }
 
@@ -103,22 +85,16 @@ final class MigrationContext {
         _ table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
     ) throws(StoreError) {
         let failure: StoreError?
-        do {
-            failure = try read!.withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
-                try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in try visit(entry.key, entry.value) }
-            }
-        } catch {
-            throw StoreError(error)
+        failure = try StoreError.mapping { () throws(LMDBError) in
+            try read!.withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
+            try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in try visit(entry.key, entry.value) }
+        }
         }
         if let failure { throw failure }
     }
 
     func getOld(_ table: Table, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        do {
-            return try key.withBytes { (key) throws(LMDBError) in try read!.get(table, key: key).map { Array($0) } }
-        } catch {
-            throw StoreError(error)
-        }
+        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try read!.get(table, key: key).map { Array($0) } } }
     }
 }
 

@@ -149,17 +149,15 @@ enum SchemaBinder {
                 meta = published
             } else {
                 let dbi: UInt32?
-                do throws(LMDBError) {
-                    dbi = try transaction.openTable(named: TableName.meta, flags: [])
-                } catch {
-                    throw StoreError(error)
+                dbi = try StoreError.mapping { () throws(LMDBError) in
+                    try transaction.openTable(named: TableName.meta, flags: [])
                 }
                 guard let dbi else { return nil }  // a new, empty file
                 meta = Table(dbi: dbi, flags: [])
             }
             let schema = try readSchema(meta: meta) { (key) throws(LMDBError) in try transaction.get(meta, key: key) }
             do throws(LMDBError) {
-                try transaction.commit()  // keeps the meta handle
+                try transaction.commit()  // keeps the meta handle; consumes the transaction, which no closure can take
             } catch {
                 throw StoreError(error)
             }
@@ -169,10 +167,8 @@ enum SchemaBinder {
     }
 
     private static func beginRead(_ environment: Environment) throws(StoreError) -> ReadTransaction {
-        do throws(LMDBError) {
-            return try ReadTransaction(environment)
-        } catch {
-            throw StoreError(error)
+        return try StoreError.mapping { () throws(LMDBError) in
+            try ReadTransaction(environment)
         }
     }
 
@@ -219,11 +215,7 @@ enum SchemaBinder {
     ) throws(StoreError) -> StoredSchema? {
         // Writer lock first, then the table registry lock (see `withTableRegistry`).
         var transaction: WriteTransaction?
-        do {
-            transaction = try WriteTransaction(environment)
-        } catch {
-            throw StoreError(error)
-        }
+        transaction = try StoreError.mapping { try WriteTransaction(environment) }
         return try environment.withTableRegistry { (registry) throws(StoreError) -> StoredSchema? in
             var opened: [String: Table] = [:]
             let final = plan.finalSchema(from: planned, schemaVersion: requirements.schemaVersion)
@@ -282,11 +274,7 @@ enum SchemaBinder {
         guard !plan.isNewFile else { return }
         let needsOldRows = !plan.convertedTypes.isEmpty || plan.runsMigration
         if needsOldRows {
-            do {
-                context.read = try ReadTransaction(environment)  // the file as it was: this write's base
-            } catch {
-                throw StoreError(error)
-            }
+            context.read = try StoreError.mapping { try ReadTransaction(environment) }  // the file as it was: this write's base
         }
         for (code, stored) in plan.convertedTypes {
             guard let new = context.new.type(named: code.name) else { continue }

@@ -73,10 +73,8 @@ struct Verifier {
 
     func run<Reader: SnapshotReading & ~Copyable>(on reader: borrowing Reader) throws(StoreError) {
         var totalRows = 0
-        do {
+        try StoreError.mapping { () throws(LMDBError) in
             for type in types { totalRows += try reader.count(type.table) }
-        } catch {
-            throw StoreError(error)
         }
         var checked = 0
         progress?(VerificationProgress(checkedRows: 0, totalRows: totalRows))
