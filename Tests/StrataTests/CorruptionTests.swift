@@ -149,3 +149,45 @@ import Testing
         #expect(store.objects(AllTypes.self).count == 1)
     }
 }
+
+@Suite("A damaged key is reported as damage, never as something else")
+struct DamagedKeyTests {
+    /// Stores a row of `Note` under a key that cannot be a row id (3 bytes; it sorts after every id).
+    private func storeBadlyKeyedNote(in store: Store) throws {
+        try store.write {
+            try store.add(Note("first"))
+            let binding = try store.core.binding(for: Note.self)
+            let session = try #require(store.core.session)
+            let row = try #require(try session.get(binding.table, key: .integer(1))).map { $0 }
+            try row.withBytes { (bytes) throws(StoreError) in
+                _ = try session.put(binding.table, key: .bytes([0xFF, 0xFF, 0xFF]), value: bytes)
+            }
+        }
+    }
+
+    @Test("adding after a damaged last key throws .corrupted (it looked like an empty table: .alreadyExists)")
+    func addAfterADamagedLastKey() throws {
+        let fixture = Fixture([Note.self])
+        let store = try fixture.open()
+        try storeBadlyKeyedNote(in: store)
+        let error = try #require(throws: StoreError.self) { try store.write { try store.add(Note("second")) } }
+        guard case .corrupted(let damage) = error else {
+            Issue.record("expected .corrupted, got \(error)")
+            return
+        }
+        #expect(damage.contains("Note"), "\(damage)")
+        #expect(store.objects(Note.self).count == 2, "nothing of the failed write was stored")
+    }
+
+    @Test("Results.last with a damaged last key traps naming the damage, not an LMDB error")
+    func lastWithADamagedKey() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let fixture = Fixture([Note.self])
+            let store = try fixture.open()
+            try DamagedKeyTests().storeBadlyKeyedNote(in: store)
+            _ = store.objects(Note.self).last
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Note: a key is damaged"), "\(message)")
+    }
+}

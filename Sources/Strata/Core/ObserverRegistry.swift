@@ -19,6 +19,7 @@ final class ObserverRegistry {
     /// Starts new observers and brings every other one to the version the Store shows.
     func deliver() {
         prune()
+        // No version when the snapshot cannot be read: deliver at the next wake, which tries again.
         guard !all.isEmpty, var current = try? core.version() else { return }
         if core.session != nil { current -= 1 }  // a write's id is the version it will commit; it starts from the one before
         var spans: [Int: ChangeSpan] = [:]

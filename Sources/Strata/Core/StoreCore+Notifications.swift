@@ -4,7 +4,8 @@ extension StoreCore {
     /// and tell the observers. Inside a write nothing happens; the write's commit wakes again.
     func deliverChanges() {
         guard isConfined, session == nil else { return }
-        if autorefresh, (try? refresh()) != nil { return }  // refresh delivers
+        // refresh delivers; when it fails (the snapshot cannot move), the observers still get what the Store shows.
+        if autorefresh, (try? refresh()) != nil { return }
         observers.deliver()
     }
 }

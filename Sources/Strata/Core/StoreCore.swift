@@ -213,7 +213,7 @@ final class StoreCore: ObjectContext {
     func invalidate() {
         assertConfined()
         guard !isFrozen else { return }  // other threads may be reading it
-        if session != nil { try? cancelWrite() }
+        if session != nil { try? cancelWrite() }  // a rollback stores nothing: its failure loses nothing
         iterations.detach()
         snapshot?.reset()
         epoch &+= 1

@@ -97,12 +97,18 @@ final class WriteSession {
 
     private func lastKey(of binding: TableBinding) throws(StoreError) -> RowKey? {
         if let known = lastKeys[binding.ordinal] { return known }
-        let last: RowKey?
-        last = try StoreError.mapping { () throws(LMDBError) in
-            try transaction!.withCursor(binding.table) { (cursor) throws(LMDBError) -> RowKey? in
-            guard let entry = try cursor.last() else { return nil }
-            return try? RowKey(stored: entry.key, kind: binding.keyKind)
+        let lastBytes = try StoreError.mapping { () throws(LMDBError) -> [UInt8]? in
+            try transaction!.withCursor(binding.table) { (cursor) throws(LMDBError) -> [UInt8]? in
+                try cursor.last().map { Array($0.key) }
+            }
         }
+        let last: RowKey?
+        do {
+            last = try lastBytes.map { (bytes) throws(RowDamage) in
+                try bytes.withBytes { (raw) throws(RowDamage) in try RowKey(stored: raw, kind: binding.keyKind) }
+            }
+        } catch {
+            throw .damaged(at: "\(binding.name): its last key", error)  // not an empty table: its ids would repeat
         }
         lastKeys[binding.ordinal] = .some(last)
         return last

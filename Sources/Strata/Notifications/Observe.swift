@@ -143,7 +143,7 @@ extension ThreadConfined where Self: Object {
     ) throws(StoreError) -> NotificationToken {
         guard let core = _core, let binding = _tableBinding else { throw .notManaged }
         try core.checkConfined()
-        guard (try? core.currentRow(of: self)) != nil else { throw .invalidated }
+        _ = try core.currentRow(of: self)  // .invalidated for a deleted object; damage stays damage
         if let elsewhere = try core.observers.foreignDeliveryQueue(queue) {
             let state = ObserverState(hub: core.shared.changes, everyCommit: everyCommit)
             let key = _key

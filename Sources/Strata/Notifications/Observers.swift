@@ -47,7 +47,7 @@ final class ResultsObserver<Element: Object>: StoreObserver {
     }
 
     func canEvaluate(on snapshot: StoreCore) -> Bool {
-        (try? snapshot.binding(for: Element.self)) != nil
+        (try? snapshot.binding(for: Element.self)) != nil  // its only failure: the type is not in that schema
     }
 
     func deliver(_ span: ChangeSpan, at snapshot: StoreCore?) {
@@ -141,11 +141,12 @@ final class ObjectObserver<T: Object>: StoreObserver {
 
     func rebaseline(version: Int) {
         self.version = version
+        // Unreadable now (damage): keep the old baseline; the next delivery reads again and reports it.
         values = ((try? currentValues()) ?? nil) ?? values
     }
 
     func canEvaluate(on snapshot: StoreCore) -> Bool {
-        (try? snapshot.binding(for: T.self)) != nil
+        (try? snapshot.binding(for: T.self)) != nil  // its only failure: the type is not in that schema
     }
 
     func deliver(_ span: ChangeSpan, at snapshot: StoreCore?) {
@@ -194,6 +195,7 @@ final class ObjectObserver<T: Object>: StoreObserver {
         if type.linkedTypeName != nil { return nil }
         if case .list = type { return nil }
         let kind = binding.columnAccessors[column].kind
+        // Old and new values are for display; a value that cannot be decoded shows as nil (reads report it).
         return bytes.withBytesIfPresent { raw in try? kind.decodeForDescription(raw, in: _DecodeContext(owner: nil, column: column)) }
     }
 }

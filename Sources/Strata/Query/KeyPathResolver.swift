@@ -143,7 +143,7 @@ enum KeyPathResolver {
 
         /// A recorder of the linked type, handed out by a read of a link.
         func linkRecorder(_ type: Object.Type) -> Object? {
-            guard let schema = try? ObjectSchema.of(type) else { return nil }
+            guard let schema = try? ObjectSchema.of(type) else { return nil }  // not a valid model: the key path resolves to nothing
             let recorder = makeRecorder(schema)
             noteIssued(recorder)
             return recorder

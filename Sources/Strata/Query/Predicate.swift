@@ -47,6 +47,7 @@ struct Operand {
             return nil
         }
         let column = encoder.withRow { bytes in
+            // The row was encoded just now: reading it back cannot fail.
             try? RowView(encoded: bytes, columns: 1).column(0).map { Array($0) }
         }
         guard let column else { return nil }

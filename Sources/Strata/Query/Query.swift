@@ -100,6 +100,7 @@ extension Query where Value: _Persistable {
         _ text: String, access: IndexAccess? = nil, _ test: @escaping (Value) -> Bool
     ) -> Query<Bool> {
         comparison(text, access: access) { bytes in
+            // nil: undecodable, which evaluation reports as `.corrupted`.
             guard let value = try? Value._strataDecodeColumn(bytes, in: _DecodeContext(owner: nil, column: 0)) else {
                 return nil
             }
@@ -240,7 +241,7 @@ extension Query where Value: _QueryList, Value._Element: Object {
     public func contains(_ object: Value._Element) -> Query<Bool> {
         let key: [UInt8]? = object.isManaged ? object._key.withBytes { Array($0) } : nil
         return comparison("\(path) CONTAINS \(type(of: object))(\(object.primaryKeyDescription))", access: nil) { bytes in
-            guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }
+            guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }  // nil: `.corrupted`
             guard let key else { return false }
             return elements.contains { $0.map { $0.elementsEqual(key) } ?? false }
         }
@@ -251,7 +252,7 @@ extension Query where Value: _QueryList, Value._Element: _QueryEquatable {
     /// Whether the list holds `element`.
     public func contains(_ element: Value._Element) -> Query<Bool> {
         comparison("\(path) CONTAINS \(element)", access: nil) { bytes in
-            guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }
+            guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }  // nil: `.corrupted`
             let context = _DecodeContext(owner: nil, column: 0)
             for part in elements {
                 let decoded: Value._Element?

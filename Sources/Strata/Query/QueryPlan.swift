@@ -101,6 +101,7 @@ extension CandidatePlan {
 
     /// The table key an operand stands for: a row key, or an index key. `exact` (equality) returns
     /// an empty key for a value no row can hold (a null primary key, an integer out of range).
+    /// An operand that cannot be encoded as a key gives no plan: the query scans (nothing is lost).
     private static func encodedKey(
         _ operand: Operand, source: CandidatePlan.Source, binding: TableBinding, exact: Bool = false
     ) -> [UInt8]? {

@@ -217,14 +217,15 @@ public struct Results<Element: Object>: RandomAccessCollection {
             guard let position = last ? contents.keys.indices.last : contents.keys.indices.first else { return nil }
             return object(at: position, contents, generation: core.generation)
         }
-        let kind = binding.keyKind
-        do {
-            let key = try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> RowKey? in
-                guard let entry = try last ? cursor.last() : cursor.first() else { return nil }
-                guard let key = try? RowKey(stored: entry.key, kind: kind) else { throw LMDBError.corrupted }
-                return key
+        do throws(StoreError) {
+            let keyBytes = try StoreError.mapping { () throws(LMDBError) -> [UInt8]? in
+                try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> [UInt8]? in
+                    try (last ? cursor.last() : cursor.first()).map { Array($0.key) }
+                }
             }
-            return key.map { core.materialize(Element.self, binding: binding, key: $0) }
+            guard let keyBytes else { return nil }
+            let key = try keyBytes.withBytes { (raw) throws(StoreError) in try core.rows.decodeRowKey(raw, binding: binding) }
+            return core.materialize(Element.self, binding: binding, key: key)
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): reading \(binding.name): \(error)")
         }

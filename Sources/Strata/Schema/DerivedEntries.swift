@@ -43,12 +43,12 @@ struct DerivedEntries: Sendable {
         for index in indexes {
             try indexKey(of: row, index, into: &buffer, at: location())
             try buffer.withBytes { (indexKey) throws(StoreError) in
-                try writer.deleteEntry(index.table, key: indexKey, rowKey: rowKey)
+                _ = try writer.deleteEntry(index.table, key: indexKey, rowKey: rowKey)
             }
         }
         for link in links {
             for target in try link.targets(in: row, at: location()) {
-                try target.withBytes { (target) throws(StoreError) in try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
+                try target.withBytes { (target) throws(StoreError) in _ = try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
             }
         }
     }
@@ -64,7 +64,7 @@ struct DerivedEntries: Sendable {
             try indexKey(of: new, index, into: &buffers.new, at: location())
             guard buffers.old != buffers.new else { continue }
             try buffers.old.withBytes { (indexKey) throws(StoreError) in
-                try writer.deleteEntry(index.table, key: indexKey, rowKey: rowKey)
+                _ = try writer.deleteEntry(index.table, key: indexKey, rowKey: rowKey)
             }
             try buffers.new.withBytes { (indexKey) throws(StoreError) in
                 try writer.putEntry(index.table, key: indexKey, rowKey: rowKey)
@@ -74,7 +74,7 @@ struct DerivedEntries: Sendable {
             let before = try link.targets(in: old, at: location())
             let after = try link.targets(in: new, at: location())
             for target in before.subtracting(after) {
-                try target.withBytes { (target) throws(StoreError) in try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
+                try target.withBytes { (target) throws(StoreError) in _ = try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
             }
             for target in after.subtracting(before) {
                 try target.withBytes { (target) throws(StoreError) in try writer.putEntry(link.table, key: target, rowKey: rowKey) }

@@ -1,5 +1,6 @@
 /// Descriptions of objects and their collections, for logs, `print` and the demo: they read a type's
-/// properties through its schema.
+/// properties through its schema. They never throw or trap: what cannot be read shows as
+/// `<invalidated>` or `<damaged>` (every `try?` here), and reads and `verify()` report it.
 
 /// How collections describe themselves: the first elements, then how many more.
 enum Describing {

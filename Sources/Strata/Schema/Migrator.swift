@@ -20,6 +20,7 @@ extension MigrationContext {
                 encoder.endColumn()
             default: try schema.accessors[index].encodeUnmanagedValue(of: sample, into: &encoder)
             }
+            // Encoded just now: reading the column back cannot fail.
             columns.append(encoder.withRow { try? RowView(encoded: $0, columns: 1).column(0).map { Array($0) } } ?? nil)
         }
         withExtendedLifetime(sample) {}

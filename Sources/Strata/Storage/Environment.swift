@@ -110,6 +110,7 @@ final class Environment: @unchecked Sendable {
         self.options = options
         self.removeOnClose = removeOnClose
         staleReadersCleared = cleared
+        // mdb_env_stat of an open environment cannot fail; 4096 is LMDB's page size on Linux anyway.
         pageSize = (try? LMDB.stat(env).ms_psize).map(Int.init) ?? 4096
         maxKeySize = LMDB.maxKeySize(env)
     }

@@ -31,6 +31,7 @@ extension Store {
         do {
             result = try block()
         } catch {
+            // The block's error is the one to report; a rollback stores nothing, so its own failure loses nothing.
             if core.session != nil { try? core.cancelWrite() }
             throw error
         }

@@ -77,7 +77,7 @@ extension Object: ThreadConfined {
     public func _handoff() throws(StoreError) -> _Handoff {
         guard let core = _core else { throw .notManaged }
         try core.checkConfined()
-        guard (try? core.currentRow(of: self)) != nil else { throw .deletedInAnotherThread }
+        try Self.checkHandedOver { () throws(StoreError) in _ = try core.currentRow(of: self) }
         return _Handoff(
             path: core.environment.path, version: try core.version(),
             payload: .object(type: ObjectIdentifier(type(of: self)), key: _key))
@@ -114,7 +114,7 @@ extension List: ThreadConfined {
     public func _handoff() throws(StoreError) -> _Handoff {
         guard case .managed(let owner, let column) = backing, let core = owner._core else { throw .notManaged }
         try core.checkConfined()
-        guard (try? core.currentRow(of: owner)) != nil else { throw .deletedInAnotherThread }
+        try Object.checkHandedOver { () throws(StoreError) in _ = try core.currentRow(of: owner) }
         return _Handoff(
             path: core.environment.path, version: try core.version(),
             payload: .list(ownerType: ObjectIdentifier(type(of: owner)), key: owner._key, column: column))
@@ -131,5 +131,17 @@ extension List: ThreadConfined {
         let owner = binding.schema.type.init()
         store.core.manage(owner, binding: binding, key: key, row: row)
         return List(owner: owner, column: column)
+    }
+}
+
+extension Object {
+    /// Runs `read` on the object handed over: a deleted object is `.deletedInAnotherThread` for the
+    /// receiving thread; damage stays damage.
+    static func checkHandedOver(_ read: () throws(StoreError) -> Void) throws(StoreError) {
+        do {
+            try read()
+        } catch .invalidated {
+            throw .deletedInAnotherThread
+        }
     }
 }

@@ -155,6 +155,7 @@ struct Verifier {
             }
         }
         if let column = type.primaryKeyColumn, let keyType = type.primaryKeyType {
+            // A column that cannot be read as a key derives nothing, which the check below reports.
             let derived = (try? row.column(column)).flatMap { $0 }.flatMap { try? KeyEncoding.rowKey(column: $0, type: keyType) }
             guard derived == key else { throw .corrupted("\(name): the primary key column does not match the key") }
         }
