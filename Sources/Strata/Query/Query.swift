@@ -168,17 +168,6 @@ extension Query where Value: _QueryComparable {
     }
 }
 
-/// How `contains`, `starts(with:)` and `ends(with:)` compare strings.
-public struct StringOptions: OptionSet, Sendable {
-    /// The option bits.
-    public let rawValue: Int
-    /// Options from their bits.
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    /// Compares the `lowercased()` forms.
-    public static let caseInsensitive = StringOptions(rawValue: 1)
-}
-
 extension Query where Value: _QueryString {
     /// Whether the string contains `other` (UTF-8 bytes; nil never matches).
     public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {

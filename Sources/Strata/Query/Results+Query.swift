@@ -1,27 +1,5 @@
 import Foundation
 
-/// A sort order for `Results.sorted(by:)`: a stored property (or a key path through a link) and a
-/// direction. nil sorts first in ascending order, Strings by their UTF-8 bytes.
-///
-/// ```swift
-/// people.sorted(by: [SortKey(\.age, ascending: false), SortKey(\.name)])
-/// ```
-public struct SortKey<Root: Object> {
-    /// For the objects being sorted, a comparison of two of them by position (-1, 0, 1).
-    let comparator: ([Root]) -> (Int, Int) -> Int
-
-    /// Sorts by the value at `keyPath` (a stored property, maybe through a link: `\.owner?.name`).
-    public init<V: _QueryComparable>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
-        comparator = { objects in
-            let values = objects.map { $0[keyPath: keyPath] }
-            return { a, b in
-                let result = V._queryCompare(values[a], values[b])
-                return ascending ? result : -result
-            }
-        }
-    }
-}
-
 /// Implementation detail: a number that `average(of:)` can add up as a Double.
 public protocol _QueryNumeric: _QueryComparable, AdditiveArithmetic {
     var _queryDouble: Double { get }

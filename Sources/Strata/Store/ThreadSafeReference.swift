@@ -1,31 +1,3 @@
-
-/// A type whose instances are confined to their Store's thread and can be handed to another thread
-/// with a `ThreadSafeReference`: `Object` subclasses, `Results` and `List`.
-public protocol ThreadConfined {
-    /// Implementation detail: what identifies the instance in its file.
-    func _handoff() throws(StoreError) -> _Handoff
-    /// Implementation detail: the instance `handoff` names, in `store`; nil when it is gone.
-    static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> Self?
-}
-
-/// Implementation detail of `ThreadConfined`: a description of a confined instance that holds no
-/// transaction and no object, only keys and the query.
-public struct _Handoff: @unchecked Sendable {  // immutable; see `Payload`
-    /// The file, and the version the reference was made at (a resolving Store moves up to it).
-    let path: String
-    let version: Int
-    let payload: Payload
-
-    /// `@unchecked Sendable`: keys and schema are values; a Results' stages hold predicates and sort
-    /// keys that capture only values and key paths (filter closures, which could capture anything,
-    /// cannot be handed over).
-    enum Payload {
-        case object(type: ObjectIdentifier, key: RowKey)
-        case list(ownerType: ObjectIdentifier, key: RowKey, column: Int)
-        case results(type: ObjectIdentifier, stages: Any)
-    }
-}
-
 /// Hands a managed object, a Results or a List to another thread: make it on the source thread,
 /// resolve it once on the destination with `Store.resolve(_:)`.
 ///

@@ -1,0 +1,12 @@
+import Foundation
+
+/// A stored type, as the file's schema describes it.
+public struct DynamicObjectType: Sendable, Equatable {
+    /// The type's name (the model class's unqualified name).
+    public let name: String
+    /// Its properties, in stored column order.
+    public let properties: [DynamicProperty]
+
+    /// The primary key property, if the type has one.
+    public var primaryKey: DynamicProperty? { properties.first(where: \.isPrimaryKey) }
+}

@@ -1,0 +1,23 @@
+import Foundation
+
+/// One property of a stored type, as the file's schema describes it.
+public struct DynamicProperty: Sendable, Equatable {
+    /// The property's name.
+    public let name: String
+    /// Its type as Swift would spell it: `"Int"`, `"String?"`, `"List<Dog>"`, `"Dog?"` for a link.
+    public let typeName: String
+    /// Whether it is the type's primary key.
+    public let isPrimaryKey: Bool
+    /// Whether it has a secondary index.
+    public let isIndexed: Bool
+    /// The type a link or List of links points to.
+    public let linkedTypeName: String?
+
+    init(_ property: PropertySchema) {
+        name = property.name
+        typeName = property.type.description
+        isPrimaryKey = property.isPrimaryKey
+        isIndexed = property.isIndexed
+        linkedTypeName = property.type.linkedTypeName
+    }
+}

@@ -1,0 +1,48 @@
+import CLMDB
+
+/// A position in a table. Lives only inside `withCursor`, so it never outlives its transaction.
+struct Cursor: ~Copyable {
+    typealias Entry = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+
+    private let handle: OpaquePointer
+
+    init(transaction: OpaquePointer, table: Table) throws(LMDBError) {
+        handle = try LMDB.openCursor(transaction, table.dbi)
+    }
+
+    deinit {
+        LMDB.closeCursor(handle)
+    }
+
+    func first() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_FIRST) }
+    func last() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_LAST) }
+    func next() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_NEXT) }
+
+    /// The first pair whose key is `key` or sorts after it.
+    func seek(atLeast key: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
+        try LMDB.cursorGet(handle, key: key, op: MDB_SET_RANGE)
+    }
+
+    /// Visits the entries from `entry` on while `admits` accepts their key. A visit's failure stops
+    /// the walk and is returned (the cursor's own failures are thrown).
+    func walk<VisitFailure: Error>(
+        from entry: Entry?, while admits: (UnsafeRawBufferPointer) -> Bool = { _ in true },
+        _ visit: (Entry) throws(VisitFailure) -> Void
+    ) throws(LMDBError) -> VisitFailure? {
+        var entry = entry
+        while let current = entry, admits(current.key) {
+            do throws(VisitFailure) {
+                try visit(current)
+            } catch {
+                return error
+            }
+            entry = try next()
+        }
+        return nil
+    }
+
+    /// The pair `key`/`value` in a table with duplicates, if present.
+    func find(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
+        try LMDB.cursorGet(handle, key: key, value: value, op: MDB_GET_BOTH)
+    }
+}

@@ -1,0 +1,71 @@
+import CLMDB
+
+/// A read-only snapshot of the file (an LMDB read transaction, `MDB_NOTLS`, so any thread may use it,
+/// one at a time). Aborts when dropped. `reset()` releases the snapshot but keeps the reader slot, and
+/// `renew()` moves it to the newest commit without allocating.
+@available(*, noasync, message: "LMDB transactions are synchronous; never hold one across an await")
+struct ReadTransaction: ~Copyable {
+    let handle: OpaquePointer
+    private(set) var isActive = true
+    private var isFinished = false
+
+    init(_ environment: Environment) throws(LMDBError) {
+        handle = try LMDB.beginTransaction(environment.handle, flags: UInt32(MDB_RDONLY))
+    }
+
+    /// The commit this snapshot shows (LMDB's transaction id).
+    var version: Int { LMDB.transactionID(handle) }
+
+    /// Releases the snapshot, so the writer may reuse the pages only it kept alive.
+    mutating func reset() {
+        guard isActive else { return }
+        LMDB.reset(handle)
+        isActive = false
+    }
+
+    /// Moves the snapshot to the newest commit.
+    mutating func renew() throws(LMDBError) {
+        reset()
+        try LMDB.renew(handle)
+        isActive = true
+    }
+
+    func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+        try LMDB.get(handle, table.dbi, key: key)
+    }
+
+    func count(_ table: Table) throws(LMDBError) -> Int {
+        try Int(LMDB.stat(handle, table.dbi).ms_entries)
+    }
+
+    /// Pages on the free list (reusable, not yet returned to the file system).
+    func freePages() throws(LMDBError) -> Int {
+        try LMDB.freePages(handle)
+    }
+
+    func withCursor<R>(
+        _ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R
+    ) throws(LMDBError) -> R {
+        let cursor = try Cursor(transaction: handle, table: table)
+        return try body(cursor)
+    }
+
+    /// Opens an existing table; nil when the file has none of that name.
+    func openTable(named name: String, flags: TableFlags) throws(LMDBError) -> MDB_dbi? {
+        do {
+            return try LMDB.openTable(handle, name: name, flags: flags.rawValue)
+        } catch .notFound {
+            return nil
+        }
+    }
+
+    /// Ends the snapshot, keeping the table handles opened in it.
+    consuming func commit() throws(LMDBError) {
+        isFinished = true
+        try LMDB.commit(handle)
+    }
+
+    deinit {
+        if !isFinished { LMDB.abort(handle) }
+    }
+}

@@ -1,0 +1,110 @@
+import CLMDB
+
+/// The one write transaction of an environment. Holds LMDB's writer lock from `init` until `commit()`
+/// or `abort()` (or until dropped, which aborts): begin and end it on one thread.
+///
+/// A transaction whose C call failed is poisoned: every later call rethrows that first failure, and
+/// `commit()` aborts instead of committing and throws it (the map filling up in the middle of a write
+/// must never commit half of it).
+@available(*, noasync, message: "LMDB's writer lock belongs to a thread; never hold it across an await")
+struct WriteTransaction: ~Copyable {
+    let handle: OpaquePointer
+    private let environment: Environment
+    /// The first failure of a call in this transaction; set, the transaction can only abort.
+    private(set) var failure: LMDBError?
+    private var isFinished = false
+
+    init(_ environment: Environment) throws(LMDBError) {
+        handle = try LMDB.beginTransaction(environment.handle, flags: 0)
+        self.environment = environment
+        environment.noteWriter(.current)
+    }
+
+    var version: Int { LMDB.transactionID(handle) }
+
+    mutating func poisoning<R>(_ body: (OpaquePointer) throws(LMDBError) -> R) throws(LMDBError) -> R {
+        if let failure { throw failure }
+        do {
+            return try body(handle)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Marks the transaction failed (a caller found damage it must not commit over).
+    mutating func poison(_ error: LMDBError) {
+        if failure == nil { failure = error }
+    }
+
+    mutating func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+        try poisoning { handle throws(LMDBError) in try LMDB.get(handle, table.dbi, key: key) }
+    }
+
+    /// Stores a pair; false when `MDB_NOOVERWRITE` / `MDB_NODUPDATA` found it there already.
+    mutating func put(
+        _ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, options: PutOptions = []
+    ) throws(LMDBError) -> Bool {
+        try poisoning { handle throws(LMDBError) in
+            try LMDB.put(handle, table.dbi, key: key, value: value, flags: options.rawValue)
+        }
+    }
+
+    /// Deletes a key (or one pair of a table with duplicates); false when it was not there.
+    mutating func delete(
+        _ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil
+    ) throws(LMDBError) -> Bool {
+        try poisoning { handle throws(LMDBError) in try LMDB.delete(handle, table.dbi, key: key, value: value) }
+    }
+
+    mutating func count(_ table: Table) throws(LMDBError) -> Int {
+        try poisoning { handle throws(LMDBError) in try Int(LMDB.stat(handle, table.dbi).ms_entries) }
+    }
+
+    /// Removes every pair of the table (`delete: false`) or the table itself.
+    mutating func drop(_ table: Table, delete: Bool = false) throws(LMDBError) {
+        try poisoning { handle throws(LMDBError) in try LMDB.drop(handle, table.dbi, delete: delete) }
+    }
+
+    mutating func withCursor<R>(
+        _ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R
+    ) throws(LMDBError) -> R {
+        try poisoning { handle throws(LMDBError) in
+            let cursor = try Cursor(transaction: handle, table: table)
+            return try body(cursor)
+        }
+    }
+
+    /// Opens (or creates) a table; nil when it does not exist and `create` is false.
+    func openTable(named name: String, flags: TableFlags, create: Bool) throws(LMDBError) -> MDB_dbi? {
+        do {
+            return try LMDB.openTable(handle, name: name, flags: flags.rawValue | (create ? UInt32(MDB_CREATE) : 0))
+        } catch .notFound {
+            return nil
+        }
+    }
+
+    /// Commits, or, if the transaction was poisoned, aborts and throws the failure that poisoned it.
+    consuming func commit() throws(LMDBError) {
+        isFinished = true
+        defer { environment.noteWriter(nil) }
+        if let failure {
+            LMDB.abort(handle)
+            throw failure
+        }
+        try LMDB.commit(handle)
+    }
+
+    consuming func abort() {
+        isFinished = true
+        LMDB.abort(handle)
+        environment.noteWriter(nil)
+    }
+
+    deinit {
+        if !isFinished {
+            LMDB.abort(handle)
+            environment.noteWriter(nil)
+        }
+    }
+}
