@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` runs the demo, `make test` runs the tests.
 # Both install liblmdb-dev first when the machine lacks it.
 
-.PHONY: lmdb demo test test-tsan soak build clean bench bench-smoke docs
+.PHONY: lmdb demo test test-tsan soak build clean bench bench-smoke docs lint format
 
 lmdb:
 	@scripts/ensure-lmdb.sh
@@ -13,6 +13,15 @@ demo: lmdb
 # the tests that failed. TESTS=NAME passes --filter NAME.
 test: lmdb
 	@scripts/run-tests.sh $(if $(TESTS),--filter "$(TESTS)")
+
+# The layers only look down (scripts/check-layers.py, Docs/Architecture.md), and the code is as the
+# toolchain's formatter writes it (.swift-format). `make format` rewrites it so.
+lint:
+	python3 scripts/check-layers.py
+	swift format lint --strict --recursive Sources Tests Benchmarks/Sources
+
+format:
+	swift format format --in-place --recursive Sources Tests Benchmarks/Sources
 
 # The concurrency tests under ThreadSanitizer (a separate build directory); any report fails the run.
 TSAN_TESTS = ConcurrencyTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|MainQueueTests|StrataReactiveTests

@@ -52,7 +52,9 @@ extension Reactive where Base: Object {
 extension Reactive {
     /// Adds every object, or none: as `Reactive<Object>.add(to:update:on:)`, for all of them in one
     /// write.
-    public func add<T: Object>(to store: Store, update: Store.UpdatePolicy = .error, on context: ReactiveContext = .main)
+    public func add<T: Object>(
+        to store: Store, update: Store.UpdatePolicy = .error, on context: ReactiveContext = .main
+    )
         -> SignalProducer<Void, StoreError> where Base == [T]
     {
         let objects: [Object] = base

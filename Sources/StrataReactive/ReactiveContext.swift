@@ -47,7 +47,8 @@ enum ReactiveWrite {
                     observer.sendCompleted()
                 case .background:
                     let handoff = Handover(try prepare())
-                    let work = Handover(BackgroundWork(store: store, observer: observer, inBackground: inBackground, adopt: adopt))
+                    let work = Handover(
+                        BackgroundWork(store: store, observer: observer, inBackground: inBackground, adopt: adopt))
                     let configuration = store.configuration
                     backgroundQueue.async {
                         work.value.run(configuration: configuration, handoff: handoff.value, lifetime: lifetime)
@@ -94,7 +95,8 @@ private struct BackgroundWork<Handoff, Outcome> {
         do throws(StoreError) {
             let background = try Store(configuration: configuration, queue: ReactiveWrite.backgroundQueue)
             outcome = .success(
-                try ReactiveWrite.inWrite(of: background, shouldCommit: { !lifetime.hasEnded }) { () throws(StoreError) in
+                try ReactiveWrite.inWrite(of: background, shouldCommit: { !lifetime.hasEnded }) {
+                    () throws(StoreError) in
                     try inBackground(background, handoff)
                 })
         } catch {

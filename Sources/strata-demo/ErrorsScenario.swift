@@ -76,12 +76,16 @@ final class ErrorsScenario {
 
         let existing = Todo(RemoteTodo(id: "1", title: "A second Buy milk"))
         expect("reactive add (.error policy, background) of a stored key") {
-            if let error = try failure(of: existing.reactive.add(to: store, update: .error, on: .background)) { throw error }
+            if let error = try failure(of: existing.reactive.add(to: store, update: .error, on: .background)) {
+                throw error
+            }
         }
         expect("add outside a write") { try store.add(Todo(RemoteTodo(id: "7", title: "Outside"))) }
         expect("a write inside a write") { try store.write { try store.beginWrite() } }
         expect("reactive remove of an unmanaged todo") {
-            if let error = try failure(of: Todo(RemoteTodo(id: "8", title: "Loose")).reactive.remove(from: store)) { throw error }
+            if let error = try failure(of: Todo(RemoteTodo(id: "8", title: "Loose")).reactive.remove(from: store)) {
+                throw error
+            }
         }
         let reference = try ThreadSafeReference(to: store.object(ofType: Todo.self, forPrimaryKey: "3")!)
         _ = try store.resolve(reference)
@@ -95,7 +99,8 @@ final class ErrorsScenario {
             store.reactive.objects(Unlisted.self).startWithFailed { failed = $0 }
             if let failed { throw failed }
         }
-        _ = FileManager.default.createFile(atPath: directory.appendingPathComponent("truncated.strata").path, contents: Data())
+        _ = FileManager.default.createFile(
+            atPath: directory.appendingPathComponent("truncated.strata").path, contents: Data())
         expect("opening a file truncated to 0 bytes") { _ = try Store(configuration: file("truncated.strata")) }
         var nowhere = configuration
         nowhere.fileURL = URL(fileURLWithPath: "/nonexistent-directory/app.strata")
@@ -105,16 +110,21 @@ final class ErrorsScenario {
         small.maximumSize = 256 << 10
         let smallStore = try Store(configuration: small)
         expect("a 1 MiB title in a 256 KiB store") {
-            try smallStore.write { try smallStore.add(Todo(RemoteTodo(id: "9", title: String(repeating: "x", count: 1 << 20)))) }
+            try smallStore.write {
+                try smallStore.add(Todo(RemoteTodo(id: "9", title: String(repeating: "x", count: 1 << 20))))
+            }
         }
-        Transcript.say("   the small store holds \(smallStore.objects(Todo.self).count) todos and works on: "
-            + "\((try? smallStore.write { try smallStore.add(Todo(RemoteTodo(id: "9", title: "short"))) }) != nil)")
+        Transcript.say(
+            "   the small store holds \(smallStore.objects(Todo.self).count) todos and works on: "
+                + "\((try? smallStore.write { try smallStore.add(Todo(RemoteTodo(id: "9", title: "short"))) }) != nil)")
         var readOnly = small
         readOnly.fileURL = directory.appendingPathComponent("read-only.strata")
         _ = try Store(configuration: readOnly)  // creates it
         readOnly.readOnly = true
         let reader = try Store(configuration: readOnly)
-        expect("a write to a read-only Store") { try reader.write { try reader.add(Todo(RemoteTodo(id: "1", title: "x"))) } }
+        expect("a write to a read-only Store") {
+            try reader.write { try reader.add(Todo(RemoteTodo(id: "1", title: "x"))) }
+        }
 
         var tiny = configuration
         tiny.maximumSize = 1_000
@@ -127,15 +137,21 @@ final class ErrorsScenario {
         expect("a frozen snapshot per version until LMDB's reader table is full") {
             for round in 0..<1_000 {
                 snapshots.append(try pinned.freeze())
-                try pinned.write { try pinned.add(Todo(RemoteTodo(id: "r", title: "round \(round)")), update: .modified) }
+                try pinned.write {
+                    try pinned.add(Todo(RemoteTodo(id: "r", title: "round \(round)")), update: .modified)
+                }
             }
         }
-        Transcript.say("   after \(snapshots.count) frozen snapshots; freeing them makes the next one work: "
-            + "\({ snapshots.removeAll(); return (try? pinned.freeze()) != nil }())")
+        let frozenCount = snapshots.count
+        snapshots.removeAll()
+        let freezesAgain = (try? pinned.freeze()) != nil
+        Transcript.say(
+            "   after \(frozenCount) frozen snapshots; freeing them makes the next one work: \(freezesAgain)")
 
         try store.verify()
-        Transcript.say("after all of them: \(store.objects(Todo.self).count) todos (one deleted on purpose, was \(todos)), "
-            + "and store.verify() passes")
+        Transcript.say(
+            "after all of them: \(store.objects(Todo.self).count) todos (one deleted on purpose, was \(todos)), "
+                + "and store.verify() passes")
         Transcript.say("StoreError cases shown: \(shown.count) of 16")
     }
 }

@@ -19,6 +19,7 @@ func runMigration(_ store: Store, directory: URL) throws {
     let migrated = try Store(configuration: next)
     let open = migrated.objects(NextVersion.Todo.self).where { $0.dueDate != nil }.sorted(by: \.title)
     Transcript.say("migrated from version 0 to 1: \(open.count) open todos got a due date: \(open.map(\.title))")
-    Transcript.say("the live file stays at version 0 and still opens with this version's Todo: "
-        + "\(store.objects(Todo.self).count) todos")
+    Transcript.say(
+        "the live file stays at version 0 and still opens with this version's Todo: "
+            + "\(store.objects(Todo.self).count) todos")
 }

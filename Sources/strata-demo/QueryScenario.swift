@@ -27,7 +27,8 @@ func runQueries(_ sync: SyncScenario) throws {
     let byKey = todos.where { $0.id.in(["1", "4"]) }
     Transcript.say("where { $0.id.in([\"1\", \"4\"]) } -> \(byKey.map(\.title))")
     Transcript.say("   plan: \(byKey.queryPlan)")
-    Transcript.say("sorted(by: \\.title, ascending: false) -> \(todos.sorted(by: \.title, ascending: false).map(\.title))")
+    Transcript.say(
+        "sorted(by: \\.title, ascending: false) -> \(todos.sorted(by: \.title, ascending: false).map(\.title))")
 
     let home = Project()
     home.name = "Home"
@@ -40,8 +41,9 @@ func runQueries(_ sync: SyncScenario) throws {
             try store.add(note, update: .modified)
         }
     }
-    Transcript.say("notes link to their project; the project's inverse link finds them: "
-        + "\(home.notes.map(\.text)) (\(home.notes.count) notes, no column stored)")
+    Transcript.say(
+        "notes link to their project; the project's inverse link finds them: "
+            + "\(home.notes.map(\.text)) (\(home.notes.count) notes, no column stored)")
     try store.write { store.object(ofType: ProjectNote.self, forPrimaryKey: 2)?.project = nil }
     Transcript.say("after one note leaves the project, the inverse link is live: \(home.notes.map(\.text))")
 }

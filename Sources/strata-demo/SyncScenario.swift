@@ -65,14 +65,16 @@ final class SyncScenario {
 
     func run() throws {
         Transcript.step("1. A repository with a single source of truth, synced in the background")
-        Transcript.say("the screen observes the store only; the sync fetches on a network queue and writes on a background queue")
+        Transcript.say(
+            "the screen observes the store only; the sync fetches on a network queue and writes on a background queue")
         Transcript.say("first sync: three todos from the network …")
         start(firstAnswer: [
             RemoteTodo(id: "1", title: "Buy milk"), RemoteTodo(id: "2", title: "Call Bo"),
             RemoteTodo(id: "3", title: "Fix the bike"),
         ])
         try Transcript.wait(for: "the first sync") { table.batches == 1 && !repository.isSyncing }
-        Transcript.say("first sync done: \(store.objects(Todo.self).count) todos stored, fetched \(api.fetchCount) time(s)")
+        Transcript.say(
+            "first sync done: \(store.objects(Todo.self).count) todos stored, fetched \(api.fetchCount) time(s)")
 
         Transcript.step("2. A table-style consumer applies each change batch")
         Transcript.say("second sync: one todo changed, one added (.modified upserts) …")

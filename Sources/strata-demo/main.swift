@@ -35,9 +35,13 @@ func runDemo() -> Int32 {
         let file = try DynamicStore(path: configuration.fileURL!.path)
         let report = try file.diagnostics()
         try file.verify()
-        Transcript.say("types: \(file.types.map(\.name).joined(separator: ", ")); todos: \(try file.count(ofType: "Todo"))")
-        Transcript.say("file \(report.fileBytes) bytes, \(report.usedBytes) used, version \(report.latestVersion); verify: ok")
-        print("\nDone.\(keep ? " The store stays in \(directory.path): try `swift run strata stat \(configuration.fileURL!.path)`." : "")")
+        Transcript.say(
+            "types: \(file.types.map(\.name).joined(separator: ", ")); todos: \(try file.count(ofType: "Todo"))")
+        Transcript.say(
+            "file \(report.fileBytes) bytes, \(report.usedBytes) used, version \(report.latestVersion); verify: ok")
+        print(
+            "\nDone.\(keep ? " The store stays in \(directory.path): try `swift run strata stat \(configuration.fileURL!.path)`." : "")"
+        )
         return 0
     } catch {
         print("\nstrata-demo failed: \(error)")

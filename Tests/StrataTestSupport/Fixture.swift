@@ -6,13 +6,16 @@ public final class Fixture: @unchecked Sendable {  // immutable after init
     public let directory: URL
     public let configuration: Store.Configuration
 
-    public init(_ types: [Object.Type] = [Person.self, Note.self], configure: (inout Store.Configuration) -> Void = { _ in }) {
+    public init(
+        _ types: [Object.Type] = [Person.self, Note.self], configure: (inout Store.Configuration) -> Void = { _ in }
+    ) {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("strata-tests-\(getpid())-\(UUID().uuidString)")
         // Creating a directory in the system's temporary directory cannot reasonably fail; if it does,
         // the test fails on opening the store with `.fileAccess`.
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var configuration = Store.Configuration(fileURL: directory.appendingPathComponent("test.strata"), objectTypes: types)
+        var configuration = Store.Configuration(
+            fileURL: directory.appendingPathComponent("test.strata"), objectTypes: types)
         configure(&configuration)
         self.configuration = configuration
     }

@@ -45,7 +45,8 @@ public enum Mood: String, PersistableEnum {
 }
 
 public enum Level: Int, PersistableEnum {
-    case low = 1, high = 10
+    case low = 1
+    case high = 10
 }
 
 /// Every value type `@Persisted` stores (Docs/Queries.md, README), optional and not, and lists.

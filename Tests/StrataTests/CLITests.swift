@@ -113,7 +113,8 @@ import Testing
         let fixture = try goodStore()
         let run = try Self.strata("dump", fixture.path)
         #expect(run.status == 0)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [[String: Any]]])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [[String: Any]]])
         #expect(Set(json.keys) == ["Person", "Dog", "AllTypes"])
         let people = try #require(json["Person"])
         #expect(people.map { $0["id"] as? Int } == [1, 2])
@@ -137,7 +138,8 @@ import Testing
     @Test func dumpStopsAtTheLimit() throws {
         let fixture = try goodStore()
         let json = try Self.strata("dump", fixture.path, "--type", "Dog", "--limit", "2")
-        let dogs = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: [[String: Any]]])
+        let dogs = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: [[String: Any]]])
         #expect(dogs["Dog"]?.count == 2)
         let table = try Self.strata("dump", fixture.path, "--type", "Person", "--format", "table", "--limit", "1")
         let lines = table.stdout.split(separator: "\n").map(String.init)
@@ -150,7 +152,9 @@ import Testing
         do {
             let store = try fixture.open()
             try store.write {
-                for index in 0..<300 { try store.add(Note(index == 250 ? "a note much longer than the others" : "n\(index)")) }
+                for index in 0..<300 {
+                    try store.add(Note(index == 250 ? "a note much longer than the others" : "n\(index)"))
+                }
             }
         }
         let run = try Self.strata("dump", fixture.path, "--format", "table")
@@ -256,7 +260,8 @@ import Testing
             #expect(run.status == 1, "\(command)")
             #expect(run.stderr.contains("empty (0 bytes)"))
         }
-        try Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }).write(to: URL(fileURLWithPath: fixture.path))
+        try Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }).write(
+            to: URL(fileURLWithPath: fixture.path))
         for command in ["stat", "schema", "dump", "verify", "compact"] {
             let run = try Self.strata(command, fixture.path)
             #expect(run.isCleanFailure, "\(command): \(run.stderr)")

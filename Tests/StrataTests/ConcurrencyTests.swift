@@ -106,7 +106,8 @@ struct ConcurrencyTests {
             case 0..<3:  // write: add an object of this thread, and bump its counter in the same write
                 let id = 1_000 + thread * 10_000 + tally.added
                 try store.write {
-                    try store.add(Item(id: id, score: Double(Int.random(in: 0..<100, using: &random)), name: "t\(thread)"))
+                    try store.add(
+                        Item(id: id, score: Double(Int.random(in: 0..<100, using: &random)), name: "t\(thread)"))
                     store.object(ofType: Item.self, forPrimaryKey: thread)!.score += 1
                 }
                 tally.added += 1

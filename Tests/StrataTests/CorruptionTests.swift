@@ -31,7 +31,8 @@ import Testing
         let trials = 1000
         for trial in 0..<trials {
             let damagesAllTypes = trial % 2 == 0
-            let key = damagesAllTypes ? allKeys.randomElement(using: &random)! : personKeys.randomElement(using: &random)!
+            let key =
+                damagesAllTypes ? allKeys.randomElement(using: &random)! : personKeys.randomElement(using: &random)!
             var original: [UInt8] = []
             let flips = Int.random(in: 1...3, using: &random)
             let damage: (inout [UInt8]) -> Void = { bytes in
@@ -100,7 +101,9 @@ import Testing
         var random = SplitMix64(state: 7)
         var rejected = 0
         for _ in 0..<10_000 {
-            let bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
             bytes.withUnsafeBytes { raw in
                 if (try? RowView(validating: raw, expectedColumns: 3)) == nil { rejected += 1 }
                 _ = try? ListFormat.elements(raw)

@@ -11,7 +11,9 @@ import Testing
 struct CrashTests {
     static var kills: Int { ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"].flatMap(Int.init) ?? 100 }
 
-    @Test("SIGKILL at random moments loses no acknowledged commit and leaves nothing partial", arguments: ["full", "nosync"])
+    @Test(
+        "SIGKILL at random moments loses no acknowledged commit and leaves nothing partial",
+        arguments: ["full", "nosync"])
     func killedWriter(durability: String) throws {
         let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
         var random = SplitMix64(state: durability == "full" ? 11 : 12)
@@ -37,7 +39,9 @@ struct CrashTests {
             killedMidway += 1
             // Every trial checks the counter, the count and the newest batches; every 25th (and the
             // last) reads every entry and verifies the whole file, which grows with each trial.
-            try check(fixture, acknowledged: acknowledged, trial: trial, everything: trial % 25 == 24 || trial == Self.kills - 1)
+            try check(
+                fixture, acknowledged: acknowledged, trial: trial,
+                everything: trial % 25 == 24 || trial == Self.kills - 1)
         }
         #expect(killedMidway == Self.kills)
         #expect(acknowledged > Self.kills / 2, "the writer made progress")  // not killed at start every time
@@ -59,7 +63,8 @@ struct CrashTests {
         #expect(entries.count == last * CrashEntry.perBatch, "trial \(trial): a partial transaction is visible")
         let checked = everything ? Array(entries) : Array(entries.where { $0.batch >= last - 2 })
         for entry in checked {
-            #expect(entry.batch >= 1 && entry.batch <= last, "trial \(trial): entry \(entry.id) of batch \(entry.batch)")
+            #expect(
+                entry.batch >= 1 && entry.batch <= last, "trial \(trial): entry \(entry.id) of batch \(entry.batch)")
             #expect(entry.payload == CrashEntry.payload(for: entry.id), "trial \(trial): entry \(entry.id) is damaged")
         }
         if everything { try store.verify() }

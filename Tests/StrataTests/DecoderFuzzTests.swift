@@ -41,15 +41,23 @@ struct DecoderFuzzTests {
         let deadline = Date().addingTimeInterval(Self.seconds)
         while Date() < deadline {
             for _ in 0..<200 {
-                var input = Bool.random(using: &random)
+                var input =
+                    Bool.random(using: &random)
                     ? seeds.randomElement(using: &random)! : keySeeds.randomElement(using: &random)!
                 switch Int.random(in: 0..<5, using: &random) {
-                case 0: input = (0..<Int.random(in: 0...96, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                case 0:
+                    input = (0..<Int.random(in: 0...96, using: &random)).map { _ in
+                        UInt8.random(in: 0...255, using: &random)
+                    }
                 case 1: if !input.isEmpty { input.removeLast(Int.random(in: 1...input.count, using: &random)) }
-                case 2: input += (0..<Int.random(in: 1...16, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                case 2:
+                    input += (0..<Int.random(in: 1...16, using: &random)).map { _ in
+                        UInt8.random(in: 0...255, using: &random)
+                    }
                 default:
                     for _ in 0..<Int.random(in: 1...4, using: &random) where !input.isEmpty {
-                        input[Int.random(in: 0..<input.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+                        input[Int.random(in: 0..<input.count, using: &random)] ^= UInt8.random(
+                            in: 1...255, using: &random)
                     }
                 }
                 if Self.decode(input, binding: binding) { decodedRows += 1 }
@@ -72,7 +80,8 @@ struct DecoderFuzzTests {
             guard let row = try? RowView(validating: raw, expectedColumns: binding.columnCount) else { return false }
             do {
                 for (column, accessor) in binding.columnAccessors.enumerated() {
-                    _ = try accessor.kind.decodeForDescription(try row.column(column), in: _DecodeContext(owner: nil, column: column))
+                    _ = try accessor.kind.decodeForDescription(
+                        try row.column(column), in: _DecodeContext(owner: nil, column: column))
                 }
                 return true
             } catch {

@@ -33,7 +33,9 @@ struct FileDamageTests {
         var intact = 0
         var typedErrors = 0
         var crashes: [String] = []
-        var description: String { "\(intact) opened and verified, \(typedErrors) typed errors, \(crashes.count) crashes" }
+        var description: String {
+            "\(intact) opened and verified, \(typedErrors) typed errors, \(crashes.count) crashes"
+        }
     }
 
     /// Runs `check` on `bytes` written to a fresh file.
@@ -68,7 +70,8 @@ struct FileDamageTests {
             for _ in 0..<Int.random(in: 1...4, using: &random) {
                 // Mostly the 160 bytes that hold the meta fields, of either page.
                 let page = Int.random(in: 0...1, using: &random)
-                let offset = page * pageSize + Int.random(in: 0..<(Bool.random(using: &random) ? 160 : pageSize), using: &random)
+                let offset =
+                    page * pageSize + Int.random(in: 0..<(Bool.random(using: &random) ? 160 : pageSize), using: &random)
                 bytes[offset] ^= UInt8.random(in: 1...255, using: &random)
             }
             try Self.check(bytes, in: fixture.directory, trial: trial, outcomes: &outcomes)
@@ -117,21 +120,25 @@ struct FileDamageTests {
         var random = SplitMix64(state: 23)
         var outcomes = Outcomes()
         for trial in 0..<min(Self.trials, 60) {
-            try Self.check(good.prefix(Int.random(in: 1..<good.count, using: &random)), in: fixture.directory, trial: trial, outcomes: &outcomes)
+            try Self.check(
+                good.prefix(Int.random(in: 1..<good.count, using: &random)), in: fixture.directory, trial: trial,
+                outcomes: &outcomes)
         }
         print("truncation: \(outcomes)")
         #expect(outcomes.crashes == [])
         #expect(outcomes.intact == 0)
     }
 
-    @Test("a new store appears whole, no temporary file left; readable and writable by its owner only, unless configured")
+    @Test(
+        "a new store appears whole, no temporary file left; readable and writable by its owner only, unless configured")
     func creation() throws {
         let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
         _ = try Store(configuration: reliabilityConfiguration(path: fixture.path))
         let files = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path).sorted()
         #expect(files == ["test.strata", "test.strata-lock"])
         for file in files {
-            let attributes = try FileManager.default.attributesOfItem(atPath: fixture.directory.appendingPathComponent(file).path)
+            let attributes = try FileManager.default.attributesOfItem(
+                atPath: fixture.directory.appendingPathComponent(file).path)
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file)")
         }
         let shared = Fixture([Note.self]) { $0.filePermissions = 0o640 }

@@ -44,7 +44,9 @@ import Testing
             try store.writeCopy(to: fixture.directory.appendingPathComponent("other.strata"))
         }
         try store.cancelWrite()
-        #expect { try store.writeCopy(to: URL(string: "https://example.com/x")!) } throws: { isCase($0, .invalidArgument("")) }
+        #expect { try store.writeCopy(to: URL(string: "https://example.com/x")!) } throws: {
+            isCase($0, .invalidArgument(""))
+        }
     }
 
     @Test func shouldCompactOnLaunchCompactsOnlyWhenAskedAndFirstOpened() throws {

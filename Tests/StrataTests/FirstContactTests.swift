@@ -9,12 +9,16 @@ import Testing
     @Test func realmsSpellingsWork() throws {
         let fixture = Fixture([Person.self, Dog.self])
         let store = try fixture.open()
-        let ann = Person(id: 1, name: "Ann"), bob = Person(id: 2, name: "Bob")
+        let ann = Person(id: 1, name: "Ann")
+        let bob = Person(id: 2, name: "Bob")
         try store.write { try store.add([ann, bob]) }  // add(_:) of a sequence, all or nothing
         #expect(store.objects(Person.self).count == 2)
-        #expect { try store.write { try store.add([Person(id: 3), Person(id: 1)]) } } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
+        #expect { try store.write { try store.add([Person(id: 3), Person(id: 1)]) } } throws: {
+            isCase($0, .alreadyExists(primaryKey: ""))
+        }
         #expect(store.objects(Person.self).count == 2)
-        let rex = Dog(name: "Rex"), fido = Dog(name: "Fido")
+        let rex = Dog(name: "Rex")
+        let fido = Dog(name: "Fido")
         try store.write { ann.dogs.append(objectsIn: [rex, fido]) }
         #expect(ann.dogs.index(of: fido) == 1)
         #expect(ann.dogs.index(of: Dog(name: "Fido")) == nil)  // an unmanaged one is in no list
@@ -71,7 +75,8 @@ import Testing
         }
         // One rule for String keys: 510 bytes of UTF-8 are accepted, 511 are not.
         try store.write { try store.add(StringKeyed(String(repeating: "k", count: 510))) }
-        #expect { try store.write { try store.add(StringKeyed(String(repeating: "k", count: 511))) } } throws: { error in
+        #expect { try store.write { try store.add(StringKeyed(String(repeating: "k", count: 511))) } } throws: {
+            error in
             guard case .invalidArgument(let message) = error as? StoreError else { return false }
             return message.contains("511 bytes of UTF-8") && message.contains("at most 510")
         }

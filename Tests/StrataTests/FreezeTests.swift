@@ -59,7 +59,8 @@ import Testing
         defer { withExtendedLifetime(fixture) {} }
         let item = store.object(ofType: Item.self, forPrimaryKey: 7)!
         let frozenItem = try item.freeze()
-        let frozenResults = try store.objects(Item.self).where { $0.score < 10 }.sorted(by: \.score, ascending: false).freeze()
+        let frozenResults = try store.objects(Item.self).where { $0.score < 10 }.sorted(by: \.score, ascending: false)
+            .freeze()
         #expect(frozenItem.isFrozen && !item.isFrozen && frozenResults.isFrozen)
         try store.write {
             item.score = 1000
@@ -77,7 +78,9 @@ import Testing
         #expect(try frozenNine.thaw() == nil)
         #expect(throws: StoreError.notManaged) { try Item(id: 1, score: 0, name: "").freeze() }
         #expect { try frozenResults.observe { _ in } } throws: { isCase($0, .invalidArgument("")) }
-        #expect { try store.objects(Item.self).filter { _ in true }.freeze() } throws: { isCase($0, .invalidArgument("")) }
+        #expect { try store.objects(Item.self).filter { _ in true }.freeze() } throws: {
+            isCase($0, .invalidArgument(""))
+        }
     }
 
     @Test func diagnosticsNameTheFrozenSnapshotThatPinsAVersion() throws {

@@ -12,8 +12,11 @@ import Testing
     private func populated() throws -> (Fixture, Store, ann: Person, bob: Person, rex: Dog, fido: Dog, spot: Dog) {
         let fixture = Fixture([Person.self, Dog.self])
         let store = try fixture.open()
-        let ann = Person(id: 1, name: "Ann"), bob = Person(id: 2, name: "Bob")
-        let rex = Dog(name: "Rex", owner: ann), fido = Dog(name: "Fido", owner: bob), spot = Dog(name: "Spot")
+        let ann = Person(id: 1, name: "Ann")
+        let bob = Person(id: 2, name: "Bob")
+        let rex = Dog(name: "Rex", owner: ann)
+        let fido = Dog(name: "Fido", owner: bob)
+        let spot = Dog(name: "Spot")
         try store.write {
             try store.add(contentsOf: [ann, bob])
             try store.add(contentsOf: [rex, fido, spot])
@@ -132,7 +135,9 @@ import Testing
         var modified: [[Int]] = []
         let people = store.objects(Person.self)
         let token = try people.observe { change in
-            if case .update(let results, _, _, let modifications) = change { modified.append(modifications.map { results[$0].id }) }
+            if case .update(let results, _, _, let modifications) = change {
+                modified.append(modifications.map { results[$0].id })
+            }
         }
         try store.refresh()
         try store.write { fido.owner?.age = 70 }  // Bob changed: Bob itself, and Ann through Fido

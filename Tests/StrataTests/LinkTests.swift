@@ -9,8 +9,10 @@ import Testing
     private func populated() throws -> (Fixture, Store, ann: Person, bob: Person, rex: Dog, fido: Dog) {
         let fixture = Fixture([Person.self, Dog.self])
         let store = try fixture.open()
-        let ann = Person(id: 1, name: "Ann"), bob = Person(id: 2, name: "Bob")
-        let rex = Dog(name: "Rex", owner: ann), fido = Dog(name: "Fido", owner: ann)
+        let ann = Person(id: 1, name: "Ann")
+        let bob = Person(id: 2, name: "Bob")
+        let rex = Dog(name: "Rex", owner: ann)
+        let fido = Dog(name: "Fido", owner: ann)
         try store.write {
             try store.add(contentsOf: [ann, bob])
             ann.dogs.append(contentsOf: [rex, fido, rex])
@@ -52,7 +54,10 @@ import Testing
         #expect(visited == [1, 2])
         #expect(rex.walkers.isEmpty && ann.dogs.map(\.name) == ["Fido"] && bob.dogs.isEmpty)
         // An object deleted during the iteration is skipped, as in Results.
-        try store.write { ann.dogs.append(rex); bob.dogs.append(rex) }
+        try store.write {
+            ann.dogs.append(rex)
+            bob.dogs.append(rex)
+        }
         visited = []
         try store.write {
             for walker in rex.walkers {
@@ -102,7 +107,8 @@ import Testing
         let fixture = Fixture([Citizen.self, Town.self])
         let store = try fixture.open()
         try store.write {
-            let a = Citizen(), b = Citizen()
+            let a = Citizen()
+            let b = Citizen()
             a.id = 1
             b.id = 2
             try store.add(contentsOf: [a, b])

@@ -101,8 +101,10 @@ enum WideningV2 {
                     guard let old, let new, old["id"] as? Int == 1 else { return }
                     // Int64 read as Int; Int64 read as Int64 (it failed); Int8 as Int; Int32 widening to Int.
                     values.append("\(old["count"] as? Int64 ?? 0) \(old["count"] as? Int ?? 0)")
-                    values.append("\(old["level"] as? Int ?? 0) \(old["level"] as? Int8 ?? 0) \(old["level"] as? Int64 ?? 0)")
-                    values.append("\(old["small"] as? Int ?? 0) \(new["small"] as? Int32 ?? 0) \(old["tiny"] as? UInt8 ?? 0)")
+                    values.append(
+                        "\(old["level"] as? Int ?? 0) \(old["level"] as? Int8 ?? 0) \(old["level"] as? Int64 ?? 0)")
+                    values.append(
+                        "\(old["small"] as? Int ?? 0) \(new["small"] as? Int32 ?? 0) \(old["tiny"] as? UInt8 ?? 0)")
                     values.append("\(old["level"] as? UInt8 as Any) \(old["tiny"] as? Int8 as Any)")  // do not fit
                     new["count"] = old["count"]  // a number copies across as it is
                     new["level"] = 7 as Int64
@@ -134,13 +136,24 @@ enum WideningV2 {
         let before = fixture.fileBytes()
         let typos: [(String, Store.MigrationBlock)] = [
             ("Samples", { migration, _ in try migration.enumerateObjects(ofType: "Samples") { _, _ in } }),
-            ("titel", { migration, _ in
-                try migration.enumerateObjects(ofType: "Sample") { old, new in new?["note"] = old?["titel"] as? String }
-            }),
-            ("nott", { migration, _ in try migration.enumerateObjects(ofType: "Sample") { _, new in new?["nott"] = "x" } }),
-            ("title", { migration, _ in  // a value of the wrong type, through the subscript
-                try migration.enumerateObjects(ofType: "Sample") { _, new in new?["title"] = 12 }
-            }),
+            (
+                "titel",
+                { migration, _ in
+                    try migration.enumerateObjects(ofType: "Sample") { old, new in
+                        new?["note"] = old?["titel"] as? String
+                    }
+                }
+            ),
+            (
+                "nott",
+                { migration, _ in try migration.enumerateObjects(ofType: "Sample") { _, new in new?["nott"] = "x" } }
+            ),
+            (
+                "title",
+                { migration, _ in  // a value of the wrong type, through the subscript
+                    try migration.enumerateObjects(ofType: "Sample") { _, new in new?["title"] = 12 }
+                }
+            ),
         ]
         for (name, migration) in typos {
             let error = Self.migrate(fixture, migration)
@@ -152,7 +165,9 @@ enum WideningV2 {
             #expect(fixture.fileBytes() == before, "\(name): the file changed")
         }
         // The file is still at version 0: the corrected migration runs.
-        #expect(Self.migrate(fixture) { migration, _ in try migration.enumerateObjects(ofType: "Sample") { _, _ in } } == nil)
+        #expect(
+            Self.migrate(fixture) { migration, _ in try migration.enumerateObjects(ofType: "Sample") { _, _ in } }
+                == nil)
     }
 
     @Test func deleteDataEnumerateAndNewTypesAsInRealm() throws {
@@ -173,7 +188,8 @@ enum WideningV2 {
                 try migration.enumerateObjects(ofType: "Sample") { old, new in
                     if old?["id"] as? Int == 2, let new { try migration.delete(new) }
                 }
-                try migration.enumerateObjects(ofType: "Sample") { old, _ in lines.append("sample \(old?["id"] ?? "-")") }
+                try migration.enumerateObjects(ofType: "Sample") { old, _ in lines.append("sample \(old?["id"] ?? "-")")
+                }
                 // A type gone from the new schema: old objects, no new ones.
                 try migration.enumerateObjects(ofType: "Retired") { old, new in
                     lines.append("retired \(old?["label"] as? String ?? "-") \(new == nil)")

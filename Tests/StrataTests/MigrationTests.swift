@@ -171,7 +171,9 @@ enum MigrationV2 {
         }
         #expect { try Store(configuration: primaryKey) } throws: { isCase($0, .invalidArgument("")) }
         var unknown = v2Configuration(fixture)
-        unknown.migration = { migration, _ in try migration.renameProperty(onType: "Contact", from: "nope", to: "fullName") }
+        unknown.migration = { migration, _ in
+            try migration.renameProperty(onType: "Contact", from: "nope", to: "fullName")
+        }
         #expect { try Store(configuration: unknown) } throws: { isCase($0, .invalidArgument("")) }
         #expect(fixture.fileBytes() == before)
     }
@@ -212,7 +214,9 @@ enum MigrationV2 {
             #expect(found.map(\.id) == [2, 5])
             try store.verify()
         }
-        let store = try Store(configuration: Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [MigrationV1.Contact.self]))
+        let store = try Store(
+            configuration: Store.Configuration(
+                fileURL: fixture.configuration.fileURL!, objectTypes: [MigrationV1.Contact.self]))
         #expect(store.objects(MigrationV1.Contact.self).where { $0.name == "Bob" }.queryPlan.index == nil)
         #expect(store.objects(MigrationV1.Contact.self).where { $0.name == "Bob" }.count == 2)
         try store.verify()
@@ -235,7 +239,8 @@ enum MigrationV2 {
 
     @Test func aChangedPrimaryKeyIsRefused() throws {
         let fixture = try v1File()
-        var configuration = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [ContactRekeyed.self])
+        var configuration = Store.Configuration(
+            fileURL: fixture.configuration.fileURL!, objectTypes: [ContactRekeyed.self])
         #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
         configuration.schemaVersion = 1
         #expect { try Store(configuration: configuration) } throws: { isCase($0, .schemaMismatch("")) }
@@ -312,7 +317,9 @@ enum NoteVariant {
 /// Reads the stored schema's type names.
 enum SchemaBinderProbe {
     static func storedTypeNames(_ store: Store) throws -> [String] {
-        let meta = try store.core.environment.withTableRegistry { (registry) throws(StoreError) in registry[TableName.meta] }
+        let meta = try store.core.environment.withTableRegistry { (registry) throws(StoreError) in
+            registry[TableName.meta]
+        }
         guard let meta else { return [] }
         let bytes = try Array(MetaKey.schema.utf8).withBytes { (key) throws(LMDBError) in
             try store.core.get(meta, key: key).map { Array($0) }

@@ -24,7 +24,10 @@ import Testing
         }
         #expect(recorder.changes.isEmpty)  // nothing until the Store delivers
         try store.refresh()
-        guard case .initial(let initial)? = recorder.changes.first else { Issue.record("no initial"); return }
+        guard case .initial(let initial)? = recorder.changes.first else {
+            Issue.record("no initial")
+            return
+        }
         #expect(initial.count == 3 && recorder.changes.count == 1)
         try store.write {
             try store.add(Item(id: 4, score: 0, name: "i4"))
@@ -148,7 +151,8 @@ import Testing
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         // The whole table takes the log-only path; a filtered, sorted Results is evaluated again.
-        let observed = wholeTable ? store.objects(Item.self) : store.objects(Item.self).where { $0.score > 0.3 }.sorted(by: \.name)
+        let observed =
+            wholeTable ? store.objects(Item.self) : store.objects(Item.self).where { $0.score > 0.3 }.sorted(by: \.name)
         var previous: [Int] = []
         var expectedModified = Set<Int>()
         var deliveries = 0
@@ -167,7 +171,8 @@ import Testing
                 let staying = Set(previous.enumerated().filter { !deletions.contains($0.offset) }.map(\.element))
                 let modified = Set(modifications.map { previous[$0] })
                 if modified != expectedModified.intersection(staying) {
-                    failures.append("modified \(modified.sorted()) != \(expectedModified.intersection(staying).sorted())")
+                    failures.append(
+                        "modified \(modified.sorted()) != \(expectedModified.intersection(staying).sorted())")
                 }
                 previous = now
             case .error(let error):
@@ -190,10 +195,14 @@ import Testing
                         if item.score != score { expectedModified.insert(item.id) }
                         item.score = score
                     case 2 where !existing.isEmpty:
-                        existing[Int.random(in: 0..<existing.count, using: &random)].name = "n\(Int.random(in: 0...50, using: &random))"
+                        existing[Int.random(in: 0..<existing.count, using: &random)].name =
+                            "n\(Int.random(in: 0...50, using: &random))"
                     default:
                         nextID += 1
-                        try store.add(Item(id: nextID, score: Double(Int.random(in: 0...10, using: &random)) / 10, name: "n\(Int.random(in: 0...50, using: &random))"))
+                        try store.add(
+                            Item(
+                                id: nextID, score: Double(Int.random(in: 0...10, using: &random)) / 10,
+                                name: "n\(Int.random(in: 0...50, using: &random))"))
                     }
                 }
             }
@@ -285,7 +294,9 @@ import Testing
                     seen.value!.append("initial \(results.count)")
                     initial.signal()
                 case .update(let results, _, let insertions, _):
-                    seen.value!.append("update \(results.count) \(insertions) \(Confinement.isCurrentQueue(results.core.confinementToken!))")
+                    seen.value!.append(
+                        "update \(results.count) \(insertions) \(Confinement.isCurrentQueue(results.core.confinementToken!))"
+                    )
                     updated.signal()
                 case .error(let error):
                     seen.value!.append("\(error)")
@@ -313,7 +324,8 @@ import Testing
         let token = try cheap.observe(keyPaths: [\.score], on: elsewhere) { change in
             switch change {
             case .initial(let results):
-                seen.value!.append("initial \(results.count) \(results.core.confinementToken.map(Confinement.isCurrentQueue) == true)")
+                seen.value!.append(
+                    "initial \(results.count) \(results.core.confinementToken.map(Confinement.isCurrentQueue) == true)")
             case .update(let results, let deletions, let insertions, let modifications):
                 seen.value!.append("update \(results.map(\.id)) \(deletions) \(insertions) \(modifications)")
             case .error(let error):
@@ -352,7 +364,8 @@ import Testing
         func describe(_ change: CollectionChange<Results<Item>>?) -> String {
             switch change {
             case .initial?: "initial"  // the Results stays unread here: it belongs to `queue`
-            case .update(_, let deletions, let insertions, let modifications)?: "update \(deletions) \(insertions) \(modifications)"
+            case .update(_, let deletions, let insertions, let modifications)?:
+                "update \(deletions) \(insertions) \(modifications)"
             case .error(let error)?: "\(error)"
             case nil: "end"
             }

@@ -1,3 +1,6 @@
+// swift-format-ignore-file: OnlyOneTrailingClosureArgument
+
+// (Each condition reads: its text, its query, then the model it is checked against, trailing.)
 import Foundation
 import StrataTestSupport
 import Testing
@@ -66,7 +69,8 @@ enum QueryData {
 func utf8Less(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 func utf8Equal(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
 func utf8Contains(_ a: String, _ b: String) -> Bool {
-    let hay = Array(a.utf8), needle = Array(b.utf8)
+    let hay = Array(a.utf8)
+    let needle = Array(b.utf8)
     if needle.isEmpty { return true }
     guard needle.count <= hay.count else { return false }
     return (0...(hay.count - needle.count)).contains { hay[$0..<($0 + needle.count)].elementsEqual(needle) }
@@ -181,7 +185,8 @@ extension RandomCondition {
             let set = (0..<Int.random(in: 0...4, using: &rng)).map { _ in QueryData.names.randomElement(using: &rng)! }
             let indexed = Bool.random(using: &rng)
             return RandomCondition(
-                text: "\(indexed ? "name" : "city") in \(set.count)", query: { (indexed ? $0.name : $0.city).in(set) }
+                text: "\(indexed ? "name" : "city") in \(set.count)",
+                query: { row in (indexed ? row.name : row.city).in(set) }
             ) { values in set.contains { utf8Equal($0, values.name) } }
         case 10:
             let ages = (0..<Int.random(in: 0...5, using: &rng)).map { _ in Int.random(in: -3...90, using: &rng) }
@@ -198,7 +203,8 @@ extension RandomCondition {
             }
         case 13:
             let rank: Int? = Bool.random(using: &rng) ? nil : Int.random(in: 0...5, using: &rng)
-            return RandomCondition(text: "rank \(op) \(String(describing: rank))", query: { op.query($0.rank, rank) }) { values in
+            return RandomCondition(text: "rank \(op) \(String(describing: rank))", query: { op.query($0.rank, rank) }) {
+                values in
                 let equal = values.rank == rank
                 guard let value = values.rank, let rank else { return op.holds(order: nil, equal: equal) }
                 return op.holds(order: compare(value, rank), equal: equal)
@@ -214,7 +220,9 @@ extension RandomCondition {
         case 15:
             let mood = Mood.allCases.randomElement(using: &rng)!
             let equal = Bool.random(using: &rng)
-            return RandomCondition(text: "mood \(equal ? "==" : "!=") \(mood)", query: { equal ? $0.mood == mood : $0.mood != mood }) {
+            return RandomCondition(
+                text: "mood \(equal ? "==" : "!=") \(mood)", query: { equal ? $0.mood == mood : $0.mood != mood }
+            ) {
                 ($0.mood == mood) == equal
             }
         case 16:
@@ -224,26 +232,34 @@ extension RandomCondition {
             }
         case 17:
             let tag = QueryData.tags.randomElement(using: &rng)!
-            return RandomCondition(text: "tags contains \(tag)", query: { $0.tags.contains(tag) }) { $0.tags.contains(tag) }
+            return RandomCondition(text: "tags contains \(tag)", query: { $0.tags.contains(tag) }) {
+                $0.tags.contains(tag)
+            }
         case 18:
             let town = QueryData.towns.randomElement(using: &rng)!
             let mode = Int.random(in: 0..<3, using: &rng)
             switch mode {
             case 0:
-                return RandomCondition(text: "town.name == \(town)", query: { $0.town.name == town }) { $0.town == town }
+                return RandomCondition(text: "town.name == \(town)", query: { $0.town.name == town }) {
+                    $0.town == town
+                }
             case 1:
                 return RandomCondition(text: "town.name != \(town)", query: { $0.town.name != town }) {
                     $0.town != nil && $0.town != town
                 }
             default:
                 let isNil = Bool.random(using: &rng)
-                return RandomCondition(text: "town \(isNil ? "==" : "!=") nil", query: { isNil ? $0.town == nil : $0.town != nil }) {
+                return RandomCondition(
+                    text: "town \(isNil ? "==" : "!=") nil", query: { isNil ? $0.town == nil : $0.town != nil }
+                ) {
                     ($0.town == nil) == isNil
                 }
             }
         default:
             let population = Int.random(in: 0...3, using: &rng) * 1000
-            return RandomCondition(text: "town.population \(op) \(population)", query: { op.query($0.town.population, population) }) {
+            return RandomCondition(
+                text: "town.population \(op) \(population)", query: { op.query($0.town.population, population) }
+            ) {
                 guard let town = $0.town else { return false }
                 let value = QueryData.towns.firstIndex(of: town)! * 1000
                 return op.holds(order: compare(value, population), equal: value == population)
@@ -280,7 +296,9 @@ extension RandomCondition {
         var seenIDs = Set<Int>()
         values = values.filter { seenIDs.insert($0.id).inserted }
         for index in values.indices {
-            values[index].friends = (0..<Int.random(in: 0...2, using: &rng)).map { _ in values.randomElement(using: &rng)!.id }
+            values[index].friends = (0..<Int.random(in: 0...2, using: &rng)).map { _ in
+                values.randomElement(using: &rng)!.id
+            }
         }
         let fixture = Fixture([Citizen.self, Town.self])
         let store = try fixture.open()
@@ -349,11 +367,14 @@ extension RandomCondition {
             }
             let prefix = String(name.prefix(2))
             #expect(
-                citizens.where { $0.name.starts(with: prefix) }.map(\.id) == citizens.where { $0.city.starts(with: prefix) }.map(\.id))
+                citizens.where { $0.name.starts(with: prefix) }.map(\.id)
+                    == citizens.where { $0.city.starts(with: prefix) }.map(\.id))
         }
         for age in -4...91 {
             for op in Op.allCases {
-                #expect(citizens.where { op.query($0.age, age) }.map(\.id) == citizens.where { op.query($0.years, age) }.map(\.id))
+                #expect(
+                    citizens.where { op.query($0.age, age) }.map(\.id)
+                        == citizens.where { op.query($0.years, age) }.map(\.id))
             }
             #expect(
                 citizens.where { $0.age >= age && $0.age < age + 7 }.map(\.id)

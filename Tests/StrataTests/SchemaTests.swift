@@ -132,7 +132,8 @@ enum Ordering {
     @Test func aSchemaListingATypeTwiceIsCorrupted() throws {
         let fixture = Fixture([Note.self])
         _ = try fixture.open()
-        let note = #"{"name":"Note","properties":[{"name":"text","type":{"string":{}},"isPrimaryKey":false,"isIndexed":false}]}"#
+        let note =
+            #"{"name":"Note","properties":[{"name":"text","type":{"string":{}},"isPrimaryKey":false,"isIndexed":false}]}"#
         try RawAccess.rewriteMeta(
             path: fixture.path, key: "schema", value: Array(#"{"schemaVersion":0,"types":[\#(note),\#(note)]}"#.utf8))
         for open in [{ _ = try fixture.open() }, { _ = try DynamicStore(path: fixture.path) }] {

@@ -111,7 +111,8 @@ import Testing
             try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)
             chmod(locked.path, 0o500)
             defer { chmod(locked.path, 0o700) }
-            let unwritable = Store.Configuration(fileURL: locked.appendingPathComponent("x.strata"), objectTypes: [Note.self])
+            let unwritable = Store.Configuration(
+                fileURL: locked.appendingPathComponent("x.strata"), objectTypes: [Note.self])
             #expect { try Store(configuration: unwritable) } throws: { isCase($0, .fileAccess(path: "", code: 0)) }
         }
         #expect(EnvironmentRegistry.shared.isOpen(file.path + "/x.strata") == false)

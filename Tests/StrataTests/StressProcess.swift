@@ -2,7 +2,7 @@ import Foundation
 import StrataTestSupport
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `strata-stress` helper process (Tests/StrataStress), built beside the test binary.

@@ -81,7 +81,9 @@ import Testing
         let store = try fixture.open()
         try store.write {
             for id in 1...5 { try store.add(Person(id: id, name: "p\(id)", age: id * 10)) }
-            store.object(ofType: Person.self, forPrimaryKey: 3)!.dogs.append(contentsOf: [Dog(name: "Rex"), Dog(name: "Fido")])
+            store.object(ofType: Person.self, forPrimaryKey: 3)!.dogs.append(contentsOf: [
+                Dog(name: "Rex"), Dog(name: "Fido"),
+            ])
         }
         let olderThan20 = store.objects(Person.self).where { $0.age > 20 }.sorted(by: \.age, ascending: false)
         let results = try ThreadSafeReference(to: olderThan20)

@@ -202,7 +202,9 @@ struct Oops: Error {}
     }
 
     @Test func durabilityModesSetLMDBFlags() throws {
-        for (durability, expected) in [(Store.Durability.full, SyncMode.full), (.noMetaSync, .noMetaSync), (.noSync, .noSync)] {
+        for (durability, expected) in [
+            (Store.Durability.full, SyncMode.full), (.noMetaSync, .noMetaSync), (.noSync, .noSync),
+        ] {
             let fixture = Fixture { $0.durability = durability }
             let store = try fixture.open()
             #expect(try store.core.environment.syncModeInEffect() == expected)

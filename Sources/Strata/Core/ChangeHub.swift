@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Per file and process: the change logs of recent commits, and the Stores to wake when a commit
@@ -150,5 +151,3 @@ final class ChangeListener: Sendable {
         }
     }
 }
-
-import Dispatch

@@ -21,7 +21,8 @@ final class ObserverRegistry {
         prune()
         // No version when the snapshot cannot be read: deliver at the next wake, which tries again.
         guard !all.isEmpty, var current = try? core.version() else { return }
-        if core.session != nil { current -= 1 }  // a write's id is the version it will commit; it starts from the one before
+        // a write's id is the version it will commit; it starts from the one before
+        if core.session != nil { current -= 1 }
         var spans: [Int: ChangeSpan] = [:]
         for observer in all where !observer.state.isInvalidated {
             if !observer.isStarted {

@@ -9,13 +9,16 @@ struct RowReader {
     /// - Throws: `.corrupted` (naming type, key and damage), `.storage`.
     func fetchRow(_ binding: TableBinding, key: RowKey) throws(StoreError) -> RowView? {
         let bytes: UnsafeRawBufferPointer?
-        bytes = try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try core.get(binding.table, key: key) } }
+        bytes = try StoreError.mapping {
+            try key.withBytes { (key) throws(LMDBError) in try core.get(binding.table, key: key) }
+        }
         guard let bytes else { return nil }
         return try headerCheckedRow(bytes, binding: binding, key: key)
     }
 
     /// `bytes` as a row whose every column is checked (what writes and `verify()` work on).
-    func validatedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+    func validatedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView
+    {
         do {
             return try RowView(validating: bytes, expectedColumns: binding.columnCount)
         } catch {
@@ -25,7 +28,8 @@ struct RowReader {
 
     /// Visits the pairs of `table` inside each range, in order.
     func scanRanges(
-        _ ranges: [KeyRange], table: Table, _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
+        _ ranges: [KeyRange], table: Table,
+        _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
     ) throws(StoreError) {
         let failure: StoreError?
         do {
@@ -37,7 +41,10 @@ struct RowReader {
                         } else {
                             try cursor.first()
                         }
-                    if let failure = try cursor.walk(from: start, while: range.admits, { (entry) throws(StoreError) in try visit(entry.key, entry.value) }) {
+                    if let failure = try cursor.walk(
+                        from: start, while: range.admits,
+                        { (entry) throws(StoreError) in try visit(entry.key, entry.value) })
+                    {
                         return failure
                     }
                 }
@@ -57,7 +64,9 @@ struct RowReader {
         }
     }
 
-    func headerCheckedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+    func headerCheckedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError)
+        -> RowView
+    {
         do {
             return try RowView(checkingHeader: bytes, expectedColumns: binding.columnCount)
         } catch {

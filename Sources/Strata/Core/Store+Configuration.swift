@@ -108,7 +108,9 @@ extension Store {
             if let identifier = inMemoryIdentifier {
                 return (Self.inMemoryPath(identifier), true)
             }
-            guard let fileURL else { throw .invalidArgument("the configuration has neither fileURL nor inMemoryIdentifier") }
+            guard let fileURL else {
+                throw .invalidArgument("the configuration has neither fileURL nor inMemoryIdentifier")
+            }
             guard fileURL.isFileURL else { throw .invalidArgument("\(fileURL) is not a file URL") }
             return (try StoreError.mapping { try EnvironmentRegistry.canonicalPath(fileURL.path) }, false)
         }
@@ -117,7 +119,8 @@ extension Store {
         /// What the schema layer needs to bind the model types to the file.
         var schemaRequirements: SchemaRequirements {
             SchemaRequirements(
-                schemaVersion: schemaVersion, migration: migration, deletesFileNeedingMigration: deleteStoreIfMigrationNeeded)
+                schemaVersion: schemaVersion, migration: migration,
+                deletesFileNeedingMigration: deleteStoreIfMigrationNeeded)
         }
 
         var environmentOptions: EnvironmentOptions {
@@ -133,7 +136,8 @@ extension Store {
                     case .noSync: .noSync
                     }
                 guard filePermissions <= 0o777 else {
-                    throw .invalidArgument("filePermissions 0o\(String(filePermissions, radix: 8)) has bits beyond 0o777")
+                    throw .invalidArgument(
+                        "filePermissions 0o\(String(filePermissions, radix: 8)) has bits beyond 0o777")
                 }
                 return EnvironmentOptions(
                     mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly, fileMode: mode_t(filePermissions))

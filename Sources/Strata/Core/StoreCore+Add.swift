@@ -52,7 +52,9 @@ extension StoreCore {
     }
 
     /// A column of a row this process encoded (its offsets are right by construction).
-    private func encodedColumn(_ column: Int, of row: RowView, binding: TableBinding) throws(StoreError) -> UnsafeRawBufferPointer? {
+    private func encodedColumn(_ column: Int, of row: RowView, binding: TableBinding) throws(StoreError)
+        -> UnsafeRawBufferPointer?
+    {
         do {
             return try row.column(column)
         } catch {
@@ -90,7 +92,8 @@ extension StoreCore {
         scratch.beginRow(columns: 1)
         try accessor.encodeUnmanagedValue(of: object, into: &scratch)
         return try scratch.withRow { bytes throws(StoreError) -> RowKey in
-            try primaryKey(encodedColumn(0, of: RowView(encoded: bytes, columns: 1), binding: binding), binding: binding)
+            try primaryKey(
+                encodedColumn(0, of: RowView(encoded: bytes, columns: 1), binding: binding), binding: binding)
         }
     }
 
@@ -98,7 +101,8 @@ extension StoreCore {
     /// was inserted (rather than an existing one updated or left unchanged).
     /// Every object it links to must be stored, or given its key by the add under way.
     func store(
-        _ object: Object, binding: TableBinding, key knownKey: RowKey?, policy: Store.UpdatePolicy, session: WriteSession
+        _ object: Object, binding: TableBinding, key knownKey: RowKey?, policy: Store.UpdatePolicy,
+        session: WriteSession
     ) throws(StoreError) -> (key: RowKey, inserted: Bool) {
         try encodeRow(of: object, binding: binding, into: &session.rowEncoder)
         return try session.rowEncoder.withRow { bytes throws(StoreError) -> (key: RowKey, inserted: Bool) in
@@ -111,7 +115,8 @@ extension StoreCore {
             }
             if binding.primaryKeyColumn == nil || policy == .error {
                 guard try insertRow(row, key: key, binding: binding, session: session) else {
-                    throw .alreadyExists(primaryKey: StoreError.PrimaryKey(binding.describe(key), typeName: binding.name))
+                    throw .alreadyExists(
+                        primaryKey: StoreError.PrimaryKey(binding.describe(key), typeName: binding.name))
                 }
                 return (key, true)
             }
@@ -129,14 +134,18 @@ extension StoreCore {
 
     /// A copy of a managed object's row for its setter: from the object's cached row when it is
     /// current (the getter of `x.score += 1` just read it), else looked up.
-    private func copyOfCurrentRow(of object: Object, binding: TableBinding, session: WriteSession) throws(StoreError) -> RowView? {
+    private func copyOfCurrentRow(of object: Object, binding: TableBinding, session: WriteSession) throws(StoreError)
+        -> RowView?
+    {
         if object._rowGeneration == generation, let cached = object._row {
             return try rows.validatedRow(session.rowCopy.copy(cached.bytes), binding: binding, key: object._key)
         }
         return try copyOfRow(binding, key: object._key, session: session)
     }
 
-    private func isUnchanged(_ old: RowView, _ row: RowView, binding: TableBinding, key: RowKey) throws(StoreError) -> Bool {
+    private func isUnchanged(_ old: RowView, _ row: RowView, binding: TableBinding, key: RowKey) throws(StoreError)
+        -> Bool
+    {
         do {
             for column in 0..<binding.columnCount where try !old.columnEquals(column, row, column) { return false }
             return true
@@ -149,13 +158,16 @@ extension StoreCore {
     /// The objects a new link value points to are stored first (unmanaged ones are added, `.modified`),
     /// so that encoding the row only writes their keys.
     func changeColumn(
-        of object: Object, column: Int, linkedObjects: () -> [Object], encode: (inout _RowEncoder) throws(StoreError) -> Void
+        of object: Object, column: Int, linkedObjects: () -> [Object],
+        encode: (inout _RowEncoder) throws(StoreError) -> Void
     ) {
         assertConfined()
         if isFrozen { preconditionFailure(TrapMessage.frozen) }
         guard let session else { preconditionFailure(TrapMessage.notInWriteTransaction) }
         guard session.thread == .current else { preconditionFailure(TrapMessage.wrongThread) }
-        guard let binding = object._tableBinding, object._epoch == epoch else { preconditionFailure(TrapMessage.invalidated) }
+        guard let binding = object._tableBinding, object._epoch == epoch else {
+            preconditionFailure(TrapMessage.invalidated)
+        }
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
             if binding.isLinkColumn[column] {
@@ -247,7 +259,8 @@ final class AddOperation {
         var stored = 0
         do {
             for (object, binding) in pending {
-                let result = try core.store(object, binding: binding, key: object._key, policy: policy, session: session)
+                let result = try core.store(
+                    object, binding: binding, key: object._key, policy: policy, session: session)
                 if result.inserted { inserted.append((result.key, binding)) }
                 stored += 1
             }

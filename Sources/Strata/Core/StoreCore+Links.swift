@@ -5,7 +5,8 @@ extension StoreCore {
     func backlinks(to target: RowKey, through link: LinkBinding, origin: TableBinding) throws(StoreError) -> [RowKey] {
         var keys: [RowKey] = []
         let bytes = target.withBytes { Array($0) }
-        try rows.scanRanges([KeyRange(lower: bytes, upper: bytes)], table: link.table) { (_, originKey) throws(StoreError) in
+        try rows.scanRanges([KeyRange(lower: bytes, upper: bytes)], table: link.table) {
+            (_, originKey) throws(StoreError) in
             keys.append(try rows.decodeRowKey(originKey, binding: origin))
         }
         return keys
@@ -20,7 +21,8 @@ extension StoreCore {
             for originKey in try backlinks(to: key, through: link, origin: origin) {
                 let buffer = ScratchBuffer()
                 guard let old = try copyOfRow(origin, key: originKey, session: session, into: buffer) else {
-                    throw .corrupted("\(origin.name).\(link.property): a backlink names a missing row \(origin.describe(originKey))")
+                    throw .corrupted(
+                        "\(origin.name).\(link.property): a backlink names a missing row \(origin.describe(originKey))")
                 }
                 var encoder = _RowEncoder()
                 encoder.beginRow(columns: origin.columnCount)
@@ -34,7 +36,9 @@ extension StoreCore {
                             encoder.appendNullColumn()
                             continue
                         }
-                        let kept = try ListFormat.elements(bytes).filter { $0.map { !$0.elementsEqual(targetBytes) } ?? true }
+                        let kept = try ListFormat.elements(bytes).filter {
+                            $0.map { !$0.elementsEqual(targetBytes) } ?? true
+                        }
                         encoder.writeListHeader(count: kept.count)
                         for element in kept {
                             if let element {

@@ -87,7 +87,8 @@ extension StoreCore {
 
     /// Inserts a row and its index and backlink entries. Returns false, changing nothing, when the
     /// key exists.
-    func insertRow(_ row: RowView, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
+    func insertRow(_ row: RowView, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool
+    {
         iterations.detach(of: binding)
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
@@ -96,7 +97,8 @@ extension StoreCore {
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
                 try binding.derived.insert(
-                    of: row, rowKey: rowKey, into: session, buffer: &session.indexKeys.new, at: binding.location(of: key))
+                    of: row, rowKey: rowKey, into: session, buffer: &session.indexKeys.new,
+                    at: binding.location(of: key))
             }
         }
         session.changeLog?[binding.ordinal].noteInserted(key, columns: binding.columnCount)
@@ -112,7 +114,8 @@ extension StoreCore {
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
                 try binding.derived.move(
-                    from: old, to: row, rowKey: rowKey, in: session, buffers: &session.indexKeys, at: binding.location(of: key))
+                    from: old, to: row, rowKey: rowKey, in: session, buffers: &session.indexKeys,
+                    at: binding.location(of: key))
             }
         }
         if session.changeLog != nil {
@@ -148,7 +151,8 @@ extension StoreCore {
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
                 try binding.derived.delete(
-                    of: old, rowKey: rowKey, from: session, buffer: &session.indexKeys.old, at: binding.location(of: key))
+                    of: old, rowKey: rowKey, from: session, buffer: &session.indexKeys.old,
+                    at: binding.location(of: key))
             }
         }
         _ = try session.delete(binding.table, key: key)

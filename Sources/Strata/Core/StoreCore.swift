@@ -1,12 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The state behind a `Store`: one per file per thread (or queue), shared by every `Store` value
 /// opened there. Holds the snapshot (an LMDB read transaction) the thread sees, and the write session
@@ -300,7 +300,8 @@ final class StoreCore: ObjectContext {
     }
 
     override func setColumn(
-        of object: Object, column: Int, linkedObjects: () -> [Object], encode: (inout _RowEncoder) throws(StoreError) -> Void
+        of object: Object, column: Int, linkedObjects: () -> [Object],
+        encode: (inout _RowEncoder) throws(StoreError) -> Void
     ) {
         changeColumn(of: object, column: column, linkedObjects: linkedObjects, encode: encode)
     }
@@ -320,7 +321,9 @@ final class StoreCore: ObjectContext {
         try object(type, binding: binding(for: type), key: key)
     }
 
-    override func backlinks(to key: RowKey, from origin: Object.Type, through property: String) throws(StoreError) -> [RowKey]? {
+    override func backlinks(to key: RowKey, from origin: Object.Type, through property: String) throws(StoreError)
+        -> [RowKey]?
+    {
         let originBinding = try binding(for: origin)
         guard let link = originBinding.links.first(where: { $0.property == property }) else { return nil }
         return try backlinks(to: key, through: link, origin: originBinding)

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Opening a Store's file: discovers the model types' schemas, leases the file's environment (with
@@ -20,7 +20,8 @@ enum StoreOpening {
         let location = try configuration.resolvedLocation()
         var options = try configuration.environmentOptions
         let tableCount =
-            1 + schemas.reduce(0) {
+            1
+            + schemas.reduce(0) {
                 $0 + 1 + $1.properties.filter { $0.isIndexed || $0.type.linkedTypeName != nil }.count
             }
         options.maxTables = UInt32(max(256, 2 * tableCount))
@@ -42,13 +43,21 @@ enum StoreOpening {
                 }
                 return try registry.lease(path: location.path, options: options, temporary: location.isInMemory)
             }
-            return (lease, try SchemaBinder.bind(schemas, requirements: configuration.schemaRequirements, environment: lease.environment))
+            return (
+                lease,
+                try SchemaBinder.bind(
+                    schemas, requirements: configuration.schemaRequirements, environment: lease.environment)
+            )
         } catch .migrationRequired(let reason) {
             guard configuration.deleteStoreIfMigrationNeeded, !location.isInMemory,
                 try StoreError.mapping({ try registry.removeFile(at: location.path) })
             else { throw .migrationRequired(reason) }
             let lease = try StoreError.mapping { try registry.lease(path: location.path, options: options) }
-            return (lease, try SchemaBinder.bind(schemas, requirements: configuration.schemaRequirements, environment: lease.environment))
+            return (
+                lease,
+                try SchemaBinder.bind(
+                    schemas, requirements: configuration.schemaRequirements, environment: lease.environment)
+            )
         }
     }
 }

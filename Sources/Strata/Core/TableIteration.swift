@@ -60,7 +60,9 @@ final class TableIteration {
         }
     }
 
-    private func step(_ move: (TableCursor) throws(LMDBError) -> TableCursor.Entry?) throws(StoreError) -> TableCursor.Entry? {
+    private func step(_ move: (TableCursor) throws(LMDBError) -> TableCursor.Entry?) throws(StoreError) -> TableCursor
+        .Entry?
+    {
         guard let cursor else { return nil }
         return try StoreError.mapping { try move(cursor) }
     }

@@ -62,7 +62,9 @@ final class WriteSession {
     // MARK: Calls, with failures as StoreError
 
     func get(_ table: Table, key: RowKey) throws(StoreError) -> UnsafeRawBufferPointer? {
-        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try transaction!.get(table, key: key) } }
+        return try StoreError.mapping {
+            try key.withBytes { (key) throws(LMDBError) in try transaction!.get(table, key: key) }
+        }
     }
 
     /// Stores `value` under `key`; false when `.noOverwrite` found the key.
@@ -70,17 +72,20 @@ final class WriteSession {
         _ table: Table, key: RowKey, value: UnsafeRawBufferPointer, options: PutOptions = []
     ) throws(StoreError) -> Bool {
         try StoreError.mapping { () throws(LMDBError) in
-            try key.withBytes { (key) throws(LMDBError) in try transaction!.put(table, key: key, value: value, options: options) }
+            try key.withBytes { (key) throws(LMDBError) in
+                try transaction!.put(table, key: key, value: value, options: options)
+            }
         }
     }
 
     /// Replaces the row the cursor stands on (its key is `key`).
     func replaceCurrent(_ cursor: TableCursor, key: RowKey, value: UnsafeRawBufferPointer) throws(StoreError) {
         try StoreError.mapping { () throws(LMDBError) in
-            try key.withBytes { (key) throws(LMDBError) in try transaction!.replaceCurrent(cursor, key: key, value: value) }
+            try key.withBytes { (key) throws(LMDBError) in
+                try transaction!.replaceCurrent(cursor, key: key, value: value)
+            }
         }
     }
-
 
     /// Deletes a row; false when it was not there.
     func delete(_ table: Table, key: RowKey) throws(StoreError) -> Bool {
@@ -142,14 +147,15 @@ final class WriteSession {
     }
 }
 
-
 extension WriteSession: DerivedEntryWriting {
     func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) {
         _ = try StoreError.mapping { () throws(LMDBError) in try transaction!.put(table, key: key, value: rowKey) }
     }
 
     @discardableResult
-    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) -> Bool {
+    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError)
+        -> Bool
+    {
         try StoreError.mapping { () throws(LMDBError) in try transaction!.delete(table, key: key, value: rowKey) }
     }
 }

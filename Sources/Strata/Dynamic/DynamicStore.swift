@@ -1,12 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A store file opened read-only from the schema stored in it, without the app's model classes
 /// (Realm's dynamic Realm). What tools such as the `strata` command use to inspect, verify, dump and
@@ -49,14 +49,17 @@ public final class DynamicStore {
             try EnvironmentRegistry.shared.lease(path: path, options: options, joiningAnyOptions: true)
         }
         guard let stored = try SchemaBinder.readStoredSchema(lease.environment) else {
-            throw .corrupted("\(path) holds no Strata schema (an LMDB file of another program, or never opened as a store)")
+            throw .corrupted(
+                "\(path) holds no Strata schema (an LMDB file of another program, or never opened as a store)")
         }
         let tables = try SchemaBinder.openTables(for: stored.types, environment: lease.environment)
         self.path = path
         self.lease = lease
         self.stored = stored
         schemaVersion = stored.schemaVersion
-        types = stored.types.sorted { $0.name < $1.name }.map { DynamicObjectType(name: $0.name, properties: $0.properties.map(DynamicProperty.init)) }
+        types = stored.types.sorted { $0.name < $1.name }.map {
+            DynamicObjectType(name: $0.name, properties: $0.properties.map(DynamicProperty.init))
+        }
         typeIndexByName = Dictionary(uniqueKeysWithValues: stored.types.enumerated().map { ($1.name, $0) })
         verifiedTypes = try stored.types.map { (type) throws(StoreError) in
             VerifiedType(type, tables: try StoredTables(type, in: tables))
@@ -78,7 +81,9 @@ public final class DynamicStore {
     ///
     /// - Throws: `.invalidArgument` for a type the file does not have, `.corrupted` for a row that
     ///   does not decode (objects before it were visited), `.storage`.
-    public func forEachObject(ofType typeName: String, limit: Int = .max, _ body: (DynamicObject) -> Void) throws(StoreError) {
+    public func forEachObject(ofType typeName: String, limit: Int = .max, _ body: (DynamicObject) -> Void)
+        throws(StoreError)
+    {
         let index = try typeIndex(named: typeName)
         let type = verifiedTypes[index]
         let storedType = stored.types[index]
@@ -122,7 +127,11 @@ public final class DynamicStore {
                     guard let targetIndex = typeIndexByName[target] else {
                         throw .corrupted("a link to \(target), a type the file lacks")
                     }
-                    return DynamicLink(typeName: target, primaryKey: try key.withBytes { (key) throws(StoreError) in try describeKey(key, of: verifiedTypes[targetIndex]) })
+                    return DynamicLink(
+                        typeName: target,
+                        primaryKey: try key.withBytes { (key) throws(StoreError) in
+                            try describeKey(key, of: verifiedTypes[targetIndex])
+                        })
                 }
                 values.append((property.name, value))
             } catch {

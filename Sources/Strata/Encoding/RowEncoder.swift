@@ -166,7 +166,9 @@ public struct _RowEncoder {
         let slots = header + 3
         switch width {
         case 1:
-            for index in 0..<columnCount { slots.storeBytes(of: UInt8(ends[index]), toByteOffset: index, as: UInt8.self) }
+            for index in 0..<columnCount {
+                slots.storeBytes(of: UInt8(ends[index]), toByteOffset: index, as: UInt8.self)
+            }
         case 2:
             for index in 0..<columnCount {
                 slots.storeBytes(of: UInt16(ends[index]).littleEndian, toByteOffset: 2 * index, as: UInt16.self)

@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The row format (version 1).
@@ -73,7 +73,9 @@ struct RowView {
             }
             previous = end
         }
-        guard previous == dataLength else { throw RowDamage("row has \(dataLength - previous) bytes after its last column") }
+        guard previous == dataLength else {
+            throw RowDamage("row has \(dataLength - previous) bytes after its last column")
+        }
         if expectedColumns % 8 != 0, bytes[bitmap + expectedColumns / 8] >> UInt8(expectedColumns % 8) != 0 {
             throw RowDamage("null bitmap marks columns past the last one")
         }
@@ -117,7 +119,8 @@ struct RowView {
     func columnEquals(_ index: Int, _ other: RowView, _ otherIndex: Int) throws(RowDamage) -> Bool {
         switch (try column(index), try other.column(otherIndex)) {
         case (nil, nil): true
-        case (let a?, let b?): a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+        case (let a?, let b?):
+            a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
         default: false
         }
     }

@@ -69,21 +69,21 @@ enum DispatchQueues {
     /// is the object itself or its layout is unknown.
     private static func object(of queue: DispatchQueue) -> UnsafeRawPointer? {
         #if canImport(Darwin)
-        return UnsafeRawPointer(Unmanaged.passUnretained(queue).toOpaque())
+            return UnsafeRawPointer(Unmanaged.passUnretained(queue).toOpaque())
         #else
-        for child in Mirror(reflecting: queue).children where child.label == "__wrapped" {
-            return (child.value as? OpaquePointer).map(UnsafeRawPointer.init)
-        }
-        return nil
+            for child in Mirror(reflecting: queue).children where child.label == "__wrapped" {
+                return (child.value as? OpaquePointer).map(UnsafeRawPointer.init)
+            }
+            return nil
         #endif
     }
 
     /// The first word of a dispatch object: its class (vtable), the same for every queue of a kind.
     private static func kind(of queue: DispatchQueue) -> UInt? {
         #if canImport(Darwin)
-        return nil
+            return nil
         #else
-        object(of: queue)?.load(as: UInt.self)
+            object(of: queue)?.load(as: UInt.self)
         #endif
     }
 

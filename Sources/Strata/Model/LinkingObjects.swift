@@ -48,11 +48,13 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
         if cachedGeneration == core.generation { return cachedKeys }
         do {
             guard let keys = try core.backlinks(to: ownerKey, from: Origin.self, through: originProperty) else {
-                preconditionFailure("Strata: \(Origin.storedTypeName).\(originProperty) is not a link to \(ownerBinding.name)")
+                preconditionFailure(
+                    "Strata: \(Origin.storedTypeName).\(originProperty) is not a link to \(ownerBinding.name)")
             }
             cachedKeys = keys
         } catch {
-            preconditionFailure("\(TrapMessage.corrupted): the links to \(ownerBinding.location(of: ownerKey)): \(error)")
+            preconditionFailure(
+                "\(TrapMessage.corrupted): the links to \(ownerBinding.location(of: ownerKey)): \(error)")
         }
         cachedGeneration = core.generation
         return cachedKeys

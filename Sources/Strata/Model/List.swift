@@ -68,10 +68,9 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
         case .managed(let owner, let column):
             var elements = elements
             let result = try change(&elements)
-            owner._writeColumn(column, linkedObjects: { elements.compactMap { $0 as? Object } }) {
-                (row: inout _RowEncoder) throws(StoreError) in
-                try Self.encode(elements, into: &row)
-            }
+            owner._writeColumn(
+                column, linkedObjects: { elements.compactMap { $0 as? Object } },
+                encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(elements, into: &row) })
             return result
         }
     }

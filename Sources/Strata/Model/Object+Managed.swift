@@ -22,10 +22,9 @@ extension Object {
 
     @inlinable
     final func _write<V: _Persistable>(_ value: V, column: Int) {
-        _writeColumn(column, linkedObjects: { Object._linkedObjects(in: value) }) {
-            (row: inout _RowEncoder) throws(StoreError) in
-            try value._strataEncodeColumn(into: &row)
-        }
+        _writeColumn(
+            column, linkedObjects: { Object._linkedObjects(in: value) },
+            encode: { (row: inout _RowEncoder) throws(StoreError) in try value._strataEncodeColumn(into: &row) })
     }
 
     /// The objects a value of a link or list-of-links property points to (asked for those only).
@@ -59,7 +58,7 @@ extension Object {
     /// links to (asked for link columns only): they are stored before the row is encoded.
     @usableFromInline
     final func _writeColumn(
-        _ column: Int, linkedObjects: () -> [Object], _ encode: (inout _RowEncoder) throws(StoreError) -> Void
+        _ column: Int, linkedObjects: () -> [Object], encode: (inout _RowEncoder) throws(StoreError) -> Void
     ) {
         guard let store = _store else { preconditionFailure("Strata: writing a column of an unmanaged object") }
         store.setColumn(of: self, column: column, linkedObjects: linkedObjects, encode: encode)

@@ -58,7 +58,8 @@ open class Object {
         guard let other else { return false }
         if self === other { return true }
         guard let core = _store, let otherCore = other._store else { return false }
-        return core.fileIdentity == otherCore.fileIdentity && _binding?.name == other._binding?.name && _key == other._key
+        return core.fileIdentity == otherCore.fileIdentity && _binding?.name == other._binding?.name
+            && _key == other._key
     }
 }
 

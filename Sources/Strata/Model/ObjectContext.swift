@@ -44,7 +44,8 @@ class ObjectContext {
     /// Changes one column of a managed object's row, for property setters: traps instead of throwing.
     /// `linkedObjects` gives the objects the new value links to (asked for link columns only).
     func setColumn(
-        of object: Object, column: Int, linkedObjects: () -> [Object], encode: (inout _RowEncoder) throws(StoreError) -> Void
+        of object: Object, column: Int, linkedObjects: () -> [Object],
+        encode: (inout _RowEncoder) throws(StoreError) -> Void
     ) {
         preconditionFailure(Self.subclassOnly)
     }

@@ -139,7 +139,9 @@ extension Data: _PersistableValue {
     public static var _strataValueType: _SchemaType { _SchemaType(.data) }
     @inlinable public static func _strataZero() -> Data { Data() }
     public static func _strataValueProbe(_ round: Int) -> Data { Data(Probe.string(round).utf8) }
-    public static func _strataIsValueProbe(_ value: Data, _ round: Int) -> Bool { value == Data(Probe.string(round).utf8) }
+    public static func _strataIsValueProbe(_ value: Data, _ round: Int) -> Bool {
+        value == Data(Probe.string(round).utf8)
+    }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
         withUnsafeBytes { row.write($0) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Implementation detail: a type `@Persisted` can store. Strata's value types, their optionals, links
 /// (`Object?`), `List` and `PersistableEnum` conform. Do not conform your own types; make enums
 /// `PersistableEnum` instead.
@@ -10,7 +12,8 @@ public protocol _Persistable {
     func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError)
     /// Appends the unmanaged `@Persisted` value at `address` as the row's next column; returns false,
     /// appending nothing, when it is not settled yet (unset, or an initial value to evaluate).
-    static func _strataEncodeUnmanaged(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError) -> Bool
+    static func _strataEncodeUnmanaged(at address: UnsafeRawPointer, into row: inout _RowEncoder) throws(StoreError)
+        -> Bool
     /// Decodes a column (`nil`: the column is null).
     ///
     /// - Throws: `.corrupted` when the bytes cannot be a value of this type.
@@ -65,8 +68,6 @@ public protocol _ListElement {
     ) throws(StoreError) -> Self?
 }
 
-import Foundation
-
 /// Implementation detail: the types a primary key may have (integers, String, UUID).
 public protocol _PrimaryKeyValue: _PersistableValue {
     /// The value as a key, to look a row up without encoding a column first.
@@ -76,7 +77,10 @@ public protocol _PrimaryKeyValue: _PersistableValue {
 /// Implementation detail: a primary-key value, whatever its Swift type.
 public struct _PrimaryKey {
     enum Value {
-        case signed(Int64), unsigned(UInt64), string(String), uuid(UUID)
+        case signed(Int64)
+        case unsigned(UInt64)
+        case string(String)
+        case uuid(UUID)
     }
 
     let value: Value

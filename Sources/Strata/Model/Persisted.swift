@@ -163,7 +163,8 @@ protocol PersistedPropertyKind {
     static func settleUnmanagedValue(at address: UnsafeMutableRawPointer)
     /// The unmanaged value (settling its initial value first), for descriptions and walking links.
     static func unmanagedValue(at address: UnsafeMutableRawPointer) -> Any
-    static func decodeForDescription(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError) -> Any
+    static func decodeForDescription(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError)
+        -> Any
     /// Drops the unmanaged value (once managed, the row holds the value).
     static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer)
     /// Whether a key path's result (the property's value, maybe made optional by a chain of links)

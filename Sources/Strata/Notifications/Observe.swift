@@ -47,7 +47,8 @@ extension Results {
         _ block: @escaping (CollectionChange<Results<Element>>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
-        return try observe(ObservationSpec(keyPaths: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit, block)
+        return try observe(
+            ObservationSpec(keyPaths: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit, block)
     }
 
     /// As `observe(keyPaths:on:_:)`, with Realm's dotted property names: `["name", "owner.name"]`, and
@@ -59,7 +60,9 @@ extension Results {
         _ block: @escaping (CollectionChange<Results<Element>>) -> Void
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
-        return try observe(ObservationSpec(names: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit) {
+        return try observe(
+            ObservationSpec(names: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit
+        ) {
             change, _ in block(change)
         }
     }
@@ -84,7 +87,8 @@ extension Results {
         }
         let observed = try ObservedPaths(spec, root: binding, in: core)
         let state = ObserverState(core: core, everyCommit: everyCommit)
-        try core.observers.add(ResultsObserver(results: self, observed: observed, state: state, block: block), startNow: false)
+        try core.observers.add(
+            ResultsObserver(results: self, observed: observed, state: state, block: block), startNow: false)
         return NotificationToken(state: state)
     }
 }
@@ -121,7 +125,8 @@ extension ThreadConfined where Self: Object {
         _ block: @escaping (ObjectChange<Self>, ChangeVersions) -> Void
     ) throws(StoreError) -> NotificationToken {
         guard let binding = _tableBinding else { throw .notManaged }
-        return try observe(ObservationSpec(keyPaths: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit, block)
+        return try observe(
+            ObservationSpec(keyPaths: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit, block)
     }
 
     /// As `observe(keyPaths:on:_:)`, with Realm's dotted property names (`["name", "dogs.name"]`).
@@ -132,7 +137,9 @@ extension ThreadConfined where Self: Object {
         _ block: @escaping (ObjectChange<Self>) -> Void
     ) throws(StoreError) -> NotificationToken {
         guard let binding = _tableBinding else { throw .notManaged }
-        return try observe(ObservationSpec(names: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit) {
+        return try observe(
+            ObservationSpec(names: keyPaths, schema: binding.schema), on: queue, everyCommit: everyCommit
+        ) {
             change, _ in block(change)
         }
     }
@@ -154,12 +161,15 @@ extension ThreadConfined where Self: Object {
                     let observed = try ObservedPaths(spec, root: try there.binding(for: Self.self), in: there)
                     return (ObjectObserver(object: object, observed: observed, state: state, block: block), true)
                 },
-                failed: { error in block(error == .deletedInAnotherThread ? .deleted : .error(error), ChangeVersions(from: 0, to: 0)) })
+                failed: { error in
+                    block(error == .deletedInAnotherThread ? .deleted : .error(error), ChangeVersions(from: 0, to: 0))
+                })
             return NotificationToken(state: state)
         }
         let observed = try ObservedPaths(spec, root: binding, in: core)
         let state = ObserverState(core: core, everyCommit: everyCommit)
-        try core.observers.add(ObjectObserver(object: self, observed: observed, state: state, block: block), startNow: true)
+        try core.observers.add(
+            ObjectObserver(object: self, observed: observed, state: state, block: block), startNow: true)
         return NotificationToken(state: state)
     }
 }

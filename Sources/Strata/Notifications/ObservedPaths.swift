@@ -41,7 +41,8 @@ struct ObservationSpec {
                 if position < parts.count - 1 {
                     guard let linked = schema.accessors[index].kind.schemaType.linkedType else {
                         throw .invalidArgument(
-                            "\(root.name) key path \"\(name)\": \(schema.name).\(part) is not a link or a List of objects")
+                            "\(root.name) key path \"\(name)\": \(schema.name).\(part) is not a link or a List of objects"
+                        )
                     }
                     schema = try ObjectSchema.of(linked)
                 }
@@ -92,7 +93,8 @@ struct ObservedPaths {
             for position in path.steps.indices.dropFirst() {
                 let linkColumn = binding.columnOfProperty[path.steps[position - 1].property]
                 guard let link = binding.links.first(where: { $0.column == linkColumn }) else {
-                    throw .invalidArgument("\(path) goes past \(binding.name).\(binding.columnNames[linkColumn]), which is no link")
+                    throw .invalidArgument(
+                        "\(path) goes past \(binding.name).\(binding.columnNames[linkColumn]), which is no link")
                 }
                 steps.append((binding, link))
                 binding = try core.binding(for: path.steps[position].schema.type)

@@ -53,10 +53,12 @@ final class ResultsObserver<Element: Object>: StoreObserver {
     func deliver(_ span: ChangeSpan, at snapshot: StoreCore?) {
         defer { version = span.to }
         let relevant =
-            readsOtherTypes ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name) || observed.touchesLinkedTypes(span)
+            readsOtherTypes
+            ? !span.isComplete || !span.tables.isEmpty : span.touches(binding.name) || observed.touchesLinkedTypes(span)
         guard relevant else { return }
         let current =
-            snapshot.map { Results(core: $0, binding: $0.tables.bindingOrTrap(for: Element.self), stages: stages) } ?? results
+            snapshot.map { Results(core: $0, binding: $0.tables.bindingOrTrap(for: Element.self), stages: stages) }
+            ?? results
         let changes = span.tables[binding.name]
         let throughLinks: [RowKey: Set<String>]
         do {
@@ -79,7 +81,8 @@ final class ResultsObserver<Element: Object>: StoreObserver {
                 keysInOrder: &keys, applying: changes, alsoModified: throughLinks.keys, isModified: isModified)
         } else if stages.isEmpty, span.isComplete, !throughLinks.isEmpty {
             // Only linked objects changed: the keys are the same.
-            difference = KeyDifference(keysInOrder: &keys, applying: TableChanges(), alsoModified: throughLinks.keys, isModified: isModified)
+            difference = KeyDifference(
+                keysInOrder: &keys, applying: TableChanges(), alsoModified: throughLinks.keys, isModified: isModified)
         } else {
             let newKeys = current.keys()
             difference = KeyDifference(old: keys, new: newKeys, isModified: isModified)
@@ -109,7 +112,10 @@ final class ObjectObserver<T: Object>: StoreObserver {
     private(set) var version = 0
     private(set) var isStarted = false
 
-    init(object: T, observed: ObservedPaths, state: ObserverState, block: @escaping (ObjectChange<T>, ChangeVersions) -> Void) {
+    init(
+        object: T, observed: ObservedPaths, state: ObserverState,
+        block: @escaping (ObjectChange<T>, ChangeVersions) -> Void
+    ) {
         core = object._core!
         binding = object._tableBinding!
         key = object._key
@@ -180,13 +186,15 @@ final class ObjectObserver<T: Object>: StoreObserver {
                     newValue: decode(current[index], column: column)))
         }
         // A linked object changed: reported under the link's name (links carry no old and new values).
-        for name in binding.columnNames where throughLinks.contains(name) && !changes.contains(where: { $0.name == name }) {
+        for name in binding.columnNames
+        where throughLinks.contains(name) && !changes.contains(where: { $0.name == name }) {
             changes.append(PropertyChange(name: name, oldValue: nil, newValue: nil))
         }
         values = current
         guard !changes.isEmpty else { return }
         let source = snapshot ?? core
-        let object = source.materialize(T.self, binding: source === core ? binding : source.tables.bindingOrTrap(for: T.self), key: key)
+        let object = source.materialize(
+            T.self, binding: source === core ? binding : source.tables.bindingOrTrap(for: T.self), key: key)
         block(.change(object, changes), versions)
     }
 
@@ -196,7 +204,9 @@ final class ObjectObserver<T: Object>: StoreObserver {
         if case .list = type { return nil }
         let kind = binding.columnAccessors[column].kind
         // Old and new values are for display; a value that cannot be decoded shows as nil (reads report it).
-        return bytes.withBytesIfPresent { raw in try? kind.decodeForDescription(raw, in: _DecodeContext(owner: nil, column: column)) }
+        return bytes.withBytesIfPresent { raw in
+            try? kind.decodeForDescription(raw, in: _DecodeContext(owner: nil, column: column))
+        }
     }
 }
 
@@ -248,7 +258,9 @@ struct KeyDifference {
         }
         for index in old.indices where !stayingOld.contains(index) { deletions.append(index) }
         for index in new.indices where !stayingNew.contains(index) { insertions.append(index) }
-        for index in old.indices where stayingOld.contains(index) && isModified(old[index]) { modifications.append(index) }
+        for index in old.indices where stayingOld.contains(index) && isModified(old[index]) {
+            modifications.append(index)
+        }
     }
 
     /// For keys in table order, from the log alone: O(changes × log n). Updates `keys` to the new list.

@@ -13,7 +13,8 @@ extension Results {
     /// - Warning: The Results in each change belongs to the Store's thread: iterate where that thread
     ///   runs (the main actor for a Store of the main thread).
     public var changes: AsyncStream<CollectionChange<Results<Element>>> {
-        let (stream, continuation) = AsyncStream<CollectionChange<Results<Element>>>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream<CollectionChange<Results<Element>>>.makeStream(
+            bufferingPolicy: .unbounded)
         let sink = UncheckedContinuation(continuation)
         do {
             let token = try observe { change in sink.yield(change) }

@@ -9,7 +9,8 @@ extension Results {
     ) throws(StoreError) -> NotificationToken {
         try core.checkConfined()
         _ = try core.observers.foreignDeliveryQueue(nil)  // refuses a frozen Results
-        let observed = try ObservedPaths(ObservationSpec(keyPaths: keyPaths, schema: binding.schema), root: binding, in: core)
+        let observed = try ObservedPaths(
+            ObservationSpec(keyPaths: keyPaths, schema: binding.schema), root: binding, in: core)
         let state = ObserverState(core: core, everyCommit: false)
         let observer = ResultsObserver(results: self, observed: observed, state: state) { change, _ in block(change) }
         try core.observers.add(observer, startNow: true)

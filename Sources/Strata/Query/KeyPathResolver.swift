@@ -100,7 +100,8 @@ enum KeyPathResolver {
     }
 
     /// The reads of one evaluation of a key path, on the thread evaluating it.
-    final class Recording: KeyPathRecording, @unchecked Sendable {  // used by the one thread that evaluates the key path
+    // used by the one thread that evaluates the key path
+    final class Recording: KeyPathRecording, @unchecked Sendable {
         let round: Int
         /// Whether links read as nil (instead of as recorders of the linked type).
         let nilLinks: Bool
@@ -143,7 +144,8 @@ enum KeyPathResolver {
 
         /// A recorder of the linked type, handed out by a read of a link.
         func linkRecorder(_ type: Object.Type) -> Object? {
-            guard let schema = try? ObjectSchema.of(type) else { return nil }  // not a valid model: the key path resolves to nothing
+            // not a valid model: the key path resolves to nothing
+            guard let schema = try? ObjectSchema.of(type) else { return nil }
             let recorder = makeRecorder(schema)
             noteIssued(recorder)
             return recorder

@@ -140,7 +140,8 @@ struct PredicateEvaluator {
         let outcome: Bool?
         if comparison.path.countsList {
             guard let bytes, let count = try? ListFormat.elements(bytes).count else {
-                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): a damaged List")
+                throw .corrupted(
+                    "\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): a damaged List")
             }
             var littleEndian = Int64(count).littleEndian
             outcome = Swift.withUnsafeBytes(of: &littleEndian) { comparison.test($0) }
@@ -148,7 +149,8 @@ struct PredicateEvaluator {
             outcome = comparison.test(bytes)
         }
         guard let outcome else {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): undecodable in a query")
+            throw .corrupted(
+                "\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): undecodable in a query")
         }
         return outcome
     }

@@ -181,7 +181,8 @@ extension Query where Value: _QueryString {
         var access: IndexAccess?
         if !options.contains(.caseInsensitive) {
             // Every string with this prefix lies in [prefix, prefix + 0xFF]: UTF-8 never has 0xFF.
-            access = .range(lower: Operand(bytes: Array(prefix.utf8)), upper: Operand(bytes: Array(prefix.utf8) + [0xFF]))
+            access = .range(
+                lower: Operand(bytes: Array(prefix.utf8)), upper: Operand(bytes: Array(prefix.utf8) + [0xFF]))
         }
         return stringTest("BEGINSWITH", prefix, options, access: access) { $0.utf8.starts(with: $1.utf8) }
     }
@@ -229,7 +230,8 @@ extension Query where Value: _QueryList, Value._Element: Object {
     /// Whether the list holds `object` (a managed object; an unmanaged one is in no list).
     public func contains(_ object: Value._Element) -> Query<Bool> {
         let key: [UInt8]? = object.isManaged ? object._key.withBytes { Array($0) } : nil
-        return comparison("\(path) CONTAINS \(type(of: object))(\(object.primaryKeyDescription))", access: nil) { bytes in
+        return comparison("\(path) CONTAINS \(type(of: object))(\(object.primaryKeyDescription))", access: nil) {
+            bytes in
             guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }  // nil: `.corrupted`
             guard let key else { return false }
             return elements.contains { $0.map { $0.elementsEqual(key) } ?? false }

@@ -70,7 +70,8 @@ extension CandidatePlan {
             case .equal(let operand):
                 guard let key = encodedKey(operand, source: source, binding: binding, exact: true) else { continue }
                 if equality == nil {
-                    equality = CandidatePlan(source: source, ranges: key.isEmpty ? [] : [KeyRange(lower: key, upper: key)])
+                    equality = CandidatePlan(
+                        source: source, ranges: key.isEmpty ? [] : [KeyRange(lower: key, upper: key)])
                 }
             case .oneOf(let operands):
                 var ranges: [KeyRange] = []
@@ -145,7 +146,8 @@ extension CandidatePlan {
             for key in keys where key != previous {
                 previous = key
                 guard let row = try reader.fetchRow(binding, key: key) else {
-                    throw .corrupted("\(binding.name).\(index.property): the index names a missing row \(binding.describe(key))")
+                    throw .corrupted(
+                        "\(binding.name).\(index.property): the index names a missing row \(binding.describe(key))")
                 }
                 found.append((key, row))
             }

@@ -80,11 +80,14 @@ extension Results {
         core.assertConfined()
         var access = QueryPlan.Access.scan
         var steps: [String] = []
-        if case .predicate(let predicate)? = stages.first, let plan = CandidatePlan.best(for: predicate, binding: binding) {
+        if case .predicate(let predicate)? = stages.first,
+            let plan = CandidatePlan.best(for: predicate, binding: binding)
+        {
             switch plan.source {
             case .primaryKey:
                 access = .primaryKey(ranges: plan.ranges.count)
-                steps.append("primary key \(binding.name).\(binding.primaryKeyColumn.map { binding.columnNames[$0] } ?? "?")")
+                steps.append(
+                    "primary key \(binding.name).\(binding.primaryKeyColumn.map { binding.columnNames[$0] } ?? "?")")
             case .index(let index):
                 access = .index(property: index.property, ranges: plan.ranges.count)
                 steps.append("index \(binding.name).\(index.property)")
@@ -98,7 +101,8 @@ extension Results {
             case .predicate(let predicate): steps.append("test \(predicate)")
             case .filter: steps.append("filter (closure)")
             case .sort(let keys): steps.append("sort (\(keys.count) key\(keys.count == 1 ? "" : "s"))")
-            case .distinct(let keyPaths): steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
+            case .distinct(let keyPaths):
+                steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
             }
         }
         return QueryPlan(access: access, description: steps.joined(separator: ", then "))

@@ -112,7 +112,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// one, else the whole table; then each stage in turn.
     private func evaluate() throws(StoreError) -> [(key: RowKey, row: RowView)] {
         var items: [(key: RowKey, row: RowView)]
-        if case .predicate(let predicate)? = stages.first, let plan = CandidatePlan.best(for: predicate, binding: binding) {
+        if case .predicate(let predicate)? = stages.first,
+            let plan = CandidatePlan.best(for: predicate, binding: binding)
+        {
             items = try plan.rows(of: binding, in: core.rows)
         } else {
             items = try core.rows.allRows(binding)
@@ -121,7 +123,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
             switch stage {
             case .predicate(let predicate):
                 var kept: [(key: RowKey, row: RowView)] = []
-                for item in items where try PredicateEvaluator(rows: core.rows).matches(predicate, row: item.row, binding: binding, key: item.key) {
+                for item in items
+                where try PredicateEvaluator(rows: core.rows).matches(
+                    predicate, row: item.row, binding: binding, key: item.key)
+                {
                     kept.append(item)
                 }
                 items = kept
@@ -140,12 +145,17 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 items = order.map { items[$0] }
             case .distinct(let keyPaths):
                 // As in Realm, an object whose link on the way to a distinct property is nil is left out.
-                let linkPaths = keyPaths.compactMap { KeyPathResolver.path($0, in: binding.schema) }.filter { $0.steps.count > 1 }
+                let linkPaths = keyPaths.compactMap { KeyPathResolver.path($0, in: binding.schema) }.filter {
+                    $0.steps.count > 1
+                }
                 var seen = Set<[AnyHashable]>()
                 var kept: [(key: RowKey, row: RowView)] = []
                 for item in items {
                     var reachesEveryProperty = true
-                    for path in linkPaths where try PredicateEvaluator(rows: core.rows).pathEnd(path, row: item.row, binding: binding, key: item.key) == nil {
+                    for path in linkPaths
+                    where try PredicateEvaluator(rows: core.rows).pathEnd(
+                        path, row: item.row, binding: binding, key: item.key) == nil
+                    {
                         reachesEveryProperty = false
                     }
                     guard reachesEveryProperty else { continue }
@@ -172,7 +182,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     }
 
     /// A managed object for the row at `position` of `contents`.
-    private func object(at position: Int, _ contents: (keys: [RowKey], rows: [RowView]), generation: UInt64) -> Element {
+    private func object(at position: Int, _ contents: (keys: [RowKey], rows: [RowView]), generation: UInt64) -> Element
+    {
         let row = position < contents.rows.count && generation == core.generation ? contents.rows[position] : nil
         return core.materialize(Element.self, binding: binding, key: contents.keys[position], row: row)
     }
@@ -201,7 +212,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     public subscript(position: Int) -> Element {
         let contents = contents()
         precondition(
-            contents.keys.indices.contains(position), "Strata: index \(position) out of range 0..<\(contents.keys.count)")
+            contents.keys.indices.contains(position),
+            "Strata: index \(position) out of range 0..<\(contents.keys.count)")
         return object(at: position, contents, generation: core.generation)
     }
 
@@ -224,7 +236,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 }
             }
             guard let keyBytes else { return nil }
-            let key = try keyBytes.withBytes { (raw) throws(StoreError) in try core.rows.decodeRowKey(raw, binding: binding) }
+            let key = try keyBytes.withBytes { (raw) throws(StoreError) in
+                try core.rows.decodeRowKey(raw, binding: binding)
+            }
             return core.materialize(Element.self, binding: binding, key: key)
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): reading \(binding.name): \(error)")
@@ -293,7 +307,6 @@ extension Results: CustomStringConvertible {
         return "Results<\(Element.self)> (\(count)): " + Describing.list(shown, total: count)
     }
 }
-
 
 @available(*, unavailable, message: "Results are confined to their Store's thread")
 extension Results: Sendable {}

@@ -5,7 +5,8 @@ protocol DerivedEntryWriting: AnyObject {
     func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError)
     /// Removes the pair `key` → `rowKey`; false when it was not there.
     @discardableResult
-    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) -> Bool
+    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError)
+        -> Bool
 }
 
 /// The entries a row implies in the tables derived from its type's rows: per index, its index key →
@@ -25,11 +26,15 @@ struct DerivedEntries: Sendable {
     ) throws(StoreError) {
         for index in indexes {
             try indexKey(of: row, index, into: &buffer, at: location())
-            try buffer.withBytes { (indexKey) throws(StoreError) in try writer.putEntry(index.table, key: indexKey, rowKey: rowKey) }
+            try buffer.withBytes { (indexKey) throws(StoreError) in
+                try writer.putEntry(index.table, key: indexKey, rowKey: rowKey)
+            }
         }
         for link in links {
             for target in try link.targets(in: row, at: location()) {
-                try target.withBytes { (target) throws(StoreError) in try writer.putEntry(link.table, key: target, rowKey: rowKey) }
+                try target.withBytes { (target) throws(StoreError) in
+                    try writer.putEntry(link.table, key: target, rowKey: rowKey)
+                }
             }
         }
     }
@@ -48,7 +53,9 @@ struct DerivedEntries: Sendable {
         }
         for link in links {
             for target in try link.targets(in: row, at: location()) {
-                try target.withBytes { (target) throws(StoreError) in _ = try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
+                try target.withBytes { (target) throws(StoreError) in
+                    _ = try writer.deleteEntry(link.table, key: target, rowKey: rowKey)
+                }
             }
         }
     }
@@ -74,17 +81,23 @@ struct DerivedEntries: Sendable {
             let before = try link.targets(in: old, at: location())
             let after = try link.targets(in: new, at: location())
             for target in before.subtracting(after) {
-                try target.withBytes { (target) throws(StoreError) in _ = try writer.deleteEntry(link.table, key: target, rowKey: rowKey) }
+                try target.withBytes { (target) throws(StoreError) in
+                    _ = try writer.deleteEntry(link.table, key: target, rowKey: rowKey)
+                }
             }
             for target in after.subtracting(before) {
-                try target.withBytes { (target) throws(StoreError) in try writer.putEntry(link.table, key: target, rowKey: rowKey) }
+                try target.withBytes { (target) throws(StoreError) in
+                    try writer.putEntry(link.table, key: target, rowKey: rowKey)
+                }
             }
         }
     }
 
     /// Throws `.corrupted` if an index key of a stored row cannot be computed: checked before the
     /// first change, so that a damaged row never leaves its indexes half updated.
-    private func checkIndexKeys(of row: RowView, buffer: inout [UInt8], at location: @autoclosure () -> String) throws(StoreError) {
+    private func checkIndexKeys(of row: RowView, buffer: inout [UInt8], at location: @autoclosure () -> String)
+        throws(StoreError)
+    {
         for index in indexes { try indexKey(of: row, index, into: &buffer, at: location()) }
     }
 
@@ -99,7 +112,9 @@ struct DerivedEntries: Sendable {
     }
 
     /// Whether a column holds the same bytes in both rows.
-    static func columnEquals(_ old: RowView, _ new: RowView, _ column: Int, at location: @autoclosure () -> String) throws(StoreError) -> Bool {
+    static func columnEquals(_ old: RowView, _ new: RowView, _ column: Int, at location: @autoclosure () -> String)
+        throws(StoreError) -> Bool
+    {
         do {
             return try old.columnEquals(column, new, column)
         } catch {

@@ -45,7 +45,9 @@ extension Object: CustomStringConvertible {
 
     var primaryKeyDescription: String {
         if let binding = _binding { return binding.describe(_key) }
-        guard let schema = try? ObjectSchema.of(type(of: self)), let index = schema.primaryKeyIndex else { return "unmanaged" }
+        guard let schema = try? ObjectSchema.of(type(of: self)), let index = schema.primaryKeyIndex else {
+            return "unmanaged"
+        }
         let accessor = schema.accessors[index]
         return "\(accessor.unmanagedValue(of: self))"
     }

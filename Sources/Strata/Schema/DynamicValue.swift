@@ -53,7 +53,9 @@ enum DynamicValue {
             }
             return values
         default:
-            guard let bytes, let swiftType = swiftType(type) else { throw .corrupted("null in a non-optional \(type) column") }
+            guard let bytes, let swiftType = swiftType(type) else {
+                throw .corrupted("null in a non-optional \(type) column")
+            }
             guard let value = try swiftType._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0)) else {
                 throw .corrupted("undecodable \(type) value")
             }
@@ -79,7 +81,8 @@ enum DynamicValue {
     /// Encodes `value` as a column of `type`. Integers convert between widths when they fit, numbers
     /// between Float and Double; links take a `MigrationObject` of the new schema (or nil).
     static func encodeColumn(
-        _ value: Any?, type: PropertyType, into row: inout _RowEncoder, link: (String, Any) throws(StoreError) -> [UInt8]
+        _ value: Any?, type: PropertyType, into row: inout _RowEncoder,
+        link: (String, Any) throws(StoreError) -> [UInt8]
     ) throws(StoreError) {
         switch type {
         case .optional(let wrapped):
@@ -91,7 +94,9 @@ enum DynamicValue {
             key.withUnsafeBytes { row.write($0) }
             row.endColumn()
         case .list(let element):
-            guard let array = unwrap(value) as? [Any] else { throw .invalidArgument("a List<\(element)> needs an array, not \(value ?? "nil")") }
+            guard let array = unwrap(value) as? [Any] else {
+                throw .invalidArgument("a List<\(element)> needs an array, not \(value ?? "nil")")
+            }
             row.writeListHeader(count: array.count)
             for item in array {
                 let start = row.beginElement()
@@ -134,7 +139,9 @@ enum DynamicValue {
     private static func convert(_ value: Any, to type: PropertyType) -> (any _PersistableValue)? {
         if let target = swiftType(type), Swift.type(of: value) == target { return value as? any _PersistableValue }
         if Swift.type(of: value) is NSNumber.Type { return convert(number: value, to: type) }
-        if let raw = (value as? any RawRepresentable)?.rawValue, !(raw is any RawRepresentable) { return convert(raw, to: type) }
+        if let raw = (value as? any RawRepresentable)?.rawValue, !(raw is any RawRepresentable) {
+            return convert(raw, to: type)
+        }
         let integer = value as? any BinaryInteger
         let floating = (value as? Double) ?? (value as? Float).map(Double.init)
         switch type {

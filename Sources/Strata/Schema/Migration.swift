@@ -44,7 +44,8 @@ public final class Migration {
         guard oldType != nil || newType != nil else {
             throw context.fail(
                 .invalidArgument(
-                    "enumerateObjects(ofType: \"\(typeName)\"): neither the old nor the new schema has a type \(typeName)"))
+                    "enumerateObjects(ofType: \"\(typeName)\"): neither the old nor the new schema has a type \(typeName)"
+                ))
         }
         let table = try context.table(TableName.objects(typeName))
         guard let oldType else {
@@ -140,7 +141,8 @@ public final class Migration {
         }
         guard oldType.properties[oldColumn].type == newType.properties[newColumn].type else {
             throw .invalidArgument(
-                "\(typeName).\(oldName) is a \(oldType.properties[oldColumn].type), .\(newName) a \(newType.properties[newColumn].type)")
+                "\(typeName).\(oldName) is a \(oldType.properties[oldColumn].type), .\(newName) a \(newType.properties[newColumn].type)"
+            )
         }
         let table = try context.table(TableName.objects(typeName))
         var copies: [(key: [UInt8], value: [UInt8]?)] = []
@@ -149,8 +151,13 @@ public final class Migration {
             copies.append((Array(key), try column(row, oldColumn, of: oldType).map { Array($0) }))
         }
         for (key, value) in copies {
-            try MigrationObject(context: context, type: newType, key: key, isOld: false).setColumn(newColumn) { encoder in
-                if let value { value.withUnsafeBytes { encoder.appendColumn(copying: $0) } } else { encoder.appendNullColumn() }
+            try MigrationObject(context: context, type: newType, key: key, isOld: false).setColumn(newColumn) {
+                encoder in
+                if let value {
+                    value.withUnsafeBytes { encoder.appendColumn(copying: $0) }
+                } else {
+                    encoder.appendNullColumn()
+                }
             }
         }
     }

@@ -11,7 +11,10 @@ final class MigrationContext {
     /// abandoned with it once the block returns.
     private(set) var failure: StoreError?
 
-    init(write: consuming WriteTransaction, tables: [String: Table], old: StoredSchema?, new: StoredSchema, code: [ObjectSchema]) {
+    init(
+        write: consuming WriteTransaction, tables: [String: Table], old: StoredSchema?, new: StoredSchema,
+        code: [ObjectSchema]
+    ) {
         self.write = .some(write)
         self.tables = tables
         self.old = old
@@ -39,16 +42,26 @@ final class MigrationContext {
     // MARK: Write transaction
 
     func get(_ table: Table, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try write!.get(table, key: key).map { Array($0) } } }
+        return try StoreError.mapping {
+            try key.withBytes { (key) throws(LMDBError) in try write!.get(table, key: key).map { Array($0) } }
+        }
     }
 
     @discardableResult
-    func put(_ table: Table, key: [UInt8], value: UnsafeRawBufferPointer, options: PutOptions = []) throws(StoreError) -> Bool {
-        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try write!.put(table, key: key, value: value, options: options) } }
+    func put(_ table: Table, key: [UInt8], value: UnsafeRawBufferPointer, options: PutOptions = []) throws(StoreError)
+        -> Bool
+    {
+        return try StoreError.mapping {
+            try key.withBytes { (key) throws(LMDBError) in
+                try write!.put(table, key: key, value: value, options: options)
+            }
+        }
     }
 
     func delete(_ table: Table, key: [UInt8]) throws(StoreError) {
-        _ = try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try write!.delete(table, key: key) } }
+        _ = try StoreError.mapping {
+            try key.withBytes { (key) throws(LMDBError) in try write!.delete(table, key: key) }
+        }
     }
 
     /// Empties a table (tables are never deleted: LMDB closes a deleted table's handle at once, even
@@ -61,20 +74,20 @@ final class MigrationContext {
     func pairs(_ table: Table, after: [UInt8]?, limit: Int) throws(StoreError) -> [(key: [UInt8], value: [UInt8])] {
         return try StoreError.mapping { () throws(LMDBError) in
             try write!.withCursor(table) { (cursor) throws(LMDBError) in
-            var pairs: [(key: [UInt8], value: [UInt8])] = []
-            var entry: Cursor.Entry?
-            if let after {
-                entry = try after.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
-            } else {
-                entry = try cursor.first()
+                var pairs: [(key: [UInt8], value: [UInt8])] = []
+                var entry: Cursor.Entry?
+                if let after {
+                    entry = try after.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                    if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
+                } else {
+                    entry = try cursor.first()
+                }
+                while let current = entry, pairs.count < limit {
+                    pairs.append((Array(current.key), Array(current.value)))
+                    entry = try cursor.next()
+                }
+                return pairs
             }
-            while let current = entry, pairs.count < limit {
-                pairs.append((Array(current.key), Array(current.value)))
-                entry = try cursor.next()
-            }
-            return pairs
-        }
         }
     }
 
@@ -87,14 +100,17 @@ final class MigrationContext {
         let failure: StoreError?
         failure = try StoreError.mapping { () throws(LMDBError) in
             try read!.withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
-            try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in try visit(entry.key, entry.value) }
-        }
+                try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in try visit(entry.key, entry.value)
+                }
+            }
         }
         if let failure { throw failure }
     }
 
     func getOld(_ table: Table, key: [UInt8]) throws(StoreError) -> [UInt8]? {
-        return try StoreError.mapping { try key.withBytes { (key) throws(LMDBError) in try read!.get(table, key: key).map { Array($0) } } }
+        return try StoreError.mapping {
+            try key.withBytes { (key) throws(LMDBError) in try read!.get(table, key: key).map { Array($0) } }
+        }
     }
 }
 
@@ -110,11 +126,12 @@ extension MigrationContext: DerivedEntryWriting {
     }
 
     @discardableResult
-    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError) -> Bool {
+    func deleteEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError)
+        -> Bool
+    {
         try StoreError.mapping { () throws(LMDBError) in try write!.delete(table, key: key, value: rowKey) }
     }
 }
-
 
 /// A row's bytes checked against a type's column count.
 func checkedRow(_ bytes: UnsafeRawBufferPointer, _ type: StoredSchema.StoredType) throws(StoreError) -> RowView {
@@ -125,7 +142,9 @@ func checkedRow(_ bytes: UnsafeRawBufferPointer, _ type: StoredSchema.StoredType
     }
 }
 
-func column(_ row: RowView, _ index: Int, of type: StoredSchema.StoredType) throws(StoreError) -> UnsafeRawBufferPointer? {
+func column(_ row: RowView, _ index: Int, of type: StoredSchema.StoredType) throws(StoreError)
+    -> UnsafeRawBufferPointer?
+{
     do {
         return try row.column(index)
     } catch {

@@ -56,7 +56,8 @@ public final class MigrationObject {
     public func value(forProperty property: String) throws(StoreError) -> Any? {
         guard let index = type.column(named: property) else {
             throw .invalidArgument(
-                "\(type.name) has no property \(property) in the \(isOld ? "old" : "new") schema (reading it in a migration)")
+                "\(type.name) has no property \(property) in the \(isOld ? "old" : "new") schema (reading it in a migration)"
+            )
         }
         let table = try context.table(TableName.objects(type.name))
         guard let bytes = try isOld ? context.getOld(table, key: key) : context.get(table, key: key) else {
@@ -71,7 +72,8 @@ public final class MigrationObject {
                 let schema = isOld ? context.old : context.new
                 guard let targetType = schema?.type(named: target) else { return nil }
                 let targetTable = try context.table(TableName.objects(target))
-                let exists = try isOld ? context.getOld(targetTable, key: key) != nil : context.get(targetTable, key: key) != nil
+                let exists =
+                    try isOld ? context.getOld(targetTable, key: key) != nil : context.get(targetTable, key: key) != nil
                 return exists ? MigrationObject(context: context, type: targetType, key: key, isOld: isOld) : nil
             }
             return DynamicValue.numbersBridged(value)
@@ -85,7 +87,8 @@ public final class MigrationObject {
     public func setValue(_ value: Any?, forProperty property: String) throws(StoreError) {
         guard !isOld else { throw .invalidArgument("old objects are read-only") }
         guard let index = type.column(named: property) else {
-            throw .invalidArgument("\(type.name) has no property \(property) in the new schema (setting it in a migration)")
+            throw .invalidArgument(
+                "\(type.name) has no property \(property) in the new schema (setting it in a migration)")
         }
         guard !type.properties[index].isPrimaryKey else {
             throw .invalidArgument("the primary key of an existing object cannot change in a migration")
@@ -102,7 +105,8 @@ public final class MigrationObject {
         into encoder: inout _RowEncoder
     ) throws(StoreError) {
         do {
-            try DynamicValue.encodeColumn(value, type: property.type, into: &encoder) { (target, value) throws(StoreError) in
+            try DynamicValue.encodeColumn(value, type: property.type, into: &encoder) {
+                (target, value) throws(StoreError) in
                 guard let object = value as? MigrationObject, !object.isOld, object.type.name == target else {
                     throw .invalidArgument("links to new \(target) objects of the migration, not \(value)")
                 }

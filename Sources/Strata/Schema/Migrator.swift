@@ -112,7 +112,9 @@ extension MigrationContext {
 
     /// Empties and refills the indexes and backlinks of `types` from their rows. With `repairingLinks`,
     /// first clears links to objects that no longer exist (deleted by the migration).
-    func rebuildDerivedTables(of types: [StoredSchema.StoredType], previous: StoredSchema?, repairingLinks: Bool) throws(StoreError) {
+    func rebuildDerivedTables(of types: [StoredSchema.StoredType], previous: StoredSchema?, repairingLinks: Bool)
+        throws(StoreError)
+    {
         for type in types {
             // Empty the derived tables the type has now, and the ones it had before.
             var derived = Set<String>()
@@ -212,7 +214,9 @@ extension MigrationContext {
     /// The row key a new object of `type` gets: its primary key, or the next row id.
     func newRowKey(_ row: RowView, type: StoredSchema.StoredType) throws(StoreError) -> [UInt8] {
         if let pk = type.properties.firstIndex(where: \.isPrimaryKey) {
-            guard let bytes = try column(row, pk, of: type) else { throw .invalidArgument("\(type.name) needs a primary key") }
+            guard let bytes = try column(row, pk, of: type) else {
+                throw .invalidArgument("\(type.name) needs a primary key")
+            }
             do {
                 return try KeyEncoding.rowKey(column: bytes, type: type.properties[pk].type).withBytes { Array($0) }
             } catch {

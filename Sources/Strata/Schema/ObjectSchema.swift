@@ -180,7 +180,8 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
                 let property = origin.properties.first { $0.name == linking.originProperty }
                 guard let property, property.type.linkedTypeName == schema.name else {
                     throw .schemaMismatch(
-                        "\(schema.name).\(linking.name): \(origin.name).\(linking.originProperty) is not a link or List of \(schema.name)")
+                        "\(schema.name).\(linking.name): \(origin.name).\(linking.originProperty) is not a link or List of \(schema.name)"
+                    )
                 }
             }
         }

@@ -112,7 +112,8 @@ enum SchemaBinder {
                 break
             }
             if requirements.deletesFileNeedingMigration, plan.runsMigration || !plan.convertedTypes.isEmpty {
-                throw .migrationRequired("the file's schema version is \(stored?.schemaVersion ?? 0)")  // the file is deleted
+                // the file is deleted
+                throw .migrationRequired("the file's schema version is \(stored?.schemaVersion ?? 0)")
             }
             guard !environment.options.readOnly else { throw .readOnly }
             guard !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
@@ -121,7 +122,8 @@ enum SchemaBinder {
                 _ = try openTables(for: stored.types, environment: environment)
             }
             // nil: another process changed the schema meanwhile; plan again.
-            finalSchema = try apply(plan, planned: stored, schemas: schemas, requirements: requirements, environment: environment)
+            finalSchema = try apply(
+                plan, planned: stored, schemas: schemas, requirements: requirements, environment: environment)
             if finalSchema != nil { break }
         }
         guard let finalSchema else { throw .corrupted("the file has no schema, or another process keeps changing it") }
@@ -134,7 +136,8 @@ enum SchemaBinder {
             }
             bindings.append(
                 TableBinding(
-                    schema: schema, stored: storedType, tables: try StoredTables(storedType, in: tables), ordinal: ordinal))
+                    schema: schema, stored: storedType, tables: try StoredTables(storedType, in: tables),
+                    ordinal: ordinal))
         }
         return bindings
     }
@@ -226,7 +229,9 @@ enum SchemaBinder {
                 }
                 let meta = Table(dbi: metaDBI, flags: [])
                 opened[TableName.meta] = meta
-                let current = try readSchema(meta: meta) { (key) throws(LMDBError) in try transaction!.get(meta, key: key) }
+                let current = try readSchema(meta: meta) { (key) throws(LMDBError) in
+                    try transaction!.get(meta, key: key)
+                }
                 guard current == planned else { return nil }
                 for type in final.types {
                     for (name, flags) in tableNames(of: type) where registry[name] == nil {
@@ -274,7 +279,8 @@ enum SchemaBinder {
         guard !plan.isNewFile else { return }
         let needsOldRows = !plan.convertedTypes.isEmpty || plan.runsMigration
         if needsOldRows {
-            context.read = try StoreError.mapping { try ReadTransaction(environment) }  // the file as it was: this write's base
+            // the file as it was: this write's base
+            context.read = try StoreError.mapping { try ReadTransaction(environment) }
         }
         for (code, stored) in plan.convertedTypes {
             guard let new = context.new.type(named: code.name) else { continue }
@@ -300,7 +306,8 @@ enum SchemaBinder {
         let rebuilt: [StoredSchema.StoredType] =
             plan.runsMigration
             ? context.new.types
-            : (plan.convertedTypes.map(\.code.name) + plan.reindexedTypes.map(\.code.name)).compactMap(context.new.type(named:))
+            : (plan.convertedTypes.map(\.code.name) + plan.reindexedTypes.map(\.code.name)).compactMap(
+                context.new.type(named:))
         try context.rebuildDerivedTables(of: rebuilt, previous: context.old, repairingLinks: plan.runsMigration)
     }
 

@@ -109,7 +109,8 @@ extension StoredSchema.StoredType {
                 if property.isPrimaryKey { change.primaryKey = "the primary key \(name).\(property.name) changed type" }
             }
             if old.isPrimaryKey != property.isPrimaryKey {
-                change.primaryKey = "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key"
+                change.primaryKey =
+                    "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key"
             }
             if old.isIndexed != property.isIndexed { change.indexes = true }
         }

@@ -27,7 +27,9 @@ struct StoredTables {
     /// - Throws: `.corrupted` naming the table the file lacks.
     init(_ type: StoredSchema.StoredType, in tables: [String: Table]) throws(StoreError) {
         func table(_ name: String) throws(StoreError) -> Table {
-            guard let table = tables[name] else { throw .corrupted("the schema names table \(name), which the file lacks") }
+            guard let table = tables[name] else {
+                throw .corrupted("the schema names table \(name), which the file lacks")
+            }
             return table
         }
         var indexes: [IndexBinding] = []

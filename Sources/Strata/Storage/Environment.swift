@@ -2,11 +2,11 @@ import CLMDB
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How an environment makes commits durable (LMDB's `MDB_NOMETASYNC` / `MDB_NOSYNC`).
@@ -251,7 +251,9 @@ final class Environment: @unchecked Sendable {
     func readers() -> [(processID: Int32, thread: UInt, version: Int?)] {
         LMDB.readerList(handle).flatMap { $0.split(separator: "\n") }.compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 3, let pid = Int32(fields[0]), let thread = UInt(fields[1], radix: 16) else { return nil }
+            guard fields.count == 3, let pid = Int32(fields[0]), let thread = UInt(fields[1], radix: 16) else {
+                return nil
+            }
             return (pid, thread, Int(fields[2]))
         }
     }

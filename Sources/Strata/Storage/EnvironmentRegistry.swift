@@ -1,10 +1,9 @@
-
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Hands out one `Environment` per file per process. LMDB must not be opened twice in one process:
@@ -36,7 +35,8 @@ final class EnvironmentRegistry: Sendable {
             if var entry = entries[path] {
                 let open = entry.environment.options
                 let sameOptions =
-                    open.syncMode == options.syncMode && open.readOnly == options.readOnly && open.mapSize == options.mapSize
+                    open.syncMode == options.syncMode && open.readOnly == options.readOnly
+                    && open.mapSize == options.mapSize
                 guard joiningAnyOptions || sameOptions else {
                     throw .conflictingOptions(
                         "\(path) is already open in this process with other options "

@@ -1,11 +1,11 @@
 import CLMDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Every call into liblmdb. Nothing else in Strata calls an `mdb_*` function, so debug builds can inject
@@ -24,7 +24,7 @@ enum LMDB {
     @inline(__always)
     private static func injected(_ call: Call) throws(LMDBError) {
         #if DEBUG
-        if let error = LMDBFaults.take(call) { throw error }
+            if let error = LMDBFaults.take(call) { throw error }
         #endif
     }
 

@@ -1,11 +1,11 @@
 import CLMDB
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A failure reported by LMDB: one of its own `MDB_*` codes, or an `errno` value from the system.
@@ -78,7 +78,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// `ENOSPC`: no space left on the device.
     public static let noSpace = LMDBError(code: ENOSPC)
     /// `EIO`: an input/output error from the device.
-    public static let ioError = LMDBError(code: EIO)
+    public static let inputOutput = LMDBError(code: EIO)
     /// `ENOMEM`: out of memory.
     public static let outOfMemory = LMDBError(code: ENOMEM)
     /// `EACCES`: permission denied.

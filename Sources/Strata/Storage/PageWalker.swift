@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Walks LMDB's B-tree pages straight from the file and checks their structure: page numbers,
@@ -109,7 +109,9 @@ struct PageWalker {
             guard visited.insert(number).inserted else { throw damaged("is reached twice (a loop, or a shared page)") }
             let page = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: pageSize, path: path)
             pagesChecked += 1
-            guard page.load(0, as: UInt64.self) == number else { throw damaged("carries page number \(page.load(0, as: UInt64.self))") }
+            guard page.load(0, as: UInt64.self) == number else {
+                throw damaged("carries page number \(page.load(0, as: UInt64.self))")
+            }
             let flags = page.load(10, as: UInt16.self)
             // Written pages carry exactly one type (LMDB clears its in-memory bits before writing).
             guard flags == Layout.branch || flags == Layout.leaf else {
@@ -134,7 +136,8 @@ struct PageWalker {
                     }
                     let subRoot = page.load(dataStart + Layout.dbRoot, as: UInt64.self)
                     if case .main(let descend) = kind {
-                        let sortedDuplicates = page.load(dataStart + Layout.dbFlags, as: UInt16.self) & Layout.dupSort != 0
+                        let sortedDuplicates =
+                            page.load(dataStart + Layout.dbFlags, as: UInt16.self) & Layout.dupSort != 0
                         if descend {
                             try walkTree(root: subRoot, kind: .table(sortedDuplicates: sortedDuplicates))
                         } else if subRoot != Self.invalidPage, !(2...lastPage).contains(subRoot) {
@@ -144,7 +147,9 @@ struct PageWalker {
                         try walkTree(root: subRoot, kind: .duplicates)
                     }
                 case (.table(sortedDuplicates: false), Layout.bigData):
-                    guard dataStart + 8 <= pageSize else { throw damaged("has an overflow reference running past the page") }
+                    guard dataStart + 8 <= pageSize else {
+                        throw damaged("has an overflow reference running past the page")
+                    }
                     try checkOverflow(page.load(dataStart, as: UInt64.self), dataSize: dataSize, damaged: damaged)
                 case (.table(sortedDuplicates: true), Layout.dupData):
                     // Sorted duplicates kept inline: a small leaf page inside the node, of keys only.
@@ -154,11 +159,15 @@ struct PageWalker {
                     let subPage = Array(page[dataStart..<(dataStart + dataSize)])
                     // A sub-page is written as it was in memory: P_SUBP, and often P_DIRTY, beside P_LEAF.
                     guard subPage.load(10, as: UInt16.self) & ~UInt16(0x40 | 0x10) == Layout.leaf else {
-                        throw damaged("has an inline duplicates page that is not a leaf (flags \(subPage.load(10, as: UInt16.self)))")
+                        throw damaged(
+                            "has an inline duplicates page that is not a leaf (flags \(subPage.load(10, as: UInt16.self)))"
+                        )
                     }
                     for subOffset in try nodeOffsets(subPage, size: dataSize, damaged: damaged) {
                         let (subLow, subHigh, subFlags, subKeySize) = node(subPage, at: subOffset)
-                        guard subFlags == 0, subLow == 0, subHigh == 0, subOffset + Layout.nodeHeader + subKeySize <= dataSize else {
+                        guard subFlags == 0, subLow == 0, subHigh == 0,
+                            subOffset + Layout.nodeHeader + subKeySize <= dataSize
+                        else {
                             throw damaged("has a damaged inline duplicate")
                         }
                     }
@@ -191,7 +200,9 @@ struct PageWalker {
             let page = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: pageSize, path: path)
             guard page.load(0, as: UInt64.self) == number else { throw damaged("carries another page number") }
             let flags = page.load(10, as: UInt16.self)
-            guard flags == Layout.branch || flags == Layout.leaf else { throw damaged("is neither a branch nor a leaf page") }
+            guard flags == Layout.branch || flags == Layout.leaf else {
+                throw damaged("is neither a branch nor a leaf page")
+            }
             for offset in try nodeOffsets(page, size: pageSize, damaged: damaged) {
                 let (low, high, nodeFlags, keySize) = node(page, at: offset)
                 let dataStart = offset + Layout.nodeHeader + keySize
@@ -207,7 +218,9 @@ struct PageWalker {
                     guard dataStart + dataSize <= pageSize else { throw damaged("has a value running past the page") }
                     list = Array(page[dataStart..<(dataStart + dataSize)])
                 case Layout.bigData:
-                    guard dataStart + 8 <= pageSize else { throw damaged("has an overflow reference running past the page") }
+                    guard dataStart + 8 <= pageSize else {
+                        throw damaged("has an overflow reference running past the page")
+                    }
                     let overflow = page.load(dataStart, as: UInt64.self)
                     try checkOverflow(overflow, dataSize: dataSize, damaged: damaged)
                     list = try Self.readBytes(
@@ -216,7 +229,8 @@ struct PageWalker {
                     throw damaged("has a node with flags \(nodeFlags), which the free-page tree cannot hold")
                 }
                 // A list of page numbers: its length, then the numbers.
-                guard list.count >= 8, list.count % 8 == 0, Int(list.load(0, as: UInt64.self)) == list.count / 8 - 1 else {
+                guard list.count >= 8, list.count % 8 == 0, Int(list.load(0, as: UInt64.self)) == list.count / 8 - 1
+                else {
                     throw damaged("has a free-page list of \(list.count) bytes that does not hold its count")
                 }
                 for index in 1..<(list.count / 8) {
@@ -229,7 +243,9 @@ struct PageWalker {
     }
 
     /// The node offsets of a page, each checked to lie between the page's free space and its end.
-    private func nodeOffsets(_ page: [UInt8], size: Int, damaged: (String) -> StorageError) throws(StorageError) -> [Int] {
+    private func nodeOffsets(_ page: [UInt8], size: Int, damaged: (String) -> StorageError) throws(StorageError)
+        -> [Int]
+    {
         let lower = Int(page.load(12, as: UInt16.self))
         let upper = Int(page.load(14, as: UInt16.self))
         guard lower >= Layout.header, lower <= upper, upper <= size, lower % 2 == 0 else {
@@ -251,15 +267,22 @@ struct PageWalker {
         )
     }
 
-    private mutating func checkOverflow(_ number: UInt64, dataSize: Int, damaged: (String) -> StorageError) throws(StorageError) {
-        guard (2...lastPage).contains(number) else { throw damaged("names overflow page \(number), outside the used pages") }
+    private mutating func checkOverflow(_ number: UInt64, dataSize: Int, damaged: (String) -> StorageError)
+        throws(StorageError)
+    {
+        guard (2...lastPage).contains(number) else {
+            throw damaged("names overflow page \(number), outside the used pages")
+        }
         guard visited.insert(number).inserted else { throw damaged("names overflow page \(number), reached twice") }
         let header = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: Layout.header, path: path)
         pagesChecked += 1
         let pages = UInt64(header.load(12, as: UInt32.self))
         guard header.load(0, as: UInt64.self) == number, header.load(10, as: UInt16.self) & Layout.overflow != 0,
             pages >= 1, number + pages - 1 <= lastPage, dataSize <= Int(pages) * pageSize - Layout.header
-        else { throw damaged("names overflow page \(number), which is not a valid run of \(pages) pages for \(dataSize) bytes") }
+        else {
+            throw damaged(
+                "names overflow page \(number), which is not a valid run of \(pages) pages for \(dataSize) bytes")
+        }
     }
 
     static func readBytes(fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> [UInt8] {

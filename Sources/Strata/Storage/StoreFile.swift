@@ -1,12 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 import CLMDB
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What makes an LMDB file a Strata file: the table `strata.meta` holding, under `format`, the format
 /// version (a little-endian UInt32). Every Strata file has it from its creation on; a file without it
@@ -90,7 +90,8 @@ enum StoreFile {
             let listed = tables.prefix(3).map { "\"\(String(decoding: $0, as: UTF8.self))\"" }.joined(separator: ", ")
             throw .damaged(
                 "\(path) is not a Strata file: an LMDB file without Strata's meta table "
-                    + (tables.isEmpty ? "(it holds no table)" : "(its tables: \(listed)\(tables.count > 3 ? ", …" : ""))")
+                    + (tables.isEmpty
+                        ? "(it holds no table)" : "(its tables: \(listed)\(tables.count > 3 ? ", …" : ""))")
                     + "; it was left as it is")
         }
     }
@@ -146,7 +147,8 @@ enum StoreFile {
         _ fd: Int32, pageSize: Int, filePages: UInt64, lastPage: UInt64, freeRoot: UInt64, path: String,
         damaged: (String) -> StorageError
     ) throws(StorageError) {
-        let truncated = damaged("names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
+        let truncated = damaged(
+            "names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
         guard lastPage - filePages < 1 << 20, filePages > 2 else { throw truncated }
         var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: filePages - 1)
         let free: Set<UInt64>
@@ -164,7 +166,8 @@ enum StoreFile {
         var header = [UInt8](repeating: 0, count: MetaPageLayout.magic.offset + 4)
         let got = header.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard got >= 0 else { throw .fileAccess(path: path, code: errno) }
-        guard got == header.count, header.load(MetaPageLayout.magic.offset, as: UInt32.self) == MetaPageLayout.magic.value
+        guard got == header.count,
+            header.load(MetaPageLayout.magic.offset, as: UInt32.self) == MetaPageLayout.magic.value
         else { throw .damaged("\(path) is not a Strata file (it does not begin with an LMDB meta page)") }
     }
 

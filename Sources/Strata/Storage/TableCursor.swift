@@ -54,7 +54,8 @@ extension ReadTransaction {
 extension WriteTransaction {
     mutating func openTableCursor(_ table: Table) throws(LMDBError) -> TableCursor {
         let handle = self.handle
-        return try poisoning { _ throws(LMDBError) in try TableCursor(transaction: handle, table: table, isWrite: true) }
+        return try poisoning { _ throws(LMDBError) in try TableCursor(transaction: handle, table: table, isWrite: true)
+        }
     }
 
     /// Replaces the value under the cursor (see `TableCursor.replaceCurrent`); poisons on failure.

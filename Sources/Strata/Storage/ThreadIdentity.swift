@@ -1,9 +1,9 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The identity of an OS thread, comparable across threads (a `pthread_t`, made `Hashable`).
@@ -14,9 +14,9 @@ struct ThreadIdentity: Hashable, Sendable {
     @inlinable
     static var current: ThreadIdentity {
         #if canImport(Darwin)
-        ThreadIdentity(raw: UInt(bitPattern: pthread_self()))
+            ThreadIdentity(raw: UInt(bitPattern: pthread_self()))
         #else
-        ThreadIdentity(raw: UInt(pthread_self()))
+            ThreadIdentity(raw: UInt(pthread_self()))
         #endif
     }
 

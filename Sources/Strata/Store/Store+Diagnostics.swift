@@ -77,8 +77,11 @@ extension Store.Diagnostics {
         let usage = try StoreError.mapping { try environment.usage() }
         let now = ContinuousClock.now
         self.init(
-            fileBytes: usage.totalBytes, usedBytes: usage.usedBytes, latestVersion: try StoreError.mapping { try environment.latestVersion() },
-            readers: environment.readers().map { Reader(processID: $0.processID, thread: $0.thread, version: $0.version) },
+            fileBytes: usage.totalBytes, usedBytes: usage.usedBytes,
+            latestVersion: try StoreError.mapping { try environment.latestVersion() },
+            readers: environment.readers().map {
+                Reader(processID: $0.processID, thread: $0.thread, version: $0.version)
+            },
             frozenSnapshots: shared.frozenSnapshots.withLock { Array($0.values) }.map {
                 FrozenSnapshot(version: $0.version, age: now - $0.created)
             }.sorted { $0.version < $1.version })

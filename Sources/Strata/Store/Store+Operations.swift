@@ -89,7 +89,8 @@ extension Store {
     /// try store.write { try store.add([ann, bob]) }
     /// ```
     /// - Throws: as `add(_:update:)`.
-    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws(StoreError) where S.Element: Object {
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) throws(StoreError)
+    where S.Element: Object {
         try add(contentsOf: objects, update: update)
     }
 
@@ -229,7 +230,9 @@ extension Store {
     /// traps on.
     ///
     /// - Throws: `.wrongThread`, `.schemaMismatch`, `.invalidArgument`, `.corrupted`, `.storage`.
-    func checkedObject<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
+    func checkedObject<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError)
+        -> T?
+    {
         try core.checkConfined()
         let binding = try core.binding(for: type)
         guard let rowKey = try core.rowKey(forPrimaryKey: key, binding: binding),

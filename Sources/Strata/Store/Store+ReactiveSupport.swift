@@ -57,7 +57,9 @@ extension Store {
     /// - Throws: `.wrongThread`, `.schemaMismatch` (a type not in the schema), `.invalidArgument` (a
     ///   type without primary key), `.corrupted`, `.storage`.
     @_spi(StrataReactive)
-    public func _object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError) -> T? {
+    public func _object<T: Object, K: _PrimaryKeyValue>(ofType type: T.Type, forPrimaryKey key: K) throws(StoreError)
+        -> T?
+    {
         try checkedObject(ofType: type, forPrimaryKey: key)
     }
 }

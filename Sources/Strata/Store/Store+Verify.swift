@@ -12,7 +12,8 @@ extension Store {
     public func verify() throws(StoreError) {
         try core.checkConfined()
         let environment = core.environment
-        if !environment.isInMemory { _ = try StoreError.mapping { try environment.checkPages() } }  // before LMDB walks those pages
+        // before LMDB walks those pages
+        if !environment.isInMemory { _ = try StoreError.mapping { try environment.checkPages() } }
         try Verifier(types: core.bindings.map(VerifiedType.init)).run(on: core)
     }
 }

@@ -34,7 +34,9 @@ extension Store {
     ///
     /// - Throws: `.alreadyResolved` on a second resolve, `.invalidArgument` for a reference to another
     ///   file, `.wrongThread`, `.storage`.
-    public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(StoreError) -> Confined? {
+    public func resolve<Confined: ThreadConfined>(_ reference: ThreadSafeReference<Confined>) throws(StoreError)
+        -> Confined?
+    {
         try core.checkConfined()
         let handoff = try reference.take()
         guard handoff.path == core.environment.path else {

@@ -47,7 +47,6 @@ struct VerifiedType {
     }
 }
 
-
 /// How far a verification has got, for progress bars.
 public struct VerificationProgress: Sendable, Equatable {
     /// Rows checked so far, over all types.
@@ -122,7 +121,8 @@ struct Verifier {
             for index in type.indexes {
                 let entries = try reader.count(index.table)
                 guard entries == rows else {
-                    throw StoreError.corrupted("index \(type.name).\(index.property) has \(entries) entries for \(rows) rows")
+                    throw StoreError.corrupted(
+                        "index \(type.name).\(index.property) has \(entries) entries for \(rows) rows")
                 }
             }
         } catch {
@@ -156,7 +156,9 @@ struct Verifier {
         }
         if let column = type.primaryKeyColumn, let keyType = type.primaryKeyType {
             // A column that cannot be read as a key derives nothing, which the check below reports.
-            let derived = (try? row.column(column)).flatMap { $0 }.flatMap { try? KeyEncoding.rowKey(column: $0, type: keyType) }
+            let derived = (try? row.column(column)).flatMap { $0 }.flatMap {
+                try? KeyEncoding.rowKey(column: $0, type: keyType)
+            }
             guard derived == key else { throw .corrupted("\(name): the primary key column does not match the key") }
         }
         var indexKey: [UInt8] = []

@@ -29,7 +29,8 @@ struct Dump: ParsableCommand {
         let store = try openStore(path)
         let types = store.types.filter { typeName == nil || $0.name == typeName }
         if let typeName, types.isEmpty {
-            Output.error("strata: \(path) has no type \(typeName); it has \(store.types.map(\.name).joined(separator: ", "))")
+            Output.error(
+                "strata: \(path) has no type \(typeName); it has \(store.types.map(\.name).joined(separator: ", "))")
             throw Failure.failed
         }
         try reportingFailures(of: path) { () throws(StoreError) in

@@ -19,19 +19,23 @@ struct Stat: ParsableCommand {
         let usedPercent = report.fileBytes > 0 ? report.usedBytes * 100 / report.fileBytes : 0
         Output.line("path:            \(store.path)")
         Output.line("file size:       \(Output.grouped(report.fileBytes)) bytes")
-        Output.line("used:            \(Output.grouped(report.usedBytes)) bytes (\(usedPercent)%), \(Output.grouped(free)) free")
+        Output.line(
+            "used:            \(Output.grouped(report.usedBytes)) bytes (\(usedPercent)%), \(Output.grouped(free)) free"
+        )
         Output.line("latest version:  \(report.latestVersion)")
         Output.line("schema version:  \(store.schemaVersion)")
         Output.line(
             "objects:         "
-                + (counts.isEmpty ? "no types" : counts.map { "\($0.0) \(Output.grouped($0.1))" }.joined(separator: ", ")))
+                + (counts.isEmpty
+                    ? "no types" : counts.map { "\($0.0) \(Output.grouped($0.1))" }.joined(separator: ", ")))
         let pinning = report.readers.filter { $0.version != nil }
         if report.readers.isEmpty {
             Output.line("readers:         none")
         } else {
-            let oldest = report.oldestPinnedVersion.map {
-                "; oldest pinned version \($0) (\(report.latestVersion - $0) behind)"
-            } ?? ""
+            let oldest =
+                report.oldestPinnedVersion.map {
+                    "; oldest pinned version \($0) (\(report.latestVersion - $0) behind)"
+                } ?? ""
             Output.line("readers:         \(report.readers.count) slots in use, \(pinning.count) reading\(oldest)")
             for reader in report.readers {
                 let who = "process \(reader.processID) (\(Self.processName(reader.processID)))"
@@ -40,7 +44,8 @@ struct Stat: ParsableCommand {
                     continue
                 }
                 let behind = report.latestVersion - version
-                let pins = behind > 0
+                let pins =
+                    behind > 0
                     ? "\(behind) versions behind: pins the pages freed since version \(version)"
                     : "reads the latest version"
                 Output.line("  \(who), thread \(String(reader.thread, radix: 16)): version \(version), \(pins)")

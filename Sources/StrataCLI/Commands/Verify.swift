@@ -7,7 +7,9 @@ extension ProgressMode: ExpressibleByArgument {}
 struct Verify: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check every page, row, index and link of a file.",
-        discussion: "Exit status 0: the file is sound. 1: it is damaged (stderr names the type, key and damage). 2: it cannot be read.")
+        discussion:
+            "Exit status 0: the file is sound. 1: it is damaged (stderr names the type, key and damage). 2: it cannot be read."
+    )
 
     @Argument(help: "The store file.") var path: String
     @Option(help: "When to draw a progress bar on stderr: auto (a terminal, runs over half a second), always, never.")
@@ -24,7 +26,9 @@ struct Verify: ParsableCommand {
             }
         }
         bar.finish(rows)
-        Output.line("ok: \(store.path): \(store.types.count) types, \(Output.grouped(rows)) objects; every page, row, index and link checked")
+        Output.line(
+            "ok: \(store.path): \(store.types.count) types, \(Output.grouped(rows)) objects; every page, row, index and link checked"
+        )
         Output.flush()
     }
 }

@@ -55,7 +55,8 @@ enum JSONDump {
             case "\r": result += "\\r"
             case "\t": result += "\\t"
             case _ where scalar.value < 0x20:
-                result += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4).replacingOccurrences(of: " ", with: "0")
+                result +=
+                    "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4).replacingOccurrences(of: " ", with: "0")
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -21,7 +21,9 @@ enum TableDump {
                 return text
             }
             func start(with rows: [[String]]) -> [Int] {
-                let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
+                let widths = header.indices.map { column in
+                    ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+                }
                 Output.line(line(header, widths))
                 Output.line(line(widths.map { String(repeating: "-", count: $0) }, widths))
                 for row in rows { Output.line(line(row, widths)) }

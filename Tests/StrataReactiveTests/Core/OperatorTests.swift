@@ -12,10 +12,17 @@ struct OperatorTests {
 
     @Test("map, mapError, promoteError and filter transform values and failures")
     func transforms() {
-        #expect(events(SignalProducer<Int, TestError>([1, 2]).map { $0 * 10 }) == ["value 10", "value 20", "completed"])
-        #expect(events(SignalProducer<Int, TestError>(error: TestError(1)).mapError { TestError($0.code + 1) }) == ["failed E2"])
+        #expect(
+            events(SignalProducer<Int, TestError>([1, 2]).map { $0 * 10 }) == ["value 10", "value 20", "completed"])
+        #expect(
+            events(SignalProducer<Int, TestError>(error: TestError(1)).mapError { TestError($0.code + 1) }) == [
+                "failed E2"
+            ])
         #expect(events(SignalProducer<Int, Never>(value: 3).promoteError(TestError.self)) == ["value 3", "completed"])
-        #expect(events(SignalProducer<Int, Never>(1...6).filter { $0.isMultiple(of: 2) }) == ["value 2", "value 4", "value 6", "completed"])
+        #expect(
+            events(SignalProducer<Int, Never>(1...6).filter { $0.isMultiple(of: 2) }) == [
+                "value 2", "value 4", "value 6", "completed",
+            ])
     }
 
     @Test("skip(first:) drops the first values; take(first:) completes after n and interrupts the work")
@@ -28,13 +35,17 @@ struct OperatorTests {
         #expect(upstream.descriptions == ["value 1", "value 2", "interrupted"])  // it stopped at once
         let starts = Counter()
         // As in ReactiveSwift, taking none interrupts (it completed), without starting the work.
-        #expect(events(SignalProducer<Int, Never>(value: 1).on(starting: { starts.increment() }).take(first: 0)) == ["interrupted"])
+        #expect(
+            events(SignalProducer<Int, Never>(value: 1).on(starting: { starts.increment() }).take(first: 0)) == [
+                "interrupted"
+            ])
         #expect(starts.value == 0)
     }
 
     @Test("scan sends every running total; prefix(value:) sends its value first")
     func scanAndPrefix() {
-        #expect(events(SignalProducer<Int, Never>([1, 2, 3]).scan(0, +)) == ["value 1", "value 3", "value 6", "completed"])
+        #expect(
+            events(SignalProducer<Int, Never>([1, 2, 3]).scan(0, +)) == ["value 1", "value 3", "value 6", "completed"])
         #expect(events(SignalProducer<Int, Never>([1]).prefix(value: 0)) == ["value 0", "value 1", "completed"])
     }
 
@@ -55,12 +66,19 @@ struct OperatorTests {
         let attempts = Counter()
         let flaky = SignalProducer<Int, TestError> { observer, _ in
             let attempt = attempts.increment()
-            if attempt < 3 { observer.send(error: TestError(attempt)) } else { observer.send(value: attempt); observer.sendCompleted() }
+            if attempt < 3 {
+                observer.send(error: TestError(attempt))
+            } else {
+                observer.send(value: attempt)
+                observer.sendCompleted()
+            }
         }
         #expect(events(flaky.retry(upTo: 5)) == ["value 3", "completed"])
         #expect(attempts.value == 3)
         let always = Counter()
-        let failing = SignalProducer<Int, TestError> { observer, _ in observer.send(error: TestError(always.increment())) }
+        let failing = SignalProducer<Int, TestError> { observer, _ in
+            observer.send(error: TestError(always.increment()))
+        }
         #expect(events(failing.retry(upTo: 2)) == ["failed E3"])
         #expect(events(failing.retry(upTo: 0)) == ["failed E4"])
     }
@@ -94,9 +112,10 @@ struct OperatorTests {
         let inners = (0..<2).map { _ in pipeProducer(String.self, TestError.self) }
         let started = Counter()
         let recorder = EventRecorder<String, TestError>()
-        recorder.start(SignalProducer<Int, TestError>([0, 1]).flatMap(.concat) { index in
-            inners[index].producer.on(starting: { started.increment() })
-        })
+        recorder.start(
+            SignalProducer<Int, TestError>([0, 1]).flatMap(.concat) { index in
+                inners[index].producer.on(starting: { started.increment() })
+            })
         #expect(started.value == 1)
         inners[1].input.send(value: "lost: not started yet")
         inners[0].input.send(value: "a")
@@ -113,9 +132,10 @@ struct OperatorTests {
         let inners = (0..<2).map { _ in pipeProducer(String.self, TestError.self) }
         let firstInner = EventRecorder<String, TestError>()
         let recorder = EventRecorder<String, TestError>()
-        recorder.start(outer.flatMap(.latest) { index in
-            index == 0 ? inners[0].producer.on(event: { firstInner.observer.send($0) }) : inners[1].producer
-        })
+        recorder.start(
+            outer.flatMap(.latest) { index in
+                index == 0 ? inners[0].producer.on(event: { firstInner.observer.send($0) }) : inners[1].producer
+            })
         outerInput.send(value: 0)
         inners[0].input.send(value: "a")
         outerInput.send(value: 1)
@@ -162,7 +182,9 @@ struct OperatorTests {
         failed.start(failing.combineLatest(with: SignalProducer<Int, TestError>.never))
         failingInput.send(error: TestError(3))
         #expect(failed.descriptions == ["failed E3"])
-        let array = SignalProducer.combineLatest([SignalProducer<Int, Never>(value: 1), SignalProducer(value: 2), SignalProducer(value: 3)])
+        let array = SignalProducer.combineLatest([
+            SignalProducer<Int, Never>(value: 1), SignalProducer(value: 2), SignalProducer(value: 3),
+        ])
         #expect(events(array) == ["value [1, 2, 3]", "completed"])
         #expect(events(SignalProducer<Int, Never>.combineLatest([SignalProducer<Int, Never>]())) == ["completed"])
     }

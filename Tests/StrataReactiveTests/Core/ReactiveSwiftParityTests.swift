@@ -29,9 +29,11 @@ struct ReactiveSwiftParityTests {
         return completed ? received : -1
     }
 
-    @Test("flatten over 10,000 producers that complete at once does not recurse per producer", arguments: [
-        "concat", "merge", "latest",
-    ])
+    @Test(
+        "flatten over 10,000 producers that complete at once does not recurse per producer",
+        arguments: [
+            "concat", "merge", "latest",
+        ])
     func flattenIsIterative(strategy: String) async {
         // In a child process, on a thread with a 1 MiB stack: .concat overflowed it and crashed.
         await #expect(processExitsWith: .success) {

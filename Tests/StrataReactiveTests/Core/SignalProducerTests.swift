@@ -114,8 +114,10 @@ struct SignalProducerTests {
                 "terminated", "observer completed", "disposed", "started",
             ])
         log = []
-        SignalProducer<Int, TestError>.never.on(interrupted: { log.append("interrupted") }, disposed: { log.append("disposed") })
-            .start().dispose()
+        SignalProducer<Int, TestError>.never.on(
+            interrupted: { log.append("interrupted") }, disposed: { log.append("disposed") }
+        )
+        .start().dispose()
         #expect(log == ["interrupted", "disposed"])
     }
 }

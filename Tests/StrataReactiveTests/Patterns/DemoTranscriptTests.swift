@@ -5,7 +5,8 @@ import Testing
 @Suite struct DemoTranscriptTests {
     private static func runDemo(_ arguments: [String] = []) throws -> (status: Int32, lines: [String]) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            .deletingLastPathComponent()
             .appendingPathComponent("strata-demo")
         process.arguments = arguments
         let output = Pipe()
@@ -13,7 +14,9 @@ import Testing
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
+        return (
+            process.terminationStatus, String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        )
     }
 
     /// The lines of the step whose heading starts with `number`.
@@ -37,11 +40,16 @@ import Testing
         }
         let sync = Self.step(1, in: lines)
         has(sync, "table: initial state from the store, 0 rows")
-        has(sync, "table: batch 1: deleted [], inserted [0, 1, 2], reloaded [] -> [ ] Buy milk, [ ] Call Bo, [ ] Fix the bike")
+        has(
+            sync,
+            "table: batch 1: deleted [], inserted [0, 1, 2], reloaded [] -> [ ] Buy milk, [ ] Call Bo, [ ] Fix the bike"
+        )
         has(sync, "first sync done: 3 todos stored, fetched 1 time(s)")
 
         /// Whether `first` comes before `then` in `step` (each table update after the action causing it).
-        func ordered(_ step: [String], _ first: String, _ then: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        func ordered(
+            _ step: [String], _ first: String, _ then: String, sourceLocation: SourceLocation = #_sourceLocation
+        ) {
             let a = step.firstIndex { $0.contains(first) }
             let b = step.firstIndex { $0.contains(then) }
             #expect(a != nil && b != nil && a! < b!, "\(first) before \(then)", sourceLocation: sourceLocation)
@@ -60,8 +68,10 @@ import Testing
         has(handoff, "main: the same object now reads \"Buy oat milk\"")
 
         let writes = Self.step(4, in: lines)
-        for write in ["add on .main", "update on .background", "add on .background", "update on .main",
-                      "remove on .background", "remove on .main"] {
+        for write in [
+            "add on .main", "update on .background", "add on .background", "update on .main",
+            "remove on .background", "remove on .main",
+        ] {
             has(writes, "\(write): completed")
             ordered(writes, "\(write) …", "\(write): completed")
         }
@@ -74,15 +84,20 @@ import Testing
         has(queries, "where { !$0.done && $0.title.starts(with: \"A\") } -> [\"Answer Al\"]")
         has(queries, "plan: scan Todo, then test (!(done == true) && title BEGINSWITH \"A\")")
         has(queries, "plan: primary key Todo.id: 2 ranges")
-        has(queries, "sorted(by: \\.title, ascending: false) -> [\"Fix the bike\", \"Call Bo\", \"Buy oat milk\", \"Answer Al\"]")
+        has(
+            queries,
+            "sorted(by: \\.title, ascending: false) -> [\"Fix the bike\", \"Call Bo\", \"Buy oat milk\", \"Answer Al\"]"
+        )
         has(queries, "the project's inverse link finds them: [\"Measure the window\", \"Buy paint\"]")
         has(queries, "the inverse link is live: [\"Measure the window\"]")
 
         let errors = Self.step(6, in: lines)
         ordered(errors, "another thread deletes", "table: batch 10: deleted [2]")
-        for name in ["wrongThread", "deletedInAnotherThread", "invalidated", "alreadyExists", "notInWriteTransaction",
-                     "alreadyInWriteTransaction", "notManaged", "alreadyResolved", "migrationRequired", "schemaMismatch",
-                     "corrupted", "fileAccess", "mapFull", "readOnly", "invalidArgument", "storage"] {
+        for name in [
+            "wrongThread", "deletedInAnotherThread", "invalidated", "alreadyExists", "notInWriteTransaction",
+            "alreadyInWriteTransaction", "notManaged", "alreadyResolved", "migrationRequired", "schemaMismatch",
+            "corrupted", "fileAccess", "mapFull", "readOnly", "invalidArgument", "storage",
+        ] {
             #expect(errors.filter { $0.contains("-> .\(name):") }.count == 1, "\(name) shown once")
         }
         has(errors, "the small store holds 0 todos and works on: true")
@@ -100,11 +115,13 @@ import Testing
 
         // The store lived in a temporary directory, removed at the end.
         let storePath = try #require(lines.first?.components(separatedBy: "store at ").last)
-        #expect(!FileManager.default.fileExists(atPath: URL(fileURLWithPath: storePath).deletingLastPathComponent().path))
+        #expect(
+            !FileManager.default.fileExists(atPath: URL(fileURLWithPath: storePath).deletingLastPathComponent().path))
     }
 
     @Test func theDemoRunsTwiceInOneDirectory() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-demo-twice-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "strata-demo-twice-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try Self.runDemo([directory.path])
         #expect(first.status == 0 && first.lines.last?.hasPrefix("Done.") == true, "\(first.lines.suffix(3))")

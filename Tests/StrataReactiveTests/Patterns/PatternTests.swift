@@ -27,21 +27,27 @@ final class PatternTests: ReactiveTestCase {
     func testSingleSourceOfTruthSyncFailuresDoNotEndTheObservation() throws {
         let fixture = Fixture([Todo.self])
         let repository = try makeRepository(fixture)
-        repository.api.next = FakeTodoAPI.answer([RemoteTodo(id: "1", title: "Buy milk"), RemoteTodo(id: "2", title: "Call Bo")])
+        repository.api.next = FakeTodoAPI.answer([
+            RemoteTodo(id: "1", title: "Buy milk"), RemoteTodo(id: "2", title: "Call Bo"),
+        ])
         let feed = start(repository.observe())
         XCTAssertEqual(titles(feed.events.compactMap(\.value)), ["initial []"])  // the store, synchronously
         waitUntil { feed.events.count == 2 && !repository.isSyncing }
-        XCTAssertEqual(titles(feed.events.compactMap(\.value)).last, "update [\"Buy milk\", \"Call Bo\"] -[] +[0, 1] ~[]")
+        XCTAssertEqual(
+            titles(feed.events.compactMap(\.value)).last, "update [\"Buy milk\", \"Call Bo\"] -[] +[0, 1] ~[]")
         // A failing sync is shown, and the observation stays alive.
         repository.api.next = FakeTodoAPI.failure("offline")
         repository.requestSync()
         waitUntil { feed.events.count == 3 && !repository.isSyncing }
         XCTAssertEqual(titles(feed.events.compactMap(\.value)).last, "sync failed remote(\"offline\")")
         XCTAssertFalse(feed.isTerminated)
-        repository.api.next = FakeTodoAPI.answer([RemoteTodo(id: "1", title: "Buy milk", done: true), RemoteTodo(id: "3", title: "Art")])
+        repository.api.next = FakeTodoAPI.answer([
+            RemoteTodo(id: "1", title: "Buy milk", done: true), RemoteTodo(id: "3", title: "Art"),
+        ])
         repository.requestSync()
         waitUntil { feed.events.count == 4 }
-        XCTAssertEqual(titles(feed.events.compactMap(\.value)).last, "update [\"Art\", \"Buy milk\", \"Call Bo\"] -[] +[0] ~[0]")
+        XCTAssertEqual(
+            titles(feed.events.compactMap(\.value)).last, "update [\"Art\", \"Buy milk\", \"Call Bo\"] -[] +[0] ~[0]")
         XCTAssertEqual(feed.offMainEvents, 0)
         feed.disposable?.dispose()
         XCTAssertEqual(feed.descriptions.last, "interrupted")
@@ -70,7 +76,9 @@ final class PatternTests: ReactiveTestCase {
         let fixture = Fixture([Todo.self])
         let repository = try makeRepository(fixture)
         let tooLong = String(repeating: "k", count: 600)  // over LMDB's 511-byte keys
-        repository.api.next = FakeTodoAPI.answer([RemoteTodo(id: "1", title: "Fine"), RemoteTodo(id: tooLong, title: "Bad")])
+        repository.api.next = FakeTodoAPI.answer([
+            RemoteTodo(id: "1", title: "Fine"), RemoteTodo(id: tooLong, title: "Bad"),
+        ])
         let feed = start(repository.observe())
         waitUntil { feed.events.count == 2 }
         guard case .syncFailed(.storage(.invalidArgument))? = feed.events.last?.value else {
@@ -99,7 +107,8 @@ final class PatternTests: ReactiveTestCase {
                 case 0..<4:
                     let items = (0..<Int.random(in: 1...3, using: &random)).map { _ -> Item in
                         nextID += 1
-                        return Item(id: nextID, score: Double(Int.random(in: 0..<20, using: &random)), name: "n\(nextID)")
+                        return Item(
+                            id: nextID, score: Double(Int.random(in: 0..<20, using: &random)), name: "n\(nextID)")
                     }
                     return items.reactive.add(to: store, on: .background)
                 case 4..<8:
@@ -111,8 +120,8 @@ final class PatternTests: ReactiveTestCase {
                     let newScore = Double(Int.random(in: 0..<20, using: &random))
                     let rename = Bool.random(using: &random)
                     return targets.reactive.update(in: store, on: .background) { item in
-                            if rename { item.name += "'" } else { item.score = newScore }
-                        }
+                        if rename { item.name += "'" } else { item.score = newScore }
+                    }
                 default:
                     return existing.randomElement(using: &random)!.reactive.remove(from: store, on: .background)
                 }

@@ -24,7 +24,9 @@ final class ReadmeTourTests: ReactiveTestCase {
         let url = fixture.configuration.fileURL!
 
         let store = try Store(configuration: .init(fileURL: url, objectTypes: [Person.self, Dog.self]))
-        let ann = Person(); ann.id = 1; ann.name = "Ann"
+        let ann = Person()
+        ann.id = 1
+        ann.name = "Ann"
         try store.write { try store.add(ann) }
         try store.write { ann.dogs.append(Dog()) }
 
@@ -45,11 +47,13 @@ final class ReadmeTourTests: ReactiveTestCase {
         waitUntil { changes.count == 2 && ann.name == "Anne" }
 
         var failure: StoreError?
-        XCTAssertEqual(run(ann.reactive.update(in: store, on: .background) { $0.name = "Ann B." }).descriptions.last, "completed")
+        XCTAssertEqual(
+            run(ann.reactive.update(in: store, on: .background) { $0.name = "Ann B." }).descriptions.last, "completed")
         XCTAssertEqual(ann.name, "Ann B.")
         try store.write { try store.delete(ann) }
         ann.reactive.update(in: store, on: .main) { $0.name = "x" }.startWithFailed { failure = $0 }
-        XCTAssertEqual(failure, .invalidated)  // deleted on main before the start (on the background queue: .deletedInAnotherThread)
+        // deleted on main before the start (on the background queue: .deletedInAnotherThread)
+        XCTAssertEqual(failure, .invalidated)
 
         try store.verify()
         XCTAssertEqual(store.objects(Dog.self).count, 1)

@@ -24,7 +24,8 @@ final class ReactiveReadTests: ReactiveTestCase {
         let fixture = Fixture()
         let store = try fixture.open()
         XCTAssertTrue(isCase(start(store.reactive.objects(Town.self)).error!, .schemaMismatch("")))
-        XCTAssertTrue(isCase(start(store.reactive.object(ofType: Town.self, forPrimaryKey: "Oslo")).error!, .schemaMismatch("")))
+        XCTAssertTrue(
+            isCase(start(store.reactive.object(ofType: Town.self, forPrimaryKey: "Oslo")).error!, .schemaMismatch("")))
         let producers = Unchecked(
             (
                 store.reactive.objects(Person.self).map { _ in () },
@@ -60,7 +61,10 @@ final class ReactiveReadTests: ReactiveTestCase {
         XCTAssertEqual(log, ["initial [1, 2]"])  // before start returned
         run(
             [Person(id: 3, name: "Cy"), Person(id: 0, name: "Kid", age: 9)].reactive.add(to: store, on: .background)
-                .concat(store.objects(Person.self).where { $0.id == 1 }.first!.reactive.update(in: store, on: .background) { $0.age = 17 }))
+                .concat(
+                    store.objects(Person.self).where { $0.id == 1 }.first!.reactive.update(in: store, on: .background) {
+                        $0.age = 17
+                    }))
         waitUntil { log.count == 3 }
         XCTAssertEqual(log, ["initial [1, 2]", "update [1, 2, 3] -[] +[2] ~[]", "update [2, 3] -[0] +[] ~[]"])
         disposable.dispose()

@@ -39,7 +39,9 @@ class ReactiveTestCase: XCTestCase {
     }
 
     /// Spins the main run loop until `condition` holds (failing after `timeout`).
-    func waitUntil(timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool) {
+    func waitUntil(
+        timeout: TimeInterval = 10, file: StaticString = #filePath, line: UInt = #line, _ condition: () -> Bool
+    ) {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             guard Date() < deadline else { return XCTFail("timed out", file: file, line: line) }

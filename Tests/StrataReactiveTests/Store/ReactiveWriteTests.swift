@@ -74,7 +74,9 @@ final class ReactiveWriteTests: ReactiveTestCase {
         store.autorefresh = false
         XCTAssertEqual(store.objects(Person.self).count, 0)  // the snapshot is taken
         var seen: Int?
-        run(Person(id: 1).reactive.add(to: store, on: .background).on(value: { seen = store.objects(Person.self).count }))
+        run(
+            Person(id: 1).reactive.add(to: store, on: .background).on(value: { seen = store.objects(Person.self).count }
+            ))
         XCTAssertEqual(seen, 1)
     }
 
@@ -86,7 +88,8 @@ final class ReactiveWriteTests: ReactiveTestCase {
         let rex = Dog(name: "Rex", owner: ann)  // unmanaged, links to a managed object of main's Store
         let bob = Person(id: 2, name: "Bob")
         bob.dogs.append(Dog(name: "Fido"))
-        let outcome = run([rex].reactive.add(to: store, on: .background).concat(bob.reactive.add(to: store, on: .background)))
+        let outcome = run(
+            [rex].reactive.add(to: store, on: .background).concat(bob.reactive.add(to: store, on: .background)))
         XCTAssertEqual(outcome.descriptions, ["value ()", "value ()", "completed"])
         XCTAssertEqual(rex.owner?.name, "Ann")
         XCTAssertEqual(ann.ownedDogs.map(\.name), ["Rex"])
@@ -120,7 +123,9 @@ final class ReactiveWriteTests: ReactiveTestCase {
             XCTAssertEqual(store.objects(Person.self).map(\.name), ["Ann"], "\(context)")
             XCTAssertFalse(batch[0].isManaged)
         }
-        let updated = run([Person(id: 1, name: "Ann 2"), Person(id: 2, name: "Bob")].reactive.add(to: store, update: .modified, on: .background))
+        let updated = run(
+            [Person(id: 1, name: "Ann 2"), Person(id: 2, name: "Bob")].reactive.add(
+                to: store, update: .modified, on: .background))
         XCTAssertEqual(updated.descriptions, ["value ()", "completed"])
         XCTAssertEqual(store.objects(Person.self).map(\.name), ["Ann 2", "Bob"])
     }
@@ -130,7 +135,8 @@ final class ReactiveWriteTests: ReactiveTestCase {
         let store = try fixture.open()
         let ann = Person(id: 1, name: "Ann")
         try store.write { try store.add(ann) }
-        XCTAssertEqual(run(ann.reactive.update(in: store, on: .main) { $0.age = 30 }).descriptions, ["value ()", "completed"])
+        XCTAssertEqual(
+            run(ann.reactive.update(in: store, on: .main) { $0.age = 30 }).descriptions, ["value ()", "completed"])
         XCTAssertEqual(ann.age, 30)
         let ranOnMain = Unchecked(ResultBox<Bool>())
         let outcome = run(
@@ -150,7 +156,9 @@ final class ReactiveWriteTests: ReactiveTestCase {
         try store.write { try store.add(contentsOf: people) }
         XCTAssertEqual(run(people[0].reactive.remove(from: store, on: .main)).descriptions, ["value ()", "completed"])
         XCTAssertTrue(people[0].isInvalidated)
-        XCTAssertEqual(run(Array(people[1...]).reactive.remove(from: store, on: .background)).descriptions, ["value ()", "completed"])
+        XCTAssertEqual(
+            run(Array(people[1...]).reactive.remove(from: store, on: .background)).descriptions,
+            ["value ()", "completed"])
         XCTAssertTrue(people[2].isInvalidated)
         XCTAssertEqual(store.objects(Person.self).count, 0)
     }
@@ -173,7 +181,9 @@ final class ReactiveWriteTests: ReactiveTestCase {
         let release = holdBackgroundQueue()
         let update = start(people.reactive.update(in: store, on: .background) { $0.name = "Changed" })
         let remove = start(people.reactive.remove(from: store, on: .background))
-        try onAnotherThreadWrite(fixture) { store in try store.delete(store.object(ofType: Person.self, forPrimaryKey: 2)!) }
+        try onAnotherThreadWrite(fixture) { store in
+            try store.delete(store.object(ofType: Person.self, forPrimaryKey: 2)!)
+        }
         release()
         waitUntil { update.isTerminated && remove.isTerminated }
         XCTAssertEqual(update.error, .deletedInAnotherThread)
@@ -212,7 +222,8 @@ final class ReactiveWriteTests: ReactiveTestCase {
             XCTAssertEqual(outcome.error, .mapFull, "\(context)")
             XCTAssertEqual(store.objects(Person.self).map(\.name), ["kept"], "\(context)")
         }
-        XCTAssertEqual(run(Person(id: 5).reactive.add(to: store, on: .background)).descriptions, ["value ()", "completed"])
+        XCTAssertEqual(
+            run(Person(id: 5).reactive.add(to: store, on: .background)).descriptions, ["value ()", "completed"])
     }
 
     /// A write on a Store of another thread, waited for.

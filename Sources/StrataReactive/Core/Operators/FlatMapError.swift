@@ -4,7 +4,8 @@ extension SignalProducer {
     /// ```swift
     /// api.fetchTodos().flatMapError { _ in SignalProducer(value: cachedTodos) }
     /// ```
-    public func flatMapError<F>(_ transform: @escaping (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F> {
+    public func flatMapError<F>(_ transform: @escaping (Error) -> SignalProducer<Value, F>) -> SignalProducer<Value, F>
+    {
         relay { observer, lifetime in
             { event in
                 switch event {

@@ -24,7 +24,8 @@ extension SignalProducer {
             let (upstream, upstreamToken) = Lifetime.make()
             lifetime.routeInterruption { upstreamToken.dispose() }
             lifetime.observeEnded { upstreamToken.dispose() }
-            self.start(Signal.Observer { event in scheduler.schedule { observer.send(event) } }, interruptedBy: upstream)
+            self.start(
+                Signal.Observer { event in scheduler.schedule { observer.send(event) } }, interruptedBy: upstream)
         }
     }
 
@@ -38,7 +39,9 @@ extension SignalProducer {
                 case .failed, .interrupted:
                     scheduler.schedule { observer.send(event) }
                 case .value, .completed:
-                    scheduler.schedule(after: scheduler.currentDate.addingTimeInterval(interval)) { observer.send(event) }
+                    scheduler.schedule(after: scheduler.currentDate.addingTimeInterval(interval)) {
+                        observer.send(event)
+                    }
                 }
             }
         }
