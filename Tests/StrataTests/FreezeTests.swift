@@ -16,7 +16,8 @@ import Testing
         let (fixture, store) = try populated()
         defer { withExtendedLifetime(fixture) {} }
         let frozen = try store.freeze()
-        #expect(frozen.isFrozen && !store.isFrozen)
+        #expect(frozen.isFrozen)
+        #expect(!store.isFrozen)
         try store.write {
             try store.delete(store.objects(Item.self).where { $0.id < 100 })
             store.object(ofType: Item.self, forPrimaryKey: 200)!.score = -1
@@ -36,7 +37,8 @@ import Testing
         #expect(throws: StoreError.readOnly) { try frozen.write {} }
         #expect(try frozen.refresh() == false)
         let live = try frozen.thaw()
-        #expect(live == store && live.objects(Item.self).count == 400)
+        #expect(live == store)
+        #expect(live.objects(Item.self).count == 400)
     }
 
     /// Documented difference from Realm: a write that changes nothing commits no new version (LMDB
@@ -51,7 +53,8 @@ import Testing
         #expect(try store.freeze() == before)
         try store.write { store.object(ofType: Item.self, forPrimaryKey: 1)!.score = 7 }
         let after = try store.freeze()
-        #expect(after != before && after.object(ofType: Item.self, forPrimaryKey: 1)?.score == 7)
+        #expect(after != before)
+        #expect(after.object(ofType: Item.self, forPrimaryKey: 1)?.score == 7)
     }
 
     @Test func frozenObjectsAndResultsAndThawingThem() throws {
@@ -61,7 +64,9 @@ import Testing
         let frozenItem = try item.freeze()
         let frozenResults = try store.objects(Item.self).where { $0.score < 10 }.sorted(by: \.score, ascending: false)
             .freeze()
-        #expect(frozenItem.isFrozen && !item.isFrozen && frozenResults.isFrozen)
+        #expect(frozenItem.isFrozen)
+        #expect(!item.isFrozen)
+        #expect(frozenResults.isFrozen)
         try store.write {
             item.score = 1000
             try store.delete(store.object(ofType: Item.self, forPrimaryKey: 9)!)
@@ -99,7 +104,8 @@ import Testing
         #expect(report.description.contains("a frozen snapshot of this process, 20 behind"))
         frozen = nil
         let after = try store.diagnostics()
-        #expect(after.frozenSnapshots.isEmpty && (after.oldestPinnedVersion ?? .max) > pinned)
+        #expect(after.frozenSnapshots.isEmpty)
+        #expect((after.oldestPinnedVersion ?? .max) > pinned)
     }
 }
 

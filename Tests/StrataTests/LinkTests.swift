@@ -32,8 +32,10 @@ import Testing
             fido.owner = bob
             #expect(rex.walkers.map(\.id) == [1])  // live inside the write
         }
-        #expect(rex.walkers.map(\.id) == [1] && ann.ownedDogs.map(\.name) == ["Rex"])
-        #expect(bob.ownedDogs.map(\.name) == ["Fido"] && bob.ownedDogs.count == 1)
+        #expect(rex.walkers.map(\.id) == [1])
+        #expect(ann.ownedDogs.map(\.name) == ["Rex"])
+        #expect(bob.ownedDogs.map(\.name) == ["Fido"])
+        #expect(bob.ownedDogs.count == 1)
         try store.write { ann.dogs.remove(at: 0) }  // one of Rex's two entries: Ann still walks him
         #expect(rex.walkers.map(\.id) == [1])
         try store.write { ann.dogs.remove(at: 1) }
@@ -52,7 +54,9 @@ import Testing
             }
         }
         #expect(visited == [1, 2])
-        #expect(rex.walkers.isEmpty && ann.dogs.map(\.name) == ["Fido"] && bob.dogs.isEmpty)
+        #expect(rex.walkers.isEmpty)
+        #expect(ann.dogs.map(\.name) == ["Fido"])
+        #expect(bob.dogs.isEmpty)
         // An object deleted during the iteration is skipped, as in Results.
         try store.write {
             ann.dogs.append(rex)
@@ -71,10 +75,12 @@ import Testing
     @Test func deletingAnObjectNullsLinksAndRemovesItFromLists() throws {
         let (_, store, ann, bob, rex, fido) = try populated()
         try store.write { try store.delete(rex) }
-        #expect(ann.dogs.map(\.name) == ["Fido"] && bob.dogs.isEmpty)
+        #expect(ann.dogs.map(\.name) == ["Fido"])
+        #expect(bob.dogs.isEmpty)
         #expect(ann.dogs.count == 1)
         try store.write { try store.delete(ann) }
-        #expect(fido.owner == nil && !fido.isInvalidated)
+        #expect(fido.owner == nil)
+        #expect(!fido.isInvalidated)
         #expect(store.objects(Dog.self).where { $0.owner == nil }.count == 1)
         try store.verify()
     }
@@ -82,7 +88,8 @@ import Testing
     @Test func deletingResultsAndEverythingKeepsLinksConsistent() throws {
         let (_, store, _, bob, _, fido) = try populated()
         try store.write { try store.delete(store.objects(Dog.self).where { $0.name == "Rex" }) }
-        #expect(bob.dogs.isEmpty && fido.walkers.map(\.id) == [1])
+        #expect(bob.dogs.isEmpty)
+        #expect(fido.walkers.map(\.id) == [1])
         try store.write { try store.deleteAll() }
         try store.write {
             let cy = Person(id: 3, name: "Cy")
@@ -90,7 +97,8 @@ import Testing
             cy.dogs.append(Dog(name: "New", owner: cy))
         }
         let new = store.objects(Dog.self).first!
-        #expect(new.walkers.map(\.id) == [3] && new.owner?.id == 3)
+        #expect(new.walkers.map(\.id) == [3])
+        #expect(new.owner?.id == 3)
         try store.verify()
     }
 
@@ -100,7 +108,8 @@ import Testing
         try store.delete(ann)
         #expect(rex.owner == nil)
         try store.cancelWrite()
-        #expect(rex.owner?.id == 1 && ann.dogs.count == 3)
+        #expect(rex.owner?.id == 1)
+        #expect(ann.dogs.count == 3)
     }
 
     @Test func selfLinksAreClearedToo() throws {

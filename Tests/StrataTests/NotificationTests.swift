@@ -28,7 +28,8 @@ import Testing
             Issue.record("no initial")
             return
         }
-        #expect(initial.count == 3 && recorder.changes.count == 1)
+        #expect(initial.count == 3)
+        #expect(recorder.changes.count == 1)
         try store.write {
             try store.add(Item(id: 4, score: 0, name: "i4"))
             try store.delete(store.object(ofType: Item.self, forPrimaryKey: 1)!)
@@ -40,7 +41,9 @@ import Testing
             Issue.record("no update")
             return
         }
-        #expect(deletions == [0] && insertions == [2] && modifications == [2])
+        #expect(deletions == [0])
+        #expect(insertions == [2])
+        #expect(modifications == [2])
         #expect(results.map(\.id) == [2, 3, 4])
         #expect(recorder.versions[1].commits == 1)
         try store.refresh()  // nothing new: nothing delivered
@@ -90,11 +93,15 @@ import Testing
         try store.refresh()
         // The first update is item 100's own commit, delivered live on the refresh before the others.
         #expect(each.versions.dropFirst().map(\.commits) == [1, 1, 1, 1])
-        #expect(counts == [1, 2, 3, 4] && frozen == [false, true, true, false])
+        #expect(counts == [1, 2, 3, 4])
+        #expect(frozen == [false, true, true, false])
         #expect(scores == [1, 2, 3])
-        #expect(coalesced.versions.last?.commits == 3 && coalesced.changes.count == 2)
+        #expect(coalesced.versions.last?.commits == 3)
+        #expect(coalesced.changes.count == 2)
         if case .update(_, _, let insertions, let modifications)? = each.changes.last {
-            #expect(insertions == [2] && modifications == [2])  // item 100 was third before, fourth now
+            // item 100 was third before, fourth now
+            #expect(insertions == [2])
+            #expect(modifications == [2])
         } else {
             Issue.record("no update")
         }
@@ -110,12 +117,15 @@ import Testing
         try store.refresh()
         for id in 1...5 { try store.write { try store.add(Item(id: id, score: 0, name: "")) } }
         // Each write delivered the one before it (beginWrite catches observers up): only the last is kept.
-        #expect(hub.keptLogCount == 1 && updates == 4)
+        #expect(hub.keptLogCount == 1)
+        #expect(updates == 4)
         try store.refresh()
-        #expect(updates == 5 && hub.keptLogCount == 0)
+        #expect(updates == 5)
+        #expect(hub.keptLogCount == 0)
         token.invalidate()
         try store.write { try store.add(Item(id: 9, score: 0, name: "")) }
-        #expect(hub.keptLogCount == 0 && !hub.isObserved)
+        #expect(hub.keptLogCount == 0)
+        #expect(!hub.isObserved)
     }
 
     @Test func commitsOfOtherThreadsCoalesceUntilTheStoreMoves() throws {
@@ -133,9 +143,13 @@ import Testing
             return true
         }
         try store.refresh()
-        #expect(recorder.changes.count == 2 && recorder.versions.last?.commits == 3)
+        #expect(recorder.changes.count == 2)
+        #expect(recorder.versions.last?.commits == 3)
         if case .update(let results, let deletions, let insertions, let modifications)? = recorder.changes.last {
-            #expect(results.count == 3 && deletions.isEmpty && insertions == [0, 1, 2] && modifications.isEmpty)
+            #expect(results.count == 3)
+            #expect(deletions.isEmpty)
+            #expect(insertions == [0, 1, 2])
+            #expect(modifications.isEmpty)
         } else {
             Issue.record("no update")
         }
@@ -226,17 +240,21 @@ import Testing
         let names = try ann.observe(keyPaths: [\.name]) { namesOnly.append($0) }
         try store.write { ann.age = 31 }
         try store.refresh()
-        #expect(all.count == 1 && namesOnly.isEmpty)
+        #expect(all.count == 1)
+        #expect(namesOnly.isEmpty)
         if case .change(let object, let properties)? = all.first {
-            #expect(object.id == 1 && properties.map(\.name) == ["age"])
-            #expect(properties.first?.oldValue as? Int == 30 && properties.first?.newValue as? Int == 31)
+            #expect(object.id == 1)
+            #expect(properties.map(\.name) == ["age"])
+            #expect(properties.first?.oldValue as? Int == 30)
+            #expect(properties.first?.newValue as? Int == 31)
         } else {
             Issue.record("no change")
         }
         try store.write { ann.name = "Anna" }
         try store.refresh()
         if case .change(_, let properties)? = namesOnly.last {
-            #expect(properties.map(\.name) == ["name"] && properties[0].oldValue as? String == "Ann")
+            #expect(properties.map(\.name) == ["name"])
+            #expect(properties[0].oldValue as? String == "Ann")
         } else {
             Issue.record("no name change")
         }
@@ -262,7 +280,8 @@ import Testing
         try store.add(Item(id: 1, score: 0, name: ""))
         try store.commitWrite(withoutNotifying: [skipped])
         try store.refresh()
-        #expect(recorder.changes.count == 1 && others == 2)
+        #expect(recorder.changes.count == 1)
+        #expect(others == 2)
         try store.write { try store.add(Item(id: 2, score: 0, name: "")) }
         try store.refresh()
         if case .update(_, _, let insertions, _)? = recorder.changes.last {
@@ -426,7 +445,10 @@ import Testing
         try queue.sync { _ = try store.value.refresh() }
         queue.sync {
             if case .update(let results, let deletions, let insertions, let modifications)? = recorder.changes.last {
-                #expect(results.map(\.id) == [1, 2] && deletions.isEmpty && insertions == [1] && modifications == [0])
+                #expect(results.map(\.id) == [1, 2])
+                #expect(deletions.isEmpty)
+                #expect(insertions == [1])
+                #expect(modifications == [0])
             } else {
                 Issue.record("no update: \(recorder.changes.count)")
             }

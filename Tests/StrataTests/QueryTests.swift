@@ -25,7 +25,10 @@ import Testing
         let (_, store) = try populated()
         let found = store.objects(Person.self).where { $0.age >= 18 && ($0.name.starts(with: "A") || $0.email == nil) }
         #expect(found.map(\.id) == [1, 3])
-        #expect(found.count == 2 && found.first?.id == 1 && found.last?.id == 3 && found[1].name == "Cy")
+        #expect(found.count == 2)
+        #expect(found.first?.id == 1)
+        #expect(found.last?.id == 3)
+        #expect(found[1].name == "Cy")
     }
 
     @Test func resultsStayLiveAfterWrites() throws {
@@ -40,7 +43,8 @@ import Testing
         }
         #expect(minors.map(\.id) == [4, 9])
         try store.write { try store.delete(store.object(ofType: Person.self, forPrimaryKey: 4)!) }
-        #expect(minors.map(\.id) == [9] && minors.count == 1)
+        #expect(minors.map(\.id) == [9])
+        #expect(minors.count == 1)
     }
 
     @Test func resultsAreLazyUntilRead() throws {
@@ -51,7 +55,8 @@ import Testing
             return true
         }
         #expect(calls == 0)
-        #expect(filtered.count == 5 && calls == 5)
+        #expect(filtered.count == 5)
+        #expect(calls == 5)
         _ = filtered.count  // cached for the snapshot
         #expect(calls == 5)
     }
@@ -128,19 +133,24 @@ import Testing
         #expect(store.objects(Dog.self).distinct(by: [\.owner]).count == 2)  // the link itself: nil is a value
         // Through a link, an object whose link is nil is left out, as in Realm (Spot was kept).
         let byOwnerID = store.objects(Dog.self).distinct(by: [\.owner?.id])
-        #expect(byOwnerID.count == 1 && byOwnerID.allSatisfy { $0.owner?.id == 1 })
+        #expect(byOwnerID.count == 1)
+        #expect(byOwnerID.allSatisfy { $0.owner?.id == 1 })
         #expect(store.objects(Dog.self).distinct(by: [\.owner?.name, \.name]).map(\.name).sorted() == ["Fido", "Rex"])
     }
 
     @Test func aggregates() throws {
         let (_, store) = try populated()
         let people = store.objects(Person.self)
-        #expect(people.min(of: \.age) == 17 && people.max(of: \.age) == 62)
+        #expect(people.min(of: \.age) == 17)
+        #expect(people.max(of: \.age) == 62)
         #expect(people.sum(of: \.age) == 171)
         #expect(people.average(of: \.age) == 171.0 / 5)
-        #expect(people.max(of: \.name) == "bob" && people.min(of: \.email) == "ann@example.com")
+        #expect(people.max(of: \.name) == "bob")
+        #expect(people.min(of: \.email) == "ann@example.com")
         let none = people.where { $0.age > 100 }
-        #expect(none.min(of: \.age) == nil && none.sum(of: \.age) == 0 && none.average(of: \.age) == nil)
+        #expect(none.min(of: \.age) == nil)
+        #expect(none.sum(of: \.age) == 0)
+        #expect(none.average(of: \.age) == nil)
         let fixture = Fixture([AllTypes.self, Person.self])
         let other = try fixture.open()
         try other.write {
@@ -153,9 +163,12 @@ import Testing
             }
         }
         let all = other.objects(AllTypes.self)
-        #expect(all.min(of: \.optDouble) == -1 && all.max(of: \.optDouble) == 2.5)
-        #expect(all.sum(of: \.optDouble) == 1.5 && all.average(of: \.optDouble) == 0.75)
-        #expect(all.sum(of: \.decimal) == 6 && all.average(of: \.decimal) == 1.5)
+        #expect(all.min(of: \.optDouble) == -1)
+        #expect(all.max(of: \.optDouble) == 2.5)
+        #expect(all.sum(of: \.optDouble) == 1.5)
+        #expect(all.average(of: \.optDouble) == 0.75)
+        #expect(all.sum(of: \.decimal) == 6)
+        #expect(all.average(of: \.decimal) == 1.5)
         #expect(all.where { $0.optDouble == nil }.min(of: \.optDouble) == nil)
     }
 
@@ -167,7 +180,8 @@ import Testing
         #expect(evenIDs.map(\.id) == [2, 4])
         #expect(evenIDs.where { $0.age > 16 }.sorted(by: \.name).map(\.id) == [4, 2])
         try store.write { try store.delete(evenIDs) }
-        #expect(people.count == 3 && evenIDs.isEmpty)
+        #expect(people.count == 3)
+        #expect(evenIDs.isEmpty)
     }
 
     @Test func iteratingAQueryWhileDeletingVisitsTheHeldObjects() throws {
@@ -180,7 +194,8 @@ import Testing
                 try store.delete(person)
             }
         }
-        #expect(visited == [2, 4] && minors.isEmpty)
+        #expect(visited == [2, 4])
+        #expect(minors.isEmpty)
     }
 
     @Test func queriesOnOtherKeyTypesAndValues() throws {

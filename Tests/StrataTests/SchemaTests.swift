@@ -83,7 +83,8 @@ enum Ordering {
         more.objectTypes = [Note.self, Item.self]
         let store = try Store(configuration: more)
         try store.write { try store.add(Item(id: 1, score: 1, name: "i")) }
-        #expect(store.objects(Note.self).count == 1 && store.objects(Item.self).count == 1)
+        #expect(store.objects(Note.self).count == 1)
+        #expect(store.objects(Item.self).count == 1)
     }
 
     @Test func schemaVersionOnlyGoesUp() throws {
@@ -111,7 +112,8 @@ enum Ordering {
             fileURL: fixture.configuration.fileURL!, objectTypes: [Ordering.Second.Pair.self])
         let store = try Store(configuration: reordered)
         let pair = try #require(store.objects(Ordering.Second.Pair.self).first)
-        #expect(pair.x == 7 && pair.y == "seven")
+        #expect(pair.x == 7)
+        #expect(pair.y == "seven")
         let another = Ordering.Second.Pair()
         another.x = 8
         another.y = "eight"

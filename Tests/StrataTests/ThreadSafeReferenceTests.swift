@@ -61,9 +61,9 @@ import Testing
         let otherStore = try other.open()
         let reference = try ThreadSafeReference(to: bob)
         #expect { try otherStore.resolve(reference) } throws: { isCase($0, .invalidArgument("")) }
-        #expect(throws: StoreError.self) {
+        #expect {
             try ThreadSafeReference(to: store.objects(Person.self).filter { _ in true })
-        }
+        } throws: { isCase($0, .invalidArgument("")) }
         let wrongThread = Unchecked(bob)
         let outcome = onAnotherThread { () -> StoreError? in
             do throws(StoreError) {

@@ -110,7 +110,9 @@ import Testing
             return (try? other.write { try other.delete(target) }) != nil
         }
         #expect(deleted)
-        #expect(!one.isInvalidated && one.id == 1)  // the snapshot is stable
+        // the snapshot is stable
+        #expect(!one.isInvalidated)
+        #expect(one.id == 1)
         try store.refresh()
         #expect(one.isInvalidated)
         try store.write {

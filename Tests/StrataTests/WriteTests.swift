@@ -16,7 +16,8 @@ struct Oops: Error {}
             try store.add(Person(id: 1, name: "Ann"))
             return 42
         }
-        #expect(result == 42 && !store.isInWriteTransaction)
+        #expect(result == 42)
+        #expect(!store.isInWriteTransaction)
         #expect(store.objects(Person.self).count == 1)
     }
 
@@ -31,7 +32,8 @@ struct Oops: Error {}
                 throw Oops()
             }
         }
-        #expect(store.objects(Person.self).isEmpty && !store.isInWriteTransaction)
+        #expect(store.objects(Person.self).isEmpty)
+        #expect(!store.isInWriteTransaction)
         #expect(person.isInvalidated)  // added in a rolled-back write
     }
 
@@ -89,7 +91,8 @@ struct Oops: Error {}
         let ann = try #require(people.first)
         let again = try #require(store.object(ofType: Person.self, forPrimaryKey: 1))
         try store.write { again.age = 31 }
-        #expect(ann.age == 31 && people.count == 1)
+        #expect(ann.age == 31)
+        #expect(people.count == 1)
         try store.write {
             ann.name = "Anne"
             #expect(again.name == "Anne")  // inside the write too

@@ -75,7 +75,8 @@ struct ReactiveSwiftParityTests {
         var log: [String] = []
         scheduler.schedule(after: scheduler.currentDate.addingTimeInterval(5)) { log.append("at 5") }
         scheduler.run()
-        #expect(log == ["at 5"] && scheduler.currentDate == .distantFuture)
+        #expect(log == ["at 5"])
+        #expect(scheduler.currentDate == .distantFuture)
         // Scheduling after a date now passed runs on the next advance, as in ReactiveSwift.
         scheduler.schedule(after: Date(timeIntervalSinceReferenceDate: 10)) { log.append("late") }
         scheduler.advance()

@@ -52,7 +52,9 @@ import Testing
         ) {
             let a = step.firstIndex { $0.contains(first) }
             let b = step.firstIndex { $0.contains(then) }
-            #expect(a != nil && b != nil && a! < b!, "\(first) before \(then)", sourceLocation: sourceLocation)
+            #expect(a != nil, "\(first) before \(then)", sourceLocation: sourceLocation)
+            #expect(b != nil, "\(first) before \(then)", sourceLocation: sourceLocation)
+            #expect(a! < b!, "\(first) before \(then)", sourceLocation: sourceLocation)
         }
         ordered(sync, "first sync: three todos from the network", "table: batch 1:")
 
@@ -124,10 +126,12 @@ import Testing
             "strata-demo-twice-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let first = try Self.runDemo([directory.path])
-        #expect(first.status == 0 && first.lines.last?.hasPrefix("Done.") == true, "\(first.lines.suffix(3))")
+        #expect(first.status == 0, "\(first.lines.suffix(3))")
+        #expect(first.lines.last?.hasPrefix("Done.") == true, "\(first.lines.suffix(3))")
         // The second run found the first's store: it reported .alreadyExists and "14 of 15" before.
         let second = try Self.runDemo([directory.path])
-        #expect(second.status == 0 && second.lines.last?.hasPrefix("Done.") == true, "\(second.lines.suffix(3))")
+        #expect(second.status == 0, "\(second.lines.suffix(3))")
+        #expect(second.lines.last?.hasPrefix("Done.") == true, "\(second.lines.suffix(3))")
         #expect(second.lines.contains { $0.hasPrefix("(started afresh: removed") })
         #expect(second.lines.contains { $0.contains("StoreError cases shown: 16 of 16") })
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("todos.strata").path))
