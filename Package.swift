@@ -30,13 +30,15 @@ let package = Package(
             name: "StrataCLI",
             dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The tests' model types (also used by the stress process), and the tests' fixture.
+        .target(name: "StrataTestModels", dependencies: ["Strata"], path: "Tests/StrataTestModels"),
         .target(
             name: "StrataTestSupport",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", "StrataTestModels"],
             path: "Tests/StrataTestSupport"
         ),
         // A helper process the reliability tests kill and restart (not a product).
-        .executableTarget(name: "strata-stress", dependencies: ["Strata", "StrataTestSupport"], path: "Tests/StrataStress"),
+        .executableTarget(name: "strata-stress", dependencies: ["Strata", "StrataTestModels"], path: "Tests/StrataStress"),
         .testTarget(name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-stress", "StrataCLI"]),
         .testTarget(
             name: "StrataReactiveTests",

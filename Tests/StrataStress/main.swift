@@ -1,6 +1,6 @@
 import Foundation
 import Strata
-import StrataTestSupport
+import StrataTestModels
 
 // A helper process for the reliability tests (Tests/StrataTests/ReliabilityTests.swift): it writes
 // and reports on stdout, and the test kills it or waits for it.

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct AddDeleteTests {
+@Suite(.fixtureChecks) struct AddDeleteTests {
     @Test func errorPolicyRejectsAnExistingKey() throws {
         let fixture = Fixture()
         let store = try fixture.open()

@@ -4,7 +4,7 @@ import StrataTestSupport
 import Testing
 
 /// Opening a file from its stored schema alone (what the `strata` CLI does).
-@Suite struct DynamicStoreTests {
+@Suite(.fixtureChecks) struct DynamicStoreTests {
     /// A store with two owners, three dogs (links, a List, backlinks) and one object of every type.
     private func populated() throws -> Fixture {
         let fixture = Fixture([Person.self, Dog.self, AllTypes.self])

@@ -7,7 +7,7 @@ import Testing
 /// Damaged files: each trial opens a damaged copy in a helper process (`strata-stress check`), so a
 /// crash is counted as a failure instead of ending the test run. Every trial must end in a clean
 /// exit: the file opens and verifies, or a typed error is reported.
-@Suite("Damaged files", .serialized)
+@Suite("Damaged files", .serialized, .fixtureChecks)
 struct FileDamageTests {
     static var trials: Int { ProcessInfo.processInfo.environment["STRATA_DAMAGE_TRIALS"].flatMap(Int.init) ?? 150 }
 

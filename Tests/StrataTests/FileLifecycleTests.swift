@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct FileLifecycleTests {
+@Suite(.fixtureChecks) struct FileLifecycleTests {
     /// 300 blobs of 8 KiB, then all but 10 deleted: most of the file is free pages.
     private func mostlyFreeFile() throws -> Fixture {
         let fixture = Fixture([Blob.self])
@@ -82,5 +82,29 @@ import Testing
         try store.verify()
         try store.write { try store.add(Blob(id: 99, bytes: 10)) }
         #expect(store.objects(Blob.self).count == 11)
+    }
+}
+
+@Suite("Files a killed process left behind", .fixtureChecks)
+struct AbandonedFileTests {
+    /// A process id no process has (beyond Linux's largest pid_max).
+    private let deadProcess: Int32 = 0x7FFF_FFF0
+
+    @Test("opening a file removes the half-made copies of processes that died making it")
+    func halfMadeFilesOfDeadProcessesAreRemoved() throws {
+        let fixture = Fixture([Person.self])
+        let abandoned = ["test.strata.creating-\(deadProcess)", "test.strata.creating-\(deadProcess)-lock"]
+        let live = ["test.strata.creating-1", "test.strata.creating-1-lock"]  // init never dies
+        for name in abandoned + live {
+            #expect(
+                FileManager.default.createFile(
+                    atPath: fixture.directory.appendingPathComponent(name).path, contents: Data()))
+        }
+        let store = try fixture.open()
+        #expect(store.objects(Person.self).isEmpty)
+        let names = try FileManager.default.contentsOfDirectory(atPath: fixture.directory.path)
+        for name in abandoned { #expect(!names.contains(name)) }
+        for name in live { #expect(names.contains(name), "another process's file in the making stays") }
+        for name in live { try FileManager.default.removeItem(at: fixture.directory.appendingPathComponent(name)) }
     }
 }

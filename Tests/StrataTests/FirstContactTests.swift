@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 
 /// What a Realm user types first, and what a new user reads first: spellings, descriptions, messages.
-@Suite struct FirstContactTests {
+@Suite(.fixtureChecks) struct FirstContactTests {
     @Test func realmsSpellingsWork() throws {
         let fixture = Fixture([Person.self, Dog.self])
         let store = try fixture.open()

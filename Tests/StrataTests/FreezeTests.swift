@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct FreezeTests {
+@Suite(.fixtureChecks) struct FreezeTests {
     private func populated() throws -> (Fixture, Store) {
         let fixture = Fixture([Item.self])
         let store = try fixture.open()

@@ -31,7 +31,7 @@ final class Stamped: Object {
 
 /// A declared initial value runs once per unmanaged object, when first needed; reading objects from a
 /// Store runs none (it was `UUID()` per object read, 14× the cost of the read itself).
-@Suite(.serialized) struct InitialValueTests {
+@Suite(.serialized, .fixtureChecks) struct InitialValueTests {
     @Test func anUnmanagedObjectEvaluatesEachInitialValueOnceWhenFirstRead() {
         let before = Stamped.counter.evaluations
         let object = Stamped()

@@ -7,7 +7,7 @@ import Testing
 /// Iterating a Results walks a live cursor until something would change the table's keys or the
 /// snapshot; then it continues from the keys it had left. Either way it visits exactly the objects
 /// the Results held when the iteration began.
-@Suite struct IterationTests {
+@Suite(.fixtureChecks) struct IterationTests {
     static func store(with ids: ClosedRange<Int>, _ fixture: Fixture) throws -> Store {
         let store = try fixture.open()
         try store.write { try store.add(contentsOf: ids.map { Person(id: $0, name: "p\($0)") }) }

@@ -37,7 +37,7 @@ final class Measured: Object {
     }
 }
 
-@Suite struct KeyPathTests {
+@Suite(.fixtureChecks) struct KeyPathTests {
     static let schema = try! ObjectSchema.of(Measured.self)
 
     static func names(_ keyPath: PartialKeyPath<Measured>) -> String? {

@@ -7,7 +7,7 @@ import Testing
 /// Notifications follow links, as Realm's do: a change of a linked object is a modification of the
 /// object that links to it (by default, and for the key paths an observer names through links).
 /// Stores of plain threads deliver on `refresh()`, which keeps these tests deterministic.
-@Suite struct LinkNotificationTests {
+@Suite(.fixtureChecks) struct LinkNotificationTests {
     /// Ann owns Rex and walks Rex and Fido; Bob owns Fido; Spot has no owner.
     private func populated() throws -> (Fixture, Store, ann: Person, bob: Person, rex: Dog, fido: Dog, spot: Dog) {
         let fixture = Fixture([Person.self, Dog.self])

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct LinkTests {
+@Suite(.fixtureChecks) struct LinkTests {
     /// Ann walks Rex and Fido (Rex twice); Bob walks Rex; Rex and Fido are owned by Ann.
     private func populated() throws -> (Fixture, Store, ann: Person, bob: Person, rex: Dog, fido: Dog) {
         let fixture = Fixture([Person.self, Dog.self])

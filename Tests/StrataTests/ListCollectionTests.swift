@@ -6,7 +6,7 @@ import Testing
 
 /// `List` is a `RangeReplaceableCollection` with the same meaning managed and unmanaged: every
 /// operation below gives the same elements as on a Swift Array.
-@Suite struct ListCollectionTests {
+@Suite(.fixtureChecks) struct ListCollectionTests {
     typealias Operation = (name: String, apply: (List<Int>) -> Void, expected: ([Int]) -> [Int])
 
     static var operations: [Operation] {

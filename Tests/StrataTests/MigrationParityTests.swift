@@ -42,7 +42,7 @@ enum WideningV2 {
 }
 
 /// Migrations as realm-swift's tests expect them, and typos that must not commit.
-@Suite struct MigrationParityTests {
+@Suite(.fixtureChecks) struct MigrationParityTests {
     private func v1File() throws -> Fixture {
         let fixture = Fixture([WideningV1.Sample.self, WideningV1.Retired.self])
         let store = try fixture.open()

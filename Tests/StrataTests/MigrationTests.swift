@@ -45,7 +45,7 @@ enum MigrationV2 {
     }
 }
 
-@Suite struct MigrationTests {
+@Suite(.fixtureChecks) struct MigrationTests {
     /// A V1 file: three contacts (one with a pet), two legacy rows.
     private func v1File() throws -> Fixture {
         let fixture = Fixture([MigrationV1.Contact.self, MigrationV1.Legacy.self])

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite("Processes sharing a file", .serialized)
+@Suite("Processes sharing a file", .serialized, .fixtureChecks)
 struct MultiProcessTests {
     @Test("4 processes each add 10,000 uniquely keyed objects, 100 per write, at once: exactly 40,000")
     func fourWriters() throws {

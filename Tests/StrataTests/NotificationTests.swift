@@ -6,7 +6,7 @@ import Testing
 
 /// Stores of plain threads deliver on `refresh()` and at `beginWrite`, which makes these tests
 /// deterministic; queue delivery is tested with semaphores, main-thread delivery under XCTest.
-@Suite struct NotificationTests {
+@Suite(.fixtureChecks) struct NotificationTests {
     /// What an observer received, in order.
     final class Recorder<T: Object> {
         var changes: [CollectionChange<Results<T>>] = []

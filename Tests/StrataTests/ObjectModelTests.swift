@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct ObjectModelTests {
+@Suite(.fixtureChecks) struct ObjectModelTests {
     static let date = Date(timeIntervalSinceReferenceDate: 123_456.789)
     static let uuid = UUID(uuidString: "12345678-1234-1234-1234-1234567890AB")!
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct QueryTests {
+@Suite(.fixtureChecks) struct QueryTests {
     /// Ann 30, bob 17, Cy 45 (no email), Dee 17, Eve 62; Rex and Fido belong to Ann, Spot to nobody.
     private func populated() throws -> (Fixture, Store) {
         let fixture = Fixture([Person.self, Dog.self])

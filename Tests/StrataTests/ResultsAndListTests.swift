@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct ResultsTests {
+@Suite(.fixtureChecks) struct ResultsTests {
     @Test func unsortedResultsAreInPrimaryKeyOrder() throws {
         let fixture = Fixture()
         let store = try fixture.open()
@@ -100,7 +100,7 @@ import Testing
     }
 }
 
-@Suite struct ListTests {
+@Suite(.fixtureChecks) struct ListTests {
     @Test func valueListOperationsOnAManagedObject() throws {
         let fixture = Fixture([AllTypes.self])
         let store = try fixture.open()

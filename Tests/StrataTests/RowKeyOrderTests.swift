@@ -3,7 +3,7 @@ import Testing
 
 @testable import Strata
 
-@Suite("Row keys order as LMDB stores them")
+@Suite("Row keys order as LMDB stores them", .fixtureChecks)
 struct RowKeyOrderTests {
     /// LMDB's default comparison: bytewise, a prefix before its extensions.
     private func bytewise(_ a: RowKey, _ b: RowKey) -> Bool {

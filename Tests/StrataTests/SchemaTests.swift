@@ -36,7 +36,7 @@ enum Ordering {
     }
 }
 
-@Suite struct SchemaTests {
+@Suite(.fixtureChecks) struct SchemaTests {
     @Test func aChangedSchemaNeedsAMigrationAndTheFileIsUntouched() throws {
         let fixture = Fixture([Note.self])
         do {

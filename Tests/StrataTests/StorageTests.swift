@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct StorageTests {
+@Suite(.fixtureChecks) struct StorageTests {
     @Test func lmdbErrorsHaveNamesAndLMDBsText() {
         #expect(LMDBError.mapFull.description.contains("MDB_MAP_FULL"))
         #expect(LMDBError.noSpace.description.contains("No space left"))

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct ThreadSafeReferenceTests {
+@Suite(.fixtureChecks) struct ThreadSafeReferenceTests {
     @Test func anObjectCrossesToAnotherThreadOnce() throws {
         let fixture = Fixture([Person.self, Dog.self])
         let store = try fixture.open()

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite struct ThreadingTests {
+@Suite(.fixtureChecks) struct ThreadingTests {
     /// Adds a Person on another thread, through that thread's own Store.
     static func addOnAnotherThread(_ configuration: Store.Configuration, id: Int) -> Bool {
         onAnotherThread {

@@ -11,7 +11,7 @@ func standardError(of result: ExitTest.Result?) -> String {
     String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
 }
 
-@Suite struct TrapTests {
+@Suite(.fixtureChecks) struct TrapTests {
     static func storeForChild(_ path: String) -> Store {
         let configuration = Store.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Person.self])
         do {
@@ -165,7 +165,7 @@ func standardError(of result: ExitTest.Result?) -> String {
     }
 }
 
-@Suite struct StaleReaderTests {
+@Suite(.fixtureChecks) struct StaleReaderTests {
     /// A process killed while it held a snapshot leaves its reader slot in the lock file while other
     /// processes keep the file open; the reader check clears it (run at open and when the table is full).
     @Test func aKilledProcessesReaderSlotIsCleared() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 struct Oops: Error {}
 
-@Suite struct WriteTests {
+@Suite(.fixtureChecks) struct WriteTests {
     @Test func writeCommitsAndIsVisibleAtOnce() throws {
         let fixture = Fixture()
         let store = try fixture.open()
@@ -254,7 +254,7 @@ struct Oops: Error {}
     }
 }
 
-@Suite struct WriteAfterFailureTests {
+@Suite(.fixtureChecks) struct WriteAfterFailureTests {
     @Test func addAfterAFailedWriteIsOutsideAWrite() throws {
         let fixture = Fixture()
         let store = try fixture.open()

@@ -67,6 +67,7 @@ final class Environment: @unchecked Sendable {
     ///   is not an LMDB file, comes from an incompatible version, or is shorter than its last used page
     ///   (reading it would fault), `.lmdb` for any other LMDB failure.
     init(path: String, options: EnvironmentOptions, removeOnClose: [String] = []) throws(StorageError) {
+        if !options.readOnly { StoreFile.removeAbandonedCopies(of: path) }
         switch fileSize(atPath: path) {
         case nil where !options.readOnly && errno == ENOENT:
             try StoreFile.create(at: path, options: options)

@@ -75,6 +75,27 @@ enum StoreFile {
         _ = close(fd)
     }
 
+    /// Removes the half-made copies `create` leaves when its process is killed in the middle
+    /// (`<path>.creating-<pid>` and its lock file) of processes that no longer exist. A copy of a live
+    /// process (another one creating the file right now) stays.
+    static func removeAbandonedCopies(of path: String) {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let prefix = (slash.map { String(path[path.index(after: $0)...]) } ?? path) + ".creating-"
+        guard let stream = opendir(directory.isEmpty ? "/" : directory) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix) else { continue }
+            var suffix = name.dropFirst(prefix.count)
+            if suffix.hasSuffix("-lock") { suffix = suffix.dropLast("-lock".count) }
+            guard let pid = Int32(suffix), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            unlink(directory + "/" + name)
+        }
+    }
+
     /// Checks an existing file before LMDB reads it: both meta pages, then the main tree, which must
     /// list Strata's meta table.
     ///

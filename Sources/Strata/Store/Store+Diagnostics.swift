@@ -87,3 +87,15 @@ extension Store.Diagnostics {
             }.sorted { $0.version < $1.version })
     }
 }
+
+extension Store {
+    /// Whether anything of this process holds the file at `path` open (a Store, a frozen snapshot, a
+    /// `DynamicStore`): what a test fixture checks at its teardown.
+    ///
+    /// - Throws: `.fileAccess` when the path's directory cannot be resolved.
+    @_spi(Testing)
+    public static func _isOpenInThisProcess(path: String) throws(StoreError) -> Bool {
+        let canonical = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
+        return EnvironmentRegistry.shared.isOpen(canonical)
+    }
+}

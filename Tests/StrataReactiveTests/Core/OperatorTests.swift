@@ -2,7 +2,7 @@ import Foundation
 import StrataReactive
 import Testing
 
-@Suite("Operators")
+@Suite("Operators", .fixtureChecks)
 struct OperatorTests {
     private func events<V, E>(_ producer: SignalProducer<V, E>) -> [String] {
         let recorder = EventRecorder<V, E>()

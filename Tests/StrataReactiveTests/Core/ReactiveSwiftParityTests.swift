@@ -3,7 +3,7 @@ import StrataReactive
 import Testing
 
 /// StrataReactive behaves as ReactiveSwift's own specs say, where it differed.
-@Suite("ReactiveSwift parity")
+@Suite("ReactiveSwift parity", .fixtureChecks)
 struct ReactiveSwiftParityTests {
     private func events<V, E>(_ producer: SignalProducer<V, E>) -> [String] {
         let recorder = EventRecorder<V, E>()

@@ -2,7 +2,7 @@ import Foundation
 import StrataReactive
 import Testing
 
-@Suite("Schedulers")
+@Suite("Schedulers", .fixtureChecks)
 struct SchedulerTests {
     @Test("ImmediateScheduler runs at once; QueueScheduler runs on its queue in order, unless disposed first")
     func immediateAndQueue() {

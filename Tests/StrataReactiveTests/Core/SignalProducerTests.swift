@@ -2,7 +2,7 @@ import Foundation
 import StrataReactive
 import Testing
 
-@Suite("SignalProducer: cold work, starting and disposing")
+@Suite("SignalProducer: cold work, starting and disposing", .fixtureChecks)
 struct SignalProducerTests {
     @Test("the work runs on each start, not before")
     func coldness() {

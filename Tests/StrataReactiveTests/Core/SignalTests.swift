@@ -2,7 +2,7 @@ import Foundation
 import StrataReactive
 import Testing
 
-@Suite("Signal: the event contract")
+@Suite("Signal: the event contract", .fixtureChecks)
 struct SignalTests {
     @Test("values, then one terminating event; nothing after it")
     func grammar() {

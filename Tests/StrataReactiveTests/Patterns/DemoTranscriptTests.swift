@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Runs `strata-demo` (the README's main job) as a process and checks its transcript, step by step.
-@Suite struct DemoTranscriptTests {
+@Suite(.fixtureChecks) struct DemoTranscriptTests {
     private static func runDemo(_ arguments: [String] = []) throws -> (status: Int32, lines: [String]) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
