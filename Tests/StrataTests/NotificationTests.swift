@@ -129,6 +129,12 @@ import Testing
     }
 
     @Test func commitsOfOtherThreadsCoalesceUntilTheStoreMoves() throws {
+        // this thread                          other thread
+        // observe Items; refresh(): .initial
+        //                                       add Item 1, commit
+        //                                       add Item 2, commit
+        //                                       add Item 3, commit
+        // refresh(): one .update of 3 commits
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         let recorder = Recorder<Item>()
@@ -299,6 +305,12 @@ import Testing
     }
 
     @Test func aQueueStoreIsToldOnItsQueueAfterMovingToTheCommit() throws {
+        // this thread                          queue "observer"
+        //                                       open a Store, observe Items: .initial, signal `initial`
+        // (waits for `initial`)
+        // add Item 1, commit
+        //                                       woken by the commit: moves to it, .update, signal `updated`
+        // (waits for `updated`)
         let fixture = Fixture([Item.self])
         let queue = DispatchQueue(label: "observer")
         let initial = DispatchSemaphore(value: 0)
@@ -332,6 +344,15 @@ import Testing
     }
 
     @Test func aThreadStoresResultsObservedOnAnotherQueue() throws {
+        // this thread                          queue "elsewhere"
+        // add Item 1; observe (score < 5) on elsewhere
+        //                                       open its Store: .initial [1]
+        // add Item 2, set Item 1's score to 9
+        //                                       .update: 1 left, 2 came
+        // observe Item 2 on elsewhere
+        //                                       takes its baseline
+        // delete Item 2
+        //                                       .update: 2 left; Item 2: .deleted
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         try store.write { try store.add(Item(id: 1, score: 0, name: "")) }

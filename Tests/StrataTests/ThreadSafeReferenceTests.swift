@@ -103,6 +103,13 @@ import Testing
     }
 
     @Test func aStoreBehindTheReferenceMovesUpToIt() throws {
+        // this thread                          other thread
+        //                                       open a Store, read: its snapshot is empty
+        // (waits for `opened`)                  signal `opened`, wait for `handed`
+        // add Ann, commit
+        // make a reference to Ann, signal `handed`
+        //                                       resolve: the Store moves up to the reference's
+        //                                       version and finds Ann
         let fixture = Fixture([Person.self, Dog.self])
         let opened = DispatchSemaphore(value: 0)
         let handed = DispatchSemaphore(value: 0)

@@ -32,6 +32,11 @@ import Testing
     }
 
     @Test func aWriteStartsFromTheNewestCommit() throws {
+        // this thread                          other thread
+        // open a Store (empty snapshot)
+        //                                       add Person 1, commit
+        // write {: sees Person 1 without refresh()
+        //   add Person 1 -> .alreadyExists
         let fixture = Fixture()
         let store = try fixture.open()
         #expect(Self.addOnAnotherThread(fixture.configuration, id: 1))
@@ -139,6 +144,11 @@ import Testing
     }
 
     @Test func writersOnTwoThreadsTakeTurns() throws {
+        // thread 0        thread 1        thread 2        thread 3
+        // write {          write { waits   write { waits   write { waits
+        // commit }         (LMDB's writer lock: one write at a time)
+        //                  ...              ...             ...
+        // 200 writes each, interleaved in any order; none fails, 800 objects at the end.
         let fixture = Fixture()
         let configuration = fixture.configuration
         let perThread = 200

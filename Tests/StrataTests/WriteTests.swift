@@ -150,6 +150,12 @@ struct Oops: Error {}
     /// LMDB's writer lock belongs to the thread that took it: a queue-confined Store's write that
     /// continues in a block run by another thread is refused, and can still be ended where it began.
     @Test func aQueueStoresWriteContinuedOnAnotherThreadIsRefused() throws {
+        // this thread (in queue.sync)          another thread (in queue.sync)
+        // open the queue's Store
+        // beginWrite, add Person 1
+        //                                       add Person 2 -> .wrongThread
+        //                                       commitWrite -> .wrongThread
+        // commitWrite: Person 1 alone is stored
         let fixture = Fixture()
         let queue = DispatchQueue(label: "strata.tests.write-thread")
         let configuration = fixture.configuration
