@@ -150,7 +150,7 @@ extension StoreCore {
             for column in 0..<binding.columnCount where try !old.columnEquals(column, row, column) { return false }
             return true
         } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))]: \(error)")
+            throw .damaged(at: binding.location(of: key), error)
         }
     }
 

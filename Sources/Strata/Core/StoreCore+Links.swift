@@ -52,7 +52,7 @@ extension StoreCore {
                         encoder.endColumn()
                     }
                 } catch {
-                    throw .corrupted("\(origin.name)[\(origin.describe(originKey))]: \(error)")
+                    throw .damaged(at: origin.location(of: originKey), error)
                 }
                 try encoder.withRow { (bytes) throws(StoreError) in
                     let row = RowView(encoded: bytes, columns: origin.columnCount)

@@ -66,7 +66,7 @@ extension Object {
 
     @usableFromInline
     final func _trapCorrupted(column: Int, _ error: StoreError) -> Never {
-        let name = _binding.map { "\($0.name)[\($0.describe(_key))].\($0.columnNames[column])" } ?? "\(type(of: self))"
+        let name = _binding.map { $0.location(of: _key, column: column) } ?? "\(type(of: self))"
         preconditionFailure("\(TrapMessage.corrupted): \(name): \(error)")
     }
 }

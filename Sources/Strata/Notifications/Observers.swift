@@ -134,7 +134,7 @@ final class ObjectObserver<T: Object>: StoreObserver {
             do {
                 values.append(try row.column(column).map { Array($0) })
             } catch {
-                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+                throw .damaged(at: binding.location(of: key, column: column), error)
             }
         }
         return values

@@ -135,13 +135,13 @@ struct PredicateEvaluator {
         do {
             bytes = try end.row.column(column)
         } catch {
-            throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+            throw .damaged(at: binding.location(of: key, column: column), error)
         }
         let outcome: Bool?
         if comparison.path.countsList {
             guard let bytes, let count = try? ListFormat.elements(bytes).count else {
                 throw .corrupted(
-                    "\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): a damaged List")
+                    "\(binding.location(of: key, column: column)): a damaged List")
             }
             var littleEndian = Int64(count).littleEndian
             outcome = Swift.withUnsafeBytes(of: &littleEndian) { comparison.test($0) }
@@ -150,7 +150,7 @@ struct PredicateEvaluator {
         }
         guard let outcome else {
             throw .corrupted(
-                "\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): undecodable in a query")
+                "\(binding.location(of: key, column: column)): undecodable in a query")
         }
         return outcome
     }
@@ -173,14 +173,14 @@ struct PredicateEvaluator {
             do {
                 bytes = try row.column(column)
             } catch {
-                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+                throw .damaged(at: binding.location(of: key, column: column), error)
             }
             guard let bytes else { return nil }
             let target = try rows.core.binding(for: steps[position + 1].schema.type)
             do {
                 key = try RowKey(stored: bytes, kind: target.keyKind)
             } catch {
-                throw .corrupted("\(binding.name)[\(binding.describe(key))].\(binding.columnNames[column]): \(error)")
+                throw .damaged(at: binding.location(of: key, column: column), error)
             }
             guard let next = try rows.fetchRow(target, key: key) else { return nil }
             row = next

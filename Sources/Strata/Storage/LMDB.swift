@@ -142,11 +142,11 @@ enum LMDB {
     // MARK: Transactions
 
     static func beginTransaction(
-        _ env: OpaquePointer, parent: OpaquePointer? = nil, flags: UInt32
+        _ env: OpaquePointer, flags: UInt32
     ) throws(LMDBError) -> OpaquePointer {
         try injected(.beginTransaction)
         var txn: OpaquePointer?
-        try check(mdb_txn_begin(env, parent, flags, &txn))
+        try check(mdb_txn_begin(env, nil, flags, &txn))  // no nested transactions
         guard let txn else { throw LMDBError.outOfMemory }
         return txn
     }
