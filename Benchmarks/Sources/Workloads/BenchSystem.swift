@@ -38,7 +38,9 @@ public final class PreparedRun {
     private let directory: URL
     private var bench: BenchSystem?
 
-    fileprivate init(directory: URL, bench: BenchSystem, run: @escaping () throws -> Void, check: @escaping () throws -> Void) {
+    fileprivate init(
+        directory: URL, bench: BenchSystem, run: @escaping () throws -> Void, check: @escaping () throws -> Void
+    ) {
         self.directory = directory
         self.bench = bench
         self.run = run
@@ -79,7 +81,9 @@ public enum Runner {
             return PreparedRun(
                 directory: directory, bench: bench,
                 run: {
-                    guard try bench.randomReads(ids) == expected else { throw WorkloadError("\(system) read wrong scores") }
+                    guard try bench.randomReads(ids) == expected else {
+                        throw WorkloadError("\(system) read wrong scores")
+                    }
                 }, check: {})
         case .scan, .scanRich:
             let scan = spec.kind == .scanRich ? try bench.prepareRichScan(count: count) : bench.scan
@@ -97,7 +101,8 @@ public enum Runner {
             check: { [expectedSum] in
                 let result = try bench.scan()
                 guard result.rows == count, result.sum == expectedSum else {
-                    throw WorkloadError("\(system) left \(result.rows) rows with sum \(result.sum), expected \(count), \(expectedSum)")
+                    throw WorkloadError(
+                        "\(system) left \(result.rows) rows with sum \(result.sum), expected \(count), \(expectedSum)")
                 }
             })
     }

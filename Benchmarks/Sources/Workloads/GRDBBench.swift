@@ -13,7 +13,8 @@ final class GRDBBench: BenchSystem {
             _ = try String.fetchOne(db, sql: "PRAGMA journal_mode=WAL")
             try db.execute(sql: "PRAGMA synchronous=NORMAL")
         }
-        queue = try DatabaseQueue(path: directory.appendingPathComponent("bench.sqlite").path, configuration: configuration)
+        queue = try DatabaseQueue(
+            path: directory.appendingPathComponent("bench.sqlite").path, configuration: configuration)
         self.records = records
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, score REAL, name TEXT)")

@@ -24,8 +24,10 @@ public enum NotificationBench {
         for round in 0..<rounds {
             for synced in [true, false] {
                 let name = "n2-\(synced ? "full" : "nosync")-\(round)"
-                let plain = try timeCommits(commits, in: directory.appendingPathComponent(name + "-plain"), observed: false, synced: synced)
-                let observed = try timeCommits(commits, in: directory.appendingPathComponent(name + "-observed"), observed: true, synced: synced)
+                let plain = try timeCommits(
+                    commits, in: directory.appendingPathComponent(name + "-plain"), observed: false, synced: synced)
+                let observed = try timeCommits(
+                    commits, in: directory.appendingPathComponent(name + "-observed"), observed: true, synced: synced)
                 if synced {
                     result.plainSeconds.append(plain)
                     result.observedSeconds.append(observed)
@@ -41,7 +43,8 @@ public enum NotificationBench {
 
     private static func configuration(_ directory: URL, synced: Bool = false) throws -> Store.Configuration {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var configuration = Store.Configuration(fileURL: directory.appendingPathComponent("n.strata"), objectTypes: [Item.self])
+        var configuration = Store.Configuration(
+            fileURL: directory.appendingPathComponent("n.strata"), objectTypes: [Item.self])
         configuration.durability = synced ? .full : .noSync
         return configuration
     }
@@ -95,7 +98,9 @@ public enum NotificationBench {
             try store.add(Item(id: id, score: Double(id), name: itemName))
             let committed = DispatchTime.now().uptimeNanoseconds  // the commit itself counts
             try store.commitWrite()
-            guard arrived.wait(timeout: .now() + 5) == .success else { throw WorkloadError("N1: no notification in 5 s") }
+            guard arrived.wait(timeout: .now() + 5) == .success else {
+                throw WorkloadError("N1: no notification in 5 s")
+            }
             latencies.append(Double(Int64(clock.delivered) - Int64(committed)) / 1e9)
         }
         queue.sync { token.invalidate() }

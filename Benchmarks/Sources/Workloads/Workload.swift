@@ -73,11 +73,13 @@ public struct WorkloadSpec: Sendable {
             id: "W1a", title: "add of objects made beforehand, one write transaction", count: 1_000_000,
             kind: .addPremade, sync: .full, systems: [.strata], targets: []),
         WorkloadSpec(
-            id: "W2", title: "one write transaction per object, no sync", count: 10_000, kind: .insert(perTransaction: 1),
+            id: "W2", title: "one write transaction per object, no sync", count: 10_000,
+            kind: .insert(perTransaction: 1),
             sync: .noSync, systems: [.rawLMDB, .strata, .grdbRecord],
             targets: [Target(peer: .rawLMDB, minimum: 0.75), Target(peer: .grdbRecord, minimum: 10)]),
         WorkloadSpec(
-            id: "W3", title: "one write transaction per object, durable", count: 5_000, kind: .insert(perTransaction: 1),
+            id: "W3", title: "one write transaction per object, durable", count: 5_000,
+            kind: .insert(perTransaction: 1),
             sync: .full, systems: [.rawLMDB, .strata], targets: [Target(peer: .rawLMDB, minimum: 0.95)]),
         WorkloadSpec(
             id: "W4", title: "100 objects per write transaction, no sync", count: 1_000_000,

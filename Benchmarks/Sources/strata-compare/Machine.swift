@@ -3,15 +3,21 @@ import Foundation
 /// What the measurements ran on, for the report.
 enum Machine {
     static func describe(directory: String) -> String {
-        let cpu = firstLine(of: "/proc/cpuinfo", startingWith: "model name").map { $0.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? $0 } ?? "unknown CPU"
-        let memory = firstLine(of: "/proc/meminfo", startingWith: "MemTotal").map {
-            $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }
-                .map { String(format: "%.0f GiB", $0 / 1_048_576) } ?? "?"
-        } ?? "?"
-        let kernel = (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
+        let cpu =
+            firstLine(of: "/proc/cpuinfo", startingWith: "model name").map {
+                $0.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? $0
+            } ?? "unknown CPU"
+        let memory =
+            firstLine(of: "/proc/meminfo", startingWith: "MemTotal").map {
+                $0.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Double($0) }
+                    .map { String(format: "%.0f GiB", $0 / 1_048_576) } ?? "?"
+            } ?? "?"
+        let kernel =
+            (try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
         let swift = run("/usr/bin/env", ["swift", "--version"])?.split(separator: "\n").first.map(String.init) ?? "?"
-        let filesystem = run("/usr/bin/env", ["stat", "-f", "-c", "%T", directory])?
+        let filesystem =
+            run("/usr/bin/env", ["stat", "-f", "-c", "%T", directory])?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
         return "\(cpu), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(memory) RAM; Linux \(kernel); "
             + "\(swift); stores on \(filesystem) (\(directory))"

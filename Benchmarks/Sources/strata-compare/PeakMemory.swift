@@ -32,7 +32,9 @@ enum PeakMemory {
         try prepared.run()
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-            let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({ Int($0) })
+            let kilobytes = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap({
+                Int($0)
+            })
         else { throw WorkloadFailure("no VmHWM in /proc/self/status") }
         print(kilobytes * 1024)
     }

@@ -83,7 +83,8 @@ struct Report {
         var samples = Samples()
         let pairs =
             unsynced
-            ? zip(result.plainUnsyncedSeconds, result.observedUnsyncedSeconds) : zip(result.plainSeconds, result.observedSeconds)
+            ? zip(result.plainUnsyncedSeconds, result.observedUnsyncedSeconds)
+            : zip(result.plainSeconds, result.observedSeconds)
         for (plain, observed) in pairs { samples.add(observed / plain) }
         return samples
     }
@@ -103,7 +104,10 @@ struct Report {
                         + "| \(formatCount(Double(result.count) / samples.median)) |")
             }
         }
-        lines += ["", "| id | Strata vs | target | median ratio | min–max | met |", "| --- | --- | ---: | ---: | ---: | :---: |"]
+        lines += [
+            "", "| id | Strata vs | target | median ratio | min–max | met |",
+            "| --- | --- | ---: | ---: | ---: | :---: |",
+        ]
         for result in results {
             for target in result.spec.targets {
                 let ratio = result.ratio(against: target.peer)
@@ -134,7 +138,8 @@ struct Report {
             let cost = observerCost(notifications)
             let unsynced = observerCost(notifications, unsynced: true)
             lines += [
-                "", "| id | notifications (\(notifications.latencies.count) commits of one object) | goal | median | min–max | met |",
+                "",
+                "| id | notifications (\(notifications.latencies.count) commits of one object) | goal | median | min–max | met |",
                 "| --- | --- | ---: | ---: | ---: | :---: |",
                 "| N1 | commit on one thread → callback on another queue (`.noSync`) | ≤ 0.5 ms "
                     + "| \(String(format: "%.3f", latency.median * 1000)) ms "

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Medians and ranges of a few samples.
 struct Samples {
     var values: [Double] = []
@@ -32,5 +34,3 @@ func formatCount(_ value: Double) -> String {
 func formatMilliseconds(_ seconds: Double) -> String {
     seconds >= 1 ? String(format: "%.0f", seconds * 1000) : String(format: "%.1f", seconds * 1000)
 }
-
-import Foundation

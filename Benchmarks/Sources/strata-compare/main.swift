@@ -4,12 +4,11 @@
 import Foundation
 import Workloads
 
-
-
 do {
     let options = try Options(arguments: Array(CommandLine.arguments.dropFirst()))
     if let child = options.child {
-        try PeakMemory.runChild(workload: child.workload, system: child.system, count: child.count, directory: options.directory)
+        try PeakMemory.runChild(
+            workload: child.workload, system: child.system, count: child.count, directory: options.directory)
         exit(0)
     }
     let base = URL(fileURLWithPath: options.directory).appendingPathComponent("strata-compare-\(getpid())")
@@ -28,7 +27,8 @@ do {
                 let duration = try Runner.measure(baseline, system: .strata, count: count, in: base)
                 result.recordBaseline(round: round, seconds: duration.seconds)
                 FileHandle.standardError.write(
-                    "\(spec.id) round \(round) baseline \(baseline.id) Strata: \(formatMilliseconds(duration.seconds)) ms\n")
+                    "\(spec.id) round \(round) baseline \(baseline.id) Strata: \(formatMilliseconds(duration.seconds)) ms\n"
+                )
             }
             for system in spec.systems where options.systems?.contains(system.rawValue) ?? true {
                 let duration = try Runner.measure(spec, system: system, count: count, in: base)
