@@ -113,8 +113,11 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         columnAccessors = propertyOfColumn.map { schema.accessors[$0] }
         columnBindings = zip(schema.accessors, columnOfProperty).map { ($0.columnOffset, $1) }
         linkProperties = schema.accessors.filter { $0.kind.schemaType.linkedType != nil }.map { ($0.offset, $0.kind) }
+        // Computed before `super.init`, not in its argument list: a key path turned into a function
+        // there crashes the optimiser of Swift 6.3.1 (an ownership verifier failure in release builds).
+        let columnNames = stored.properties.map { $0.name }
         super.init(
             name: schema.name, keyKind: schema.keyKind, hasSignedKeys: primaryKeyType?.isSignedInteger ?? false,
-            columnNames: stored.properties.map(\.name), columnOfProperty: columnOfProperty)
+            columnNames: columnNames, columnOfProperty: columnOfProperty)
     }
 }
