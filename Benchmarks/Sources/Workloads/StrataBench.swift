@@ -9,6 +9,10 @@ final class StrataBench: BenchSystem {
         var configuration = Store.Configuration(fileURL: directory.appendingPathComponent("bench.strata"))
         configuration.objectTypes = [Item.self, RichItem.self]
         configuration.durability = sync == .noSync ? .noSync : .full
+        // Under valgrind (callgrind counts), a smaller address-space reservation than the default 64 GiB.
+        if let size = ProcessInfo.processInfo.environment["STRATA_BENCH_MAXIMUM_SIZE"].flatMap(Int.init) {
+            configuration.maximumSize = size
+        }
         store = try Store(configuration: configuration)
     }
 
