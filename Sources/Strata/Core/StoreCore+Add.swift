@@ -218,7 +218,8 @@ final class AddOperation {
     /// Whether objects managed by another thread's Store of this file may be linked to (by key, once
     /// their row is found in this write): for a write handed to a background queue.
     private let linksAcrossThreads: Bool
-    private var keys: [ObjectIdentifier: RowKey] = [:]
+    /// The unmanaged objects to store, in order. Each holds its new key meanwhile, and its binding
+    /// marks it as taken (an unmanaged object has none otherwise).
     private var pending: [(object: Object, binding: TableBinding)] = []
 
     init(core: StoreCore, session: WriteSession, policy: Store.UpdatePolicy, linksAcrossThreads: Bool = false) {
@@ -235,23 +236,37 @@ final class AddOperation {
 
     /// Adds the graph without managing anything: returns each object stored, with its key.
     func store(_ roots: [Object]) throws(StoreError) -> [(object: Object, binding: TableBinding, key: RowKey)] {
-        // 1. Walk the graph and check everything that can be checked before writing.
-        var stack = roots.reversed() as [Object]
-        while let object = stack.popLast() {
-            if try isStored(object) { continue }
-            let id = ObjectIdentifier(object)
-            guard keys[id] == nil else { continue }
-            let binding = try core.binding(for: type(of: object))
-            keys[id] = try core.newKey(for: object, binding: binding, session: session)
-            pending.append((object, binding))
-            stack += core.linkedObjects(of: object, binding: binding).reversed()
-        }
-        for (object, binding) in pending {
-            object._key = keys[ObjectIdentifier(object)]!
-            object._binding = binding
-        }
+        // 1. Walk the graph and check everything that can be checked before writing. Each object
+        // found is lent its key at once (`_binding` set marks it as taken: an object twice in the
+        // graph is stored once).
         defer {
             for (object, _) in pending { object._binding = nil }  // the keys were lent for the write
+        }
+        pending.reserveCapacity(roots.count)
+        var stack: [Object] = []
+        var lastType: ObjectIdentifier?
+        var lastBinding: TableBinding?
+        for root in roots {
+            stack.append(root)
+            while let object = stack.popLast() {
+                if object._binding != nil, object._store == nil { continue }  // taken by this add already
+                if try isStored(object) { continue }
+                // Batches are mostly of one type: its binding is looked up once.
+                let objectType = ObjectIdentifier(type(of: object))
+                let binding: TableBinding
+                if objectType == lastType, let lastBinding {
+                    binding = lastBinding
+                } else {
+                    binding = try core.binding(for: type(of: object))
+                    (lastType, lastBinding) = (objectType, binding)
+                }
+                object._key = try core.newKey(for: object, binding: binding, session: session)
+                object._binding = binding
+                pending.append((object, binding))
+                if binding.hasLinkColumns {
+                    stack += core.linkedObjects(of: object, binding: binding).reversed()
+                }
+            }
         }
         // 2. Write. Under `.error` every write is an insert, so a duplicate key is undone by deleting
         // the rows inserted so far; any other failure forbids committing the transaction.

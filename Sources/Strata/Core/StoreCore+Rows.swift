@@ -53,6 +53,24 @@ extension StoreCore {
         }
     }
 
+    /// Re-points `object`, a managed accessor of `binding` that only the caller holds, at the row under
+    /// `key`: what an iteration does instead of making a new accessor. Returns false, changing nothing,
+    /// when something else holds one of its `LinkingObjects` (which must keep showing its own row).
+    func repoint(_ object: Object, binding: TableBinding, key: RowKey, row: RowView?) -> Bool {
+        for accessor in binding.linkingAccessors
+        where !accessor.kind.isUnmanagedValueUniquelyReferenced(at: accessor.address(in: object)) {
+            return false
+        }
+        object._key = key
+        object._epoch = epoch
+        object._row = row
+        object._rowGeneration = row == nil ? 0 : generation
+        for accessor in binding.linkingAccessors {
+            (accessor.unmanagedValue(of: object) as? AnyLinkingObjects)?.bind(context: self, owner: binding, key: key)
+        }
+        return true
+    }
+
     /// A new managed accessor of type `T` for the row under `key`.
     func materialize<T: Object>(_ type: T.Type, binding: TableBinding, key: RowKey, row: RowView? = nil) -> T {
         let object = T()

@@ -120,9 +120,20 @@ public final class LinkingObjects<Origin: Object>: RandomAccessCollection {
 protocol AnyLinkingObjects: AnyObject {
     var originProperty: String { get }
     func bind(context: ObjectContext, owner: ObjectTable, key: RowKey)
+    /// Whether the `UnmanagedValue<Self>` at `address` (in a `@Persisted` wrapper) holds a value
+    /// nothing else references.
+    static func isUniquelyReferenced(unmanagedValueAt address: UnsafeMutableRawPointer) -> Bool
 }
 
-extension LinkingObjects: AnyLinkingObjects {}
+extension LinkingObjects: AnyLinkingObjects {
+    static func isUniquelyReferenced(unmanagedValueAt address: UnsafeMutableRawPointer) -> Bool {
+        let slot = address.assumingMemoryBound(to: UnmanagedValue<LinkingObjects>.self)
+        guard case .value(var instance) = slot.pointee else { return true }
+        slot.pointee = .unset  // so that the one reference counted here is the local's
+        defer { slot.pointee = .value(instance) }
+        return isKnownUniquelyReferenced(&instance)
+    }
+}
 
 extension LinkingObjects: _Persistable {
     public static var _strataSchemaType: _SchemaType {

@@ -167,6 +167,9 @@ protocol PersistedPropertyKind {
         -> Any
     /// Drops the unmanaged value (once managed, the row holds the value).
     static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer)
+    /// Whether nothing but the wrapper holds its unmanaged value when that is a bound `LinkingObjects`
+    /// (then re-pointing the accessor may rebind it). True for any other value.
+    static func isUnmanagedValueUniquelyReferenced(at address: UnsafeMutableRawPointer) -> Bool
     /// Whether a key path's result (the property's value, maybe made optional by a chain of links)
     /// is the probe the key-path recorder handed out for this property in `round`.
     static func isProbe(_ result: Any, round: Int) -> Bool
@@ -200,6 +203,11 @@ extension Persisted: PersistedPropertyKind {
     static func isProbe(_ result: Any, round: Int) -> Bool {
         guard let value = result as? Value else { return false }
         return Value._strataIsProbe(value, round)
+    }
+
+    static func isUnmanagedValueUniquelyReferenced(at address: UnsafeMutableRawPointer) -> Bool {
+        guard let linking = Value.self as? any AnyLinkingObjects.Type else { return true }
+        return linking.isUniquelyReferenced(unmanagedValueAt: address + valueOffset)
     }
 
     static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer) {

@@ -137,35 +137,50 @@ extension Results {
         extreme(of: keyPath) { $0 > 0 } ?? nil
     }
 
-    /// The sum of a property (zero when there are no objects).
+    /// The sum of a property (zero when there are no objects), read from the column: no object is made.
     public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> V {
-        reduce(.zero) { $0 + $1[keyPath: keyPath] }
+        var total = V.zero
+        for value in values(of: keyPath) { total += value }
+        return total
     }
 
     /// The sum of the non-nil values of an optional property.
-    public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Element, V?>) -> V {
-        reduce(.zero) { $0 + ($1[keyPath: keyPath] ?? .zero) }
+    public func sum<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> V {
+        var total = V.zero
+        for case let value? in values(of: keyPath) { total += value }
+        return total
     }
 
     /// The mean of a property, or nil when there are no objects.
     public func average<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> Double? {
-        mean(map { $0[keyPath: keyPath]._queryDouble })
+        var mean = Mean()
+        for value in values(of: keyPath) { mean.add(value._queryDouble) }
+        return mean.value
     }
 
     /// The mean of the non-nil values of an optional property, or nil when there is none.
-    public func average<V: _QueryNumeric>(of keyPath: KeyPath<Element, V?>) -> Double? {
-        mean(compactMap { $0[keyPath: keyPath]?._queryDouble })
+    public func average<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> Double? {
+        var mean = Mean()
+        for case let value? in values(of: keyPath) { mean.add(value._queryDouble) }
+        return mean.value
     }
 
-    private func mean(_ values: [Double]) -> Double? {
-        values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+    private struct Mean {
+        private var total = 0.0
+        private var count = 0
+
+        mutating func add(_ value: Double) {
+            total += value
+            count += 1
+        }
+
+        var value: Double? { count == 0 ? nil : total / Double(count) }
     }
 
     /// The value that wins `better` against every other non-nil one.
     private func extreme<V: _QueryComparable>(of keyPath: KeyPath<Element, V>, _ better: (Int) -> Bool) -> V? {
         var best: V?
-        for object in self {
-            let value = object[keyPath: keyPath]
+        for value in values(of: keyPath) {
             if value._queryIsNull { continue }
             if let current = best, !better(V._queryCompare(value, current)) { continue }
             best = value

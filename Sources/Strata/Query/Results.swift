@@ -247,53 +247,72 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     /// Iterates the objects as the Results shows them now (see `Iterator`).
     public func makeIterator() -> Iterator {
-        core.assertConfined()
-        if stages.isEmpty, !core.isFrozen {
-            return Iterator(results: self, source: .table(TableIteration(core: core, binding: binding)))
-        }
-        return Iterator(results: self, source: .keys(contents().keys))
+        Iterator(results: self, walk: rowWalk())
     }
 
-    /// Visits the objects the Results held when the iteration began: for a whole table each with the
-    /// row the walk stands on (see `TableIteration`); for a query, the keys it held, skipping objects
-    /// deleted meanwhile.
-    public struct Iterator: IteratorProtocol {
-        enum Source {
-            case table(TableIteration)
-            case keys([RowKey])
+    /// The results of `transform` on each object, in order: through the iterator (one object re-pointed
+    /// at each row unless `transform` keeps it), where `Collection.map` would make one per position.
+    public func map<T, E: Error>(_ transform: (Element) throws(E) -> T) throws(E) -> [T] {
+        var mapped: [T] = []
+        mapped.reserveCapacity(underestimatedCount)
+        for object in self { mapped.append(try transform(object)) }
+        return mapped
+    }
+
+    /// A walk over the rows the Results holds now: for a whole table a live cursor (see
+    /// `TableIteration`), for a query the keys and rows it evaluated.
+    func rowWalk() -> RowWalk {
+        core.assertConfined()
+        if stages.isEmpty, !core.isFrozen {
+            return RowWalk(core: core, binding: binding, source: .table(TableIteration(core: core, binding: binding)))
         }
+        let contents = contents()
+        return RowWalk(
+            core: core, binding: binding,
+            source: .keys(contents.keys, rows: contents.rows, generation: core.generation))
+    }
 
+    /// Visits the objects the Results held when the iteration began (see `RowWalk`), skipping objects
+    /// a query held that were deleted meanwhile.
+    ///
+    /// The object handed out last is re-pointed at the next row when nothing else holds it any more:
+    /// an iteration whose objects are not kept makes one object in all. An object you keep (in an
+    /// array, a capture, an observation, a variable outside the loop) is never changed under you.
+    /// A `weak` or `unowned` reference does not keep it. Types with a stored property that is not
+    /// `@Persisted` always get a new object per row.
+    public struct Iterator: IteratorProtocol {
         private let results: Results
-        private let source: Source
-        private var position = 0
+        private var walk: RowWalk
+        /// The object handed out last: the next row re-points it when nothing else holds it any more.
+        private var handedOut: Element?
 
-        init(results: Results, source: Source) {
+        init(results: Results, walk: RowWalk) {
             self.results = results
-            self.source = source
+            self.walk = walk
         }
 
         /// The next object, or nil at the end.
         public mutating func next() -> Element? {
-            let core = results.core
-            core.assertConfined()
-            switch source {
-            case .table(let iteration):
-                guard let (key, row) = iteration.next() else { return nil }
-                return core.materialize(Element.self, binding: results.binding, key: key, row: row)
-            case .keys(let keys):
-                while position < keys.count {
-                    let key = keys[position]
-                    position += 1
-                    let row: RowView?
-                    do {
-                        row = try core.rows.fetchRow(results.binding, key: key)
-                    } catch {
-                        preconditionFailure("\(TrapMessage.corrupted): \(error)")
-                    }
-                    if let row { return core.materialize(Element.self, binding: results.binding, key: key, row: row) }
-                }
-                return nil
+            results.core.assertConfined()
+            guard let (key, row) = walk.next() else { return nil }
+            return object(key: key, row: row)
+        }
+
+        /// The accessor for a row: the one handed out last, re-pointed, when only this iterator holds
+        /// it; else a new one.
+        private mutating func object(key: RowKey, row: RowView?) -> Element {
+            let binding = results.binding
+            guard binding.reusesAccessors else {
+                return results.core.materialize(Element.self, binding: binding, key: key, row: row)
             }
+            if isKnownUniquelyReferenced(&handedOut), let object = handedOut,
+                results.core.repoint(object, binding: binding, key: key, row: row)
+            {
+                return object
+            }
+            let object = results.core.materialize(Element.self, binding: binding, key: key, row: row)
+            handedOut = object
+            return object
         }
     }
 }

@@ -59,6 +59,10 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     let linkedTypes: [Object.Type]
     /// The `LinkingObjects` properties: computed from the origin type's links, no column.
     let linkingProperties: [LinkingProperty]
+    /// Whether an iteration may re-point an accessor nothing else holds at the next row: only when
+    /// every stored property of the type is `@Persisted` (another would carry one row's value to the
+    /// next).
+    let reusesAccessors: Bool
 
     struct LinkingProperty {
         let name: String
@@ -88,12 +92,15 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     private init(discovering type: Object.Type) throws(StoreError) {
         let name = type.storedTypeName
         var fields: [(name: String, accessor: PropertyAccessor)] = []
-        let classType = _EachFieldOptions(rawValue: 1 << 0)
-        let reflected = _forEachField(of: type, options: classType) { fieldName, offset, fieldType, _ in
+        var hasOtherStoredFields = false
+        let objectFieldOffsets = Self.objectFieldOffsets
+        let reflected = _forEachField(of: type, options: Self.classType) { fieldName, offset, fieldType, _ in
             if let kind = fieldType as? any PersistedPropertyKind.Type {
                 var propertyName = String(cString: fieldName)
                 if propertyName.hasPrefix("_") { propertyName.removeFirst() }
                 fields.append((propertyName, PropertyAccessor(offset: offset, kind: kind)))
+            } else if !objectFieldOffsets.contains(offset) {
+                hasOtherStoredFields = true
             }
             return true
         }
@@ -147,7 +154,20 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         keyKind = primaryKeyIndex.flatMap { properties[$0].type.keyKind } ?? .integer
         self.linkedTypes = linkedTypes
         self.linkingProperties = linkingProperties
+        reusesAccessors = !hasOtherStoredFields
     }
+
+    private static let classType = _EachFieldOptions(rawValue: 1 << 0)
+
+    /// Where `Object`'s own stored fields lie (every model type has them, first).
+    private static let objectFieldOffsets: Set<Int> = {
+        var offsets: Set<Int> = []
+        _ = _forEachField(of: Object.self, options: classType) { _, offset, _, _ in
+            offsets.insert(offset)
+            return true
+        }
+        return offsets
+    }()
 
     /// The stored name of a type: its unqualified name.
 

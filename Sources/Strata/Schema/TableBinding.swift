@@ -78,6 +78,10 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let isLinkColumn: [Bool]
     /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
     let linkingAccessors: [PropertyAccessor]
+    /// Whether any column links to objects (a to-one link or a List of objects).
+    let hasLinkColumns: Bool
+    /// Whether an iteration may re-point an accessor of this type nothing else holds (`ObjectSchema`).
+    let reusesAccessors: Bool
     /// Stored property types, by column.
     let columnTypes: [PropertyType]
     /// Position among the Store's bindings, for per-table counters.
@@ -100,6 +104,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         derived = tables.derived
         isLinkColumn = stored.properties.map { $0.type.linkedTypeName != nil }
         linkingAccessors = schema.linkingProperties.map(\.accessor)
+        reusesAccessors = schema.reusesAccessors
+        hasLinkColumns = isLinkColumn.contains(true)
         table = tables.objects
         columnCount = stored.properties.count
         propertyOfColumn = stored.properties.map { property in
