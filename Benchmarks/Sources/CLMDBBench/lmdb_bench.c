@@ -153,3 +153,58 @@ int bench_scan(bench_env *bench, double *sum, int64_t *rows) {
     *rows = count;
     return rc == MDB_NOTFOUND ? 0 : rc;
 }
+
+int bench_scan_filtered(bench_env *bench, double threshold, double *sum, int64_t *rows) {
+    MDB_txn *txn;
+    MDB_cursor *cursor;
+    int rc = mdb_txn_begin(bench->env, NULL, MDB_RDONLY, &txn);
+    if (rc != 0) return rc;
+    rc = mdb_cursor_open(txn, bench->dbi, &cursor);
+    if (rc != 0) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
+    MDB_val key, data;
+    double total = 0;
+    int64_t count = 0;
+    rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST);
+    while (rc == 0) {
+        double score;
+        memcpy(&score, data.mv_data, sizeof(double));
+        if (score > threshold) {
+            total += score;
+            count++;
+        }
+        rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT);
+    }
+    mdb_cursor_close(cursor);
+    mdb_txn_abort(txn);
+    *sum += total;
+    *rows = count;
+    return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+int bench_upsert_half_changed(bench_env *bench, int64_t count, const char name[40]) {
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(bench->env, NULL, 0, &txn);
+    if (rc != 0) return rc;
+    unsigned char key_bytes[8];
+    for (int64_t id = 0; id < count && rc == 0; id++) {
+        record value;
+        value.score = (double)id + (id < count / 2 ? 1 : 0);
+        memcpy(value.name, name, sizeof(value.name));
+        encode_key(id, key_bytes);
+        MDB_val key = {8, key_bytes};
+        MDB_val data;
+        rc = mdb_get(txn, bench->dbi, &key, &data);
+        if (rc != 0) break;
+        if (data.mv_size == sizeof(record) && memcmp(data.mv_data, &value, sizeof(record)) == 0) continue;
+        MDB_val updated = {sizeof(record), &value};
+        rc = mdb_put(txn, bench->dbi, &key, &updated, 0);
+    }
+    if (rc != 0) {
+        mdb_txn_abort(txn);
+        return rc;
+    }
+    return mdb_txn_commit(txn);
+}

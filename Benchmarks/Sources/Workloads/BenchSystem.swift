@@ -13,6 +13,14 @@ protocol BenchSystem: AnyObject {
     func scan() throws -> (sum: Double, rows: Int)
     /// Stores `count` rich objects (untimed) and returns the timed part: their scan, as `scan()`.
     func prepareRichScan(count: Int) throws -> () throws -> (sum: Double, rows: Int)
+    /// Makes the objects (untimed) and returns the timed part: one `add(contentsOf:)` of them all.
+    func prepareAddContentsOf(count: Int) throws -> () throws -> Void
+    /// The scores as a column (Strata: `values(of:)`; the others: their scan).
+    func scanValues() throws -> (sum: Double, rows: Int)
+    /// The sum of the scores (Strata: `sum(of:)`; the others: their scan).
+    func sumScores() throws -> (sum: Double, rows: Int)
+    /// The records whose score is above `threshold`, reading the score of each.
+    func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int)
 }
 
 extension BenchSystem {
@@ -20,13 +28,21 @@ extension BenchSystem {
         throw WorkloadError("\(type(of: self)) has no upsert")
     }
 
-    func prepareAddPremade(count: Int) throws -> () throws -> Void {
-        throw WorkloadError("\(type(of: self)) has no objects to add")
-    }
-
     func prepareRichScan(count: Int) throws -> () throws -> (sum: Double, rows: Int) {
         throw WorkloadError("\(type(of: self)) has no rich model")
     }
+
+    /// Without objects to make, the peer's add of premade objects is its insert.
+    func prepareAddPremade(count: Int) throws -> () throws -> Void {
+        { try self.insert(0..<count, perTransaction: count) }
+    }
+
+    func prepareAddContentsOf(count: Int) throws -> () throws -> Void {
+        try prepareAddPremade(count: count)
+    }
+
+    func scanValues() throws -> (sum: Double, rows: Int) { try scan() }
+    func sumScores() throws -> (sum: Double, rows: Int) { try scan() }
 }
 
 /// One measurement, set up: a fresh directory with the system's store, filled if the workload needs
@@ -68,6 +84,8 @@ public enum Runner {
             run = { try bench.insert(0..<count, perTransaction: perTransaction ?? count) }
         case .addPremade:
             run = try bench.prepareAddPremade(count: count)
+        case .addContentsOf:
+            run = try bench.prepareAddContentsOf(count: count)
         case .updateAll:
             run = { try bench.updateAll() }
             expectedSum = baseSum + Double(count)
@@ -85,13 +103,27 @@ public enum Runner {
                         throw WorkloadError("\(system) read wrong scores")
                     }
                 }, check: {})
-        case .scan, .scanRich:
-            let scan = spec.kind == .scanRich ? try bench.prepareRichScan(count: count) : bench.scan
+        case .scan, .scanRich, .scanValues, .sumColumn, .scanFiltered:
+            let scan: () throws -> (sum: Double, rows: Int)
+            var (expectedRows, expectedSum) = (count, baseSum)
+            switch spec.kind {
+            case .scanRich: scan = try bench.prepareRichScan(count: count)
+            case .scanValues: scan = bench.scanValues
+            case .sumColumn: scan = bench.sumScores
+            case .scanFiltered:
+                // The upper half of the ids (scores are the ids).
+                let threshold = Double(count / 2) - 0.5
+                scan = { try bench.scanFiltered(above: threshold) }
+                let first = count / 2
+                expectedRows = count - first
+                expectedSum = Double(count - first) * Double(first + count - 1) / 2
+            default: scan = bench.scan
+            }
             return PreparedRun(
                 directory: directory, bench: bench,
                 run: {
                     let result = try scan()
-                    guard result.rows == count, result.sum == baseSum else {
+                    guard result.rows == expectedRows, result.sum == expectedSum else {
                         throw WorkloadError("\(system) scanned \(result.rows) rows, sum \(result.sum)")
                     }
                 }, check: {})

@@ -39,6 +39,21 @@ final class RawLMDBBench: BenchSystem {
         return sum
     }
 
+    func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int) {
+        var sum = 0.0
+        var rows: Int64 = 0
+        try check(bench_scan_filtered(env, threshold, &sum, &rows))
+        return (sum, Int(rows))
+    }
+
+    func prepareUpsertHalfChanged(count: Int) throws -> () throws -> Void {
+        {
+            try itemName.withCString { name in
+                try self.check(bench_upsert_half_changed(self.env, Int64(count), name))
+            }
+        }
+    }
+
     func scan() throws -> (sum: Double, rows: Int) {
         var sum = 0.0
         var rows: Int64 = 0

@@ -40,6 +40,38 @@ final class StrataBench: BenchSystem {
         }
     }
 
+    func prepareAddContentsOf(count: Int) throws -> () throws -> Void {
+        let items = (0..<count).map { Item(id: $0, score: Double($0), name: itemName) }
+        return { [store] in
+            try store.write { try store.add(contentsOf: items) }
+        }
+    }
+
+    func scanValues() throws -> (sum: Double, rows: Int) {
+        var sum = 0.0
+        var rows = 0
+        for score in store.objects(Item.self).values(of: \.score) {
+            sum += score
+            rows += 1
+        }
+        return (sum, rows)
+    }
+
+    func sumScores() throws -> (sum: Double, rows: Int) {
+        let items = store.objects(Item.self)
+        return (items.sum(of: \.score), items.count)
+    }
+
+    func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int) {
+        var sum = 0.0
+        var rows = 0
+        for item in store.objects(Item.self).where({ $0.score > threshold }) {
+            sum += item.score
+            rows += 1
+        }
+        return (sum, rows)
+    }
+
     func updateAll() throws {
         try store.write {
             for item in store.objects(Item.self) {

@@ -31,6 +31,8 @@ public struct WorkloadSpec: Sendable {
         case insert(perTransaction: Int?)
         /// Add `count` objects made before the timing, in one write transaction: `add` alone.
         case addPremade
+        /// Add `count` objects made before the timing with one `add(contentsOf:)`.
+        case addContentsOf
         /// Change one property of every object, in one write transaction.
         case updateAll
         /// `add(update: .modified)` of every object, half of them changed.
@@ -42,6 +44,12 @@ public struct WorkloadSpec: Sendable {
         /// Iterate every object of a richer model (a `UUID()` primary key, a String, a Date and a
         /// List<String>), reading one property: what making objects costs beyond R2's.
         case scanRich
+        /// Read one property of every object as a column (`values(of:)`), no objects.
+        case scanValues
+        /// The sum of one property (`sum(of:)`).
+        case sumColumn
+        /// Iterate a filtered query (half the objects), reading one property.
+        case scanFiltered
     }
 
     public let id: String
@@ -56,7 +64,7 @@ public struct WorkloadSpec: Sendable {
     /// Whether the table is filled (untimed) before the timed part.
     public var needsFill: Bool {
         switch kind {
-        case .insert, .addPremade, .scanRich: false
+        case .insert, .addPremade, .addContentsOf, .scanRich: false
         default: true
         }
     }
@@ -66,12 +74,17 @@ public struct WorkloadSpec: Sendable {
             id: "W1", title: "bulk insert, one write transaction", count: 1_000_000, kind: .insert(perTransaction: nil),
             sync: .full, systems: [.rawLMDB, .strata, .grdbPrepared, .grdbRecord],
             targets: [
-                Target(peer: .rawLMDB, minimum: 0.70), Target(peer: .grdbRecord, minimum: 15),
-                Target(peer: .grdbPrepared, minimum: 3.5),
+                Target(peer: .rawLMDB, minimum: 0.50), Target(peer: .grdbRecord, minimum: 15),
+                Target(peer: .grdbPrepared, minimum: 4),
             ]),
         WorkloadSpec(
             id: "W1a", title: "add of objects made beforehand, one write transaction", count: 1_000_000,
-            kind: .addPremade, sync: .full, systems: [.strata], targets: []),
+            kind: .addPremade, sync: .full, systems: [.rawLMDB, .strata],
+            targets: [Target(peer: .rawLMDB, minimum: 0.85)]),
+        WorkloadSpec(
+            id: "W1c", title: "add(contentsOf:) of objects made beforehand", count: 1_000_000,
+            kind: .addContentsOf, sync: .full, systems: [.rawLMDB, .strata],
+            targets: [Target(peer: .rawLMDB, minimum: 0.85)]),
         WorkloadSpec(
             id: "W2", title: "one write transaction per object, no sync", count: 10_000,
             kind: .insert(perTransaction: 1),
@@ -88,22 +101,33 @@ public struct WorkloadSpec: Sendable {
         WorkloadSpec(
             id: "W5", title: "change one property of every object, one transaction", count: 1_000_000,
             kind: .updateAll, sync: .full, systems: [.rawLMDB, .strata, .grdbRecord],
-            targets: [Target(peer: .rawLMDB, minimum: 0.60), Target(peer: .grdbRecord, minimum: 15)]),
+            targets: [Target(peer: .rawLMDB, minimum: 0.50), Target(peer: .grdbRecord, minimum: 15)]),
         WorkloadSpec(
             id: "W6", title: "upsert (.modified) of existing objects, half changed", count: 1_000_000,
-            kind: .upsertHalfChanged, sync: .full, systems: [.strata], targets: []),
+            kind: .upsertHalfChanged, sync: .full, systems: [.rawLMDB, .strata],
+            targets: [Target(peer: .rawLMDB, minimum: 0.50)]),
         WorkloadSpec(
             id: "R1", title: "random reads by primary key (object + one property)", count: 1_000_000,
             kind: .randomReads, sync: .full, systems: [.rawLMDB, .strata, .grdbPrepared],
-            targets: [Target(peer: .rawLMDB, minimum: 0.60), Target(peer: .grdbPrepared, minimum: 4)]),
+            targets: [Target(peer: .rawLMDB, minimum: 0.85), Target(peer: .grdbPrepared, minimum: 4)]),
         WorkloadSpec(
             id: "R2", title: "iterate all objects reading one property", count: 1_000_000, kind: .scan, sync: .full,
             systems: [.rawLMDB, .strata, .grdbPrepared],
-            targets: [Target(peer: .rawLMDB, minimum: 0.25), Target(peer: .grdbPrepared, minimum: 2.5)]),
+            targets: [Target(peer: .rawLMDB, minimum: 0.35), Target(peer: .grdbPrepared, minimum: 2)]),
+        WorkloadSpec(
+            id: "R2v", title: "values(of:) over the same column", count: 1_000_000, kind: .scanValues, sync: .full,
+            systems: [.rawLMDB, .strata], targets: [Target(peer: .rawLMDB, minimum: 0.6)]),
         WorkloadSpec(
             id: "R3", title: "iterate all objects of a model with UUID() key, Date and List, reading one property",
             count: 1_000_000, kind: .scanRich, sync: .full, systems: [.strata], targets: [],
             relative: RelativeTarget(workload: "R2", maximum: 1.3)),
+        WorkloadSpec(
+            id: "R4", title: "iterate a filtered query (half the objects), reading one property", count: 1_000_000,
+            kind: .scanFiltered, sync: .full, systems: [.rawLMDB, .strata],
+            targets: [Target(peer: .rawLMDB, minimum: 0.3)]),
+        WorkloadSpec(
+            id: "A1", title: "sum(of:) one property", count: 1_000_000, kind: .sumColumn, sync: .full,
+            systems: [.rawLMDB, .strata], targets: [Target(peer: .rawLMDB, minimum: 0.5)]),
     ]
 }
 

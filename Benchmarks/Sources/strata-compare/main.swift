@@ -15,7 +15,7 @@ do {
     try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: base) }
 
-    let specs = WorkloadSpec.all.filter { options.only?.contains($0.id) ?? true }
+    let specs = WorkloadSpec.all.filter { options.only?.contains($0.id.uppercased()) ?? true }
     var results: [WorkloadResult] = []
     for spec in specs {
         let count = max(100, Int(Double(spec.count) * options.scale))

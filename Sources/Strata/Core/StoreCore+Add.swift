@@ -19,7 +19,7 @@ extension StoreCore {
     }
 
     /// Adds every object, or none of them.
-    func add(contentsOf objects: [Object], update policy: Store.UpdatePolicy) throws(StoreError) {
+    func add(contentsOf objects: some Collection<Object>, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
         try AddOperation(core: self, session: session, policy: policy).run(objects)
     }
@@ -230,12 +230,21 @@ final class AddOperation {
     }
 
     /// Adds the graph and manages its new objects.
-    func run(_ roots: [Object]) throws(StoreError) {
-        for (object, binding, key) in try store(roots) { core.manage(object, binding: binding, key: key) }
+    func run(_ roots: some Collection<Object>) throws(StoreError) {
+        try storeGraph(roots)
+        for (object, binding) in pending { core.manage(object, binding: binding, key: object._key) }
     }
 
     /// Adds the graph without managing anything: returns each object stored, with its key.
-    func store(_ roots: [Object]) throws(StoreError) -> [(object: Object, binding: TableBinding, key: RowKey)] {
+    func store(_ roots: some Collection<Object>) throws(StoreError) -> [(
+        object: Object, binding: TableBinding, key: RowKey
+    )] {
+        try storeGraph(roots)
+        return pending.map { object, binding in (object, binding, object._key) }
+    }
+
+    /// Stores the graph; afterwards `pending` lists the objects stored, each holding its key.
+    private func storeGraph(_ roots: some Collection<Object>) throws(StoreError) {
         // 1. Walk the graph and check everything that can be checked before writing. Each object
         // found is lent its key at once (`_binding` set marks it as taken: an object twice in the
         // graph is stored once).
@@ -283,8 +292,6 @@ final class AddOperation {
             if stored > 0 { undo(inserted, after: error) }
             throw error
         }
-        // 3. Only now may the objects become managed.
-        return pending.map { object, binding in (object, binding, object._key) }
     }
 
     /// Whether `object` is stored already: managed by this Store, or (`linksAcrossThreads`) by another

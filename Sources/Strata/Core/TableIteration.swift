@@ -8,14 +8,15 @@ final class TableIteration {
     // The iterator that owns this holds its Results, which holds the Store.
     private unowned(unsafe) let core: StoreCore
     let binding: TableBinding
-    private var cursor: TableCursor?
-    private var started = false
-    private var finished = false
+    // Used by one thread (the Store's): no dynamic exclusivity checks (a thread-local lookup each).
+    @exclusivity(unchecked) private var cursor: TableCursor?
+    @exclusivity(unchecked) private var started = false
+    @exclusivity(unchecked) private var finished = false
     /// After detaching: the keys left to visit.
-    private var remaining: [RowKey]?
-    private var remainingIndex = 0
+    @exclusivity(unchecked) private var remaining: [RowKey]?
+    @exclusivity(unchecked) private var remainingIndex = 0
     /// The key of the row the live cursor stands on (the object handed out last).
-    private(set) var cursorKey: RowKey?
+    @exclusivity(unchecked) private(set) var cursorKey: RowKey?
 
     init(core: StoreCore, binding: TableBinding) {
         self.core = core
@@ -31,14 +32,16 @@ final class TableIteration {
     /// The live cursor, if the iteration still walks one.
     var liveCursor: TableCursor? { cursor }
 
-    /// The next key, with its row while the walk is live.
-    func next() -> (key: RowKey, row: RowView?)? {
+    /// Moves to the next row: sets `key`, and `row` while the walk is live (else nil). False at the end.
+    func next(key: inout RowKey, row: inout RowView?) -> Bool {
         if let remaining {
-            guard remainingIndex < remaining.count else { return nil }
-            defer { remainingIndex += 1 }
-            return (remaining[remainingIndex], nil)
+            guard remainingIndex < remaining.count else { return false }
+            key = remaining[remainingIndex]
+            row = nil
+            remainingIndex += 1
+            return true
         }
-        guard !finished else { return nil }
+        guard !finished else { return false }
         do throws(StoreError) {
             let entry: TableCursor.Entry?
             if !started {
@@ -50,11 +53,12 @@ final class TableIteration {
             }
             guard let entry else {
                 finish()
-                return nil
+                return false
             }
-            let key = try decodeKey(entry.key)
+            key = try decodeKey(entry.key)
             cursorKey = key
-            return (key, try core.rows.headerCheckedRow(entry.value, binding: binding, key: key))
+            row = try core.rows.headerCheckedRow(entry.value, binding: binding, key: key)
+            return true
         } catch {
             preconditionFailure("Strata: iterating \(binding.name): \(error)")
         }

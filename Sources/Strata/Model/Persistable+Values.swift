@@ -3,7 +3,7 @@ import Foundation
 // The value types @Persisted stores. Each encodes into a column without allocating, and each decoder checks
 // the length (and, for String, UTF-8 validity) before it trusts the bytes.
 
-@inline(__always)
+@inlinable @inline(__always)
 func loadExact<T: FixedWidthInteger>(_ bytes: UnsafeRawBufferPointer, as type: T.Type) throws(StoreError) -> T {
     guard bytes.count == MemoryLayout<T>.size else {
         throw .corrupted("a \(T.self) value has \(bytes.count) bytes, not \(MemoryLayout<T>.size)")
@@ -33,7 +33,7 @@ extension _PersistableValue where Self: FixedWidthInteger {
         row.write(self)
     }
 
-    public static func _strataDecodeValue(
+    @inlinable public static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Self? {
         try loadExact(bytes, as: Self.self)
@@ -66,7 +66,7 @@ extension Bool: _PersistableValue, _IndexableValue {
         row.write(self ? 1 as UInt8 : 0)
     }
 
-    public static func _strataDecodeValue(
+    @inlinable public static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Bool? {
         switch try loadExact(bytes, as: UInt8.self) {
@@ -87,7 +87,7 @@ extension Float: _PersistableValue {
         row.write(bitPattern)
     }
 
-    public static func _strataDecodeValue(
+    @inlinable public static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Float? {
         Float(bitPattern: try loadExact(bytes, as: UInt32.self))
@@ -104,7 +104,7 @@ extension Double: _PersistableValue {
         row.write(bitPattern)
     }
 
-    public static func _strataDecodeValue(
+    @inlinable public static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Double? {
         Double(bitPattern: try loadExact(bytes, as: UInt64.self))
@@ -168,7 +168,7 @@ extension Date: _PersistableValue, _IndexableValue {
         row.write(timeIntervalSinceReferenceDate.bitPattern)
     }
 
-    public static func _strataDecodeValue(
+    @inlinable public static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Date? {
         Date(timeIntervalSinceReferenceDate: Double(bitPattern: try loadExact(bytes, as: UInt64.self)))

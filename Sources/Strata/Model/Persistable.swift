@@ -122,14 +122,21 @@ extension _PersistableValue {
         row.endColumn()
     }
 
+    @inlinable
     public static func _strataDecodeColumn(
         _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
     ) throws(StoreError) -> Self {
-        guard let bytes else { throw .corrupted("null in a non-optional \(_strataValueType.type) column") }
-        guard let value = try _strataDecodeValue(bytes, in: context) else {
-            throw .corrupted("undecodable \(_strataValueType.type) value")
-        }
+        guard let bytes else { throw _strataColumnDamage(isNull: true) }
+        guard let value = try _strataDecodeValue(bytes, in: context) else { throw _strataColumnDamage(isNull: false) }
         return value
+    }
+
+    /// Why a column of this type could not be decoded (out of line: the inlined path stays small).
+    @usableFromInline
+    static func _strataColumnDamage(isNull: Bool) -> StoreError {
+        isNull
+            ? .corrupted("null in a non-optional \(_strataValueType.type) column")
+            : .corrupted("undecodable \(_strataValueType.type) value")
     }
 }
 

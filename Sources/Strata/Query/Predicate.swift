@@ -69,12 +69,21 @@ enum IndexAccess {
 }
 
 /// One test of a property: the leaf of a predicate.
-struct Comparison {
+final class Comparison {  // a class: evaluating a predicate per row copies no fields
     let path: PropertyPath
     /// Tests the column's bytes (nil: null). Returns nil when the bytes cannot be decoded.
     let test: (UnsafeRawBufferPointer?) -> Bool?
     let access: IndexAccess?
     let text: String
+
+    init(
+        path: PropertyPath, test: @escaping (UnsafeRawBufferPointer?) -> Bool?, access: IndexAccess?, text: String
+    ) {
+        self.path = path
+        self.test = test
+        self.access = access
+        self.text = text
+    }
 }
 
 /// A condition on the objects of one type, from `where`.
@@ -128,12 +137,22 @@ struct PredicateEvaluator {
     private func matches(
         _ comparison: Comparison, row start: RowView, binding root: TableBinding, key rootKey: RowKey
     ) throws(StoreError) -> Bool {
+        if comparison.path.steps.count == 1 {
+            let column = root.columnOfProperty[comparison.path.steps[0].property]
+            return try test(comparison, row: start, column: column, binding: root, key: rootKey)
+        }
         // Through a nil or dangling link, every comparison is false.
         guard let end = try pathEnd(comparison.path, row: start, binding: root, key: rootKey) else { return false }
-        let (binding, key, column) = (end.binding, end.key, end.column)
+        return try test(comparison, row: end.row, column: end.column, binding: end.binding, key: end.key)
+    }
+
+    /// The comparison's test on `column` of `row` (the row under `key` of `binding`).
+    private func test(
+        _ comparison: Comparison, row: RowView, column: Int, binding: TableBinding, key: RowKey
+    ) throws(StoreError) -> Bool {
         let bytes: UnsafeRawBufferPointer?
         do {
-            bytes = try end.row.column(column)
+            bytes = try row.column(column)
         } catch {
             throw .damaged(at: binding.location(of: key, column: column), error)
         }

@@ -10,25 +10,21 @@
 /// Like iterating the Results, it visits the objects the Results held when the iteration began.
 ///
 /// - Warning: Confined to its Store's thread, like the Results.
-public struct PropertyValues<Root: Object, Value>: Sequence {
-    typealias Decode = (UnsafeRawBufferPointer?, _DecodeContext) throws(StoreError) -> Value
-
+public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
     let results: Results<Root>
     let keyPath: KeyPath<Root, Value>
-    /// The row column holding the values and how to decode them, when they need no object.
-    let column: (index: Int, decode: Decode)?
+    /// The row column holding the values, when they decode without an object.
+    let column: Int?
 
-    init(results: Results<Root>, keyPath: KeyPath<Root, Value>, column: (index: Int, decode: Decode)?) {
+    init(results: Results<Root>, keyPath: KeyPath<Root, Value>) {
         self.results = results
         self.keyPath = keyPath
-        self.column = column
+        column = results.storedColumn(of: keyPath)
     }
 
     /// Reads the values one by one, as the sequence is iterated.
     public func makeIterator() -> Iterator {
-        if let column {
-            return Iterator(walk: results.rowWalk(), column: column, binding: results.binding)
-        }
+        if let column { return Iterator(walk: results.rowWalk(), column: column) }
         return Iterator(objects: results.makeIterator(), keyPath: keyPath)
     }
 
@@ -37,43 +33,39 @@ public struct PropertyValues<Root: Object, Value>: Sequence {
 
     /// Reads each value from its row (or through its object).
     public struct Iterator: IteratorProtocol {
-        private var walk: RowWalk?
-        private var column: (index: Int, decode: Decode)?
-        private let binding: TableBinding?
-        private var objects: Results<Root>.Iterator?
-        private let keyPath: KeyPath<Root, Value>?
+        @usableFromInline var walk: RowWalk?
+        @usableFromInline let column: Int
+        @usableFromInline var objects: Results<Root>.Iterator?
+        @usableFromInline let keyPath: KeyPath<Root, Value>?
 
-        init(walk: RowWalk, column: (index: Int, decode: Decode), binding: TableBinding) {
+        init(walk: RowWalk, column: Int) {
             self.walk = walk
             self.column = column
-            self.binding = binding
             objects = nil
             keyPath = nil
         }
 
         init(objects: Results<Root>.Iterator, keyPath: KeyPath<Root, Value>) {
             walk = nil
-            column = nil
-            binding = nil
+            column = -1
             self.objects = objects
             self.keyPath = keyPath
         }
 
         /// The next value, or nil at the end.
+        @inlinable
         public mutating func next() -> Value? {
-            if let column {
-                walk!.core.assertConfined()
-                guard let (key, row) = walk!.nextRow() else { return nil }
-                do {
-                    let bytes = try row.column(column.index)
-                    return try column.decode(bytes, _DecodeContext(owner: nil, column: column.index))
-                } catch {
-                    let place = binding!.location(of: key, column: column.index)
-                    preconditionFailure("\(TrapMessage.corrupted): \(place): \(error)")
-                }
+            guard walk != nil else {
+                guard let object = objects!.next() else { return nil }
+                return object[keyPath: keyPath!]
             }
-            guard let object = objects!.next() else { return nil }
-            return object[keyPath: keyPath!]
+            // Inlined in the caller, so that the decoding is specialised for the property's type.
+            guard let bytes = walk!.nextColumn(column) else { return nil }
+            do {
+                return try Value._strataDecodeColumn(bytes.value, in: _DecodeContext(owner: nil, column: column))
+            } catch {
+                walk!.trapDamagedColumn(column, error)
+            }
         }
     }
 }
@@ -92,20 +84,17 @@ extension Results {
     /// - Warning: Confined to the Store's thread.
     public func values<Value: _Persistable>(of keyPath: KeyPath<Element, Value>) -> PropertyValues<Element, Value> {
         core.assertConfined()
-        let decode: PropertyValues<Element, Value>.Decode = { (bytes, context) throws(StoreError) -> Value in
-            try Value._strataDecodeColumn(bytes, in: context)
-        }
-        let column = storedColumn(of: keyPath).map { ($0, decode) }
-        return PropertyValues(results: self, keyPath: keyPath, column: column)
+        return PropertyValues(results: self, keyPath: keyPath)
     }
 
-    /// The values of a key path of any type, read through the objects (one reused accessor for all).
+    /// The values of a key path of a type Strata does not store, read through the objects (one reused
+    /// accessor for all).
     ///
     /// - Warning: Confined to the Store's thread.
     @_disfavoredOverload
-    public func values<Value>(of keyPath: KeyPath<Element, Value>) -> PropertyValues<Element, Value> {
+    public func values<Value>(of keyPath: KeyPath<Element, Value>) -> LazyMapSequence<Results, Value> {
         core.assertConfined()
-        return PropertyValues(results: self, keyPath: keyPath, column: nil)
+        return lazy.map { $0[keyPath: keyPath] }
     }
 
     /// The column of a key path naming one stored property whose values decode without a Store (not

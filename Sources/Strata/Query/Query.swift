@@ -100,11 +100,12 @@ extension Query where Value: _Persistable {
         _ text: String, access: IndexAccess? = nil, _ test: @escaping (Value) -> Bool
     ) -> Query<Bool> {
         comparison(text, access: access) { bytes in
-            // nil: undecodable, which evaluation reports as `.corrupted`.
-            guard let value = try? Value._strataDecodeColumn(bytes, in: _DecodeContext(owner: nil, column: 0)) else {
-                return nil
+            // Not `try?`: a `Value?` in this generic closure would look its metadata up on every row.
+            do {
+                return test(try Value._strataDecodeColumn(bytes, in: _DecodeContext(owner: nil, column: 0)))
+            } catch {
+                return nil  // undecodable, which evaluation reports as `.corrupted`
             }
-            return test(value)
         }
     }
 }

@@ -294,7 +294,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         /// The next object, or nil at the end.
         public mutating func next() -> Element? {
             results.core.assertConfined()
-            guard let (key, row) = walk.next() else { return nil }
+            var key = RowKey.integer(0)
+            var row: RowView?
+            guard walk.next(key: &key, row: &row) else { return nil }
             return object(key: key, row: row)
         }
 

@@ -4,50 +4,90 @@
 /// on it, and after something changed the table's keys, as a key alone (nil row) of the keys it had
 /// left. A query hands out the rows it evaluated while they stay valid (this generation), then looks
 /// each key up, skipping the objects deleted meanwhile.
+@usableFromInline
 struct RowWalk {
     enum Source {
         case table(TableIteration)
         case keys([RowKey], rows: [RowView], generation: UInt64)
     }
 
-    // A walk is held by an iterator, which holds its Results, which holds the Store.
+    // A walk is held by an iterator, which holds its Results, which holds the Store and its tables.
     unowned(unsafe) let core: StoreCore
-    let binding: TableBinding
-    let source: Source
+    unowned(unsafe) let binding: TableBinding
+    /// The table's walk, or nil for a query's keys (fields, not an enum: no payload to copy per row).
+    private let iteration: TableIteration?
+    private let keys: [RowKey]
+    private let rows: [RowView]
+    private let generation: UInt64
     private var position = 0
 
     init(core: StoreCore, binding: TableBinding, source: Source) {
         self.core = core
         self.binding = binding
-        self.source = source
-    }
-
-    /// The next key, with its row when the walk has it at hand; nil at the end.
-    mutating func next() -> (key: RowKey, row: RowView?)? {
         switch source {
         case .table(let iteration):
-            return iteration.next()
+            self.iteration = iteration
+            (keys, rows, generation) = ([], [], 0)
         case .keys(let keys, let rows, let generation):
-            if position < rows.count, generation == core.generation {
-                defer { position += 1 }
-                return (keys[position], rows[position])  // no lookup: the query read it
-            }
-            while position < keys.count {
-                let key = keys[position]
-                position += 1
-                if let row = fetchRow(key) { return (key, row) }
-            }
-            return nil
+            iteration = nil
+            (self.keys, self.rows, self.generation) = (keys, rows, generation)
         }
     }
 
-    /// The next key with its row, looked up when the walk did not have it; nil at the end. Objects
-    /// deleted since the walk began are skipped.
-    mutating func nextRow() -> (key: RowKey, row: RowView)? {
-        while let (key, row) = next() {
-            if let row = row ?? fetchRow(key) { return (key, row) }
+    /// Moves to the next object: sets `key`, and `row` when the walk has it at hand (else nil). False
+    /// at the end.
+    mutating func next(key: inout RowKey, row: inout RowView?) -> Bool {
+        if let iteration { return iteration.next(key: &key, row: &row) }
+        if position < rows.count, generation == core.generation {
+            key = keys[position]
+            row = rows[position]  // no lookup: the query read it
+            position += 1
+            return true
+        }
+        while position < keys.count {
+            key = keys[position]
+            position += 1
+            if let found = fetchRow(key) {
+                row = found
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Moves to the next object, looking its row up when the walk did not have it: sets `key`, returns
+    /// the row; nil at the end. Objects deleted since the walk began are skipped.
+    mutating func nextRow(key: inout RowKey) -> RowView? {
+        var found: RowView?
+        while next(key: &key, row: &found) {
+            if let existing = found ?? fetchRow(key) { return existing }
         }
         return nil
+    }
+
+    /// One column of a row: its bytes, nil for a null column.
+    @usableFromInline
+    struct ColumnBytes {
+        @usableFromInline let value: UnsafeRawBufferPointer?
+    }
+
+    /// The bytes of `column` of the next object's row; nil at the end. Traps on a damaged row.
+    @usableFromInline
+    mutating func nextColumn(_ column: Int) -> ColumnBytes? {
+        var key = RowKey.integer(0)
+        guard let row = nextRow(key: &key) else { return nil }
+        do {
+            return ColumnBytes(value: try row.column(column))
+        } catch {
+            preconditionFailure("\(TrapMessage.corrupted): \(binding.location(of: key, column: column)): \(error)")
+        }
+    }
+
+    /// Traps for a column value of the last row that does not decode.
+    @usableFromInline
+    func trapDamagedColumn(_ column: Int, _ error: StoreError) -> Never {
+        preconditionFailure(
+            "\(TrapMessage.corrupted): \(binding.name), column \(binding.columnNames[column]): \(error)")
     }
 
     private func fetchRow(_ key: RowKey) -> RowView? {

@@ -80,7 +80,18 @@ extension Store {
     /// - Throws: as `add(_:update:)`.
     public func add<S: Sequence>(contentsOf objects: S, update: UpdatePolicy = .error) throws(StoreError)
     where S.Element: Object {
-        try core.add(contentsOf: objects.map { $0 as Object }, update: update)
+        // An array (the usual case) is handed over as it is stored: its elements are already
+        // references to objects. Anything else is collected into one first.
+        let result = objects.withContiguousStorageIfAvailable { buffer in
+            buffer.withMemoryRebound(to: Object.self) { objects in
+                Result { () throws(StoreError) in try core.add(contentsOf: objects, update: update) }
+            }
+        }
+        try
+            (result
+            ?? Result { () throws(StoreError) in
+                try core.add(contentsOf: objects.map { $0 as Object }, update: update)
+            }).get()
     }
 
     /// Realm's spelling of `add(contentsOf:update:)`: every object, or none.

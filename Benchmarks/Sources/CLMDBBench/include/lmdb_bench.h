@@ -27,4 +27,13 @@ int bench_random_reads(bench_env *env, const int64_t *ids, int64_t count, double
 /// Walks every record with a cursor in one read transaction, adding the scores to *sum.
 int bench_scan(bench_env *env, double *sum, int64_t *rows);
 
+/// Walks every record with a cursor in one read transaction, adding the scores above `threshold` to
+/// *sum and counting them in *rows (a query's scan-and-test).
+int bench_scan_filtered(bench_env *env, double threshold, double *sum, int64_t *rows);
+
+/// For ids 0..<count in one write transaction: reads the record, and writes it back when its new value
+/// differs (the score + 1 for the first half of the ids, unchanged for the rest): an upsert that
+/// writes only what changed.
+int bench_upsert_half_changed(bench_env *env, int64_t count, const char name[40]);
+
 #endif
