@@ -155,6 +155,38 @@ import Testing
         #expect(store.object(ofType: Named.self, forPrimaryKey: "") != nil)
     }
 
+    @Test func anOverlongKeyInABatchWritesNothingAndTheWriteGoesOn() throws {
+        final class Named: Object {
+            @Persisted(primaryKey: true) var name: String
+        }
+        let fixture = Fixture([Named.self])
+        let store = try fixture.open()
+        let batch = ["a", String(repeating: "x", count: 600), "b"].map { name in
+            let named = Named()
+            named.name = name
+            return named
+        }
+        try store.write {
+            #expect { try store.add(contentsOf: batch, update: .modified) } throws: { isCase($0, .invalidArgument("")) }
+            #expect(store.objects(Named.self).isEmpty)
+            try store.add(contentsOf: [batch[0], batch[2]])  // the transaction is still good
+        }
+        #expect(store.objects(Named.self).map(\.name) == ["a", "b"])
+    }
+
+    @Test func theSameObjectTwiceInABatchIsAddedOnce() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        let note = Note("once")
+        let person = Person(id: 7, name: "p")
+        try store.write { try store.add(contentsOf: [note, Note("other"), note]) }
+        try store.write { try store.add(contentsOf: [person, person]) }
+        #expect(store.objects(Note.self).map(\.text) == ["once", "other"])
+        #expect(note.isManaged)
+        #expect(store.objects(Person.self).count == 1)
+        #expect(person.isManaged)
+    }
+
     @Test func deleteObjectSequenceResultsAndAll() throws {
         let fixture = Fixture()
         let store = try fixture.open()

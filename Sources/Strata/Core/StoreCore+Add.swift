@@ -212,7 +212,7 @@ extension StoreCore {
 /// unmanaged object of the graph holds its new key (`_key`, with `_binding` marking it as keyed), so
 /// encoding a row only writes the keys of its links; the objects become managed only after it.
 final class AddOperation {
-    private unowned let core: StoreCore
+    private unowned(unsafe) let core: StoreCore  // the core runs the operation, start to end
     private let session: WriteSession
     private let policy: Store.UpdatePolicy
     /// Whether objects managed by another thread's Store of this file may be linked to (by key, once
@@ -246,12 +246,12 @@ final class AddOperation {
     /// Stores the graph; afterwards `pending` lists the objects stored, each holding its key.
     private func storeGraph(_ roots: some Collection<Object>) throws(StoreError) {
         // 1. Walk the graph and check everything that can be checked before writing. Each object
-        // found is lent its key at once (`_binding` set marks it as taken: an object twice in the
-        // graph is stored once).
+        // found is marked as taken (`_binding` set: an object twice in the graph is stored once).
         defer {
             for (object, _) in pending { object._binding = nil }  // the keys were lent for the write
         }
         pending.reserveCapacity(roots.count)
+        var lendsKeys = false
         var stack: [Object] = []
         var lastType: ObjectIdentifier?
         var lastBinding: TableBinding?
@@ -269,12 +269,20 @@ final class AddOperation {
                     binding = try core.binding(for: type(of: object))
                     (lastType, lastBinding) = (objectType, binding)
                 }
-                object._key = try core.newKey(for: object, binding: binding, session: session)
                 object._binding = binding
                 pending.append((object, binding))
                 if binding.hasLinkColumns {
                     stack += core.linkedObjects(of: object, binding: binding).reversed()
                 }
+                lendsKeys = lendsKeys || binding.hasLinkColumns || binding.primaryKeyType == .string
+            }
+        }
+        // Each object is lent its key before anything is written when rows link to one another (a
+        // row holds the keys of its links), or when a key may be refused (a String over 510 bytes):
+        // then nothing is written at all. Otherwise each row's key comes from the row itself.
+        if lendsKeys {
+            for (object, binding) in pending {
+                object._key = try core.newKey(for: object, binding: binding, session: session)
             }
         }
         // 2. Write. Under `.error` every write is an insert, so a duplicate key is undone by deleting
@@ -284,7 +292,8 @@ final class AddOperation {
         do {
             for (object, binding) in pending {
                 let result = try core.store(
-                    object, binding: binding, key: object._key, policy: policy, session: session)
+                    object, binding: binding, key: lendsKeys ? object._key : nil, policy: policy, session: session)
+                object._key = result.key
                 if result.inserted { inserted.append((result.key, binding)) }
                 stored += 1
             }
