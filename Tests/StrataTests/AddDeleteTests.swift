@@ -174,6 +174,34 @@ import Testing
         #expect(store.objects(Named.self).map(\.name) == ["a", "b"])
     }
 
+    @Test func aFailedBatchOfAPlainTypeLeavesNothingAndItsObjectsUnmanaged() throws {
+        final class Plain: Object {  // no links, no String key: the direct path
+            @Persisted(primaryKey: true) var id: Int
+            @Persisted var label: String
+
+            convenience init(_ id: Int, _ label: String) {
+                self.init()
+                self.id = id
+                self.label = label
+            }
+        }
+        let fixture = Fixture([Plain.self])
+        let store = try fixture.open()
+        try store.write { try store.add(Plain(5, "stored")) }
+        let batch = [Plain(1, "a"), Plain(2, "b"), Plain(5, "clash"), Plain(3, "c")]
+        try store.write {
+            #expect(throws: StoreError.alreadyExists(primaryKey: "5")) { try store.add(contentsOf: batch) }
+            #expect(store.objects(Plain.self).map(\.id) == [5])
+            #expect(batch.allSatisfy { !$0.isManaged })
+            #expect(batch.map(\.label) == ["a", "b", "clash", "c"])  // the values are still theirs
+            batch[2].id = 4
+            try store.add(contentsOf: batch)  // the transaction is still good
+        }
+        #expect(store.objects(Plain.self).map(\.label) == ["a", "b", "c", "clash", "stored"])
+        #expect(batch.allSatisfy { $0.isManaged })
+        try store.verify()
+    }
+
     @Test func theSameObjectTwiceInABatchIsAddedOnce() throws {
         let fixture = Fixture()
         let store = try fixture.open()

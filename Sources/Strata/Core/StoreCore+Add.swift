@@ -21,7 +21,56 @@ extension StoreCore {
     /// Adds every object, or none of them.
     func add(contentsOf objects: some Collection<Object>, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
-        try AddOperation(core: self, session: session, policy: policy).run(objects)
+        if let binding = try directBinding(for: objects) {
+            try addDirectly(objects, binding: binding, policy: policy, session: session)
+        } else {
+            try AddOperation(core: self, session: session, policy: policy).run(objects)
+        }
+    }
+
+    /// The binding of a batch that can take the direct path, as `add` in a loop does: unmanaged objects
+    /// of one type that links nowhere, is linked from nowhere, and whose keys cannot be refused (no
+    /// String key). Nil for any other batch (`AddOperation` checks the whole graph first).
+    private func directBinding(for objects: some Collection<Object>) throws(StoreError) -> TableBinding? {
+        guard let first = objects.first, first._store == nil else { return nil }
+        let objectType = type(of: first)
+        for object in objects where object._store != nil || type(of: object) != objectType { return nil }
+        let binding = try binding(for: objectType)
+        guard !binding.hasLinkColumns, binding.linkingAccessors.isEmpty, binding.primaryKeyType != .string else {
+            return nil
+        }
+        return binding
+    }
+
+    /// Stores and manages each object in one pass (each object is touched once: a batch of a million
+    /// stays in cache no longer than it must). On a failure the objects become unmanaged again and
+    /// the rows inserted are deleted, or, when that cannot undo it, the transaction cannot commit.
+    private func addDirectly(
+        _ objects: some Collection<Object>, binding: TableBinding, policy: Store.UpdatePolicy, session: WriteSession
+    ) throws(StoreError) {
+        var added: [Object] = []
+        added.reserveCapacity(objects.count)
+        var inserted: [RowKey] = []
+        do {
+            for object in objects where object._store == nil {  // an object twice: managed the first time
+                let result = try store(object, binding: binding, key: nil, policy: policy, session: session)
+                manage(object, binding: binding, key: result.key)
+                added.append(object)
+                if result.inserted { inserted.append(result.key) }
+            }
+        } catch {
+            for object in added { unmanage(object, binding: binding) }
+            guard case .alreadyExists = error, policy == .error else {
+                if !added.isEmpty { session.poison(error) }
+                throw error
+            }
+            do {
+                for key in inserted.reversed() { _ = try deleteRow(key: key, binding: binding, session: session) }
+            } catch {
+                session.poison(error)
+            }
+            throw error
+        }
     }
 
     /// Whether this Store manages `object` already (adding it again changes nothing).

@@ -53,6 +53,19 @@ extension StoreCore {
         }
     }
 
+    /// Makes `object`, managed by this Store a moment ago through `binding` (a type without links nor
+    /// `LinkingObjects`), an unmanaged object again: its wrappers still hold its values.
+    func unmanage(_ object: Object, binding: TableBinding) {
+        let base = Unmanaged.passUnretained(object).toOpaque()
+        for (offset, _) in binding.columnBindings {
+            (base + offset).storeBytes(of: -1, as: Int.self)
+        }
+        object._store = nil
+        object._binding = nil
+        object._row = nil
+        object._rowGeneration = 0
+    }
+
     /// Re-points `object`, a managed accessor of `binding` that only the caller holds, at the row under
     /// `key`: what an iteration does instead of making a new accessor. Returns false, changing nothing,
     /// when something else holds one of its `LinkingObjects` (which must keep showing its own row).
