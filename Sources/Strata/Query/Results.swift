@@ -112,14 +112,19 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// one, else the whole table; then each stage in turn.
     private func evaluate() throws(StoreError) -> [(key: RowKey, row: RowView)] {
         var items: [(key: RowKey, row: RowView)]
-        if case .predicate(let predicate)? = stages.first,
-            let plan = CandidatePlan.best(for: predicate, binding: binding)
-        {
-            items = try plan.rows(of: binding, in: core.rows)
+        var remaining = stages[...]
+        if case .predicate(let predicate)? = stages.first {
+            if let plan = CandidatePlan.best(for: predicate, binding: binding) {
+                items = try plan.rows(of: binding, in: core.rows)
+            } else {
+                // A scan tests each row as the cursor reaches it: only the matches are kept.
+                items = try matchingRows(predicate)
+                remaining = remaining.dropFirst()
+            }
         } else {
             items = try core.rows.allRows(binding)
         }
-        for stage in stages {
+        for stage in remaining {
             switch stage {
             case .predicate(let predicate):
                 var kept: [(key: RowKey, row: RowView)] = []
@@ -166,6 +171,18 @@ public struct Results<Element: Object>: RandomAccessCollection {
             }
         }
         return items
+    }
+
+    /// The rows of the whole table that satisfy `predicate`, in key order.
+    private func matchingRows(_ predicate: Predicate) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        let evaluator = PredicateEvaluator(rows: core.rows)
+        var kept: [(key: RowKey, row: RowView)] = []
+        try core.rows.scanRanges([KeyRange()], table: binding.table) { (keyBytes, value) throws(StoreError) in
+            let key = try core.rows.decodeRowKey(keyBytes, binding: binding)
+            let row = try core.rows.headerCheckedRow(value, binding: binding, key: key)
+            if try evaluator.matches(predicate, row: row, binding: binding, key: key) { kept.append((key, row)) }
+        }
+        return kept
     }
 
     private func object(for item: (key: RowKey, row: RowView)) -> Element {
