@@ -158,7 +158,36 @@ enum StoreFile {
                 guard page.load(depth, as: UInt16.self) <= 32 else { throw damaged("names an impossible tree depth") }
             }
         }
+        try checkTransactionIDs(fd, pageSize: pageSize, path: path)
         return pageSize
+    }
+
+    /// LMDB writes the meta page of transaction N to page N % 2, so the two pages name consecutive
+    /// transactions, each of its page's parity (a new file: both 0). Anything else is damage: LMDB
+    /// would open whichever names the larger id, so a damaged id would open an older version of the
+    /// data in silence. Another process's commits between the two reads can make them look apart:
+    /// the pages are read again before the file is judged damaged.
+    private static func checkTransactionIDs(_ fd: Int32, pageSize: Int, path: String) throws(StorageError) {
+        var ids: (UInt64, UInt64) = (0, 0)
+        for _ in 0..<4 {
+            let page0 = try read(fd, offset: 0, count: 512, path: path)
+            let page1 = try read(fd, offset: pageSize, count: 512, path: path)
+            ids = (
+                page0.load(MetaPageLayout.transactionID, as: UInt64.self),
+                page1.load(MetaPageLayout.transactionID, as: UInt64.self)
+            )
+            if areConsecutiveMetaIDs(ids.0, ids.1) { return }
+        }
+        throw .damaged(
+            "\(path): the meta pages name transactions \(ids.0) and \(ids.1); LMDB writes transaction N's to page "
+                + "N % 2, so they must be consecutive: one of them is damaged (opening would fall back to an older "
+                + "version of the data)")
+    }
+
+    /// Whether meta pages 0 and 1 naming these transaction ids can be what LMDB wrote.
+    static func areConsecutiveMetaIDs(_ page0: UInt64, _ page1: UInt64) -> Bool {
+        if page0 == 0, page1 == 0 { return true }  // created, never committed
+        return page0 % 2 == 0 && page1 % 2 == 1 && (page0 &+ 1 == page1 || page1 &+ 1 == page0)
     }
 
     /// A meta page may count pages past the file's end only when they are free: LMDB allocated them
