@@ -131,6 +131,18 @@ final class Annotated: Object {
         #expect(scratches == Array(repeating: "", count: 5))
     }
 
+    @Test func anIteratorThatAloneHoldsItsStoreEndsCleanly() throws {
+        let fixture = Fixture([Annotated.self])
+        try fixture.open().write {
+            for id in 1...3 { try fixture.open().add(Annotated(value: id)) }
+        }
+        // A type whose accessors are not reused: the iterator keeps no object, only its Results.
+        var iterator = try fixture.open().objects(Annotated.self).makeIterator()
+        var ids: [Int] = []
+        while let object = iterator.next() { ids.append(object.id) }
+        #expect(ids == [1, 2, 3])
+    }
+
     @Test func anObservationMadeInALoopFollowsItsOwnRow() throws {
         let fixture = Fixture()
         let store = try fixture.open()

@@ -58,8 +58,8 @@ import Testing
                 refused += 1
             }
         }
-        // A flip that turns the older page's id into the newer one's plus one passes (bit 1 of an
-        // even id ending in 0b00 on page 0, say); every other flip is refused.
+        // A flip passes only if it gives the other page's id ± 1 with its own page's parity (with the
+        // ids here, none does); every other flip is refused.
         #expect(refused + undetectable.count == 48)
         #expect(undetectable.count <= 1, "undetectable flips: \(undetectable) of ids \(page0), \(page1)")
         // The store opens again once the page is whole.

@@ -137,6 +137,15 @@ final class Counted: Object {
         #expect(seen == [1, 2, 3, 4, 5, 6, 8, 9, 10])  // 7 deleted before it was reached; 11 came later
     }
 
+    @Test func anIteratorOfValuesKeepsItsStoreOpen() throws {
+        let fixture = Fixture([Counted.self])
+        _ = try Self.counted(10, fixture)  // that Store is gone
+        var iterator = try fixture.open().objects(Counted.self).values(of: \.id).makeIterator()
+        var ids: [Int] = []
+        while let id = iterator.next() { ids.append(id) }  // the iterator alone holds the Store
+        #expect(ids == Array(1...10))
+    }
+
     @Test func iteratingWithoutKeepingMakesOneObject() throws {
         let fixture = Fixture([Counted.self])
         let store = try Self.counted(100, fixture)

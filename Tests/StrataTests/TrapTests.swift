@@ -152,6 +152,40 @@ func standardError(of result: ExitTest.Result?) -> String {
         #expect(output.contains("not valid UTF-8"))
     }
 
+    @Test func readingADamagedColumnAsValuesTrapsNamingTypeKeyAndDamage() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            let key = RawAccess.keys(of: Person.self, in: store)[0]
+            try? RawAccess.rewriteRow(of: Person.self, key: key, in: store) { bytes in
+                let a = bytes.firstIndex(of: UInt8(ascii: "A"))!
+                bytes[a] = 0xFF  // not UTF-8
+            }
+            _ = Array(store.objects(Person.self).values(of: \.name))
+        }
+        let output = standardError(of: result)
+        #expect(output.contains("\(TrapMessage.corrupted): Person[1].name"))
+        #expect(output.contains("not valid UTF-8"))
+    }
+
+    @Test func valuesIteratedOnAnotherThreadTrap() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let iterator = Unchecked(
+                TrapTests.storeForChild(path).objects(Person.self).values(of: \.age).makeIterator())
+            _ = onAnotherThread {
+                var moved = iterator.value
+                return moved.next()
+            }
+        }
+        let output = standardError(of: result)
+        #expect(output.contains(TrapMessage.wrongThread))
+    }
+
     @Test func objectsOfAStoreOnAnotherThreadTrapInResults() async throws {
         let fixture = Fixture([Person.self])
         let path = fixture.path

@@ -41,6 +41,10 @@ extension BenchSystem {
         try prepareAddPremade(count: count)
     }
 
+    func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int) {
+        throw WorkloadError("\(type(of: self)) has no filtered scan")
+    }
+
     func scanValues() throws -> (sum: Double, rows: Int) { try scan() }
     func sumScores() throws -> (sum: Double, rows: Int) { try scan() }
 }

@@ -71,19 +71,6 @@ final class GRDBBench: BenchSystem {
         }
     }
 
-    func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int) {
-        try queue.read { db in
-            var sum = 0.0
-            var count = 0
-            let rows = try Row.fetchCursor(db, sql: "SELECT score FROM item WHERE score > ?", arguments: [threshold])
-            while let row = try rows.next() {
-                sum += row[0] as Double
-                count += 1
-            }
-            return (sum, count)
-        }
-    }
-
     func scan() throws -> (sum: Double, rows: Int) {
         try queue.read { db in
             var sum = 0.0

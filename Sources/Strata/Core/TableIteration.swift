@@ -5,8 +5,9 @@
 /// cursor, so iterating still visits exactly the objects the Results held when it began, and no
 /// cursor outlives its transaction.
 final class TableIteration {
-    // The iterator that owns this holds its Results, which holds the Store.
-    private unowned(unsafe) let core: StoreCore
+    // Held, not borrowed: `deinit` unregisters from the core, and the iterator that owns this may be
+    // the last holder of the Store (its stored properties go in an order nothing promises).
+    private let core: StoreCore
     let binding: TableBinding
     // Used by one thread (the Store's): no dynamic exclusivity checks (a thread-local lookup each).
     @exclusivity(unchecked) private var cursor: TableCursor?
@@ -27,6 +28,12 @@ final class TableIteration {
     deinit {
         cursor?.transactionEnds()
         core.iterations.unregister(self)
+    }
+
+    /// The key of the row `next` handed out last (to name it in a trap), if any.
+    var lastKey: RowKey? {
+        if let remaining { return remainingIndex > 0 ? remaining[remainingIndex - 1] : nil }
+        return cursorKey
     }
 
     /// The live cursor, if the iteration still walks one.

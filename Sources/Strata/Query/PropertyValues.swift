@@ -24,8 +24,8 @@ public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
 
     /// Reads the values one by one, as the sequence is iterated.
     public func makeIterator() -> Iterator {
-        if let column { return Iterator(walk: results.rowWalk(), column: column) }
-        return Iterator(objects: results.makeIterator(), keyPath: keyPath)
+        if let column { return Iterator(results: results, walk: results.rowWalk(), column: column) }
+        return Iterator(results: results, objects: results.makeIterator(), keyPath: keyPath)
     }
 
     /// The number of objects of the Results.
@@ -33,19 +33,23 @@ public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
 
     /// Reads each value from its row (or through its object).
     public struct Iterator: IteratorProtocol {
+        /// Keeps the Store (and its tables) alive: the walk only refers to them.
+        private let results: Results<Root>
         @usableFromInline var walk: RowWalk?
         @usableFromInline let column: Int
         @usableFromInline var objects: Results<Root>.Iterator?
         @usableFromInline let keyPath: KeyPath<Root, Value>?
 
-        init(walk: RowWalk, column: Int) {
+        init(results: Results<Root>, walk: RowWalk, column: Int) {
+            self.results = results
             self.walk = walk
             self.column = column
             objects = nil
             keyPath = nil
         }
 
-        init(objects: Results<Root>.Iterator, keyPath: KeyPath<Root, Value>) {
+        init(results: Results<Root>, objects: Results<Root>.Iterator, keyPath: KeyPath<Root, Value>) {
+            self.results = results
             walk = nil
             column = -1
             self.objects = objects

@@ -71,23 +71,27 @@ struct RowWalk {
         @usableFromInline let value: UnsafeRawBufferPointer?
     }
 
-    /// The bytes of `column` of the next object's row; nil at the end. Traps on a damaged row.
+    /// The bytes of `column` of the next object's row; nil at the end. Traps off the Store's thread,
+    /// and on a damaged row.
     @usableFromInline
     mutating func nextColumn(_ column: Int) -> ColumnBytes? {
+        core.assertConfined()
         var key = RowKey.integer(0)
         guard let row = nextRow(key: &key) else { return nil }
         do {
             return ColumnBytes(value: try row.column(column))
         } catch {
-            preconditionFailure("\(TrapMessage.corrupted): \(binding.location(of: key, column: column)): \(error)")
+            trapDamagedColumn(column, error)
         }
     }
 
-    /// Traps for a column value of the last row that does not decode.
+    /// Traps for `column` of the row handed out last, damaged or undecodable, naming its place as
+    /// property reads do (`Person[1].name`).
     @usableFromInline
-    func trapDamagedColumn(_ column: Int, _ error: StoreError) -> Never {
-        preconditionFailure(
-            "\(TrapMessage.corrupted): \(binding.name), column \(binding.columnNames[column]): \(error)")
+    func trapDamagedColumn(_ column: Int, _ error: any Error) -> Never {
+        let lastKey = iteration?.lastKey ?? (position > 0 && position <= keys.count ? keys[position - 1] : nil)
+        let place = lastKey.map { binding.location(of: $0, column: column) } ?? "\(binding.name)"
+        preconditionFailure("\(TrapMessage.corrupted): \(place): \(error)")
     }
 
     private func fetchRow(_ key: RowKey) -> RowView? {

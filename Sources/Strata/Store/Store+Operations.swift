@@ -82,16 +82,13 @@ extension Store {
     where S.Element: Object {
         // An array (the usual case) is handed over as it is stored: its elements are already
         // references to objects. Anything else is collected into one first.
-        let result = objects.withContiguousStorageIfAvailable { buffer in
+        let fromStorage = objects.withContiguousStorageIfAvailable { buffer in
             buffer.withMemoryRebound(to: Object.self) { objects in
                 Result { () throws(StoreError) in try core.add(contentsOf: objects, update: update) }
             }
         }
-        try
-            (result
-            ?? Result { () throws(StoreError) in
-                try core.add(contentsOf: objects.map { $0 as Object }, update: update)
-            }).get()
+        if let fromStorage { return try fromStorage.get() }
+        try core.add(contentsOf: objects.map { $0 as Object }, update: update)
     }
 
     /// Realm's spelling of `add(contentsOf:update:)`: every object, or none.
