@@ -1,5 +1,94 @@
 #ifndef STRATA_CLMDB_SHIM_H
 #define STRATA_CLMDB_SHIM_H
-// Only Sources/Strata/Storage imports this module. It adds nothing to LMDB's own header.
+// Only Sources/Strata/Storage imports this module: LMDB's own header, and the CRC-32C (Castagnoli)
+// that seals each stored row. The CPU's crc32 instruction where there is one (SSE 4.2 on x86-64, the
+// CRC extension on ARMv8), else a table; all three give the same values.
 #include <lmdb.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+__attribute__((target("sse4.2"))) static inline uint32_t strata_crc32c_hardware(
+    uint32_t crc, const unsigned char *bytes, size_t count) {
+    uint64_t wide = crc;
+    while (count >= 8) {
+        uint64_t word;
+        memcpy(&word, bytes, 8);
+        wide = __builtin_ia32_crc32di(wide, word);
+        bytes += 8;
+        count -= 8;
+    }
+    uint32_t narrow = (uint32_t)wide;
+    while (count > 0) {
+        narrow = __builtin_ia32_crc32qi(narrow, *bytes);
+        bytes += 1;
+        count -= 1;
+    }
+    return narrow;
+}
+
+static inline int strata_crc32c_has_hardware(void) {
+    static int known = -1;  // a benign race: every thread computes the same answer
+    if (known < 0) {
+        unsigned int eax, ebx, ecx, edx;
+        known = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2) != 0;
+    }
+    return known;
+}
+#elif defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
+#include <arm_acle.h>
+static inline uint32_t strata_crc32c_hardware(uint32_t crc, const unsigned char *bytes, size_t count) {
+    while (count >= 8) {
+        uint64_t word;
+        memcpy(&word, bytes, 8);
+        crc = __crc32cd(crc, word);
+        bytes += 8;
+        count -= 8;
+    }
+    while (count > 0) {
+        crc = __crc32cb(crc, *bytes);
+        bytes += 1;
+        count -= 1;
+    }
+    return crc;
+}
+static inline int strata_crc32c_has_hardware(void) { return 1; }
+#else
+static inline uint32_t strata_crc32c_hardware(uint32_t crc, const unsigned char *bytes, size_t count) {
+    (void)bytes;
+    (void)count;
+    return crc;
+}
+static inline int strata_crc32c_has_hardware(void) { return 0; }
+#endif
+
+/// The same CRC without special instructions, a byte at a time (the reflected polynomial 0x82F63B78).
+static inline uint32_t strata_crc32c_software(uint32_t crc, const unsigned char *bytes, size_t count) {
+    static uint32_t table[256];
+    static int ready = 0;  // a benign race: every thread fills in the same values
+    if (!ready) {
+        for (uint32_t index = 0; index < 256; index++) {
+            uint32_t value = index;
+            for (int bit = 0; bit < 8; bit++) value = (value >> 1) ^ (0x82F63B78u & (0u - (value & 1u)));
+            table[index] = value;
+        }
+        ready = 1;
+    }
+    while (count > 0) {
+        crc = table[(crc ^ *bytes) & 0xFFu] ^ (crc >> 8);
+        bytes += 1;
+        count -= 1;
+    }
+    return crc;
+}
+
+/// Continues a CRC-32C over `count` bytes. Start with 0; the result of one call is the `crc` of the next.
+static inline uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t count) {
+    crc = ~crc;
+    crc = strata_crc32c_has_hardware() ? strata_crc32c_hardware(crc, (const unsigned char *)bytes, count)
+                                       : strata_crc32c_software(crc, (const unsigned char *)bytes, count);
+    return ~crc;
+}
 #endif

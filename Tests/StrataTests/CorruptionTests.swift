@@ -161,9 +161,9 @@ struct DamagedKeyTests {
             try store.add(Note("first"))
             let binding = try store.core.binding(for: Note.self)
             let session = try #require(store.core.session)
-            let row = try #require(try session.get(binding.table, key: .integer(1))).map { $0 }
-            try row.withBytes { (bytes) throws(StoreError) in
-                _ = try session.put(binding.table, key: .bytes([0xFF, 0xFF, 0xFF]), value: bytes)
+            let stored = try #require(try session.get(binding.table, key: .integer(1))).map { $0 }
+            try stored.dropLast(RowSeal.size).map { $0 }.withBytes { (row) throws(StoreError) in
+                _ = try session.putRow(binding.table, key: .bytes([0xFF, 0xFF, 0xFF]), row: row)
             }
         }
     }

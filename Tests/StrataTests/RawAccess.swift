@@ -23,8 +23,28 @@ enum RawAccess {
         Unchecked(object._key)
     }
 
-    /// Rewrites the stored bytes of one row in a write of its own.
+    /// Rewrites the bytes of one row in a write of its own, and seals the result (`RowSeal`): damage
+    /// that the row's checksum cannot reveal, as a bug writing a bad row would leave, for the checks
+    /// of the row's structure behind it.
     static func rewriteRow<T: Object>(
+        of type: T.Type, key: Unchecked<RowKey>, in store: Store, _ transform: (inout [UInt8]) -> Void
+    ) throws {
+        try rewriteStoredRow(of: type, key: key, in: store) { stored in
+            var row = Array(stored.dropLast(RowSeal.size))
+            transform(&row)
+            stored = row + [0, 0, 0, 0]
+            let key = key.value
+            stored.withUnsafeMutableBytes { destination in
+                row.withUnsafeBytes { row in
+                    key.withBytes { RowSeal.write(row, key: $0, into: destination) }
+                }
+            }
+        }
+    }
+
+    /// Rewrites the stored bytes of one row (the row and its seal) as they are, in a write of its own:
+    /// damage as a flipped bit on disk leaves it.
+    static func rewriteStoredRow<T: Object>(
         of type: T.Type, key: Unchecked<RowKey>, in store: Store, _ transform: (inout [UInt8]) -> Void
     ) throws {
         try store.write {
@@ -34,8 +54,12 @@ enum RawAccess {
             }
             var bytes = Array(stored)
             transform(&bytes)
-            try bytes.withBytes { (raw) throws(StoreError) in
-                _ = try session.put(binding.table, key: key.value, value: raw)
+            try StoreError.mapping { () throws(LMDBError) in
+                try key.value.withBytes { (key) throws(LMDBError) in
+                    _ = try session.transaction!.put(binding.table, key: key, reserving: bytes.count) { destination in
+                        bytes.withUnsafeBytes { destination.copyMemory(from: $0) }
+                    }
+                }
             }
         }
     }

@@ -98,6 +98,16 @@ import Testing
         #expect(notes.first == nil)
         #expect(notes.map(\.text).isEmpty)
     }
+
+    @Test("objects(type) with a type known only as Object.Type hands out objects of that class (it crashed)")
+    func objectsOfAnExistentialType() throws {
+        let store = try Fixture([Person.self, Dog.self]).open()
+        try store.write { try store.add(Person(id: 1, name: "Ann")) }
+        let type: Object.Type = Person.self
+        let found = store.objects(type).map { $0 }
+        #expect(found.count == 1)
+        #expect((found.first as? Person)?.name == "Ann")
+    }
 }
 
 @Suite(.fixtureChecks) struct ListTests {

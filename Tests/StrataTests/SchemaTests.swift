@@ -151,12 +151,12 @@ enum Ordering {
     @Test func aNewerFormatVersionIsRefused() throws {
         let fixture = Fixture([Note.self])
         _ = try fixture.open()
-        try RawAccess.rewriteMeta(path: fixture.path, key: "format", value: [2, 0, 0, 0])
+        try RawAccess.rewriteMeta(path: fixture.path, key: "format", value: [3, 0, 0, 0])
         #expect {
             try fixture.open()
         } throws: { error in
             guard case .corrupted(let reason) = error as? StoreError else { return false }
-            return reason.contains("format version is 2")
+            return reason.contains("format version is 3")
         }
     }
 }

@@ -8,15 +8,30 @@ struct RowReader {
     ///
     /// - Throws: `.corrupted` (naming type, key and damage), `.storage`.
     func fetchRow(_ binding: TableBinding, key: RowKey) throws(StoreError) -> RowView? {
-        let bytes: UnsafeRawBufferPointer?
-        bytes = try StoreError.mapping {
-            try key.withBytes { (key) throws(LMDBError) in try core.get(binding.table, key: key) }
+        try key.withBytes { (keyBytes) throws(StoreError) -> RowView? in
+            let stored = try StoreError.mapping { () throws(LMDBError) in try core.get(binding.table, key: keyBytes) }
+            guard let stored else { return nil }
+            return try storedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
         }
-        guard let bytes else { return nil }
-        return try headerCheckedRow(bytes, binding: binding, key: key)
     }
 
-    /// `bytes` as a row whose every column is checked (what writes and `verify()` work on).
+    /// The row inside `stored`, the value under `keyBytes`, once its seal matches (`RowSeal`).
+    ///
+    /// - Throws: `.corrupted` naming type, key and damage.
+    func unsealedRow(
+        _ stored: UnsafeRawBufferPointer, keyBytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey
+    )
+        throws(StoreError) -> UnsafeRawBufferPointer
+    {
+        do {
+            return try RowSeal.open(stored, key: keyBytes)
+        } catch {
+            throw .damaged(at: binding.location(of: key), error)
+        }
+    }
+
+    /// `bytes` (a copy of a row, its seal already checked) as a row whose every column is checked
+    /// (what writes work on).
     func validatedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView
     {
         do {
@@ -64,11 +79,16 @@ struct RowReader {
         }
     }
 
-    func headerCheckedRow(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey) throws(StoreError)
-        -> RowView
+    /// The row stored as `stored` under `keyBytes` (which decode as `key`), its seal and header checked.
+    ///
+    /// - Throws: `.corrupted` naming type, key and damage.
+    func storedRow(
+        _ stored: UnsafeRawBufferPointer, keyBytes: UnsafeRawBufferPointer, binding: TableBinding, key: RowKey
+    )
+        throws(StoreError) -> RowView
     {
         do {
-            return try RowView(checkingHeader: bytes, expectedColumns: binding.columnCount)
+            return try RowView(stored: stored, key: keyBytes, expectedColumns: binding.columnCount)
         } catch {
             throw .damaged(at: binding.location(of: key), error)
         }
@@ -79,7 +99,7 @@ struct RowReader {
         var found: [(key: RowKey, row: RowView)] = []
         try scanRanges([KeyRange()], table: binding.table) { (key, value) throws(StoreError) in
             let rowKey = try decodeRowKey(key, binding: binding)
-            found.append((rowKey, try headerCheckedRow(value, binding: binding, key: rowKey)))
+            found.append((rowKey, try storedRow(value, keyBytes: key, binding: binding, key: rowKey)))
         }
         return found
     }

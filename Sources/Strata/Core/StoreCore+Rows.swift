@@ -86,7 +86,8 @@ extension StoreCore {
 
     /// A new managed accessor of type `T` for the row under `key`.
     func materialize<T: Object>(_ type: T.Type, binding: TableBinding, key: RowKey, row: RowView? = nil) -> T {
-        let object = T()
+        // The binding's class, not `T`: `objects(someType)` with `someType: Object.Type` has `T == Object`.
+        let object = T.self == binding.schema.type ? T() : binding.schema.type.init() as! T
         manage(object, binding: binding, key: key, row: row)
         return object
     }
@@ -123,7 +124,7 @@ extension StoreCore {
         iterations.detach(of: binding)
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
-        guard try session.put(binding.table, key: key, value: row.bytes, options: options) else { return false }
+        guard try session.putRow(binding.table, key: key, row: row.bytes, options: options) else { return false }
         session.noteStored(key, in: binding)
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
@@ -158,9 +159,9 @@ extension StoreCore {
             session.changeLog![binding.ordinal].noteModified(key, columns: changed)
         }
         if let cursor = iterations.cursor(of: binding, at: key) {
-            try session.replaceCurrent(cursor, key: key, value: row.bytes)  // in place: no search
+            try session.replaceCurrentRow(cursor, key: key, row: row.bytes)  // in place: no search
         } else {
-            _ = try session.put(binding.table, key: key, value: row.bytes)
+            _ = try session.putRow(binding.table, key: key, row: row.bytes)
         }
         noteChange()
     }
@@ -169,8 +170,12 @@ extension StoreCore {
     func copyOfRow(
         _ binding: TableBinding, key: RowKey, session: WriteSession, into buffer: ScratchBuffer? = nil
     ) throws(StoreError) -> RowView? {
-        guard let bytes = try session.get(binding.table, key: key) else { return nil }
-        return try self.rows.validatedRow((buffer ?? session.rowCopy).copy(bytes), binding: binding, key: key)
+        let row = try key.withBytes { (keyBytes) throws(StoreError) -> UnsafeRawBufferPointer? in
+            guard let stored = try session.get(binding.table, key: key) else { return nil }
+            return try self.rows.unsealedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
+        }
+        guard let row else { return nil }
+        return try self.rows.validatedRow((buffer ?? session.rowCopy).copy(row), binding: binding, key: key)
     }
 
     /// Deletes a row and its derived entries, after clearing the links to it. Returns false when it

@@ -64,10 +64,10 @@ final class TableIteration {
             }
             key = try decodeKey(entry.key)
             cursorKey = key
-            row = try core.rows.headerCheckedRow(entry.value, binding: binding, key: key)
+            row = try core.rows.storedRow(entry.value, keyBytes: entry.key, binding: binding, key: key)
             return true
         } catch {
-            preconditionFailure("Strata: iterating \(binding.name): \(error)")
+            trap(error)
         }
     }
 
@@ -80,6 +80,11 @@ final class TableIteration {
 
     private func decodeKey(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> RowKey {
         try core.rows.decodeRowKey(bytes, binding: binding)
+    }
+
+    private func trap(_ error: StoreError) -> Never {
+        if case .corrupted(let damage) = error { preconditionFailure("\(TrapMessage.corrupted): \(damage)") }
+        preconditionFailure("Strata: iterating \(binding.name): \(error)")
     }
 
     private func finish() {
@@ -103,7 +108,7 @@ final class TableIteration {
                     entry = try step { (cursor) throws(LMDBError) in try cursor.next() }
                 }
             } catch {
-                preconditionFailure("Strata: iterating \(binding.name): \(error)")
+                trap(error)
             }
         }
         started = true

@@ -67,22 +67,26 @@ final class WriteSession {
         }
     }
 
-    /// Stores `value` under `key`; false when `.noOverwrite` found the key.
-    func put(
-        _ table: Table, key: RowKey, value: UnsafeRawBufferPointer, options: PutOptions = []
+    /// Stores `row` sealed (`RowSeal`) under `key`; false when `.noOverwrite` found the key.
+    func putRow(
+        _ table: Table, key: RowKey, row: UnsafeRawBufferPointer, options: PutOptions = []
     ) throws(StoreError) -> Bool {
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.put(table, key: key, value: value, options: options)
+                try transaction!.put(table, key: key, reserving: row.count + RowSeal.size, options: options) {
+                    RowSeal.write(row, key: key, into: $0)
+                }
             }
         }
     }
 
-    /// Replaces the row the cursor stands on (its key is `key`).
-    func replaceCurrent(_ cursor: TableCursor, key: RowKey, value: UnsafeRawBufferPointer) throws(StoreError) {
+    /// Replaces the row the cursor stands on (its key is `key`) with `row`, sealed.
+    func replaceCurrentRow(_ cursor: TableCursor, key: RowKey, row: UnsafeRawBufferPointer) throws(StoreError) {
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.replaceCurrent(cursor, key: key, value: value)
+                try transaction!.replaceCurrent(cursor, key: key, reserving: row.count + RowSeal.size) {
+                    RowSeal.write(row, key: key, into: $0)
+                }
             }
         }
     }

@@ -115,7 +115,7 @@ public final class DynamicStore {
         let primaryKey = try describeKey(rawKey, of: type)
         let row: RowView
         do {
-            row = try RowView(validating: bytes, expectedColumns: stored.properties.count)
+            row = try RowView(validatingStored: bytes, key: rawKey, expectedColumns: stored.properties.count)
         } catch {
             throw .corrupted("\(type.name)[\(primaryKey)]: \(error)")
         }

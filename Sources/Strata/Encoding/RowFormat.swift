@@ -82,6 +82,20 @@ struct RowView {
         self = view
     }
 
+    /// The row stored as `stored` under `key` (`RowSeal`): its seal and header checked, O(row length)
+    /// for the checksum.
+    @inline(__always)
+    init(stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, expectedColumns: Int) throws(RowDamage) {
+        try self.init(checkingHeader: RowSeal.open(stored, key: key), expectedColumns: expectedColumns)
+    }
+
+    /// The row stored as `stored` under `key`, its seal and every column checked.
+    init(validatingStored stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, expectedColumns: Int)
+        throws(RowDamage)
+    {
+        try self.init(validating: RowSeal.open(stored, key: key), expectedColumns: expectedColumns)
+    }
+
     /// A row this process just encoded (`_RowEncoder`), or one already validated: no checks.
     init(encoded bytes: UnsafeRawBufferPointer, columns: Int, width: Int? = nil) {
         self.bytes = bytes

@@ -132,7 +132,7 @@ extension CandidatePlan {
         case .primaryKey:
             try reader.scanRanges(ranges, table: binding.table) { (key, value) throws(StoreError) in
                 let rowKey = try reader.decodeRowKey(key, binding: binding)
-                found.append((rowKey, try reader.headerCheckedRow(value, binding: binding, key: rowKey)))
+                found.append((rowKey, try reader.storedRow(value, keyBytes: key, binding: binding, key: rowKey)))
             }
             found.sort { $0.key < $1.key }
             if ranges.count > 1 { found = found.uniqued() }

@@ -179,7 +179,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         var kept: [(key: RowKey, row: RowView)] = []
         try core.rows.scanRanges([KeyRange()], table: binding.table) { (keyBytes, value) throws(StoreError) in
             let key = try core.rows.decodeRowKey(keyBytes, binding: binding)
-            let row = try core.rows.headerCheckedRow(value, binding: binding, key: key)
+            let row = try core.rows.storedRow(value, keyBytes: keyBytes, binding: binding, key: key)
             if try evaluator.matches(predicate, row: row, binding: binding, key: key) { kept.append((key, row)) }
         }
         return kept

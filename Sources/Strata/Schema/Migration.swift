@@ -98,7 +98,7 @@ public final class Migration {
         let key = try encoder.withRow { (bytes) throws(StoreError) -> [UInt8] in
             let row = RowView(encoded: bytes, columns: type.properties.count)
             let key = try context.newRowKey(row, type: type)
-            guard try context.put(table, key: key, value: bytes, options: .noOverwrite) else {
+            guard try context.putRow(table, key: key, row: bytes, options: .noOverwrite) else {
                 let pk = type.properties.first(where: \.isPrimaryKey).flatMap { values[$0.name] }
                 throw .alreadyExists(primaryKey: StoreError.PrimaryKey(pk.map { "\($0)" } ?? "?", typeName: typeName))
             }
@@ -147,7 +147,7 @@ public final class Migration {
         let table = try context.table(TableName.objects(typeName))
         var copies: [(key: [UInt8], value: [UInt8]?)] = []
         try context.forEachOld(table) { (key, value) throws(StoreError) in
-            let row = try checkedRow(value, oldType)
+            let row = try checkedRow(value, key: key, oldType)
             copies.append((Array(key), try column(row, oldColumn, of: oldType).map { Array($0) }))
         }
         for (key, value) in copies {

@@ -48,12 +48,15 @@ final class MigrationContext {
     }
 
     @discardableResult
-    func put(_ table: Table, key: [UInt8], value: UnsafeRawBufferPointer, options: PutOptions = []) throws(StoreError)
+    /// Stores `row` sealed (`RowSeal`) under `key`; false when `.noOverwrite` found the key.
+    func putRow(_ table: Table, key: [UInt8], row: UnsafeRawBufferPointer, options: PutOptions = []) throws(StoreError)
         -> Bool
     {
         return try StoreError.mapping {
             try key.withBytes { (key) throws(LMDBError) in
-                try write!.put(table, key: key, value: value, options: options)
+                try write!.put(table, key: key, reserving: row.count + RowSeal.size, options: options) {
+                    RowSeal.write(row, key: key, into: $0)
+                }
             }
         }
     }
@@ -134,9 +137,11 @@ extension MigrationContext: DerivedEntryWriting {
 }
 
 /// A row's bytes checked against a type's column count.
-func checkedRow(_ bytes: UnsafeRawBufferPointer, _ type: StoredSchema.StoredType) throws(StoreError) -> RowView {
+func checkedRow(_ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, _ type: StoredSchema.StoredType)
+    throws(StoreError) -> RowView
+{
     do {
-        return try RowView(validating: bytes, expectedColumns: type.properties.count)
+        return try RowView(validatingStored: stored, key: key, expectedColumns: type.properties.count)
     } catch {
         throw .corrupted("a row of \(type.name): \(error)")
     }

@@ -65,8 +65,9 @@ public final class MigrationObject {
         }
         let context = self.context
         let isOld = self.isOld
+        let rowKey = key
         return try bytes.withBytes { (raw) throws(StoreError) -> Any? in
-            let row = try checkedRow(raw, type)
+            let row = try rowKey.withBytes { (rawKey) throws(StoreError) in try checkedRow(raw, key: rawKey, type) }
             let value = try DynamicValue.decode(column(row, index, of: type), type: type.properties[index].type) {
                 (target, key) throws(StoreError) -> Any? in
                 let schema = isOld ? context.old : context.new
@@ -123,7 +124,7 @@ public final class MigrationObject {
         guard let bytes = try context.get(table, key: key) else { throw .invalidated }
         var encoder = _RowEncoder()
         try bytes.withBytes { (raw) throws(StoreError) in
-            let row = try checkedRow(raw, type)
+            let row = try key.withBytes { (rawKey) throws(StoreError) in try checkedRow(raw, key: rawKey, type) }
             encoder.beginRow(columns: type.properties.count)
             for column in 0..<type.properties.count {
                 if column == index {
@@ -133,7 +134,7 @@ public final class MigrationObject {
                 }
             }
         }
-        try encoder.withRow { (row) throws(StoreError) in _ = try context.put(table, key: key, value: row) }
+        try encoder.withRow { (row) throws(StoreError) in _ = try context.putRow(table, key: key, row: row) }
     }
 }
 

@@ -41,7 +41,7 @@ extension MigrationContext {
         let table = try table(TableName.objects(new.name))
         var encoder = _RowEncoder()
         try forEachOld(table) { (key, value) throws(StoreError) in
-            let row = try checkedRow(value, old)
+            let row = try checkedRow(value, key: key, old)
             encoder.beginRow(columns: new.properties.count)
             for (index, source) in sources.enumerated() {
                 if let (oldColumn, conversion) = source {
@@ -61,7 +61,7 @@ extension MigrationContext {
                 }
             }
             try encoder.withRow { (bytes) throws(StoreError) in
-                _ = try put(table, key: Array(key), value: bytes)
+                _ = try putRow(table, key: Array(key), row: bytes)
             }
         }
     }
@@ -146,7 +146,9 @@ extension MigrationContext {
                 var changed = false
                 var encoder = _RowEncoder()
                 try value.withBytes { (bytes) throws(StoreError) in
-                    let row = try checkedRow(bytes, type)
+                    let row = try key.withBytes { (rawKey) throws(StoreError) in
+                        try checkedRow(bytes, key: rawKey, type)
+                    }
                     encoder.beginRow(columns: type.properties.count)
                     for (index, property) in type.properties.enumerated() {
                         let current = try column(row, index, of: type)
@@ -184,7 +186,7 @@ extension MigrationContext {
                     }
                 }
                 if changed {
-                    try encoder.withRow { (bytes) throws(StoreError) in _ = try put(table, key: key, value: bytes) }
+                    try encoder.withRow { (bytes) throws(StoreError) in _ = try putRow(table, key: key, row: bytes) }
                 }
             }
         }
@@ -202,8 +204,8 @@ extension MigrationContext {
             last = final.key
             for (key, value) in batch {
                 try value.withBytes { (bytes) throws(StoreError) in
-                    let row = try checkedRow(bytes, type)
                     try key.withBytes { (rowKey) throws(StoreError) in
+                        let row = try checkedRow(bytes, key: rowKey, type)
                         try derived.insert(of: row, rowKey: rowKey, into: self, buffer: &buffer, at: type.name)
                     }
                 }

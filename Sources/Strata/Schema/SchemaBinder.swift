@@ -103,7 +103,14 @@ enum SchemaBinder {
     ) throws(StoreError) -> [TableBinding] {
         var finalSchema: StoredSchema?
         for _ in 0..<3 {
-            let stored = try readStoredSchema(environment)
+            let stored: StoredSchema?
+            switch try readStoredState(environment) {
+            case .current(let schema):
+                stored = schema
+            case .upgradable:
+                try FormatUpgrade.upgrade(environment)
+                stored = try readStoredSchema(environment)
+            }
             let plan = try Plan(
                 code: schemas, stored: stored, schemaVersion: requirements.schemaVersion,
                 readOnly: environment.options.readOnly)
@@ -144,8 +151,29 @@ enum SchemaBinder {
 
     // MARK: Reading
 
+    /// What the meta table says: a schema of the current format (nil for a new file), or a file of an
+    /// older format that `FormatUpgrade` upgrades.
+    enum StoredState {
+        case current(StoredSchema?)
+        case upgradable(fromVersion: UInt32)
+    }
+
+    /// The file's schema.
+    ///
+    /// - Throws: `.corrupted` when it is unreadable, or the file is of an older format (not upgraded yet).
     static func readStoredSchema(_ environment: Environment) throws(StoreError) -> StoredSchema? {
-        try environment.withTableRegistry { (registry) throws(StoreError) -> StoredSchema? in
+        switch try readStoredState(environment) {
+        case .current(let schema):
+            return schema
+        case .upgradable(let version):
+            throw .corrupted(
+                "the file is of format version \(version), which opening it with Store(configuration:) "
+                    + "(not read-only) upgrades to version \(formatVersion); until then this Strata cannot read it")
+        }
+    }
+
+    static func readStoredState(_ environment: Environment) throws(StoreError) -> StoredState {
+        try environment.withTableRegistry { (registry) throws(StoreError) -> StoredState in
             let transaction = try beginRead(environment)
             let meta: Table
             if let published = registry[TableName.meta] {
@@ -155,7 +183,7 @@ enum SchemaBinder {
                 dbi = try StoreError.mapping { () throws(LMDBError) in
                     try transaction.openTable(named: TableName.meta, flags: [])
                 }
-                guard let dbi else { return nil }  // a new, empty file
+                guard let dbi else { return .current(nil) }  // a new, empty file
                 meta = Table(dbi: dbi, flags: [])
             }
             let schema = try readSchema(meta: meta) { (key) throws(LMDBError) in try transaction.get(meta, key: key) }
@@ -178,19 +206,23 @@ enum SchemaBinder {
     /// Reads and checks the format version and the schema through `get`.
     private static func readSchema(
         meta: Table, get: (UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer?
-    ) throws(StoreError) -> StoredSchema? {
+    ) throws(StoreError) -> StoredState {
         do {
             let format = try Array(MetaKey.format.utf8).withBytes { (key) throws(LMDBError) in try get(key) }
             let schema = try Array(MetaKey.schema.utf8).withBytes { (key) throws(LMDBError) in try get(key) }
             switch (format, schema) {
             case (nil, nil):
-                return nil
+                return .current(nil)
             case (let format?, nil):
                 try checkFormat(format)
-                return nil  // a new file: created with its format record, no schema yet
+                return .current(nil)  // a new file: created with its format record, no schema yet
             case (let format?, let schema?):
+                let version = try decodeFormat(format)
+                if (FormatUpgrade.oldestUpgradable..<formatVersion).contains(version) {
+                    return .upgradable(fromVersion: version)
+                }
                 try checkFormat(format)
-                return try StoredSchema(decoding: schema)
+                return .current(try StoredSchema(decoding: schema))
             default:
                 throw StoreError.corrupted("the meta table has only one of its format version and schema")
             }
@@ -200,11 +232,15 @@ enum SchemaBinder {
     }
 
     private static func checkFormat(_ format: UnsafeRawBufferPointer) throws(StoreError) {
-        guard format.count == 4 else { throw .corrupted("the format version has \(format.count) bytes") }
-        let version = UInt32(littleEndian: format.loadUnaligned(as: UInt32.self))
+        let version = try decodeFormat(format)
         guard version == formatVersion else {
             throw .corrupted("the file's format version is \(version); this Strata reads version \(formatVersion)")
         }
+    }
+
+    private static func decodeFormat(_ format: UnsafeRawBufferPointer) throws(StoreError) -> UInt32 {
+        guard format.count == 4 else { throw .corrupted("the format version has \(format.count) bytes") }
+        return UInt32(littleEndian: format.loadUnaligned(as: UInt32.self))
     }
 
     // MARK: Creating
@@ -232,7 +268,7 @@ enum SchemaBinder {
                 let current = try readSchema(meta: meta) { (key) throws(LMDBError) in
                     try transaction!.get(meta, key: key)
                 }
-                guard current == planned else { return nil }
+                guard case .current(let schema) = current, schema == planned else { return nil }
                 for type in final.types {
                     for (name, flags) in tableNames(of: type) where registry[name] == nil {
                         guard let dbi = try transaction!.openTable(named: name, flags: flags, create: true) else {

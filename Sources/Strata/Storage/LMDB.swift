@@ -230,6 +230,22 @@ enum LMDB {
         return true
     }
 
+    /// Reserves `size` bytes for the value under `key` (`MDB_RESERVE`) and has `fill` write them, so
+    /// a value made of parts is copied once. Returns false when `MDB_NOOVERWRITE` found the key.
+    static func put(
+        _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, reserving size: Int, flags: UInt32,
+        fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws(LMDBError) -> Bool {
+        try injected(.put)
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: size, mv_data: nil)
+        let code = mdb_put(txn, dbi, &k, &v, flags | UInt32(MDB_RESERVE))
+        if code == MDB_KEYEXIST { return false }
+        try check(code)
+        fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: size))
+        return true
+    }
+
     /// Deletes `key` (or only the pair `key`/`value` in a table with duplicates). Returns false when
     /// nothing matched.
     static func delete(
@@ -263,14 +279,17 @@ enum LMDB {
         mdb_cursor_close(cursor)
     }
 
-    /// Stores a pair through a cursor (`MDB_CURRENT` replaces the pair it stands on).
-    static func cursorPut(
-        _ cursor: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32
+    /// Replaces the value of the pair the cursor stands on with `size` reserved bytes that `fill` writes
+    /// (`MDB_CURRENT | MDB_RESERVE`).
+    static func cursorReplace(
+        _ cursor: OpaquePointer, key: UnsafeRawBufferPointer, reserving size: Int,
+        fill: (UnsafeMutableRawBufferPointer) -> Void
     ) throws(LMDBError) {
         try injected(.cursorPut)
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        try check(mdb_cursor_put(cursor, &k, &v, flags))
+        var v = MDB_val(mv_size: size, mv_data: nil)
+        try check(mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT | MDB_RESERVE)))
+        fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: size))
     }
 
     /// Moves the cursor (`op` is an `MDB_cursor_op`); returns the pair it lands on, or nil at the end.

@@ -14,7 +14,8 @@ import CLMDB
 enum StrataFormat {
     static let metaTable = "strata.meta"
     static let formatKey = "format"
-    static let version: UInt32 = 1
+    /// 2: rows carry a checksum (`RowSeal`). 1: rows without (upgraded when opened for writing).
+    static let version: UInt32 = 2
 }
 
 /// Checks on the file itself, made before LMDB reads anything but its header: a damaged file must end

@@ -50,6 +50,16 @@ struct WriteTransaction: ~Copyable {
         }
     }
 
+    /// Stores `size` bytes that `fill` writes under `key`; false when `MDB_NOOVERWRITE` found it there.
+    mutating func put(
+        _ table: Table, key: UnsafeRawBufferPointer, reserving size: Int, options: PutOptions = [],
+        fill: (UnsafeMutableRawBufferPointer) -> Void
+    ) throws(LMDBError) -> Bool {
+        try poisoning { handle throws(LMDBError) in
+            try LMDB.put(handle, table.dbi, key: key, reserving: size, flags: options.rawValue, fill: fill)
+        }
+    }
+
     /// Deletes a key (or one pair of a table with duplicates); false when it was not there.
     mutating func delete(
         _ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil

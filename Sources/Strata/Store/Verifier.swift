@@ -143,7 +143,7 @@ struct Verifier {
         let name = "\(type.name)[\(type.describe(key))]"
         let row: RowView
         do {
-            row = try RowView(validating: value, expectedColumns: type.columnNames.count)
+            row = try RowView(validatingStored: value, key: rawKey, expectedColumns: type.columnNames.count)
         } catch {
             throw .corrupted("\(name): \(error)")
         }

@@ -1,0 +1,38 @@
+/// How a row is stored (file format 2): its bytes (`RowFormat`), then a seal, the CRC-32C of the
+/// row's key followed by its bytes (4 bytes, little-endian).
+///
+/// LMDB keeps no checksum, so a flipped bit inside a row would read as another value, and one inside
+/// a key would move the row to another key. The seal turns both into `RowDamage` where the row is
+/// read, and the open check (`PageWalker`) finds them before any object is handed out.
+enum RowSeal {
+    static let size = 4
+
+    static func checksum(key: UnsafeRawBufferPointer, row: UnsafeRawBufferPointer) -> UInt32 {
+        Checksum.crc32c(row, continuing: Checksum.crc32c(key))
+    }
+
+    /// The row inside `stored`, whose seal must match `key` and the row's bytes.
+    ///
+    /// - Throws: `RowDamage` when the seal is missing or does not match.
+    @inline(__always)
+    static func open(_ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(RowDamage)
+        -> UnsafeRawBufferPointer
+    {
+        guard stored.count > size else { throw RowDamage("row of \(stored.count) bytes has no room for its checksum") }
+        let row = UnsafeRawBufferPointer(start: stored.baseAddress, count: stored.count - size)
+        let seal = UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: row.count, as: UInt32.self))
+        guard seal == checksum(key: key, row: row) else {
+            throw RowDamage("row checksum \(seal) does not match its key and bytes: the row is damaged")
+        }
+        return row
+    }
+
+    /// Writes `row` and its seal for `key` into `destination` (`row.count + size` bytes).
+    static func write(
+        _ row: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(destination.count == row.count + size)
+        destination.baseAddress!.copyMemory(from: row.baseAddress!, byteCount: row.count)
+        destination.storeBytes(of: checksum(key: key, row: row).littleEndian, toByteOffset: row.count, as: UInt32.self)
+    }
+}

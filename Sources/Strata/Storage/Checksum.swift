@@ -1,0 +1,15 @@
+import CLMDB
+
+/// CRC-32C (Castagnoli), the checksum sealing every stored row: the CPU's crc32 instruction where
+/// there is one. LMDB checks nothing of what it reads, so a flipped bit in a value would otherwise
+/// read as another value.
+enum Checksum {
+    /// The CRC-32C of `bytes`, continuing from `crc` (0 to start).
+    @inline(__always)
+    static func crc32c(_ bytes: UnsafeRawBufferPointer, continuing crc: UInt32 = 0) -> UInt32 {
+        strata_crc32c(crc, bytes.baseAddress, bytes.count)
+    }
+
+    /// Whether this machine computes it with a CPU instruction (else a table, several times slower).
+    static var usesHardware: Bool { strata_crc32c_has_hardware() != 0 }
+}

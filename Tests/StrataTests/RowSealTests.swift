@@ -1,0 +1,115 @@
+import CLMDB
+import Foundation
+import StrataTestModels
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+@Suite("Rows are sealed with a checksum", .fixtureChecks)
+struct RowSealTests {
+    @Test func theChecksumIsCRC32C() {
+        let check = Array("123456789".utf8)
+        let hardware = check.withUnsafeBytes { Checksum.crc32c($0) }
+        #expect(hardware == 0xE306_9283)  // the standard check value of CRC-32C
+        let software = check.withUnsafeBytes { ~strata_crc32c_software(~0, $0.baseAddress, $0.count) }
+        #expect(software == 0xE306_9283)
+        // Continuing over parts gives the CRC of the whole, at every split.
+        for split in 0...check.count {
+            let first = check[..<split].withUnsafeBytes { Checksum.crc32c($0) }
+            let both = check[split...].withUnsafeBytes { Checksum.crc32c($0, continuing: first) }
+            #expect(both == 0xE306_9283, "split at \(split)")
+        }
+    }
+
+    /// A store of one person, and the stored bytes of that person's row (the row and its seal).
+    private func storedPerson(_ fixture: Fixture) throws -> (Store, Unchecked<RowKey>, Int) {
+        let store = try fixture.open()
+        try store.write {
+            let person = Person(id: 1, name: "Ann", age: 40)
+            person.email = "ann@example.com"
+            try store.add(person)
+        }
+        let key = RawAccess.keys(of: Person.self, in: store)[0]
+        var length = 0
+        try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { length = $0.count }
+        return (store, key, length)
+    }
+
+    @Test("a flipped bit anywhere in a stored row, seal included, is .corrupted naming the row, never a value")
+    func everyFlippedBitIsFound() throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let (store, key, length) = try storedPerson(fixture)
+        for offset in 0..<length {
+            for bit in [0, 3, 7] {
+                try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[offset] ^= 1 << bit }
+                let error = try #require(throws: StoreError.self) { try store.verify() }
+                guard case .corrupted(let damage) = error else {
+                    Issue.record("byte \(offset) bit \(bit): expected .corrupted, got \(error)")
+                    return
+                }
+                #expect(damage.contains("Person[1]"), "\(damage)")
+                try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[offset] ^= 1 << bit }
+            }
+        }
+        try store.verify()
+        #expect(store.objects(Person.self)[0].email == "ann@example.com")
+    }
+
+    @Test("a row moved to another key (a damaged key) is .corrupted: the seal covers the key")
+    func aRowUnderAnotherKeyIsFound() throws {
+        let fixture = Fixture([Note.self])
+        let store = try fixture.open()
+        try store.write {
+            try store.add(Note("first"))
+            let binding = try store.core.binding(for: Note.self)
+            let session = try #require(store.core.session)
+            let stored = try #require(try session.get(binding.table, key: .integer(1))).map { $0 }
+            try StoreError.mapping { () throws(LMDBError) in
+                try RowKey.integer(2).withBytes { (key) throws(LMDBError) in
+                    _ = try session.transaction!.put(binding.table, key: key, reserving: stored.count) { destination in
+                        stored.withUnsafeBytes { destination.copyMemory(from: $0) }
+                    }
+                }
+            }
+        }
+        let error = try #require(throws: StoreError.self) { try store.verify() }
+        guard case .corrupted(let damage) = error else {
+            Issue.record("expected .corrupted, got \(error)")
+            return
+        }
+        #expect(damage.contains("Note[2]") && damage.contains("checksum"), "\(damage)")
+    }
+
+    @Test("a lookup of a row damaged after opening throws where it can: upserting over it")
+    func aWriteOverADamagedRowThrows() throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let (store, key, _) = try storedPerson(fixture)
+        try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[$0.count / 2] ^= 0x10 }
+        let error = try #require(throws: StoreError.self) {
+            try store.write { try store.add(Person(id: 1, name: "Bea"), update: .modified) }
+        }
+        guard case .corrupted(let damage) = error else {
+            Issue.record("expected .corrupted, got \(error)")
+            return
+        }
+        #expect(damage.contains("Person[1]") && damage.contains("checksum"), "\(damage)")
+    }
+
+    @Test("reading a row damaged after opening traps naming type, key and the checksum")
+    func readingADamagedRowTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            let key = RawAccess.keys(of: Person.self, in: store)[0]
+            try? RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[$0.count - 6] ^= 0x01 }
+            for person in store.objects(Person.self) { _ = person.name }
+        }
+        let output = standardError(of: result)
+        #expect(output.contains("\(TrapMessage.corrupted)"), "\(output)")
+        #expect(output.contains("Person[1]"), "\(output)")
+        #expect(output.contains("checksum"), "\(output)")
+    }
+}
