@@ -36,7 +36,7 @@ struct RowSealTests {
         return (store, key, length)
     }
 
-    @Test("a flipped bit anywhere in a stored row, seal included, is .corrupted naming the row, never a value")
+    @Test("a flipped bit anywhere in a stored row, seal included, is .corrupted naming the table, never a value")
     func everyFlippedBitIsFound() throws {
         let fixture = Fixture([Person.self, Dog.self])
         let (store, key, length) = try storedPerson(fixture)
@@ -48,7 +48,7 @@ struct RowSealTests {
                     Issue.record("byte \(offset) bit \(bit): expected .corrupted, got \(error)")
                     return
                 }
-                #expect(damage.contains("Person[1]"), "\(damage)")
+                #expect(damage.contains("Person") && damage.contains("checksum"), "\(damage)")
                 try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[offset] ^= 1 << bit }
             }
         }
@@ -78,7 +78,7 @@ struct RowSealTests {
             Issue.record("expected .corrupted, got \(error)")
             return
         }
-        #expect(damage.contains("Note[2]") && damage.contains("checksum"), "\(damage)")
+        #expect(damage.contains("type.Note") && damage.contains("key 0000000000000002"), "\(damage)")
     }
 
     @Test("a lookup of a row damaged after opening throws where it can: upserting over it")

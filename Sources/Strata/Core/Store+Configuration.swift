@@ -59,6 +59,9 @@ extension Store {
         public var filePermissions: UInt16 = 0o600
         /// Opens the file read-only: writes throw `.readOnly`.
         public var readOnly = false
+        /// What opening checks of the file: `.full` (every page and row, once per process per version
+        /// of the file) keeps the promise that a damaged file is a typed error, never a crash.
+        public var openingCheck: OpeningCheck = .full
         /// Runs when the file's schema version is lower than `schemaVersion`, inside the write that
         /// brings the file to the code's schema (see `Migration`). Receives the file's old version.
         /// Added and removed properties and types, and changed indexes, need no block, only a higher
@@ -140,7 +143,8 @@ extension Store {
                         "filePermissions 0o\(String(filePermissions, radix: 8)) has bits beyond 0o777")
                 }
                 return EnvironmentOptions(
-                    mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly, fileMode: mode_t(filePermissions))
+                    mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly, fileMode: mode_t(filePermissions),
+                    checksEveryPage: openingCheck == .full)
             }
         }
 

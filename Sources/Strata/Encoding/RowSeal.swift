@@ -8,7 +8,7 @@ enum RowSeal {
     static let size = 4
 
     static func checksum(key: UnsafeRawBufferPointer, row: UnsafeRawBufferPointer) -> UInt32 {
-        Checksum.crc32c(row, continuing: Checksum.crc32c(key))
+        Checksum.rowSeal(key: key, row: row)
     }
 
     /// The row inside `stored`, whose seal must match `key` and the row's bytes.

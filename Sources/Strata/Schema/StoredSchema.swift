@@ -72,7 +72,7 @@ struct StoredSchema: Codable, Equatable, Sendable {
 /// Names of the LMDB tables of a file.
 enum TableName {
     static let meta = StrataFormat.metaTable
-    static func objects(_ type: String) -> String { "type.\(type)" }
+    static func objects(_ type: String) -> String { StrataFormat.rowTablePrefix + type }
     static func index(_ type: String, _ property: String) -> String { "index.\(type).\(property)" }
     static func backlinks(_ type: String, _ property: String) -> String { "backlinks.\(type).\(property)" }
 }

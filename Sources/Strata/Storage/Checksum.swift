@@ -10,6 +10,12 @@ enum Checksum {
         strata_crc32c(crc, bytes.baseAddress, bytes.count)
     }
 
+    /// The seal of a stored row (`RowSeal`): the CRC-32C of its key, then of its bytes.
+    @inline(__always)
+    static func rowSeal(key: UnsafeRawBufferPointer, row: UnsafeRawBufferPointer) -> UInt32 {
+        crc32c(row, continuing: crc32c(key))
+    }
+
     /// Whether this machine computes it with a CPU instruction (else a table, several times slower).
     static var usesHardware: Bool { strata_crc32c_has_hardware() != 0 }
 }

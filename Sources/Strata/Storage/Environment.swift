@@ -25,6 +25,8 @@ struct EnvironmentOptions: Hashable, Sendable {
     var maxTables: UInt32 = 256
     /// Permissions of a newly created file (and its lock file).
     var fileMode: mode_t = 0o600
+    /// Walk every page and row when the process opens the file (`Environment.checkEveryPageOnce`).
+    var checksEveryPage = true
 
     var flags: UInt32 {
         var flags = UInt32(MDB_NOSUBDIR | MDB_NOTLS)
@@ -114,6 +116,63 @@ final class Environment: @unchecked Sendable {
         // mdb_env_stat of an open environment cannot fail; 4096 is LMDB's page size on Linux anyway.
         pageSize = (try? LMDB.stat(env).ms_psize).map(Int.init) ?? 4096
         maxKeySize = LMDB.maxKeySize(env)
+        // Thrown from here, the environment closes in deinit.
+        if options.checksEveryPage, removeOnClose.isEmpty { try checkEveryPageOnce() }
+    }
+
+    /// A file as this process last checked every page of it: any write changes its size, its
+    /// modification time or its newest transaction.
+    private struct CheckedFile: Hashable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int
+        let modified: timespec
+        let transactionID: Int
+
+        static func == (a: Self, b: Self) -> Bool {
+            a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified.tv_sec == b.modified.tv_sec
+                && a.modified.tv_nsec == b.modified.tv_nsec && a.transactionID == b.transactionID
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(device)
+            hasher.combine(inode)
+        }
+    }
+
+    /// The files whose every page this process has checked, as they were then.
+    private static let checkedFiles = Locked<Set<CheckedFile>>([])
+    /// How many full checks opening has run in this process, by path (for tests).
+    static let fullChecksRun = Locked<[String: Int]>([:])
+
+    /// Walks every page and row of the newest snapshot (`checkPages`), unless this process already
+    /// did for the file as it is now. Before anything else reads the file: LMDB trusts every page
+    /// number it reads, and a row's bytes are only checked when the row is read.
+    private func checkEveryPageOnce() throws(StorageError) {
+        let stamp = try currentStamp()
+        if Self.checkedFiles.withLock({ $0.contains(stamp) }) { return }
+        Self.fullChecksRun.withLock { $0[path, default: 0] += 1 }
+        _ = try checkPages()
+        Self.checkedFiles.withLock { checked in
+            checked.remove(stamp)  // an older stamp of the same file, equal by hash only
+            checked.insert(stamp)
+        }
+    }
+
+    private func currentStamp() throws(StorageError) -> CheckedFile {
+        var status = stat()
+        let fd: Int32
+        let info: MDB_envinfo
+        do throws(LMDBError) {
+            fd = try LMDB.fileDescriptor(handle)
+            info = try LMDB.info(handle)
+        } catch {
+            throw .lmdb(error)
+        }
+        guard fstat(fd, &status) == 0 else { throw .fileAccess(path: path, code: errno) }
+        return CheckedFile(
+            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
+            modified: status.st_mtim, transactionID: Int(info.me_last_txnid))
     }
 
     private let isClosed = Locked(false)

@@ -6,10 +6,14 @@
     import Darwin
 #endif
 
-/// Walks LMDB's B-tree pages straight from the file and checks their structure: page numbers,
-/// header bounds, node offsets and sizes, child and overflow page numbers, sub-databases. LMDB has no
-/// checksums and trusts every pointer it reads, so a flipped byte in a branch page can send it out of
-/// the map (a segfault). The walker reads with `pread` and bounds checks, so damage becomes `StorageError.damaged`.
+/// Walks LMDB's B-tree pages straight from a read-only map of the file and checks everything LMDB
+/// would trust: page numbers, types and bounds, node offsets and sizes, keys in order within each
+/// page and between a branch's separators, every leaf at the tree's depth, child and overflow page
+/// numbers, each page reached once, each tree's record (depth, page and entry counts) against what
+/// the walk found, free pages that no tree uses, and (`sealedRows`) every row's seal (`RowSeal`).
+/// LMDB has no checksums and follows every pointer it reads, so a flipped byte in a branch page can
+/// send it out of the map (a segfault); the walker reads with bounds checks, so damage becomes
+/// `StorageError.damaged` naming the page.
 ///
 /// The pages of a snapshot stay put while a read transaction pins it; callers walk a snapshot they pin
 /// (`Environment.checkPages`), or the newest one, re-checking its transaction id afterwards.
@@ -19,9 +23,7 @@ struct PageWalker {
         static let nodeHeader = 8
         static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04
         static let bigData: UInt16 = 0x01, subData: UInt16 = 0x02, dupData: UInt16 = 0x04
-        static let dbSize = 48
-        static let dbRoot = 40
-        static let dbFlags = 4
+        static let recordSize = 48
         static let dupSort: UInt16 = 0x04
         static let maxDepth = 32
     }
@@ -29,29 +31,85 @@ struct PageWalker {
     /// A root of an empty tree.
     static let invalidPage = UInt64.max
 
+    /// A tree's record (LMDB's `MDB_db`): its root, depth and counts.
+    struct TreeRecord: Equatable {
+        let flags: UInt16
+        let depth: UInt16
+        let branchPages: UInt64
+        let leafPages: UInt64
+        let overflowPages: UInt64
+        let entries: UInt64
+        let root: UInt64
+
+        init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+            func load<T: FixedWidthInteger>(_ field: Int, _: T.Type) -> T {
+                T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + field, as: T.self))
+            }
+            flags = load(4, UInt16.self)
+            depth = load(6, UInt16.self)
+            branchPages = load(8, UInt64.self)
+            leafPages = load(16, UInt64.self)
+            overflowPages = load(24, UInt64.self)
+            entries = load(32, UInt64.self)
+            root = load(40, UInt64.self)
+        }
+
+        init(counts: TreeCounts, flags: UInt16, root: UInt64) {
+            self.flags = flags
+            depth = UInt16(truncatingIfNeeded: counts.depth)
+            branchPages = counts.branchPages
+            leafPages = counts.leafPages
+            overflowPages = counts.overflowPages
+            entries = counts.entries
+            self.root = root
+        }
+    }
+
+    /// What a walk of one tree found.
+    struct TreeCounts {
+        var depth = 0
+        var branchPages: UInt64 = 0
+        var leafPages: UInt64 = 0
+        var overflowPages: UInt64 = 0
+        var entries: UInt64 = 0
+    }
+
     /// The two core trees of a meta page, and its transaction id.
     struct Meta {
-        let freeRoot: UInt64
-        let mainRoot: UInt64
+        let free: TreeRecord
+        let main: TreeRecord
         let lastPage: UInt64
         let transactionID: UInt64
+        var freeRoot: UInt64 { free.root }
+        var mainRoot: UInt64 { main.root }
     }
 
     private let fd: Int32
     private let path: String
     let pageSize: Int
+    /// The last page the meta page counts (free pages may lie up to it, past the file's end).
     private let lastPage: UInt64
-    private var visited = Set<UInt64>()
+    /// The last page a tree may use: the last counted, if the file holds it.
+    private var lastTreePage: UInt64
+    private var map: MappedFile?
+    /// A bit per page: reached by a walk.
+    private var reached: [UInt64]
     /// Pages checked, for reports.
     private(set) var pagesChecked = 0
+    /// Rows whose seal was checked.
+    private(set) var rowsChecked = 0
     /// The names of the tables the main tree lists (the keys of its leaves), as walked.
     private(set) var tableNames: [[UInt8]] = []
+    /// The file's format version, read from the meta table by a walk of every table.
+    private(set) var formatVersion: UInt32?
 
     init(fd: Int32, path: String, pageSize: Int, lastPage: UInt64) {
         self.fd = fd
         self.path = path
         self.pageSize = pageSize
         self.lastPage = lastPage
+        lastTreePage = lastPage
+        reached = [UInt64](repeating: 0, count: Int(min(lastPage, 1 << 40)) / 64 + 1)
     }
 
     /// Both meta pages (the file's header must have passed `StoreFile.check`).
@@ -59,174 +117,313 @@ struct PageWalker {
         var metas: [Meta] = []
         for index in 0..<2 {
             let page = try readBytes(fd: fd, offset: index * pageSize, count: MetaPageLayout.size, path: path)
-            metas.append(
+            let meta = page.withUnsafeBytes { bytes in
                 Meta(
-                    freeRoot: page.load(MetaPageLayout.roots[0], as: UInt64.self),
-                    mainRoot: page.load(MetaPageLayout.roots[1], as: UInt64.self),
+                    free: TreeRecord(bytes, at: MetaPageLayout.records[0]),
+                    main: TreeRecord(bytes, at: MetaPageLayout.records[1]),
                     lastPage: page.load(MetaPageLayout.lastPage, as: UInt64.self),
-                    transactionID: page.load(MetaPageLayout.transactionID, as: UInt64.self)))
+                    transactionID: page.load(MetaPageLayout.transactionID, as: UInt64.self))
+            }
+            metas.append(meta)
         }
         return metas
     }
 
+    /// Maps the file's pages up to the last one counted (or its end, if shorter).
+    private mutating func mapFile() throws(StorageError) -> UnsafeRawBufferPointer {
+        if let map { return map.bytes }
+        guard let size = fileSize(atPath: "/proc/self/fd/\(fd)") ?? fileSize(atPath: path) else {
+            throw .fileAccess(path: path, code: errno)
+        }
+        let filePages = UInt64(size / pageSize)
+        guard filePages >= 2 else { throw .damaged("\(path) ends inside its meta pages") }
+        lastTreePage = min(lastPage, filePages - 1)
+        let mapped = try MappedFile(fd: fd, length: Int(lastTreePage + 1) * pageSize, path: path)
+        map = mapped
+        return mapped.bytes
+    }
+
     /// Checks the main tree, which names the tables (what opening reads). With `tables`, descends into
-    /// every table (and every sorted-duplicates sub-tree), and the free-page tree: the whole file.
-    mutating func walk(_ meta: Meta, tables: Bool) throws(StorageError) {
-        try walkTree(root: meta.mainRoot, kind: .main(descend: tables))
-        if tables { try walkTree(root: meta.freeRoot, kind: .table(sortedDuplicates: false)) }
+    /// every table (and every sorted-duplicates sub-tree) and the free-page tree: the whole file, and
+    /// with `sealedRows`, the seal of every row of a file whose format seals them.
+    mutating func walk(_ meta: Meta, tables: Bool, sealedRows: Bool = true) throws(StorageError) {
+        let file = try mapFile()
+        mainEntries = []
+        try walkTree(meta.main, kind: .main, file: file, name: "the main tree")
+        let found = mainEntries
+        tableNames = found.map(\.name)
+        guard tables else { return }
+        // The meta table first: it says whether rows carry seals.
+        let metaName = Array(StrataFormat.metaTable.utf8)
+        for (name, record) in found where name == metaName {
+            try walkTree(record, kind: .meta, file: file, name: "the meta table")
+        }
+        let rowPrefix = Array(StrataFormat.rowTablePrefix.utf8)
+        let sealed = sealedRows && (formatVersion ?? 0) >= StrataFormat.firstSealedVersion
+        for (name, record) in found where name != metaName {
+            let label = "table \(String(decoding: name, as: UTF8.self))"
+            let kind: TreeKind =
+                record.flags & Layout.dupSort != 0
+                ? .sortedDuplicates : name.starts(with: rowPrefix) ? .rows(sealed: sealed) : .plain
+            try walkTree(record, kind: kind, file: file, name: label)
+        }
+        _ = try walkFreeTree(root: meta.freeRoot, file: file, atLeast: 0)
     }
 
     /// What a tree holds, which decides the node flags its leaves may carry (a flag LMDB does not
     /// expect there sends it to a cursor that does not exist).
     private enum TreeKind {
         /// The directory of tables: sub-database records.
-        case main(descend: Bool)
-        /// A table, with sorted duplicates (indexes, backlinks) or without.
-        case table(sortedDuplicates: Bool)
+        case main
+        /// Strata's meta table (format version, schema).
+        case meta
+        /// A type's rows, sealed or not.
+        case rows(sealed: Bool)
+        /// Another table without duplicates.
+        case plain
+        /// A table with sorted duplicates (indexes, backlinks).
+        case sortedDuplicates
         /// The values of one key of a sorted-duplicates table: keys only.
         case duplicates
+    }
 
-        var name: String {
-            switch self {
-            case .main: "the main tree"
-            case .table: "a table"
-            case .duplicates: "a duplicates tree"
+    /// A page waiting to be checked, with the depth it lies at and the keys its own must lie within.
+    private struct PendingPage {
+        let number: UInt64
+        let depth: Int
+        let lower: UnsafeRawBufferPointer?
+        let upper: UnsafeRawBufferPointer?
+    }
+
+    private mutating func walkTree(_ record: TreeRecord, kind: TreeKind, file: UnsafeRawBufferPointer, name: String)
+        throws(StorageError)
+    {
+        let path = self.path
+        func recordDamaged(_ what: String) -> StorageError { .damaged("\(path): the record of \(name) \(what)") }
+        switch kind {
+        case .main, .meta, .rows, .plain:
+            guard record.flags == 0 else { throw recordDamaged("has flags \(record.flags) that Strata never sets") }
+        case .sortedDuplicates:
+            guard record.flags == Layout.dupSort else { throw recordDamaged("has flags \(record.flags)") }
+        case .duplicates:
+            break  // LMDB keeps its own flags in a sub-tree's record
+        }
+        var counts = TreeCounts()
+        if record.root != Self.invalidPage {
+            var stack = [PendingPage(number: record.root, depth: 1, lower: nil, upper: nil)]
+            while let pending = stack.popLast() {
+                try checkPage(
+                    pending, record: record, kind: kind, file: file, name: name, counts: &counts, stack: &stack)
             }
+        }
+        let walked = TreeRecord(counts: counts, flags: record.flags, root: record.root)
+        guard walked == record else {
+            throw recordDamaged(
+                "says depth \(record.depth), \(record.branchPages) branch, \(record.leafPages) leaf and "
+                    + "\(record.overflowPages) overflow pages, \(record.entries) entries; the tree has depth "
+                    + "\(walked.depth), \(walked.branchPages), \(walked.leafPages), \(walked.overflowPages), "
+                    + "\(walked.entries)")
         }
     }
 
-    private mutating func walkTree(root: UInt64, kind: TreeKind) throws(StorageError) {
-        let name = kind.name
-        guard root != Self.invalidPage else { return }
-        var stack: [(page: UInt64, depth: Int)] = [(root, 1)]
-        let file = path
-        while let (number, depth) = stack.popLast() {
-            func damaged(_ what: String) -> StorageError {
-                .damaged("\(file): page \(number) of \(name) \(what)")
+    /// The tables the main tree's walk found: their names and records.
+    private var mainEntries: [(name: [UInt8], record: TreeRecord)] = []
+
+    private mutating func checkPage(
+        _ pending: PendingPage, record: TreeRecord, kind: TreeKind, file: UnsafeRawBufferPointer, name: String,
+        counts: inout TreeCounts, stack: inout [PendingPage]
+    ) throws(StorageError) {
+        let number = pending.number
+        let path = self.path
+        func damaged(_ what: String) -> StorageError { .damaged("\(path): page \(number) of \(name) \(what)") }
+        guard pending.depth <= Layout.maxDepth else { throw damaged("is deeper than any B-tree can be") }
+        let page = try reach(number, file: file, damaged: damaged)
+        let flags = page.load(10, as: UInt16.self)
+        // Written pages carry exactly one type (LMDB clears its in-memory bits before writing).
+        guard flags == Layout.branch || flags == Layout.leaf else {
+            throw damaged("is neither a branch nor a leaf page (flags \(flags))")
+        }
+        let isBranch = flags == Layout.branch
+        let count = try nodeCount(page, damaged: damaged)
+        if isBranch {
+            counts.branchPages += 1
+            guard count >= 1 else { throw damaged("is a branch page without children") }
+        } else {
+            counts.leafPages += 1
+            if counts.depth == 0 { counts.depth = pending.depth }
+            guard pending.depth == counts.depth else {
+                throw damaged(
+                    "is a leaf at depth \(pending.depth), where the tree's other leaves are at \(counts.depth)")
             }
-            guard depth <= Layout.maxDepth else { throw damaged("is deeper than any B-tree can be") }
-            guard (2...lastPage).contains(number) else { throw damaged("is outside the used pages 2...\(lastPage)") }
-            guard visited.insert(number).inserted else { throw damaged("is reached twice (a loop, or a shared page)") }
-            let page = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: pageSize, path: path)
-            pagesChecked += 1
-            guard page.load(0, as: UInt64.self) == number else {
-                throw damaged("carries page number \(page.load(0, as: UInt64.self))")
-            }
-            let flags = page.load(10, as: UInt16.self)
-            // Written pages carry exactly one type (LMDB clears its in-memory bits before writing).
-            guard flags == Layout.branch || flags == Layout.leaf else {
-                throw damaged("is neither a branch nor a leaf page (flags \(flags))")
-            }
-            let isBranch = flags == Layout.branch
-            let nodes = try nodeOffsets(page, size: pageSize, damaged: damaged)
-            for offset in nodes {
-                let (low, high, nodeFlags, keySize) = node(page, at: offset)
-                let dataStart = offset + Layout.nodeHeader + keySize
-                guard dataStart <= pageSize else { throw damaged("has a key running past the page") }
-                if isBranch {
-                    stack.append((UInt64(low) | UInt64(high) << 16 | UInt64(nodeFlags) << 32, depth + 1))
-                    continue
+        }
+        var previous: UnsafeRawBufferPointer?
+        for index in 0..<count {
+            let node = try self.node(page, index, damaged: damaged)
+            // A branch page's first key is empty: its child holds everything below the second.
+            if !(isBranch && index == 0) {
+                if let previous, Self.compare(previous, node.key) >= 0 { throw damaged("has keys out of order") }
+                if let lower = pending.lower, Self.compare(node.key, lower) < 0 {
+                    throw damaged("has a key below its parent's separator")
                 }
-                let dataSize = Int(low) | Int(high) << 16
-                if case .main = kind { tableNames.append(Array(page[(offset + Layout.nodeHeader)..<dataStart])) }
-                switch (kind, nodeFlags) {
-                case (.main, Layout.subData), (.table(sortedDuplicates: true), Layout.subData | Layout.dupData):
-                    guard dataSize == Layout.dbSize, dataStart + dataSize <= pageSize else {
-                        throw damaged("has a sub-database record of \(dataSize) bytes")
-                    }
-                    let subRoot = page.load(dataStart + Layout.dbRoot, as: UInt64.self)
-                    if case .main(let descend) = kind {
-                        let sortedDuplicates =
-                            page.load(dataStart + Layout.dbFlags, as: UInt16.self) & Layout.dupSort != 0
-                        if descend {
-                            try walkTree(root: subRoot, kind: .table(sortedDuplicates: sortedDuplicates))
-                        } else if subRoot != Self.invalidPage, !(2...lastPage).contains(subRoot) {
-                            throw damaged("names root page \(subRoot) for a table, outside the used pages")
-                        }
-                    } else {
-                        try walkTree(root: subRoot, kind: .duplicates)
-                    }
-                case (.table(sortedDuplicates: false), Layout.bigData):
-                    guard dataStart + 8 <= pageSize else {
-                        throw damaged("has an overflow reference running past the page")
-                    }
-                    try checkOverflow(page.load(dataStart, as: UInt64.self), dataSize: dataSize, damaged: damaged)
-                case (.table(sortedDuplicates: true), Layout.dupData):
-                    // Sorted duplicates kept inline: a small leaf page inside the node, of keys only.
-                    guard dataSize >= Layout.header, dataStart + dataSize <= pageSize else {
-                        throw damaged("has an inline duplicates page of \(dataSize) bytes")
-                    }
-                    let subPage = Array(page[dataStart..<(dataStart + dataSize)])
-                    // A sub-page is written as it was in memory: P_SUBP, and often P_DIRTY, beside P_LEAF.
-                    guard subPage.load(10, as: UInt16.self) & ~UInt16(0x40 | 0x10) == Layout.leaf else {
-                        throw damaged(
-                            "has an inline duplicates page that is not a leaf (flags \(subPage.load(10, as: UInt16.self)))"
-                        )
-                    }
-                    for subOffset in try nodeOffsets(subPage, size: dataSize, damaged: damaged) {
-                        let (subLow, subHigh, subFlags, subKeySize) = node(subPage, at: subOffset)
-                        guard subFlags == 0, subLow == 0, subHigh == 0,
-                            subOffset + Layout.nodeHeader + subKeySize <= dataSize
-                        else {
-                            throw damaged("has a damaged inline duplicate")
-                        }
-                    }
-                case (.table, 0), (.duplicates, 0), (.main, 0):
-                    guard dataStart + dataSize <= pageSize else { throw damaged("has a value running past the page") }
-                    if case .duplicates = kind, dataSize != 0 { throw damaged("has a value in a duplicates tree") }
-                default:
-                    throw damaged("has a node with flags \(nodeFlags), which \(name) cannot hold")
+                if let upper = pending.upper, Self.compare(node.key, upper) >= 0 {
+                    throw damaged("has a key at or above its parent's next separator")
                 }
+                previous = node.key
             }
+            if isBranch {
+                let child = UInt64(node.low) | UInt64(node.high) << 16 | UInt64(node.flags) << 32
+                let upper = index + 1 < count ? try self.node(page, index + 1, damaged: damaged).key : pending.upper
+                stack.append(
+                    PendingPage(
+                        number: child, depth: pending.depth + 1, lower: index == 0 ? pending.lower : node.key,
+                        upper: upper))
+                continue
+            }
+            try checkLeafNode(node, page: page, kind: kind, file: file, counts: &counts, damaged: damaged)
         }
     }
 
-    /// The free pages numbered `from` or higher, read from the free-page tree under `root`. LMDB may
-    /// allocate pages past the file's end and free them in the same transaction (loose pages): they
-    /// are counted in the meta page's last page but never written, and only the free tree says so.
-    mutating func freePages(root: UInt64, atLeast from: UInt64) throws(StorageError) -> Set<UInt64> {
+    private struct Node {
+        let low: UInt16
+        let high: UInt16
+        let flags: UInt16
+        let key: UnsafeRawBufferPointer
+        let dataStart: Int
+        var dataSize: Int { Int(low) | Int(high) << 16 }
+    }
+
+    private mutating func checkLeafNode(
+        _ node: Node, page: UnsafeRawBufferPointer, kind: TreeKind, file: UnsafeRawBufferPointer,
+        counts: inout TreeCounts, damaged: (String) -> StorageError
+    ) throws(StorageError) {
+        let dataSize = node.dataSize
+        let inlineFits = node.dataStart + dataSize <= page.count
+        switch (kind, node.flags) {
+        case (.main, Layout.subData):
+            guard dataSize == Layout.recordSize, inlineFits else {
+                throw damaged("has a table record of \(dataSize) bytes")
+            }
+            mainEntries.append((Array(node.key), TreeRecord(page, at: node.dataStart)))
+            counts.entries += 1
+        case (.sortedDuplicates, Layout.subData | Layout.dupData):
+            guard dataSize == Layout.recordSize, inlineFits else {
+                throw damaged("has a duplicates record of \(dataSize) bytes")
+            }
+            let record = TreeRecord(page, at: node.dataStart)
+            try walkTree(record, kind: .duplicates, file: file, name: "a duplicates tree")
+            counts.entries += record.entries
+        case (.sortedDuplicates, Layout.dupData):
+            // Sorted duplicates kept inline: a small leaf page inside the node, of keys only.
+            guard dataSize >= Layout.header, inlineFits else {
+                throw damaged("has an inline duplicates page of \(dataSize) bytes")
+            }
+            let subPage = UnsafeRawBufferPointer(rebasing: page[node.dataStart..<(node.dataStart + dataSize)])
+            // A sub-page is written as it was in memory: P_SUBP, and often P_DIRTY, beside P_LEAF.
+            guard subPage.load(10, as: UInt16.self) & ~UInt16(0x40 | 0x10) == Layout.leaf else {
+                throw damaged(
+                    "has an inline duplicates page that is not a leaf (flags \(subPage.load(10, as: UInt16.self)))")
+            }
+            let subCount = try nodeCount(subPage, damaged: damaged)
+            guard subCount >= 1 else { throw damaged("has an empty inline duplicates page") }
+            var previous: UnsafeRawBufferPointer?
+            for subIndex in 0..<subCount {
+                let duplicate = try self.node(subPage, subIndex, damaged: damaged)
+                guard duplicate.flags == 0, duplicate.dataSize == 0 else {
+                    throw damaged("has a damaged inline duplicate")
+                }
+                if let previous, Self.compare(previous, duplicate.key) >= 0 {
+                    throw damaged("has inline duplicates out of order")
+                }
+                previous = duplicate.key
+            }
+            counts.entries += UInt64(subCount)
+        case (.rows, Layout.bigData), (.meta, Layout.bigData), (.plain, Layout.bigData):
+            guard node.dataStart + 8 <= page.count else {
+                throw damaged("has an overflow reference running past the page")
+            }
+            let first = page.load(node.dataStart, as: UInt64.self)
+            let value = try checkOverflow(first, dataSize: dataSize, file: file, counts: &counts, damaged: damaged)
+            try checkValue(node.key, value, kind: kind, damaged: damaged)
+            counts.entries += 1
+        case (.main, 0), (.meta, 0), (.rows, 0), (.plain, 0), (.sortedDuplicates, 0), (.duplicates, 0):
+            guard inlineFits else { throw damaged("has a value running past the page") }
+            if case .duplicates = kind, dataSize != 0 { throw damaged("has a value in a duplicates tree") }
+            try checkValue(
+                node.key, UnsafeRawBufferPointer(rebasing: page[node.dataStart..<(node.dataStart + dataSize)]),
+                kind: kind,
+                damaged: damaged)
+            counts.entries += 1
+        default:
+            throw damaged("has a node with flags \(node.flags), which its tree cannot hold")
+        }
+    }
+
+    private mutating func checkValue(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, kind: TreeKind,
+        damaged: (String) -> StorageError
+    ) throws(StorageError) {
+        switch kind {
+        case .meta where key.elementsEqual(StrataFormat.formatKey.utf8) && value.count == 4:
+            formatVersion = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
+        case .rows(sealed: true):
+            rowsChecked += 1
+            guard value.count > 4,
+                Checksum.rowSeal(key: key, row: UnsafeRawBufferPointer(rebasing: value.dropLast(4)))
+                    == UInt32(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 4, as: UInt32.self))
+            else {
+                let hex = key.map {
+                    String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
+                }
+                throw damaged("holds a row whose checksum does not match its key and bytes (key \(hex.joined()))")
+            }
+        default:
+            break
+        }
+    }
+
+    /// The free-page tree of the walked snapshot: LMDB's lists of pages freed by each transaction. No
+    /// page a tree uses may be free (a write would reuse it under the tree). Returns the free pages
+    /// numbered `from` or higher.
+    private mutating func walkFreeTree(root: UInt64, file: UnsafeRawBufferPointer, atLeast from: UInt64)
+        throws(StorageError) -> Set<UInt64>
+    {
         var free = Set<UInt64>()
+        let path = self.path
         guard root != Self.invalidPage else { return free }
-        var stack: [(page: UInt64, depth: Int)] = [(root, 1)]
-        let file = path
+        var stack = [(page: root, depth: 1)]
         while let (number, depth) = stack.popLast() {
             func damaged(_ what: String) -> StorageError {
-                .damaged("\(file): page \(number) of the free-page tree \(what)")
+                .damaged("\(path): page \(number) of the free-page tree \(what)")
             }
             guard depth <= Layout.maxDepth else { throw damaged("is deeper than any B-tree can be") }
-            guard (2...lastPage).contains(number), visited.insert(number).inserted else {
-                throw damaged("is outside the used pages, or reached twice")
-            }
-            let page = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: pageSize, path: path)
-            guard page.load(0, as: UInt64.self) == number else { throw damaged("carries another page number") }
+            let page = try reach(number, file: file, damaged: damaged)
             let flags = page.load(10, as: UInt16.self)
             guard flags == Layout.branch || flags == Layout.leaf else {
                 throw damaged("is neither a branch nor a leaf page")
             }
-            for offset in try nodeOffsets(page, size: pageSize, damaged: damaged) {
-                let (low, high, nodeFlags, keySize) = node(page, at: offset)
-                let dataStart = offset + Layout.nodeHeader + keySize
-                guard dataStart <= pageSize else { throw damaged("has a key running past the page") }
+            var ignored = TreeCounts()
+            for index in 0..<(try nodeCount(page, damaged: damaged)) {
+                let node = try self.node(page, index, damaged: damaged)
                 if flags == Layout.branch {
-                    stack.append((UInt64(low) | UInt64(high) << 16 | UInt64(nodeFlags) << 32, depth + 1))
+                    stack.append((UInt64(node.low) | UInt64(node.high) << 16 | UInt64(node.flags) << 32, depth + 1))
                     continue
                 }
-                let dataSize = Int(low) | Int(high) << 16
-                let list: [UInt8]
-                switch nodeFlags {
+                let list: UnsafeRawBufferPointer
+                switch node.flags {
                 case 0:
-                    guard dataStart + dataSize <= pageSize else { throw damaged("has a value running past the page") }
-                    list = Array(page[dataStart..<(dataStart + dataSize)])
+                    guard node.dataStart + node.dataSize <= page.count else {
+                        throw damaged("has a value running past the page")
+                    }
+                    list = UnsafeRawBufferPointer(rebasing: page[node.dataStart..<(node.dataStart + node.dataSize)])
                 case Layout.bigData:
-                    guard dataStart + 8 <= pageSize else {
+                    guard node.dataStart + 8 <= page.count else {
                         throw damaged("has an overflow reference running past the page")
                     }
-                    let overflow = page.load(dataStart, as: UInt64.self)
-                    try checkOverflow(overflow, dataSize: dataSize, damaged: damaged)
-                    list = try Self.readBytes(
-                        fd: fd, offset: Int(overflow) * pageSize + Layout.header, count: dataSize, path: path)
+                    list = try checkOverflow(
+                        page.load(node.dataStart, as: UInt64.self), dataSize: node.dataSize, file: file,
+                        counts: &ignored, damaged: damaged)
                 default:
-                    throw damaged("has a node with flags \(nodeFlags), which the free-page tree cannot hold")
+                    throw damaged("has a node with flags \(node.flags), which the free-page tree cannot hold")
                 }
                 // A list of page numbers: its length, then the numbers.
                 guard list.count >= 8, list.count % 8 == 0, Int(list.load(0, as: UInt64.self)) == list.count / 8 - 1
@@ -235,6 +432,12 @@ struct PageWalker {
                 }
                 for index in 1..<(list.count / 8) {
                     let freePage = list.load(index * 8, as: UInt64.self)
+                    guard (2...lastPage).contains(freePage) else {
+                        throw damaged("lists page \(freePage) as free, outside the used pages 2...\(lastPage)")
+                    }
+                    if freePage <= lastTreePage, isReached(freePage) {
+                        throw damaged("lists page \(freePage) as free, which a tree uses")
+                    }
                     if freePage >= from { free.insert(freePage) }
                 }
             }
@@ -242,47 +445,104 @@ struct PageWalker {
         return free
     }
 
-    /// The node offsets of a page, each checked to lie between the page's free space and its end.
-    private func nodeOffsets(_ page: [UInt8], size: Int, damaged: (String) -> StorageError) throws(StorageError)
-        -> [Int]
+    /// The free pages numbered `from` or higher, read from the free-page tree under `root`. LMDB may
+    /// allocate pages past the file's end and free them in the same transaction (loose pages): they
+    /// are counted in the meta page's last page but never written, and only the free tree says so.
+    mutating func freePages(root: UInt64, atLeast from: UInt64) throws(StorageError) -> Set<UInt64> {
+        let file = try mapFile()
+        return try walkFreeTree(root: root, file: file, atLeast: from)
+    }
+
+    /// Marks page `number` reached and returns its bytes, after checking that it lies in the file,
+    /// was not reached before, and carries its own number.
+    private mutating func reach(_ number: UInt64, file: UnsafeRawBufferPointer, damaged: (String) -> StorageError)
+        throws(StorageError) -> UnsafeRawBufferPointer
+    {
+        guard (2...lastTreePage).contains(number) else {
+            throw damaged("is outside the used pages 2...\(lastTreePage)")
+        }
+        guard !isReached(number) else { throw damaged("is reached twice (a loop, or a shared page)") }
+        markReached(number)
+        pagesChecked += 1
+        let page = UnsafeRawBufferPointer(rebasing: file[(Int(number) * pageSize)..<(Int(number + 1) * pageSize)])
+        guard page.load(0, as: UInt64.self) == number else {
+            throw damaged("carries page number \(page.load(0, as: UInt64.self))")
+        }
+        return page
+    }
+
+    private func isReached(_ number: UInt64) -> Bool {
+        reached[Int(number / 64)] & (1 << (number % 64)) != 0
+    }
+
+    private mutating func markReached(_ number: UInt64) {
+        reached[Int(number / 64)] |= 1 << (number % 64)
+    }
+
+    /// The number of nodes of a page, after checking its free-space bounds.
+    private func nodeCount(_ page: UnsafeRawBufferPointer, damaged: (String) -> StorageError) throws(StorageError)
+        -> Int
     {
         let lower = Int(page.load(12, as: UInt16.self))
         let upper = Int(page.load(14, as: UInt16.self))
-        guard lower >= Layout.header, lower <= upper, upper <= size, lower % 2 == 0 else {
-            throw damaged("has free-space bounds \(lower)..<\(upper) outside its \(size) bytes")
+        guard lower >= Layout.header, lower <= upper, upper <= page.count, lower % 2 == 0 else {
+            throw damaged("has free-space bounds \(lower)..<\(upper) outside its \(page.count) bytes")
         }
-        return try (0..<((lower - Layout.header) / 2)).map { (index) throws(StorageError) -> Int in
-            let offset = Int(page.load(Layout.header + index * 2, as: UInt16.self))
-            guard offset >= upper, offset + Layout.nodeHeader <= size else {
-                throw damaged("has node \(index) at offset \(offset), outside \(upper)..<\(size)")
-            }
-            return offset
-        }
+        return (lower - Layout.header) / 2
     }
 
-    private func node(_ page: [UInt8], at offset: Int) -> (UInt16, UInt16, UInt16, Int) {
-        (
-            page.load(offset, as: UInt16.self), page.load(offset + 2, as: UInt16.self),
-            page.load(offset + 4, as: UInt16.self), Int(page.load(offset + 6, as: UInt16.self))
-        )
-    }
-
-    private mutating func checkOverflow(_ number: UInt64, dataSize: Int, damaged: (String) -> StorageError)
-        throws(StorageError)
+    /// Node `index` of a page, checked to lie between the page's free space and its end.
+    private func node(_ page: UnsafeRawBufferPointer, _ index: Int, damaged: (String) -> StorageError)
+        throws(StorageError) -> Node
     {
-        guard (2...lastPage).contains(number) else {
-            throw damaged("names overflow page \(number), outside the used pages")
+        let upper = Int(page.load(14, as: UInt16.self))
+        let offset = Int(page.load(Layout.header + index * 2, as: UInt16.self))
+        guard offset >= upper, offset + Layout.nodeHeader <= page.count else {
+            throw damaged("has node \(index) at offset \(offset), outside \(upper)..<\(page.count)")
         }
-        guard visited.insert(number).inserted else { throw damaged("names overflow page \(number), reached twice") }
-        let header = try Self.readBytes(fd: fd, offset: Int(number) * pageSize, count: Layout.header, path: path)
-        pagesChecked += 1
+        let keySize = Int(page.load(offset + 6, as: UInt16.self))
+        let dataStart = offset + Layout.nodeHeader + keySize
+        guard dataStart <= page.count else { throw damaged("has a key running past the page") }
+        return Node(
+            low: page.load(offset, as: UInt16.self), high: page.load(offset + 2, as: UInt16.self),
+            flags: page.load(offset + 4, as: UInt16.self),
+            key: UnsafeRawBufferPointer(rebasing: page[(offset + Layout.nodeHeader)..<dataStart]), dataStart: dataStart)
+    }
+
+    /// Checks an overflow run and returns the value it holds.
+    private mutating func checkOverflow(
+        _ number: UInt64, dataSize: Int, file: UnsafeRawBufferPointer, counts: inout TreeCounts,
+        damaged: (String) -> StorageError
+    ) throws(StorageError) -> UnsafeRawBufferPointer {
+        guard (2...lastTreePage).contains(number), !isReached(number) else {
+            throw damaged("names overflow page \(number), outside the used pages or reached twice")
+        }
+        let start = Int(number) * pageSize
+        let header = UnsafeRawBufferPointer(rebasing: file[start..<(start + Layout.header)])
         let pages = UInt64(header.load(12, as: UInt32.self))
         guard header.load(0, as: UInt64.self) == number, header.load(10, as: UInt16.self) & Layout.overflow != 0,
-            pages >= 1, number + pages - 1 <= lastPage, dataSize <= Int(pages) * pageSize - Layout.header
+            pages >= 1, number + pages - 1 <= lastTreePage, dataSize <= Int(pages) * pageSize - Layout.header
         else {
             throw damaged(
                 "names overflow page \(number), which is not a valid run of \(pages) pages for \(dataSize) bytes")
         }
+        for page in number..<(number + pages) {
+            guard !isReached(page) else { throw damaged("names an overflow run over page \(page), reached twice") }
+            markReached(page)
+        }
+        pagesChecked += Int(pages)
+        counts.overflowPages += pages
+        return UnsafeRawBufferPointer(rebasing: file[(start + Layout.header)..<(start + Layout.header + dataSize)])
+    }
+
+    /// LMDB's default order of keys and of sorted duplicates: bytes, then length.
+    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = min(a.count, b.count)
+        if common > 0, let left = a.baseAddress, let right = b.baseAddress {
+            let order = memcmp(left, right, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
     }
 
     static func readBytes(fd: Int32, offset: Int, count: Int, path: String) throws(StorageError) -> [UInt8] {
@@ -297,5 +557,11 @@ struct PageWalker {
 extension [UInt8] {
     func load<T: FixedWidthInteger>(_ offset: Int, as type: T.Type) -> T {
         withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    func load<T: FixedWidthInteger>(_ offset: Int, as type: T.Type) -> T {
+        T(littleEndian: loadUnaligned(fromByteOffset: offset, as: T.self))
     }
 }

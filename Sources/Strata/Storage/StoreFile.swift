@@ -14,6 +14,10 @@ import CLMDB
 enum StrataFormat {
     static let metaTable = "strata.meta"
     static let formatKey = "format"
+    /// The prefix of the tables holding a type's rows (`TableName.objects`).
+    static let rowTablePrefix = "type."
+    /// The first format whose rows carry a seal (`RowSeal`).
+    static let firstSealedVersion: UInt32 = 2
     /// 2: rows carry a checksum (`RowSeal`). 1: rows without (upgraded when opened for writing).
     static let version: UInt32 = 2
 }
@@ -201,7 +205,7 @@ enum StoreFile {
         let truncated = damaged(
             "names page \(lastPage) as the last used, but the file has \(filePages) pages (truncated?)")
         guard lastPage - filePages < 1 << 20, filePages > 2 else { throw truncated }
-        var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: filePages - 1)
+        var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: lastPage)  // maps only the file
         let free: Set<UInt64>
         do {
             free = try walker.freePages(root: freeRoot, atLeast: filePages)
@@ -276,6 +280,8 @@ enum MetaPageLayout {
     static let magic = (offset: pageHeader, value: UInt32(0xBEEF_C0DE))
     static let version = (offset: pageHeader + 4, value: UInt32(1))
     static let pageSize = pageHeader + 24  // mm_dbs[FREE_DBI].md_pad
+    /// The records (`MDB_db`) of FREE_DBI and MAIN_DBI.
+    static let records = [pageHeader + 24, pageHeader + 24 + 48]
     static let roots = [pageHeader + 24 + 40, pageHeader + 24 + 48 + 40]  // md_root of FREE_DBI, MAIN_DBI
     static let depths = [pageHeader + 24 + 6, pageHeader + 24 + 48 + 6]
     static let lastPage = pageHeader + 24 + 96
