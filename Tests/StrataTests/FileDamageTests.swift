@@ -4,98 +4,172 @@ import Testing
 
 @testable import Strata
 
-/// Damaged files: each trial opens a damaged copy in a helper process (`strata-stress check`), so a
-/// crash is counted as a failure instead of ending the test run. Every trial must end in a clean
-/// exit: the file opens and verifies, or a typed error is reported.
+/// Damaged files, opened and read as an app does: each trial opens a damaged copy in a helper process
+/// (`strata-stress check`) that reads every object and every property without calling `verify()`,
+/// so a crash is counted instead of ending the test run. Every trial must end in a typed error or in
+/// a clean read of exactly the values written: never a crash, a trap, or another value.
 @Suite("Damaged files", .serialized, .fixtureChecks)
 struct FileDamageTests {
-    static var trials: Int { ProcessInfo.processInfo.environment["STRATA_DAMAGE_TRIALS"].flatMap(Int.init) ?? 150 }
+    static var trials: Int { ProcessInfo.processInfo.environment["STRATA_DAMAGE_TRIALS"].flatMap(Int.init) ?? 100 }
 
-    /// A store of 40 crash-test batches, written and closed.
-    static func goodFile(_ fixture: Fixture) throws -> Data {
+    /// The good file and what reading it gives.
+    struct GoodFile {
+        let bytes: Data
+        let readout: String
+    }
+
+    /// A closed store of 3,000 crash-test entries (600 transactions, rows of 100 to 3,000 bytes,
+    /// some on overflow pages, an index), and the readout of the undamaged file.
+    static func goodFile(_ fixture: Fixture) throws -> GoodFile {
         do {
             let store = try Store(configuration: reliabilityConfiguration(path: fixture.path))
-            for batch in 1...40 {
+            for batch in 1...600 {
                 try store.write {
                     for index in 0..<CrashEntry.perBatch { try store.add(CrashEntry(batch: batch, index: index)) }
+                    let counter = CrashCounter()
+                    counter.lastBatch = batch
+                    try store.add(counter, update: .modified)
                 }
             }
         }
         #expect(fixture.isClosed)
         let bytes = fixture.fileBytes()
         var outcomes = Outcomes()
-        try check(bytes, in: fixture.directory, trial: -1, outcomes: &outcomes)
-        #expect(outcomes.intact == 1, "the undamaged file checks out")
-        return bytes
+        let readout = try check(bytes, in: fixture.directory, trial: -1, expected: nil, outcomes: &outcomes)
+        #expect(readout.hasPrefix("ok 3000 "), "the undamaged file reads whole: \(readout)")
+        return GoodFile(bytes: bytes, readout: readout)
     }
 
     struct Outcomes: CustomStringConvertible {
         var intact = 0
         var typedErrors = 0
         var crashes: [String] = []
+        /// Traps of damage met after opening (opening should have found it).
+        var traps: [String] = []
+        /// Reads that returned other values than were written.
+        var altered: [String] = []
         var description: String {
-            "\(intact) opened and verified, \(typedErrors) typed errors, \(crashes.count) crashes"
+            "\(intact) read intact, \(typedErrors) typed errors, \(crashes.count) crashes, \(traps.count) traps, "
+                + "\(altered.count) altered reads"
         }
+        var failures: [String] { crashes + traps + altered }
     }
 
-    /// Runs `check` on `bytes` written to a fresh file.
-    static func check(_ bytes: Data, in directory: URL, trial: Int, outcomes: inout Outcomes) throws {
+    /// Runs `check` on `bytes` written to a fresh file; returns its first line.
+    @discardableResult
+    static func check(_ bytes: Data, in directory: URL, trial: Int, expected: GoodFile?, outcomes: inout Outcomes)
+        throws -> String
+    {
         let path = directory.appendingPathComponent("damaged-\(trial).strata").path
         try bytes.write(to: URL(fileURLWithPath: path))
         defer { for file in [path, path + "-lock"] { unlink(file) } }
         let checker = try StressProcess(["check", path])
         let lines = checker.remainingLines()
         let (status, stderr) = checker.wait()
+        let line = lines.first ?? ""
         if status != 0 || lines.isEmpty {
             if ProcessInfo.processInfo.environment["STRATA_KEEP_CRASHES"] != nil {
                 try? bytes.write(to: URL(fileURLWithPath: "/tmp/strata-crash-\(trial).strata"))
             }
-            outcomes.crashes.append("trial \(trial): status \(status) \(stderr.prefix(300))")
-        } else if lines[0].hasPrefix("ok") {
-            outcomes.intact += 1
+            let report = "trial \(trial): status \(status) \(stderr.prefix(300))"
+            if stderr.contains("Strata: corrupted row") {
+                outcomes.traps.append(report)
+            } else {
+                outcomes.crashes.append(report)
+            }
+        } else if line.hasPrefix("ok") {
+            if let expected, line != expected.readout {
+                outcomes.altered.append("trial \(trial): read \(line), written \(expected.readout)")
+            } else {
+                outcomes.intact += 1
+            }
         } else {
             outcomes.typedErrors += 1
         }
+        return line
     }
 
-    @Test("random bytes flipped in the meta pages: typed errors or an intact store, never a crash")
-    func flippedMetaPages() throws {
+    /// Runs `trials` damaged copies of the good file made by `damage`, and checks the outcomes.
+    @discardableResult
+    static func run(
+        _ name: String, seed: UInt64, trials: Int = trials,
+        damage: (inout Data, inout SplitMix64) -> Void
+    ) throws -> Outcomes {
         let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
-        let good = try Self.goodFile(fixture)
-        let pageSize = 4096
-        var random = SplitMix64(state: 21)
+        let good = try goodFile(fixture)
+        var random = SplitMix64(state: seed)
         var outcomes = Outcomes()
-        for trial in 0..<Self.trials {
-            var bytes = good
+        for trial in 0..<trials {
+            var bytes = good.bytes
+            damage(&bytes, &random)
+            try check(bytes, in: fixture.directory, trial: trial, expected: good, outcomes: &outcomes)
+        }
+        print("\(name): \(outcomes)")
+        #expect(outcomes.failures == [])
+        return outcomes
+    }
+
+    private static let pageSize = 4096
+
+    @Test("random bytes flipped in the meta pages: typed errors or intact reads, never a crash or an older version")
+    func flippedMetaPages() throws {
+        let outcomes = try Self.run("meta page damage", seed: 21) { bytes, random in
             for _ in 0..<Int.random(in: 1...4, using: &random) {
                 // Mostly the 160 bytes that hold the meta fields, of either page.
                 let page = Int.random(in: 0...1, using: &random)
                 let offset =
-                    page * pageSize + Int.random(in: 0..<(Bool.random(using: &random) ? 160 : pageSize), using: &random)
+                    page * Self.pageSize
+                    + Int.random(in: 0..<(Bool.random(using: &random) ? 160 : Self.pageSize), using: &random)
                 bytes[offset] ^= UInt8.random(in: 1...255, using: &random)
             }
-            try Self.check(bytes, in: fixture.directory, trial: trial, outcomes: &outcomes)
         }
-        print("meta page damage: \(outcomes)")
-        #expect(outcomes.crashes == [])
         #expect(outcomes.typedErrors > 0)
     }
 
-    @Test("random bytes flipped in the data pages: typed errors or an intact store, never a crash")
+    @Test("random bytes flipped in the data pages: typed errors or intact reads, never a crash or another value")
     func flippedDataPages() throws {
-        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
-        let good = try Self.goodFile(fixture)
-        var random = SplitMix64(state: 22)
-        var outcomes = Outcomes()
-        for trial in 0..<Self.trials {
-            var bytes = good
+        try Self.run("data page damage", seed: 22) { bytes, random in
             for _ in 0..<Int.random(in: 1...8, using: &random) {
                 bytes[Int.random(in: 8_192..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
             }
-            try Self.check(bytes, in: fixture.directory, trial: trial, outcomes: &outcomes)
         }
-        print("data page damage: \(outcomes)")
-        #expect(outcomes.crashes == [])
+    }
+
+    @Test("single bits flipped in the second half of the file: found, never read as another value")
+    func flippedBitsInTheSecondHalf() throws {
+        try Self.run("bit flips in the second half", seed: 24) { bytes, random in
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                bytes[Int.random(in: (bytes.count / 2)..<bytes.count, using: &random)] ^=
+                    1 << UInt8.random(in: 0...7, using: &random)
+            }
+        }
+    }
+
+    @Test("a range of 1 to 4,096 bytes overwritten with random bytes: typed errors or intact reads")
+    func overwrittenRanges() throws {
+        try Self.run("overwritten ranges", seed: 25) { bytes, random in
+            let length = Int.random(in: 1...4_096, using: &random)
+            let start = Int.random(in: 0..<(bytes.count - length), using: &random)
+            for offset in start..<(start + length) { bytes[offset] = UInt8.random(in: 0...255, using: &random) }
+        }
+    }
+
+    @Test("a whole page zeroed (the first one in a tenth of the trials): typed errors or intact reads")
+    func zeroedPages() throws {
+        try Self.run("zeroed pages", seed: 26) { bytes, random in
+            let pages = bytes.count / Self.pageSize
+            let page = Int.random(in: 0..<10, using: &random) == 0 ? 0 : Int.random(in: 1..<pages, using: &random)
+            bytes.replaceSubrange(
+                (page * Self.pageSize)..<((page + 1) * Self.pageSize), with: Data(count: Self.pageSize))
+        }
+    }
+
+    @Test("files truncated at random lengths: typed errors, never SIGBUS")
+    func truncatedAtRandom() throws {
+        let outcomes = try Self.run("truncation", seed: 23, trials: min(Self.trials, 60)) { bytes, random in
+            bytes = bytes.prefix(Int.random(in: 1..<bytes.count, using: &random))
+        }
+        #expect(outcomes.intact == 0)
     }
 
     @Test("a store truncated to zero bytes is .corrupted, and stays as it is")
@@ -111,22 +185,6 @@ struct FileDamageTests {
         }
         #expect(fixture.fileBytes().isEmpty)
         #expect(fixture.isClosed)
-    }
-
-    @Test("files truncated at random lengths: typed errors, never SIGBUS")
-    func truncatedAtRandom() throws {
-        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
-        let good = try Self.goodFile(fixture)
-        var random = SplitMix64(state: 23)
-        var outcomes = Outcomes()
-        for trial in 0..<min(Self.trials, 60) {
-            try Self.check(
-                good.prefix(Int.random(in: 1..<good.count, using: &random)), in: fixture.directory, trial: trial,
-                outcomes: &outcomes)
-        }
-        print("truncation: \(outcomes)")
-        #expect(outcomes.crashes == [])
-        #expect(outcomes.intact == 0)
     }
 
     @Test(
