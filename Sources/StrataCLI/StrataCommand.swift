@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// `strata`: inspect, verify, dump and compact Strata files without the app that wrote them.
+/// `strata`: inspect, verify, dump, compact and salvage Strata files without the app that wrote them.
 @main
 struct StrataCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "strata",
-        abstract: "Inspect, verify, dump and compact Strata store files.",
+        abstract: "Inspect, verify, dump, compact and salvage Strata store files.",
         discussion: """
             Every command opens the file read-only from the schema stored in it, so it works on a file \
             another process is using (except in-place compaction, which needs the file to itself).
@@ -13,6 +13,6 @@ struct StrataCommand: ParsableCommand {
             Exit status: 0 success; 1 the file is damaged (or not a Strata file); 2 any other failure \
             (missing file, permissions, file busy); 64 bad arguments.
             """,
-        subcommands: [Stat.self, SchemaCommand.self, Dump.self, Verify.self, Compact.self]
+        subcommands: [Stat.self, SchemaCommand.self, Dump.self, Verify.self, Compact.self, Salvage.self]
     )
 }

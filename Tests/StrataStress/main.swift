@@ -11,6 +11,7 @@ import StrataTestModels
 //   strata-stress check PATH                        opens a (possibly damaged) file and reads every object and
 //                                                   property, as an app would (no verify); says "ok N DIGEST"
 //                                                   or "error: …" (a crash or a trap is the test's finding)
+//   strata-stress salvage DAMAGED NEW               Store.salvage; says "salvaged N lost K ranges R" or "error: …"
 
 /// Writes a line to stdout at once (a write call, no buffer): the test reads acks as they come.
 func say(_ line: String) {
@@ -101,6 +102,16 @@ func run() throws {
                 digest.add(entry.writer)
             }
             say("ok \(entries) \(digest.value)")
+        } catch {
+            say("error: \(error)")
+        }
+    case "salvage":
+        guard arguments.count >= 4 else { fail("usage: strata-stress salvage DAMAGED NEW") }
+        do {
+            let report = try Store.salvage(from: URL(fileURLWithPath: path), to: URL(fileURLWithPath: arguments[3]))
+            let lost = report.types.reduce(0) { $0 + $1.lostKeys.count }
+            let ranges = report.types.reduce(0) { $0 + $1.lostRanges.count }
+            say("salvaged \(report.savedRows) lost \(lost) ranges \(ranges)")
         } catch {
             say("error: \(error)")
         }

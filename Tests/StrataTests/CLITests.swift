@@ -289,6 +289,29 @@ import Testing
         #expect(try Self.strata("dump", fixture.path, "--type", "Dog").status == 0)
     }
 
+    @Test("salvage copies a damaged file's intact rows to a new file and names what was lost (exit 1)")
+    func salvageADamagedFile() throws {
+        let fixture = try goodStore()
+        let copy = fixture.directory.appendingPathComponent("copy.strata").path
+        let intact = try Self.strata("salvage", fixture.path, "--to", copy)
+        #expect(intact.status == 0, "\(intact.stderr)")
+        #expect(intact.stdout.contains("Person: 2 saved"), "\(intact.stdout)")
+        #expect(try Self.strata("verify", copy).status == 0)
+        var bytes = fixture.fileBytes()
+        let at = try #require(bytes.range(of: Data("Bob".utf8))).lowerBound
+        bytes[at] ^= 0x20  // "bob"
+        let damaged = fixture.directory.appendingPathComponent("damaged.strata").path
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        #expect(try Self.strata("verify", damaged).status == 1)
+        let recovered = fixture.directory.appendingPathComponent("recovered.strata").path
+        let run = try Self.strata("salvage", damaged, "--to", recovered)
+        #expect(run.status == 1)
+        #expect(run.stdout.contains("Person: 1 saved, 1 lost (2)"), "\(run.stdout)")
+        #expect(try Self.strata("verify", recovered).status == 0)
+        let again = try Self.strata("salvage", damaged, "--to", recovered)
+        #expect(again.status == 2, "the destination exists: \(again.stderr)")
+    }
+
     @Test func missingPathsAndBadArgumentsFailWithoutATrace() throws {
         let fixture = Fixture()
         for command in ["stat", "schema", "dump", "verify", "compact"] {

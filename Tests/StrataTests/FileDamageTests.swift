@@ -109,66 +109,36 @@ struct FileDamageTests {
         return outcomes
     }
 
-    private static let pageSize = 4096
-
     @Test("random bytes flipped in the meta pages: typed errors or intact reads, never a crash or an older version")
     func flippedMetaPages() throws {
-        let outcomes = try Self.run("meta page damage", seed: 21) { bytes, random in
-            for _ in 0..<Int.random(in: 1...4, using: &random) {
-                // Mostly the 160 bytes that hold the meta fields, of either page.
-                let page = Int.random(in: 0...1, using: &random)
-                let offset =
-                    page * Self.pageSize
-                    + Int.random(in: 0..<(Bool.random(using: &random) ? 160 : Self.pageSize), using: &random)
-                bytes[offset] ^= UInt8.random(in: 1...255, using: &random)
-            }
-        }
+        let outcomes = try Self.run("meta page damage", seed: 21, damage: DamageKind.metaPages.apply)
         #expect(outcomes.typedErrors > 0)
     }
 
     @Test("random bytes flipped in the data pages: typed errors or intact reads, never a crash or another value")
     func flippedDataPages() throws {
-        try Self.run("data page damage", seed: 22) { bytes, random in
-            for _ in 0..<Int.random(in: 1...8, using: &random) {
-                bytes[Int.random(in: 8_192..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
-            }
-        }
+        try Self.run("data page damage", seed: 22, damage: DamageKind.dataPages.apply)
     }
 
     @Test("single bits flipped in the second half of the file: found, never read as another value")
     func flippedBitsInTheSecondHalf() throws {
-        try Self.run("bit flips in the second half", seed: 24) { bytes, random in
-            for _ in 0..<Int.random(in: 1...3, using: &random) {
-                bytes[Int.random(in: (bytes.count / 2)..<bytes.count, using: &random)] ^=
-                    1 << UInt8.random(in: 0...7, using: &random)
-            }
-        }
+        try Self.run("bit flips in the second half", seed: 24, damage: DamageKind.bitsInTheSecondHalf.apply)
     }
 
     @Test("a range of 1 to 4,096 bytes overwritten with random bytes: typed errors or intact reads")
     func overwrittenRanges() throws {
-        try Self.run("overwritten ranges", seed: 25) { bytes, random in
-            let length = Int.random(in: 1...4_096, using: &random)
-            let start = Int.random(in: 0..<(bytes.count - length), using: &random)
-            for offset in start..<(start + length) { bytes[offset] = UInt8.random(in: 0...255, using: &random) }
-        }
+        try Self.run("overwritten ranges", seed: 25, damage: DamageKind.overwrittenRange.apply)
     }
 
     @Test("a whole page zeroed (the first one in a tenth of the trials): typed errors or intact reads")
     func zeroedPages() throws {
-        try Self.run("zeroed pages", seed: 26) { bytes, random in
-            let pages = bytes.count / Self.pageSize
-            let page = Int.random(in: 0..<10, using: &random) == 0 ? 0 : Int.random(in: 1..<pages, using: &random)
-            bytes.replaceSubrange(
-                (page * Self.pageSize)..<((page + 1) * Self.pageSize), with: Data(count: Self.pageSize))
-        }
+        try Self.run("zeroed pages", seed: 26, damage: DamageKind.zeroedPage.apply)
     }
 
     @Test("files truncated at random lengths: typed errors, never SIGBUS")
     func truncatedAtRandom() throws {
-        let outcomes = try Self.run("truncation", seed: 23, trials: min(Self.trials, 60)) { bytes, random in
-            bytes = bytes.prefix(Int.random(in: 1..<bytes.count, using: &random))
-        }
+        let outcomes = try Self.run(
+            "truncation", seed: 23, trials: min(Self.trials, 60), damage: DamageKind.truncation.apply)
         #expect(outcomes.intact == 0)
     }
 
@@ -207,5 +177,56 @@ struct FileDamageTests {
         }
         let invalid = Fixture([Note.self]) { $0.filePermissions = 0o4755 }
         #expect { try invalid.open() } throws: { isCase($0, .invalidArgument("")) }
+    }
+}
+
+/// The kinds of damage the trials make to a good file.
+enum DamageKind: CaseIterable {
+    /// 1–4 random bytes of either meta page, mostly of its 160 bytes of fields.
+    case metaPages
+    /// 1–8 random bytes anywhere past the meta pages.
+    case dataPages
+    /// 1–3 single bits in the second half of the file.
+    case bitsInTheSecondHalf
+    /// 1–4,096 bytes overwritten with random bytes.
+    case overwrittenRange
+    /// A whole page zeroed (the first page in a tenth of the trials).
+    case zeroedPage
+    /// The file cut at a random length.
+    case truncation
+
+    static let pageSize = 4096
+
+    func apply(_ bytes: inout Data, _ random: inout SplitMix64) {
+        switch self {
+        case .metaPages:
+            for _ in 0..<Int.random(in: 1...4, using: &random) {
+                let page = Int.random(in: 0...1, using: &random)
+                let offset =
+                    page * Self.pageSize
+                    + Int.random(in: 0..<(Bool.random(using: &random) ? 160 : Self.pageSize), using: &random)
+                bytes[offset] ^= UInt8.random(in: 1...255, using: &random)
+            }
+        case .dataPages:
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                bytes[Int.random(in: 8_192..<bytes.count, using: &random)] ^= UInt8.random(in: 1...255, using: &random)
+            }
+        case .bitsInTheSecondHalf:
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                bytes[Int.random(in: (bytes.count / 2)..<bytes.count, using: &random)] ^=
+                    1 << UInt8.random(in: 0...7, using: &random)
+            }
+        case .overwrittenRange:
+            let length = Int.random(in: 1...4_096, using: &random)
+            let start = Int.random(in: 0..<(bytes.count - length), using: &random)
+            for offset in start..<(start + length) { bytes[offset] = UInt8.random(in: 0...255, using: &random) }
+        case .zeroedPage:
+            let pages = bytes.count / Self.pageSize
+            let page = Int.random(in: 0..<10, using: &random) == 0 ? 0 : Int.random(in: 1..<pages, using: &random)
+            bytes.replaceSubrange(
+                (page * Self.pageSize)..<((page + 1) * Self.pageSize), with: Data(count: Self.pageSize))
+        case .truncation:
+            bytes = bytes.prefix(Int.random(in: 1..<bytes.count, using: &random))
+        }
     }
 }

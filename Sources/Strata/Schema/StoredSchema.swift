@@ -80,7 +80,7 @@ enum TableName {
 /// Keys of the `meta` table.
 enum MetaKey {
     static let format = StrataFormat.formatKey
-    static let schema = "schema"
+    static let schema = StrataFormat.schemaKey
 }
 
 extension StoredSchema.StoredType {

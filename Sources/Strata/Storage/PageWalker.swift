@@ -102,6 +102,29 @@ struct PageWalker {
     private(set) var tableNames: [[UInt8]] = []
     /// The file's format version, read from the meta table by a walk of every table.
     private(set) var formatVersion: UInt32?
+    /// The file's stored schema, read from the meta table by a walk of every table.
+    private(set) var schema: [UInt8]?
+
+    /// What a salvaging walk (`salvage`) met: each row it could read, and the damage it went around.
+    struct SalvageVisitor {
+        /// A row of the table named `table`: its key, its stored bytes, and whether its seal matched
+        /// (nil for a file whose rows carry none).
+        var row:
+            (_ table: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ sealed: Bool?) -> Void
+        /// A page (and everything under it) left out, in the table named `table`, with the keys it
+        /// would have held (nil: unbounded).
+        var skipped:
+            (
+                _ table: String, _ damage: StorageError, _ lower: UnsafeRawBufferPointer?,
+                _ upper: UnsafeRawBufferPointer?
+            )
+                -> Void
+    }
+
+    /// Set by `salvage`: damage skips the page instead of ending the walk.
+    private var visitor: SalvageVisitor?
+    /// The table being walked, for the visitor.
+    private var currentTable = ""
 
     init(fd: Int32, path: String, pageSize: Int, lastPage: UInt64) {
         self.fd = fd
@@ -165,9 +188,38 @@ struct PageWalker {
             let kind: TreeKind =
                 record.flags & Layout.dupSort != 0
                 ? .sortedDuplicates : name.starts(with: rowPrefix) ? .rows(sealed: sealed) : .plain
+            currentTable = String(decoding: name, as: UTF8.self)
             try walkTree(record, kind: kind, file: file, name: label)
         }
         _ = try walkFreeTree(root: meta.freeRoot, file: file, atLeast: 0)
+    }
+
+    /// Walks every table of `meta`'s snapshot around damage: a page that fails a check is left out
+    /// with everything under it (`visitor.skipped`), and each row that can be read goes to
+    /// `visitor.row` with whether its seal matched. Only the meta pages and the main tree's root must
+    /// be readable.
+    ///
+    /// - Throws: `.damaged` when the main tree's root page is.
+    mutating func salvage(_ meta: Meta, visitor: SalvageVisitor) throws(StorageError) {
+        self.visitor = visitor
+        defer { self.visitor = nil }
+        let file = try mapFile()
+        mainEntries = []
+        currentTable = ""
+        try walkTree(meta.main, kind: .main, file: file, name: "the main tree")
+        let found = mainEntries
+        tableNames = found.map(\.name)
+        let metaName = Array(StrataFormat.metaTable.utf8)
+        for (name, record) in found where name == metaName {
+            currentTable = StrataFormat.metaTable
+            try walkTree(record, kind: .meta, file: file, name: "the meta table")
+        }
+        let rowPrefix = Array(StrataFormat.rowTablePrefix.utf8)
+        let sealed = (formatVersion ?? 0) >= StrataFormat.firstSealedVersion
+        for (name, record) in found where name.starts(with: rowPrefix) && record.flags == 0 {
+            currentTable = String(decoding: name, as: UTF8.self)
+            try walkTree(record, kind: .rows(sealed: sealed), file: file, name: "table \(currentTable)")
+        }
     }
 
     /// What a tree holds, which decides the node flags its leaves may carry (a flag LMDB does not
@@ -212,10 +264,17 @@ struct PageWalker {
         if record.root != Self.invalidPage {
             var stack = [PendingPage(number: record.root, depth: 1, lower: nil, upper: nil)]
             while let pending = stack.popLast() {
-                try checkPage(
-                    pending, record: record, kind: kind, file: file, name: name, counts: &counts, stack: &stack)
+                do {
+                    try checkPage(
+                        pending, record: record, kind: kind, file: file, name: name, counts: &counts, stack: &stack)
+                } catch {
+                    // Salvaging: go around the page, unless it is the main tree's root (no table is known).
+                    guard let visitor, !(pending.number == record.root && currentTable.isEmpty) else { throw error }
+                    visitor.skipped(currentTable, error, pending.lower, pending.upper)
+                }
             }
         }
+        if visitor != nil { return }  // the counts of a tree walked around damage cannot match
         let walked = TreeRecord(counts: counts, flags: record.flags, root: record.root)
         guard walked == record else {
             throw recordDamaged(
@@ -365,12 +424,13 @@ struct PageWalker {
         switch kind {
         case .meta where key.elementsEqual(StrataFormat.formatKey.utf8) && value.count == 4:
             formatVersion = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
+        case .meta where key.elementsEqual(StrataFormat.schemaKey.utf8):
+            schema = Array(value)
+        case .rows(let sealed) where visitor != nil:
+            visitor?.row(currentTable, key, value, sealed ? Self.sealMatches(key: key, value: value) : nil)
         case .rows(sealed: true):
             rowsChecked += 1
-            guard value.count > 4,
-                Checksum.rowSeal(key: key, row: UnsafeRawBufferPointer(rebasing: value.dropLast(4)))
-                    == UInt32(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 4, as: UInt32.self))
-            else {
+            guard Self.sealMatches(key: key, value: value) else {
                 let hex = key.map {
                     String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16)
                 }
@@ -379,6 +439,12 @@ struct PageWalker {
         default:
             break
         }
+    }
+
+    private static func sealMatches(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
+        value.count > 4
+            && Checksum.rowSeal(key: key, row: UnsafeRawBufferPointer(rebasing: value.dropLast(4)))
+                == UInt32(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 4, as: UInt32.self))
     }
 
     /// The free-page tree of the walked snapshot: LMDB's lists of pages freed by each transaction. No

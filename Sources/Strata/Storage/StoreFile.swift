@@ -14,6 +14,7 @@ import CLMDB
 enum StrataFormat {
     static let metaTable = "strata.meta"
     static let formatKey = "format"
+    static let schemaKey = "schema"
     /// The prefix of the tables holding a type's rows (`TableName.objects`).
     static let rowTablePrefix = "type."
     /// The first format whose rows carry a seal (`RowSeal`).

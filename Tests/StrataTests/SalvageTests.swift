@@ -1,0 +1,139 @@
+import Foundation
+import StrataTestModels
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+@Suite("Salvaging a damaged file", .serialized, .fixtureChecks)
+struct SalvageTests {
+    /// A closed store of 600 people and 60 dogs (each owned by person 10 × n + 1), with an index.
+    private func closedStore() throws -> Fixture {
+        let fixture = Fixture([Person.self, Dog.self])
+        do {
+            let store = try fixture.open()
+            try store.write {
+                for id in 1...600 { try store.add(Person(id: id, name: "person \(id)", age: id % 90)) }
+                for index in 0..<60 {
+                    let dog = Dog(
+                        name: "dog \(index)", owner: store.object(ofType: Person.self, forPrimaryKey: index * 10 + 1))
+                    try store.add(dog)
+                }
+            }
+        }
+        return fixture
+    }
+
+    private func salvaged(_ fixture: Fixture, _ bytes: Data) throws -> (SalvageReport, Store) {
+        let damaged = fixture.directory.appendingPathComponent("damaged.strata")
+        try bytes.write(to: damaged)
+        let report = try Store.salvage(from: damaged, to: URL(fileURLWithPath: fixture.path))
+        let store = try fixture.open()
+        try store.verify()
+        return (report, store)
+    }
+
+    @Test("an intact file is salvaged whole: every object, link and index")
+    func anIntactFileIsSalvagedWhole() throws {
+        let fixture = try closedStore()
+        let bytes = fixture.fileBytes()
+        try FileManager.default.removeItem(atPath: fixture.path)
+        let (report, store) = try salvaged(fixture, bytes)
+        #expect(report.isComplete)
+        #expect(report.types.map(\.typeName).sorted() == ["Dog", "Person"])
+        #expect(report.savedRows == 660)
+        #expect(store.objects(Person.self).count == 600)
+        #expect(store.objects(Person.self).where { $0.name == "person 321" }.first?.age == 321 % 90)
+        #expect(store.object(ofType: Person.self, forPrimaryKey: 11)?.ownedDogs.first?.name == "dog 1")
+    }
+
+    @Test("a damaged row is the only one lost; links to it are cleared; the new file verifies")
+    func aDamagedRowIsLostAlone() throws {
+        let fixture = try closedStore()
+        var bytes = fixture.fileBytes()
+        let at = try #require(bytes.range(of: Data("person 321".utf8))).lowerBound
+        bytes[at + 8] ^= 0x01
+        try FileManager.default.removeItem(atPath: fixture.path)
+        let (report, store) = try salvaged(fixture, bytes)
+        let people = try #require(report.types.first { $0.typeName == "Person" })
+        #expect(people.saved == 599)
+        #expect(people.lostKeys == ["321"])
+        #expect(people.lostRanges.isEmpty)
+        #expect(store.object(ofType: Person.self, forPrimaryKey: 321) == nil)
+        #expect(store.objects(Dog.self).where { $0.name == "dog 32" }.first?.owner == nil)  // owned by 321
+        #expect(store.objects(Dog.self).where { $0.name == "dog 31" }.first?.owner?.id == 311)
+        #expect(!report.isComplete)
+    }
+
+    @Test("a damaged branch page loses the rows under it, reported as a range of keys; the rest is saved")
+    func aDamagedBranchPageLosesItsRange() throws {
+        let fixture = try closedStore()
+        var bytes = fixture.fileBytes()
+        // A leaf page of the people table, named by a branch page: zero it.
+        let pageSize = 4096
+        let at = try #require(bytes.range(of: Data("person 300".utf8))).lowerBound
+        let page = at / pageSize
+        bytes.replaceSubrange((page * pageSize)..<((page + 1) * pageSize), with: Data(count: pageSize))
+        try FileManager.default.removeItem(atPath: fixture.path)
+        let (report, store) = try salvaged(fixture, bytes)
+        let people = try #require(report.types.first { $0.typeName == "Person" })
+        #expect(people.lostRanges.count == 1, "\(people.lostRanges)")
+        #expect(people.saved > 400 && people.saved < 600)
+        #expect(store.object(ofType: Person.self, forPrimaryKey: 300) == nil)
+        for person in store.objects(Person.self) { #expect(person.name == "person \(person.id)") }
+    }
+
+    @Test("the destination must be a new file")
+    func theDestinationMustBeNew() throws {
+        let fixture = try closedStore()
+        let other = fixture.directory.appendingPathComponent("other.strata")
+        try fixture.fileBytes().write(to: other)
+        #expect(throws: StoreError.self) { try Store.salvage(from: other, to: URL(fileURLWithPath: fixture.path)) }
+        #expect(try Data(contentsOf: other) == fixture.fileBytes())
+    }
+
+    static var trials: Int { max(10, FileDamageTests.trials / 5) }
+
+    @Test("every kind of damage: salvage writes a file that verifies, with exactly the values written, or fails typed")
+    func everyKindOfDamage() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        let good = try FileDamageTests.goodFile(fixture)
+        var random = SplitMix64(state: 31)
+        var summary: [String] = []
+        for kind in DamageKind.allCases {
+            var (salvagedFiles, refused, savedRows, lostRows) = (0, 0, 0, 0)
+            for trial in 0..<Self.trials {
+                var bytes = good.bytes
+                kind.apply(&bytes, &random)
+                let damaged = fixture.directory.appendingPathComponent("damaged.strata").path
+                let recovered = fixture.directory.appendingPathComponent("recovered-\(trial).strata").path
+                try bytes.write(to: URL(fileURLWithPath: damaged))
+                let helper = try StressProcess(["salvage", damaged, recovered])
+                let line = helper.remainingLines().first ?? ""
+                let (status, stderr) = helper.wait()
+                try #require(status == 0, "\(kind) trial \(trial): the helper crashed: \(stderr.prefix(300))")
+                defer { for file in [damaged, recovered, recovered + "-lock"] { unlink(file) } }
+                guard line.hasPrefix("salvaged") else {
+                    #expect(line.hasPrefix("error: "), "\(line)")
+                    refused += 1
+                    continue
+                }
+                salvagedFiles += 1
+                // The new file opens, verifies, and holds only values as they were written.
+                let store = try Store(configuration: reliabilityConfiguration(path: recovered))
+                try store.verify()
+                for entry in store.objects(CrashEntry.self) {
+                    #expect(
+                        entry.payload == CrashEntry.payload(for: entry.id), "\(kind) trial \(trial): entry \(entry.id)")
+                    #expect(entry.batch == entry.id / CrashEntry.perBatch)
+                }
+                let parts = line.split(separator: " ")
+                savedRows += Int(parts[1]) ?? 0
+                lostRows += Int(parts[3]) ?? 0
+            }
+            summary.append(
+                "\(kind): \(salvagedFiles) salvaged (\(savedRows) rows saved, \(lostRows) lost), \(refused) refused")
+        }
+        print("salvage: " + summary.joined(separator: "; "))
+    }
+}
