@@ -11,6 +11,9 @@ import StrataTestModels
 //   strata-stress check PATH                        opens a (possibly damaged) file and reads every object and
 //                                                   property, as an app would (no verify); says "ok N DIGEST"
 //                                                   or "error: …" (a crash or a trap is the test's finding)
+//   strata-stress power-writer PATH COUNT full|nometasync|nosync   COUNT numbered transactions, "ack N" after each
+//   strata-stress power-check PATH                  opens a file rebuilt after a simulated power cut; says
+//                                                   "ok LASTBATCH", "bad: …" (partial or altered) or "error: …"
 //   strata-stress salvage DAMAGED NEW               Store.salvage; says "salvaged N lost K ranges R" or "error: …"
 
 /// Writes a line to stdout at once (a write call, no buffer): the test reads acks as they come.
@@ -102,6 +105,52 @@ func run() throws {
                 digest.add(entry.writer)
             }
             say("ok \(entries) \(digest.value)")
+        } catch {
+            say("error: \(error)")
+        }
+    case "power-writer":
+        guard arguments.count == 5, let count = Int(arguments[3]) else {
+            fail("usage: strata-stress power-writer PATH COUNT full|nometasync|nosync")
+        }
+        let durability: Store.Durability =
+            switch arguments[4] {
+            case "nosync": .noSync
+            case "nometasync": .noMetaSync
+            default: .full
+            }
+        let store = try Store(configuration: reliabilityConfiguration(path: path, durability: durability))
+        var batch = (store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0) + 1
+        for _ in 0..<count {
+            try store.write {
+                for index in 0..<CrashEntry.perBatch { try store.add(CrashEntry(batch: batch, index: index)) }
+                let counter = CrashCounter()
+                counter.lastBatch = batch
+                try store.add(counter, update: .modified)
+            }
+            say("ack \(batch)")
+            batch += 1
+        }
+    case "power-check":
+        // Opens a file rebuilt as a power cut left it and checks that it holds whole transactions:
+        // every entry of every batch up to the counter's, exact, and nothing else.
+        do {
+            let store = try Store(configuration: reliabilityConfiguration(path: path))
+            let last = store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0
+            var entries = 0
+            for entry in store.objects(CrashEntry.self) {
+                entries += 1
+                guard entry.batch == entry.id / CrashEntry.perBatch, entry.batch <= last,
+                    entry.payload == CrashEntry.payload(for: entry.id)
+                else {
+                    say("bad: entry \(entry.id) of batch \(entry.batch) (last batch \(last))")
+                    return
+                }
+            }
+            guard entries == last * CrashEntry.perBatch else {
+                say("bad: \(entries) entries for \(last) batches")
+                return
+            }
+            say("ok \(last)")
         } catch {
             say("error: \(error)")
         }

@@ -17,9 +17,13 @@ final class StressProcess {
     private let errors = Pipe()
     private var buffer = Data()
 
-    init(_ arguments: [String]) throws {
+    /// Starts the helper with `arguments`, and `environment` added to this process's.
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = Self.executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         process.standardOutput = output
         process.standardError = errors
         try process.run()
