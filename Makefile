@@ -30,10 +30,11 @@ test-tsan: lmdb
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"
 
 # The reliability tests at full scale (Docs/Reliability.md): 2,000 kills per durability, 2,000 damaged
-# files per kind, a minute of decoder fuzzing.
+# files per kind (and salvages of 400), 10,000 simulated power cuts per durability, a minute of
+# decoder fuzzing.
 soak: lmdb
-	STRATA_CRASH_KILLS=2000 STRATA_DAMAGE_TRIALS=2000 STRATA_FUZZ_SECONDS=60 \
-		swift test --filter "CrashTests|FileDamageTests|DecoderFuzzTests|MultiProcessTests|ConcurrencyTests"
+	STRATA_CRASH_KILLS=2000 STRATA_DAMAGE_TRIALS=2000 STRATA_POWER_CUTS=10000 STRATA_FUZZ_SECONDS=60 \
+		swift test --filter "CrashTests|FileDamageTests|SalvageTests|PowerCutTests|DecoderFuzzTests|MultiProcessTests|ConcurrencyTests"
 
 build: lmdb
 	swift build

@@ -23,6 +23,8 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "strata-compare", dependencies: ["Workloads"]),
+        // O1: opening with the full check against the minimal one (Docs/Benchmarks.md).
+        .executableTarget(name: "strata-open-check", dependencies: [.product(name: "Strata", package: "Strata")]),
         .target(name: "SuiteSupport", dependencies: ["Workloads", .product(name: "Benchmark", package: "benchmark")]),
         .executableTarget(
             name: "WritePath",

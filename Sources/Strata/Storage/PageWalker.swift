@@ -153,7 +153,7 @@ struct PageWalker {
     }
 
     /// Maps the file's pages up to the last one counted (or its end, if shorter).
-    private mutating func mapFile() throws(StorageError) -> UnsafeRawBufferPointer {
+    private mutating func mapFile(populate: Bool = false) throws(StorageError) -> UnsafeRawBufferPointer {
         if let map { return map.bytes }
         guard let size = fileSize(atPath: "/proc/self/fd/\(fd)") ?? fileSize(atPath: path) else {
             throw .fileAccess(path: path, code: errno)
@@ -161,7 +161,7 @@ struct PageWalker {
         let filePages = UInt64(size / pageSize)
         guard filePages >= 2 else { throw .damaged("\(path) ends inside its meta pages") }
         lastTreePage = min(lastPage, filePages - 1)
-        let mapped = try MappedFile(fd: fd, length: Int(lastTreePage + 1) * pageSize, path: path)
+        let mapped = try MappedFile(fd: fd, length: Int(lastTreePage + 1) * pageSize, path: path, populate: populate)
         map = mapped
         return mapped.bytes
     }
@@ -170,7 +170,7 @@ struct PageWalker {
     /// every table (and every sorted-duplicates sub-tree) and the free-page tree: the whole file, and
     /// with `sealedRows`, the seal of every row of a file whose format seals them.
     mutating func walk(_ meta: Meta, tables: Bool, sealedRows: Bool = true) throws(StorageError) {
-        let file = try mapFile()
+        let file = try mapFile(populate: tables)
         mainEntries = []
         try walkTree(meta.main, kind: .main, file: file, name: "the main tree")
         let found = mainEntries
@@ -203,7 +203,7 @@ struct PageWalker {
     mutating func salvage(_ meta: Meta, visitor: SalvageVisitor) throws(StorageError) {
         self.visitor = visitor
         defer { self.visitor = nil }
-        let file = try mapFile()
+        let file = try mapFile(populate: true)
         mainEntries = []
         currentTable = ""
         try walkTree(meta.main, kind: .main, file: file, name: "the main tree")
