@@ -12,6 +12,8 @@ final class WriteSession {
     @exclusivity(unchecked) var rowEncoder = _RowEncoder()
     /// A copy of a stored row: a change to any table may move the bytes LMDB returned.
     let rowCopy = ScratchBuffer()
+    /// Where rows are sealed before they are stored (a copy costs less than LMDB's `MDB_RESERVE` path).
+    let sealing = ScratchBuffer()
     /// Index keys being computed: of the old row and of the new one.
     @exclusivity(unchecked) var indexKeys: (old: [UInt8], new: [UInt8]) = ([], [])
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
@@ -73,9 +75,7 @@ final class WriteSession {
     ) throws(StoreError) -> Bool {
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.put(table, key: key, reserving: row.count + RowSeal.size, options: options) {
-                    RowSeal.write(row, key: key, into: $0)
-                }
+                try transaction!.put(table, key: key, value: sealing.sealed(row, key: key), options: options)
             }
         }
     }
@@ -84,9 +84,7 @@ final class WriteSession {
     func replaceCurrentRow(_ cursor: TableCursor, key: RowKey, row: UnsafeRawBufferPointer) throws(StoreError) {
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.replaceCurrent(cursor, key: key, reserving: row.count + RowSeal.size) {
-                    RowSeal.write(row, key: key, into: $0)
-                }
+                try transaction!.replaceCurrent(cursor, key: key, value: sealing.sealed(row, key: key))
             }
         }
     }

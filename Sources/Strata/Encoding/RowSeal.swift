@@ -18,13 +18,14 @@ enum RowSeal {
     static func open(_ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(RowDamage)
         -> UnsafeRawBufferPointer
     {
-        guard stored.count > size else { throw RowDamage("row of \(stored.count) bytes has no room for its checksum") }
-        let row = UnsafeRawBufferPointer(start: stored.baseAddress, count: stored.count - size)
-        let seal = UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: row.count, as: UInt32.self))
-        guard seal == checksum(key: key, row: row) else {
-            throw RowDamage("row checksum \(seal) does not match its key and bytes: the row is damaged")
-        }
-        return row
+        guard Checksum.rowSealMatches(key: key, stored: stored) else { throw damage(stored) }
+        return UnsafeRawBufferPointer(start: stored.baseAddress, count: stored.count - size)
+    }
+
+    private static func damage(_ stored: UnsafeRawBufferPointer) -> RowDamage {
+        guard stored.count > size else { return RowDamage("row of \(stored.count) bytes has no room for its checksum") }
+        let seal = UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: stored.count - size, as: UInt32.self))
+        return RowDamage("row checksum \(seal) does not match its key and bytes: the row is damaged")
     }
 
     /// Writes `row` and its seal for `key` into `destination` (`row.count + size` bytes).

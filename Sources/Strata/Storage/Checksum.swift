@@ -13,7 +13,13 @@ enum Checksum {
     /// The seal of a stored row (`RowSeal`): the CRC-32C of its key, then of its bytes.
     @inline(__always)
     static func rowSeal(key: UnsafeRawBufferPointer, row: UnsafeRawBufferPointer) -> UInt32 {
-        crc32c(row, continuing: crc32c(key))
+        strata_row_seal(key.baseAddress, key.count, row.baseAddress, row.count)
+    }
+
+    /// Whether `stored`, a row followed by its seal, carries the seal of `key` and the row.
+    @inline(__always)
+    static func rowSealMatches(key: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer) -> Bool {
+        strata_row_seal_matches(key.baseAddress, key.count, stored.baseAddress, stored.count) != 0
     }
 
     /// Whether this machine computes it with a CPU instruction (else a table, several times slower).

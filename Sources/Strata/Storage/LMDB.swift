@@ -279,17 +279,14 @@ enum LMDB {
         mdb_cursor_close(cursor)
     }
 
-    /// Replaces the value of the pair the cursor stands on with `size` reserved bytes that `fill` writes
-    /// (`MDB_CURRENT | MDB_RESERVE`).
-    static func cursorReplace(
-        _ cursor: OpaquePointer, key: UnsafeRawBufferPointer, reserving size: Int,
-        fill: (UnsafeMutableRawBufferPointer) -> Void
+    /// Stores a pair through a cursor (`MDB_CURRENT` replaces the pair it stands on).
+    static func cursorPut(
+        _ cursor: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32
     ) throws(LMDBError) {
         try injected(.cursorPut)
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        var v = MDB_val(mv_size: size, mv_data: nil)
-        try check(mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT | MDB_RESERVE)))
-        fill(UnsafeMutableRawBufferPointer(start: v.mv_data, count: size))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        try check(mdb_cursor_put(cursor, &k, &v, flags))
     }
 
     /// Moves the cursor (`op` is an `MDB_cursor_op`); returns the pair it lands on, or nil at the end.

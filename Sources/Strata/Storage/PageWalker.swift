@@ -442,9 +442,7 @@ struct PageWalker {
     }
 
     private static func sealMatches(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {
-        value.count > 4
-            && Checksum.rowSeal(key: key, row: UnsafeRawBufferPointer(rebasing: value.dropLast(4)))
-                == UInt32(littleEndian: value.loadUnaligned(fromByteOffset: value.count - 4, as: UInt32.self))
+        Checksum.rowSealMatches(key: key, stored: value)
     }
 
     /// The free-page tree of the walked snapshot: LMDB's lists of pages freed by each transaction. No

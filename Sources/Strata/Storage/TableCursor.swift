@@ -37,13 +37,11 @@ final class TableCursor {
     func first() throws(LMDBError) -> Entry? { try get(MDB_FIRST) }
     func next() throws(LMDBError) -> Entry? { try get(MDB_NEXT) }
 
-    /// Replaces the value of the pair the cursor stands on (`MDB_CURRENT`: no search) with `size`
-    /// bytes that `fill` writes. `key` must be that pair's key. The cursor stays on it.
-    func replaceCurrent(
-        key: UnsafeRawBufferPointer, reserving size: Int, fill: (UnsafeMutableRawBufferPointer) -> Void
-    ) throws(LMDBError) {
+    /// Replaces the value of the pair the cursor stands on (`MDB_CURRENT`: no search). `key` must be
+    /// that pair's key. The cursor stays on it.
+    func replaceCurrent(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LMDBError) {
         guard let handle, isWrite else { throw LMDBError.badTransaction }
-        try LMDB.cursorReplace(handle, key: key, reserving: size, fill: fill)
+        try LMDB.cursorPut(handle, key: key, value: value, flags: UInt32(MDB_CURRENT))
     }
 }
 
@@ -62,9 +60,8 @@ extension WriteTransaction {
 
     /// Replaces the value under the cursor (see `TableCursor.replaceCurrent`); poisons on failure.
     mutating func replaceCurrent(
-        _ cursor: TableCursor, key: UnsafeRawBufferPointer, reserving size: Int,
-        fill: (UnsafeMutableRawBufferPointer) -> Void
+        _ cursor: TableCursor, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer
     ) throws(LMDBError) {
-        try poisoning { _ throws(LMDBError) in try cursor.replaceCurrent(key: key, reserving: size, fill: fill) }
+        try poisoning { _ throws(LMDBError) in try cursor.replaceCurrent(key: key, value: value) }
     }
 }
