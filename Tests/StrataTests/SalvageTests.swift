@@ -92,6 +92,25 @@ struct SalvageTests {
         #expect(try Data(contentsOf: other) == fixture.fileBytes())
     }
 
+    @Test("meta pages naming an impossible last page: salvage fails typed or goes on, never allocates by the claim")
+    func anImpossibleLastPage() throws {
+        let fixture = try closedStore()
+        var bytes = fixture.fileBytes()
+        for page in 0..<2 {  // both meta pages: 2^39 pages (it crashed asking for 48 GiB)
+            let offset = page * 4096 + MetaPageLayout.lastPage
+            bytes.replaceSubrange(
+                offset..<(offset + 8), with: withUnsafeBytes(of: (UInt64(1) << 39).littleEndian) { Data($0) })
+        }
+        let damaged = fixture.directory.appendingPathComponent("damaged.strata").path
+        let recovered = fixture.directory.appendingPathComponent("recovered.strata").path
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let helper = try StressProcess(["salvage", damaged, recovered])
+        let line = helper.remainingLines().first ?? ""
+        let (status, stderr) = helper.wait()
+        #expect(status == 0, "\(stderr.prefix(300))")
+        #expect(line.hasPrefix("salvaged 660") || line.hasPrefix("error: "), "\(line)")
+    }
+
     static var trials: Int { max(10, FileDamageTests.trials / 5) }
 
     @Test("every kind of damage: salvage writes a file that verifies, with exactly the values written, or fails typed")

@@ -92,8 +92,8 @@ struct PageWalker {
     /// The last page a tree may use: the last counted, if the file holds it.
     private var lastTreePage: UInt64
     private var map: MappedFile?
-    /// A bit per page: reached by a walk.
-    private var reached: [UInt64]
+    /// A bit per page of the file: reached by a walk (sized by the file, never by a meta page's claim).
+    private var reached: [UInt64] = []
     /// Pages checked, for reports.
     private(set) var pagesChecked = 0
     /// Rows whose seal was checked.
@@ -132,7 +132,6 @@ struct PageWalker {
         self.pageSize = pageSize
         self.lastPage = lastPage
         lastTreePage = lastPage
-        reached = [UInt64](repeating: 0, count: Int(min(lastPage, 1 << 40)) / 64 + 1)
     }
 
     /// Both meta pages (the file's header must have passed `StoreFile.check`).
@@ -161,6 +160,7 @@ struct PageWalker {
         let filePages = UInt64(size / pageSize)
         guard filePages >= 2 else { throw .damaged("\(path) ends inside its meta pages") }
         lastTreePage = min(lastPage, filePages - 1)
+        reached = [UInt64](repeating: 0, count: Int(lastTreePage) / 64 + 1)
         let mapped = try MappedFile(fd: fd, length: Int(lastTreePage + 1) * pageSize, path: path, populate: populate)
         map = mapped
         return mapped.bytes
