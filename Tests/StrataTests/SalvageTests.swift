@@ -111,6 +111,29 @@ struct SalvageTests {
         #expect(line.hasPrefix("salvaged 660") || line.hasPrefix("error: "), "\(line)")
     }
 
+    @Test("the meta-page damage of the soak's trial 389 (an integer conversion trapped): salvage and open go on")
+    func soakTrial389() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        let good = try FileDamageTests.goodFile(fixture)
+        var random = SplitMix64(state: 31)  // as everyKindOfDamage draws them, meta pages first
+        var bytes = good.bytes
+        for _ in 0...389 {
+            bytes = good.bytes
+            DamageKind.metaPages.apply(&bytes, &random)
+        }
+        let damaged = fixture.directory.appendingPathComponent("damaged.strata").path
+        let recovered = fixture.directory.appendingPathComponent("recovered.strata").path
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+        let salvage = try StressProcess(["salvage", damaged, recovered])
+        let line = salvage.remainingLines().first ?? ""
+        let (status, stderr) = salvage.wait()
+        #expect(status == 0, "\(stderr.prefix(300))")
+        #expect(line.hasPrefix("salvaged") || line.hasPrefix("error: "), "\(line)")
+        var outcomes = FileDamageTests.Outcomes()
+        try FileDamageTests.check(bytes, in: fixture.directory, trial: 389, expected: good, outcomes: &outcomes)
+        #expect(outcomes.failures == [])
+    }
+
     static var trials: Int { max(10, FileDamageTests.trials / 5) }
 
     @Test("every kind of damage: salvage writes a file that verifies, with exactly the values written, or fails typed")

@@ -117,7 +117,7 @@ private struct SalvagedFile {
                 guard let header = try? PageWalker.readBytes(fd: fd, offset: index * pageSize, count: 64, path: path),
                     header.load(MetaPageLayout.magic.offset, as: UInt32.self) == MetaPageLayout.magic.value,
                     header.load(MetaPageLayout.pageSize, as: UInt32.self) == UInt32(pageSize),
-                    meta.lastPage < 1 << 40
+                    meta.lastPage < 1 << 40, meta.transactionID < 1 << 48  // as `StoreFile` checks them
                 else { continue }
                 found.append((pageSize, meta))
             }

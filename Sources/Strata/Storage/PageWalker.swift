@@ -490,7 +490,7 @@ struct PageWalker {
                     throw damaged("has a node with flags \(node.flags), which the free-page tree cannot hold")
                 }
                 // A list of page numbers: its length, then the numbers.
-                guard list.count >= 8, list.count % 8 == 0, Int(list.load(0, as: UInt64.self)) == list.count / 8 - 1
+                guard list.count >= 8, list.count % 8 == 0, list.load(0, as: UInt64.self) == UInt64(list.count / 8 - 1)
                 else {
                     throw damaged("has a free-page list of \(list.count) bytes that does not hold its count")
                 }
