@@ -83,6 +83,35 @@ struct SalvageTests {
         for person in store.objects(Person.self) { #expect(person.name == "person \(person.id)") }
     }
 
+    @Test("a damaged branch page: the rows of the leaves under it are found on their own pages and saved")
+    func aDamagedBranchPageKeepsTheRowsUnderIt() throws {
+        let fixture = try closedStore()
+        var bytes = fixture.fileBytes()
+        // The people's root: a branch page whose separators are 8-byte keys (row ids of Int keys).
+        let pageSize = 4096
+        var root: Int?
+        for page in 2..<(bytes.count / pageSize) {
+            let start = page * pageSize
+            let lower = Int(bytes[start + 12]) | Int(bytes[start + 13]) << 8
+            guard bytes[start + 10] == 0x01, bytes[start + 11] == 0, lower >= 20 else { continue }
+            let second = Int(bytes[start + 18]) | Int(bytes[start + 19]) << 8
+            if Int(bytes[start + second + 6]) == 8 {
+                root = page
+                break
+            }
+        }
+        let page = try #require(root, "the people's table has a branch page")
+        bytes.replaceSubrange((page * pageSize)..<((page + 1) * pageSize), with: Data(count: pageSize))
+        try FileManager.default.removeItem(atPath: fixture.path)
+        let (report, store) = try salvaged(fixture, bytes)
+        let people = try #require(report.types.first { $0.typeName == "Person" })
+        #expect(people.lostRanges.count == 1, "\(people.lostRanges)")
+        #expect(people.lostKeys.isEmpty)
+        #expect(people.saved == 600, "the leaves under the branch are intact")
+        for person in store.objects(Person.self) { #expect(person.name == "person \(person.id)") }
+        #expect(store.object(ofType: Person.self, forPrimaryKey: 11)?.ownedDogs.first?.name == "dog 1")
+    }
+
     @Test("the destination must be a new file")
     func theDestinationMustBeNew() throws {
         let fixture = try closedStore()

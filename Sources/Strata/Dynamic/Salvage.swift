@@ -54,6 +54,7 @@ private struct SalvagedFile {
             var rows: [String: [(key: [UInt8], row: [UInt8])]] = [:]
             var lostKeys: [String: [[UInt8]]] = [:]
             var lostRanges: [String: [([UInt8]?, [UInt8]?)]] = [:]
+            var orphans: [(key: [UInt8], value: [UInt8])] = []
             var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: meta.lastPage)
             let visitor = PageWalker.SalvageVisitor(
                 row: { table, key, value, sealed in
@@ -65,7 +66,8 @@ private struct SalvagedFile {
                 },
                 skipped: { table, _, lower, upper in
                     lostRanges[table, default: []].append((lower.map(Array.init), upper.map(Array.init)))
-                })
+                },
+                orphan: { key, value in orphans.append((Array(key), Array(value))) })
             do {
                 try walker.salvage(meta, visitor: visitor)
             } catch {
@@ -77,6 +79,8 @@ private struct SalvagedFile {
                 continue
             }
             let schema = try schemaBytes.withBytes { (bytes) throws(StoreError) in try StoredSchema(decoding: bytes) }
+            let sealed = (walker.formatVersion ?? 0) >= StrataFormat.firstSealedVersion
+            Self.adopt(orphans, into: &rows, ranges: lostRanges, schema: schema, sealed: sealed)
             var kept: [String: [(key: [UInt8], row: [UInt8])]] = [:]
             var types: [SalvageReport.TypeReport] = []
             for type in schema.types {
@@ -106,6 +110,44 @@ private struct SalvagedFile {
             return
         }
         throw .corrupted("\(path): nothing can be salvaged: \(failures.joined(separator: "; "))")
+    }
+
+    /// Gives each row of a page cut off by damage to the table whose damaged page covered its key:
+    /// the one table whose lost key range holds the key and whose rows it decodes as, with its seal
+    /// matching. A key the table's walk already found keeps the walk's row.
+    private static func adopt(
+        _ orphans: [(key: [UInt8], value: [UInt8])], into rows: inout [String: [(key: [UInt8], row: [UInt8])]],
+        ranges: [String: [([UInt8]?, [UInt8]?)]], schema: StoredSchema, sealed: Bool
+    ) {
+        guard !orphans.isEmpty else { return }
+        var known: [String: Set<[UInt8]>] = [:]
+        for (table, tableRows) in rows { known[table] = Set(tableRows.map(\.key)) }
+        for (key, value) in orphans {
+            let row: [UInt8]
+            if sealed {
+                let matches = key.withUnsafeBytes { key in
+                    value.withUnsafeBytes { (try? RowSeal.open($0, key: key)) != nil }
+                }
+                guard matches else { continue }
+                row = Array(value.dropLast(RowSeal.size))
+            } else {
+                row = value
+            }
+            let owners = schema.types.filter { type in
+                let inRange = (ranges[TableName.objects(type.name)] ?? []).contains { lower, upper in
+                    (lower.map { !key.lexicographicallyPrecedes($0) } ?? true)
+                        && (upper.map { key.lexicographicallyPrecedes($0) } ?? true)
+                }
+                return inRange
+                    && row.withUnsafeBytes {
+                        (try? RowView(validating: $0, expectedColumns: type.properties.count)) != nil
+                    }
+            }
+            guard owners.count == 1, let owner = owners.first else { continue }
+            let table = TableName.objects(owner.name)
+            guard known[table, default: []].insert(key).inserted else { continue }
+            rows[table, default: []].append((key, row))
+        }
     }
 
     /// The meta pages that look like LMDB's, newest transaction first, each with its page size.
