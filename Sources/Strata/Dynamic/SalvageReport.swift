@@ -23,6 +23,7 @@ public struct SalvageReport: Sendable, Equatable, CustomStringConvertible {
     /// Whether anything was found damaged.
     public var isComplete: Bool { types.allSatisfy { $0.lostKeys.isEmpty && $0.lostRanges.isEmpty } }
 
+    /// One line per type: rows saved, keys lost (the first ten), damaged pages left out.
     public var description: String {
         types.map { type in
             var line = "\(type.typeName): \(type.saved) saved"
