@@ -18,7 +18,7 @@
 /// The pages of a snapshot stay put while a read transaction pins it; callers walk a snapshot they pin
 /// (`Environment.checkPages`), or the newest one, re-checking its transaction id afterwards.
 struct PageWalker {
-    private enum Layout {
+    enum Layout {
         static let header = 16
         static let nodeHeader = 8
         static let branch: UInt16 = 0x01, leaf: UInt16 = 0x02, overflow: UInt16 = 0x04
@@ -31,66 +31,13 @@ struct PageWalker {
     /// A root of an empty tree.
     static let invalidPage = UInt64.max
 
-    /// A tree's record (LMDB's `MDB_db`): its root, depth and counts.
-    struct TreeRecord: Equatable {
-        let flags: UInt16
-        let depth: UInt16
-        let branchPages: UInt64
-        let leafPages: UInt64
-        let overflowPages: UInt64
-        let entries: UInt64
-        let root: UInt64
-
-        init(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-            func load<T: FixedWidthInteger>(_ field: Int, _: T.Type) -> T {
-                T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset + field, as: T.self))
-            }
-            flags = load(4, UInt16.self)
-            depth = load(6, UInt16.self)
-            branchPages = load(8, UInt64.self)
-            leafPages = load(16, UInt64.self)
-            overflowPages = load(24, UInt64.self)
-            entries = load(32, UInt64.self)
-            root = load(40, UInt64.self)
-        }
-
-        init(counts: TreeCounts, flags: UInt16, root: UInt64) {
-            self.flags = flags
-            depth = UInt16(truncatingIfNeeded: counts.depth)
-            branchPages = counts.branchPages
-            leafPages = counts.leafPages
-            overflowPages = counts.overflowPages
-            entries = counts.entries
-            self.root = root
-        }
-    }
-
-    /// What a walk of one tree found.
-    struct TreeCounts {
-        var depth = 0
-        var branchPages: UInt64 = 0
-        var leafPages: UInt64 = 0
-        var overflowPages: UInt64 = 0
-        var entries: UInt64 = 0
-    }
-
-    /// The two core trees of a meta page, and its transaction id.
-    struct Meta {
-        let free: TreeRecord
-        let main: TreeRecord
-        let lastPage: UInt64
-        let transactionID: UInt64
-        var freeRoot: UInt64 { free.root }
-        var mainRoot: UInt64 { main.root }
-    }
-
     private let fd: Int32
-    private let path: String
+    let path: String
     let pageSize: Int
     /// The last page the meta page counts (free pages may lie up to it, past the file's end).
     private let lastPage: UInt64
     /// The last page a tree may use: the last counted, if the file holds it.
-    private var lastTreePage: UInt64
+    var lastTreePage: UInt64
     private var map: MappedFile?
     /// A bit per page of the file: reached by a walk (sized by the file, never by a meta page's claim).
     private var reached: [UInt64] = []
@@ -105,29 +52,10 @@ struct PageWalker {
     /// The file's stored schema, read from the meta table by a walk of every table.
     private(set) var schema: [UInt8]?
 
-    /// What a salvaging walk (`salvage`) met: each row it could read, and the damage it went around.
-    struct SalvageVisitor {
-        /// A row of the table named `table`: its key, its stored bytes, and whether its seal matched
-        /// (nil for a file whose rows carry none).
-        var row:
-            (_ table: String, _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, _ sealed: Bool?) -> Void
-        /// A page (and everything under it) left out, in the table named `table`, with the keys it
-        /// would have held (nil: unbounded).
-        var skipped:
-            (
-                _ table: String, _ damage: StorageError, _ lower: UnsafeRawBufferPointer?,
-                _ upper: UnsafeRawBufferPointer?
-            )
-                -> Void
-        /// A pair of a leaf page that no tree reaches and that is not free: a page cut off by damage
-        /// above it, of a table the pair alone must tell.
-        var orphan: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Void
-    }
-
     /// Set by `salvage`: damage skips the page instead of ending the walk.
-    private var visitor: SalvageVisitor?
+    var visitor: SalvageVisitor?
     /// The table being walked, for the visitor.
-    private var currentTable = ""
+    var currentTable = ""
 
     init(fd: Int32, path: String, pageSize: Int, lastPage: UInt64) {
         self.fd = fd
@@ -155,7 +83,7 @@ struct PageWalker {
     }
 
     /// Maps the file's pages up to the last one counted (or its end, if shorter).
-    private mutating func mapFile(populate: Bool = false) throws(StorageError) -> UnsafeRawBufferPointer {
+    mutating func mapFile(populate: Bool = false) throws(StorageError) -> UnsafeRawBufferPointer {
         if let map { return map.bytes }
         guard let size = fileSize(atPath: "/proc/self/fd/\(fd)") ?? fileSize(atPath: path) else {
             throw .fileAccess(path: path, code: errno)
@@ -197,83 +125,9 @@ struct PageWalker {
         _ = try walkFreeTree(root: meta.freeRoot, file: file, atLeast: 0)
     }
 
-    /// Walks every table of `meta`'s snapshot around damage: a page that fails a check is left out
-    /// with everything under it (`visitor.skipped`), and each row that can be read goes to
-    /// `visitor.row` with whether its seal matched. Only the meta pages and the main tree's root must
-    /// be readable.
-    ///
-    /// - Throws: `.damaged` when the main tree's root page is.
-    mutating func salvage(_ meta: Meta, visitor: SalvageVisitor) throws(StorageError) {
-        self.visitor = visitor
-        defer { self.visitor = nil }
-        let file = try mapFile(populate: true)
-        mainEntries = []
-        currentTable = ""
-        try walkTree(meta.main, kind: .main, file: file, name: "the main tree")
-        let found = mainEntries
-        tableNames = found.map(\.name)
-        let metaName = Array(StrataFormat.metaTable.utf8)
-        for (name, record) in found where name == metaName {
-            currentTable = StrataFormat.metaTable
-            try walkTree(record, kind: .meta, file: file, name: "the meta table")
-        }
-        let rowPrefix = Array(StrataFormat.rowTablePrefix.utf8)
-        let sealed = (formatVersion ?? 0) >= StrataFormat.firstSealedVersion
-        var skippedAny = false
-        let skipped = visitor.skipped
-        self.visitor?.skipped = { table, damage, lower, upper in
-            skippedAny = true
-            skipped(table, damage, lower, upper)
-        }
-        for (name, record) in found where name != metaName {
-            currentTable = String(decoding: name, as: UTF8.self)
-            let kind: TreeKind =
-                record.flags & Layout.dupSort != 0
-                ? .sortedDuplicates : name.starts(with: rowPrefix) ? .rows(sealed: sealed) : .plain
-            try walkTree(record, kind: kind, file: file, name: "table \(currentTable)")
-        }
-        // Pages cut off by damage: every page neither reached nor free. Without the whole free list,
-        // a page not reached could as well be an old version of a row, freed: then none is read.
-        guard skippedAny, let free = try? walkFreeTree(root: meta.freeRoot, file: file, atLeast: 0) else { return }
-        scanOrphanedPages(file: file, free: free)
-    }
-
-    /// Hands the pairs of every leaf page that no tree reached and that is not free to the visitor.
-    private mutating func scanOrphanedPages(file: UnsafeRawBufferPointer, free: Set<UInt64>) {
-        guard lastTreePage >= 2, let visitor else { return }
-        let path = self.path
-        for number in 2...lastTreePage where !isReached(number) && !free.contains(number) {
-            func damaged(_ what: String) -> StorageError { .damaged("\(path): page \(number) \(what)") }
-            let start = Int(number) * pageSize
-            let page = UnsafeRawBufferPointer(rebasing: file[start..<(start + pageSize)])
-            guard page.load(0, as: UInt64.self) == number, page.load(10, as: UInt16.self) == Layout.leaf,
-                let count = try? nodeCount(page, damaged: damaged)
-            else { continue }
-            for index in 0..<count {
-                guard let node = try? self.node(page, index, damaged: damaged) else { break }
-                switch node.flags {
-                case 0 where node.dataStart + node.dataSize <= page.count:
-                    visitor.orphan(
-                        node.key,
-                        UnsafeRawBufferPointer(rebasing: page[node.dataStart..<(node.dataStart + node.dataSize)]))
-                case Layout.bigData where node.dataStart + 8 <= page.count:
-                    var ignored = TreeCounts()
-                    if let value = try? checkOverflow(
-                        page.load(node.dataStart, as: UInt64.self), dataSize: node.dataSize, file: file,
-                        counts: &ignored, damaged: damaged)
-                    {
-                        visitor.orphan(node.key, value)
-                    }
-                default:
-                    continue
-                }
-            }
-        }
-    }
-
     /// What a tree holds, which decides the node flags its leaves may carry (a flag LMDB does not
     /// expect there sends it to a cursor that does not exist).
-    private enum TreeKind {
+    enum TreeKind {
         /// The directory of tables: sub-database records.
         case main
         /// Strata's meta table (format version, schema).
@@ -296,7 +150,7 @@ struct PageWalker {
         let upper: UnsafeRawBufferPointer?
     }
 
-    private mutating func walkTree(_ record: TreeRecord, kind: TreeKind, file: UnsafeRawBufferPointer, name: String)
+    mutating func walkTree(_ record: TreeRecord, kind: TreeKind, file: UnsafeRawBufferPointer, name: String)
         throws(StorageError)
     {
         let path = self.path
@@ -335,7 +189,7 @@ struct PageWalker {
     }
 
     /// The tables the main tree's walk found: their names and records.
-    private var mainEntries: [(name: [UInt8], record: TreeRecord)] = []
+    var mainEntries: [(name: [UInt8], record: TreeRecord)] = []
 
     private mutating func checkPage(
         _ pending: PendingPage, record: TreeRecord, kind: TreeKind, file: UnsafeRawBufferPointer, name: String,
@@ -391,7 +245,7 @@ struct PageWalker {
         }
     }
 
-    private struct Node {
+    struct Node {
         let low: UInt16
         let high: UInt16
         let flags: UInt16
@@ -497,7 +351,7 @@ struct PageWalker {
     /// The free-page tree of the walked snapshot: LMDB's lists of pages freed by each transaction. No
     /// page a tree uses may be free (a write would reuse it under the tree). Returns the free pages
     /// numbered `from` or higher.
-    private mutating func walkFreeTree(root: UInt64, file: UnsafeRawBufferPointer, atLeast from: UInt64)
+    mutating func walkFreeTree(root: UInt64, file: UnsafeRawBufferPointer, atLeast from: UInt64)
         throws(StorageError) -> Set<UInt64>
     {
         var free = Set<UInt64>()
@@ -584,7 +438,7 @@ struct PageWalker {
         return page
     }
 
-    private func isReached(_ number: UInt64) -> Bool {
+    func isReached(_ number: UInt64) -> Bool {
         reached[Int(number / 64)] & (1 << (number % 64)) != 0
     }
 
@@ -593,7 +447,7 @@ struct PageWalker {
     }
 
     /// The number of nodes of a page, after checking its free-space bounds.
-    private func nodeCount(_ page: UnsafeRawBufferPointer, damaged: (String) -> StorageError) throws(StorageError)
+    func nodeCount(_ page: UnsafeRawBufferPointer, damaged: (String) -> StorageError) throws(StorageError)
         -> Int
     {
         let lower = Int(page.load(12, as: UInt16.self))
@@ -605,7 +459,7 @@ struct PageWalker {
     }
 
     /// Node `index` of a page, checked to lie between the page's free space and its end.
-    private func node(_ page: UnsafeRawBufferPointer, _ index: Int, damaged: (String) -> StorageError)
+    func node(_ page: UnsafeRawBufferPointer, _ index: Int, damaged: (String) -> StorageError)
         throws(StorageError) -> Node
     {
         let upper = Int(page.load(14, as: UInt16.self))
@@ -623,7 +477,7 @@ struct PageWalker {
     }
 
     /// Checks an overflow run and returns the value it holds.
-    private mutating func checkOverflow(
+    mutating func checkOverflow(
         _ number: UInt64, dataSize: Int, file: UnsafeRawBufferPointer, counts: inout TreeCounts,
         damaged: (String) -> StorageError
     ) throws(StorageError) -> UnsafeRawBufferPointer {
