@@ -42,6 +42,23 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
+/// Commits numbered transactions after the store's last one (`count` of them, or forever), each
+/// `CrashEntry.perBatch` entries and the counter, and says "ack N" after each commit returns.
+func commitBatches(to store: Store, count: Int?) throws {
+    let first = (store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0) + 1
+    var batch = first
+    while count.map({ batch < first + $0 }) ?? true {
+        try store.write {
+            for index in 0..<CrashEntry.perBatch { try store.add(CrashEntry(batch: batch, index: index)) }
+            let counter = CrashCounter()
+            counter.lastBatch = batch
+            try store.add(counter, update: .modified)
+        }
+        say("ack \(batch)")
+        batch += 1
+    }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: strata-stress crash-writer|add-range|hold-reader PATH …") }
 let path = arguments[2]
@@ -51,17 +68,7 @@ func run() throws {
     case "crash-writer":
         let durability: Store.Durability = arguments.count > 3 && arguments[3] == "nosync" ? .noSync : .full
         let store = try Store(configuration: reliabilityConfiguration(path: path, durability: durability))
-        var batch = (store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0) + 1
-        while true {
-            try store.write {
-                for index in 0..<CrashEntry.perBatch { try store.add(CrashEntry(batch: batch, index: index)) }
-                let counter = CrashCounter()
-                counter.lastBatch = batch
-                try store.add(counter, update: .modified)
-            }
-            say("ack \(batch)")
-            batch += 1
-        }
+        try commitBatches(to: store, count: nil)
     case "add-range":
         guard arguments.count == 5, let first = Int(arguments[3]), let count = Int(arguments[4]) else {
             fail("usage: strata-stress add-range PATH FIRST COUNT")
@@ -124,17 +131,7 @@ func run() throws {
             default: .full
             }
         let store = try Store(configuration: reliabilityConfiguration(path: path, durability: durability))
-        var batch = (store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0) + 1
-        for _ in 0..<count {
-            try store.write {
-                for index in 0..<CrashEntry.perBatch { try store.add(CrashEntry(batch: batch, index: index)) }
-                let counter = CrashCounter()
-                counter.lastBatch = batch
-                try store.add(counter, update: .modified)
-            }
-            say("ack \(batch)")
-            batch += 1
-        }
+        try commitBatches(to: store, count: count)
     case "power-check":
         // Opens a file rebuilt as a power cut left it and checks that it holds whole transactions:
         // every entry of every batch up to the counter's, exact, and nothing else.

@@ -9,15 +9,8 @@ import Testing
 /// object is handed out: a thrown `.corrupted`, never a crash nor a trap later.
 @Suite("Opening checks every page and row", .serialized, .fixtureChecks)
 struct OpeningCheckTests {
-    /// A closed store of 600 people (several pages of rows, a branch page, an index).
     private func closedStore() throws -> Fixture {
-        let fixture = Fixture([Person.self, Dog.self])
-        do {
-            let store = try fixture.open()
-            try store.write {
-                for id in 1...600 { try store.add(Person(id: id, name: "person \(id)", age: id % 90)) }
-            }
-        }
+        let fixture = try Fixture.closedStoreOfPeople()
         #expect(fixture.isClosed)
         return fixture
     }

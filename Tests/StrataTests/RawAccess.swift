@@ -4,6 +4,21 @@ import StrataTestSupport
 @testable import Strata
 
 extension Fixture {
+    /// A closed store of 600 people (rows on several pages under a branch page, an index) and 60 dogs,
+    /// dog n owned by person 10 × n + 1: what the damage, open-check and salvage tests start from.
+    static func closedStoreOfPeople() throws -> Fixture {
+        let fixture = Fixture([Person.self, Dog.self])
+        let store = try fixture.open()
+        try store.write {
+            for id in 1...600 { try store.add(Person(id: id, name: "person \(id)", age: id % 90)) }
+            for index in 0..<60 {
+                let owner = store.object(ofType: Person.self, forPrimaryKey: index * 10 + 1)
+                try store.add(Dog(name: "dog \(index)", owner: owner))
+            }
+        }
+        return fixture
+    }
+
     /// Whether no environment is open for the fixture's file (every Store of it has closed).
     var isClosed: Bool {
         guard let canonical = try? EnvironmentRegistry.canonicalPath(path) else { return true }

@@ -7,21 +7,16 @@ import Testing
 
 @Suite("Salvaging a damaged file", .serialized, .fixtureChecks)
 struct SalvageTests {
-    /// A closed store of 600 people and 60 dogs (each owned by person 10 × n + 1), with an index.
-    private func closedStore() throws -> Fixture {
-        let fixture = Fixture([Person.self, Dog.self])
-        do {
-            let store = try fixture.open()
-            try store.write {
-                for id in 1...600 { try store.add(Person(id: id, name: "person \(id)", age: id % 90)) }
-                for index in 0..<60 {
-                    let dog = Dog(
-                        name: "dog \(index)", owner: store.object(ofType: Person.self, forPrimaryKey: index * 10 + 1))
-                    try store.add(dog)
-                }
-            }
-        }
-        return fixture
+    private func closedStore() throws -> Fixture { try Fixture.closedStoreOfPeople() }
+
+    /// Runs `strata-stress salvage` on `damaged` into `recovered`: its first line, exit status and stderr.
+    static func salvageInHelper(_ damaged: String, to recovered: String) throws -> (
+        line: String, status: Int32, stderr: String
+    ) {
+        let helper = try StressProcess(["salvage", damaged, recovered])
+        let line = helper.remainingLines().first ?? ""
+        let (status, stderr) = helper.wait()
+        return (line, status, stderr)
     }
 
     private func salvaged(_ fixture: Fixture, _ bytes: Data) throws -> (SalvageReport, Store) {
@@ -133,9 +128,7 @@ struct SalvageTests {
         let damaged = fixture.directory.appendingPathComponent("damaged.strata").path
         let recovered = fixture.directory.appendingPathComponent("recovered.strata").path
         try bytes.write(to: URL(fileURLWithPath: damaged))
-        let helper = try StressProcess(["salvage", damaged, recovered])
-        let line = helper.remainingLines().first ?? ""
-        let (status, stderr) = helper.wait()
+        let (line, status, stderr) = try Self.salvageInHelper(damaged, to: recovered)
         #expect(status == 0, "\(stderr.prefix(300))")
         #expect(line.hasPrefix("salvaged 660") || line.hasPrefix("error: "), "\(line)")
     }
@@ -153,9 +146,7 @@ struct SalvageTests {
         let damaged = fixture.directory.appendingPathComponent("damaged.strata").path
         let recovered = fixture.directory.appendingPathComponent("recovered.strata").path
         try bytes.write(to: URL(fileURLWithPath: damaged))
-        let salvage = try StressProcess(["salvage", damaged, recovered])
-        let line = salvage.remainingLines().first ?? ""
-        let (status, stderr) = salvage.wait()
+        let (line, status, stderr) = try Self.salvageInHelper(damaged, to: recovered)
         #expect(status == 0, "\(stderr.prefix(300))")
         #expect(line.hasPrefix("salvaged") || line.hasPrefix("error: "), "\(line)")
         var outcomes = FileDamageTests.Outcomes()
@@ -179,9 +170,7 @@ struct SalvageTests {
                 let damaged = fixture.directory.appendingPathComponent("damaged.strata").path
                 let recovered = fixture.directory.appendingPathComponent("recovered-\(trial).strata").path
                 try bytes.write(to: URL(fileURLWithPath: damaged))
-                let helper = try StressProcess(["salvage", damaged, recovered])
-                let line = helper.remainingLines().first ?? ""
-                let (status, stderr) = helper.wait()
+                let (line, status, stderr) = try Self.salvageInHelper(damaged, to: recovered)
                 try #require(status == 0, "\(kind) trial \(trial): the helper crashed: \(stderr.prefix(300))")
                 defer { for file in [damaged, recovered, recovered + "-lock"] { unlink(file) } }
                 guard line.hasPrefix("salvaged") else {

@@ -206,9 +206,7 @@ private struct SalvagedFile {
                 for (key, row) in tableRows {
                     try key.withBytes { (key) throws(LMDBError) in
                         try row.withBytes { (row) throws(LMDBError) in
-                            _ = try transaction!.put(tables[name]!, key: key, reserving: row.count + RowSeal.size) {
-                                RowSeal.write(row, key: key, into: $0)
-                            }
+                            _ = try transaction!.putSealedRow(tables[name]!, key: key, row: row)
                         }
                     }
                 }

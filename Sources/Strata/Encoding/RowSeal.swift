@@ -37,3 +37,16 @@ enum RowSeal {
         destination.storeBytes(of: checksum(key: key, row: row).littleEndian, toByteOffset: row.count, as: UInt32.self)
     }
 }
+
+extension WriteTransaction {
+    /// Stores `row` under `key`, sealed (`RowSeal`), written straight into the space LMDB reserves;
+    /// false when `.noOverwrite` found the key. (The object path seals in a scratch buffer instead:
+    /// `WriteSession.putRow`.)
+    mutating func putSealedRow(
+        _ table: Table, key: UnsafeRawBufferPointer, row: UnsafeRawBufferPointer, options: PutOptions = []
+    ) throws(LMDBError) -> Bool {
+        try put(table, key: key, reserving: row.count + RowSeal.size, options: options) {
+            RowSeal.write(row, key: key, into: $0)
+        }
+    }
+}

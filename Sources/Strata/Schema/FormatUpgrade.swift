@@ -75,7 +75,9 @@ enum FormatUpgrade {
         let table = Table(dbi: dbi, flags: [])
         var after: [UInt8]?
         while true {
-            let batch = try pairs(table, after: after, &transaction)
+            let batch = try StoreError.mapping { () throws(LMDBError) in
+                try transaction.pairs(table, after: after, limit: 1024)
+            }
             guard let last = batch.last else { return }
             after = last.key
             for (key, row) in batch {
@@ -88,34 +90,10 @@ enum FormatUpgrade {
                     }
                     try StoreError.mapping { () throws(LMDBError) in
                         try key.withBytes { (key) throws(LMDBError) in
-                            _ = try transaction.put(table, key: key, reserving: row.count + RowSeal.size) {
-                                RowSeal.write(row, key: key, into: $0)
-                            }
+                            _ = try transaction.putSealedRow(table, key: key, row: row)
                         }
                     }
                 }
-            }
-        }
-    }
-
-    private static func pairs(_ table: Table, after: [UInt8]?, _ transaction: inout WriteTransaction)
-        throws(StoreError) -> [(key: [UInt8], value: [UInt8])]
-    {
-        try StoreError.mapping { () throws(LMDBError) in
-            try transaction.withCursor(table) { (cursor) throws(LMDBError) in
-                var pairs: [(key: [UInt8], value: [UInt8])] = []
-                var entry: Cursor.Entry?
-                if let after {
-                    entry = try after.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                    if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
-                } else {
-                    entry = try cursor.first()
-                }
-                while let current = entry, pairs.count < 1024 {
-                    pairs.append((Array(current.key), Array(current.value)))
-                    entry = try cursor.next()
-                }
-                return pairs
             }
         }
     }

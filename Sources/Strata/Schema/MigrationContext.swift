@@ -54,9 +54,7 @@ final class MigrationContext {
     {
         return try StoreError.mapping {
             try key.withBytes { (key) throws(LMDBError) in
-                try write!.put(table, key: key, reserving: row.count + RowSeal.size, options: options) {
-                    RowSeal.write(row, key: key, into: $0)
-                }
+                try write!.putSealedRow(table, key: key, row: row, options: options)
             }
         }
     }
@@ -75,23 +73,7 @@ final class MigrationContext {
 
     /// Up to `limit` pairs of a table after `after` (from the start when nil), copied.
     func pairs(_ table: Table, after: [UInt8]?, limit: Int) throws(StoreError) -> [(key: [UInt8], value: [UInt8])] {
-        return try StoreError.mapping { () throws(LMDBError) in
-            try write!.withCursor(table) { (cursor) throws(LMDBError) in
-                var pairs: [(key: [UInt8], value: [UInt8])] = []
-                var entry: Cursor.Entry?
-                if let after {
-                    entry = try after.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                    if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
-                } else {
-                    entry = try cursor.first()
-                }
-                while let current = entry, pairs.count < limit {
-                    pairs.append((Array(current.key), Array(current.value)))
-                    entry = try cursor.next()
-                }
-                return pairs
-            }
-        }
+        try StoreError.mapping { () throws(LMDBError) in try write!.pairs(table, after: after, limit: limit) }
     }
 
     // MARK: The file as it was

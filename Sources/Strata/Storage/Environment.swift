@@ -120,28 +120,22 @@ final class Environment: @unchecked Sendable {
         if options.checksEveryPage, removeOnClose.isEmpty { try checkEveryPageOnce() }
     }
 
-    /// A file as this process last checked every page of it: any write changes its size, its
-    /// modification time or its newest transaction.
-    private struct CheckedFile: Hashable {
+    /// A file, whichever path names it.
+    private struct FileIdentity: Hashable {
         let device: UInt64
         let inode: UInt64
-        let size: Int
-        let modified: timespec
-        let transactionID: Int
-
-        static func == (a: Self, b: Self) -> Bool {
-            a.device == b.device && a.inode == b.inode && a.size == b.size && a.modified.tv_sec == b.modified.tv_sec
-                && a.modified.tv_nsec == b.modified.tv_nsec && a.transactionID == b.transactionID
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(device)
-            hasher.combine(inode)
-        }
     }
 
-    /// The files whose every page this process has checked, as they were then.
-    private static let checkedFiles = Locked<Set<CheckedFile>>([])
+    /// A file as it is now: any write changes its size, its modification time or its newest transaction.
+    private struct FileVersion: Equatable {
+        let size: Int
+        let modifiedSeconds: Int
+        let modifiedNanoseconds: Int
+        let transactionID: Int
+    }
+
+    /// The files whose every page this process has checked, and their version then.
+    private static let checkedFiles = Locked<[FileIdentity: FileVersion]>([:])
     /// How many full checks opening has run in this process, by path (for tests).
     static let fullChecksRun = Locked<[String: Int]>([:])
 
@@ -149,17 +143,14 @@ final class Environment: @unchecked Sendable {
     /// did for the file as it is now. Before anything else reads the file: LMDB trusts every page
     /// number it reads, and a row's bytes are only checked when the row is read.
     private func checkEveryPageOnce() throws(StorageError) {
-        let stamp = try currentStamp()
-        if Self.checkedFiles.withLock({ $0.contains(stamp) }) { return }
+        let (file, version) = try currentVersion()
+        if Self.checkedFiles.withLock({ $0[file] == version }) { return }
         Self.fullChecksRun.withLock { $0[path, default: 0] += 1 }
         _ = try checkPages()
-        Self.checkedFiles.withLock { checked in
-            checked.remove(stamp)  // an older stamp of the same file, equal by hash only
-            checked.insert(stamp)
-        }
+        Self.checkedFiles.withLock { $0[file] = version }
     }
 
-    private func currentStamp() throws(StorageError) -> CheckedFile {
+    private func currentVersion() throws(StorageError) -> (FileIdentity, FileVersion) {
         var status = stat()
         let fd: Int32
         let info: MDB_envinfo
@@ -170,9 +161,12 @@ final class Environment: @unchecked Sendable {
             throw .lmdb(error)
         }
         guard fstat(fd, &status) == 0 else { throw .fileAccess(path: path, code: errno) }
-        return CheckedFile(
-            device: UInt64(status.st_dev), inode: UInt64(status.st_ino), size: Int(status.st_size),
-            modified: status.st_mtim, transactionID: Int(info.me_last_txnid))
+        return (
+            FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)),
+            FileVersion(
+                size: Int(status.st_size), modifiedSeconds: status.st_mtim.tv_sec,
+                modifiedNanoseconds: status.st_mtim.tv_nsec, transactionID: Int(info.me_last_txnid))
+        )
     }
 
     private let isClosed = Locked(false)

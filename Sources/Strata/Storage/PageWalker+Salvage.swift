@@ -48,12 +48,6 @@ extension PageWalker {
         }
         let rowPrefix = Array(StrataFormat.rowTablePrefix.utf8)
         let sealed = (formatVersion ?? 0) >= StrataFormat.firstSealedVersion
-        var skippedAny = false
-        let skipped = visitor.skipped
-        self.visitor?.skipped = { table, damage, lower, upper in
-            skippedAny = true
-            skipped(table, damage, lower, upper)
-        }
         for (name, record) in found where name != metaName {
             currentTable = String(decoding: name, as: UTF8.self)
             let kind: TreeKind =
@@ -63,7 +57,9 @@ extension PageWalker {
         }
         // Pages cut off by damage: every page neither reached nor free. Without the whole free list,
         // a page not reached could as well be an old version of a row, freed: then none is read.
-        guard skippedAny, let free = try? walkFreeTree(root: meta.freeRoot, file: file, atLeast: 0) else { return }
+        guard pagesSkipped > 0, let free = try? walkFreeTree(root: meta.freeRoot, file: file, atLeast: 0) else {
+            return
+        }
         scanOrphanedPages(file: file, free: free)
     }
 

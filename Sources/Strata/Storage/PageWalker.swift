@@ -43,6 +43,8 @@ struct PageWalker {
     private var reached: [UInt64] = []
     /// Pages checked, for reports.
     private(set) var pagesChecked = 0
+    /// Pages a salvaging walk went around.
+    private(set) var pagesSkipped = 0
     /// Rows whose seal was checked.
     private(set) var rowsChecked = 0
     /// The names of the tables the main tree lists (the keys of its leaves), as walked.
@@ -173,6 +175,7 @@ struct PageWalker {
                 } catch {
                     // Salvaging: go around the page, unless it is the main tree's root (no table is known).
                     guard let visitor, !(pending.number == record.root && currentTable.isEmpty) else { throw error }
+                    pagesSkipped += 1
                     visitor.skipped(currentTable, error, pending.lower, pending.upper)
                 }
             }

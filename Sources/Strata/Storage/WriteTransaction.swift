@@ -85,6 +85,30 @@ struct WriteTransaction: ~Copyable {
         }
     }
 
+    /// Up to `limit` pairs of `table` after the key `after` (from the start when nil), copied: what a
+    /// walk that rewrites the table reads, a batch at a time (a cursor's pairs move as the table changes).
+    mutating func pairs(_ table: Table, after: [UInt8]?, limit: Int) throws(LMDBError) -> [(
+        key: [UInt8], value: [UInt8]
+    )] {
+        try withCursor(table) { (cursor) throws(LMDBError) in
+            var pairs: [(key: [UInt8], value: [UInt8])] = []
+            var entry: Cursor.Entry?
+            if let after {
+                entry = try after.withUnsafeBytes { key in
+                    Result { () throws(LMDBError) in try cursor.seek(atLeast: key) }
+                }.get()
+                if let current = entry, current.key.elementsEqual(after) { entry = try cursor.next() }
+            } else {
+                entry = try cursor.first()
+            }
+            while let current = entry, pairs.count < limit {
+                pairs.append((Array(current.key), Array(current.value)))
+                entry = try cursor.next()
+            }
+            return pairs
+        }
+    }
+
     /// Opens (or creates) a table; nil when it does not exist and `create` is false.
     func openTable(named name: String, flags: TableFlags, create: Bool) throws(LMDBError) -> MDB_dbi? {
         do {
