@@ -49,13 +49,20 @@ __attribute__((target("sse4.2"))) static inline uint32_t strata_crc32c_hardware(
     return narrow;
 }
 
-static inline int strata_crc32c_has_hardware(void) {
-    static int known = -1;  // a benign race: every thread computes the same answer
-    if (known < 0) {
-        unsigned int eax, ebx, ecx, edx;
-        known = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2) != 0;
-    }
+// Relaxed atomics (plain moves on x86-64): threads that race to ask the CPU store the same answer.
+static int strata_crc32c_hardware_known = -1;
+
+/// Asks the CPU (once; out of line, so that callers inline only the check of the answer).
+__attribute__((noinline, cold)) static int strata_crc32c_detect_hardware(void) {
+    unsigned int eax, ebx, ecx, edx;
+    int known = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_SSE4_2) != 0;
+    __atomic_store_n(&strata_crc32c_hardware_known, known, __ATOMIC_RELAXED);
     return known;
+}
+
+static inline int strata_crc32c_has_hardware(void) {
+    int known = __atomic_load_n(&strata_crc32c_hardware_known, __ATOMIC_RELAXED);
+    return __builtin_expect(known > 0, 1) ? 1 : known == 0 ? 0 : strata_crc32c_detect_hardware();
 }
 #elif defined(__aarch64__) && defined(__ARM_FEATURE_CRC32)
 #include <arm_acle.h>
@@ -74,6 +81,7 @@ static inline uint32_t strata_crc32c_hardware(uint32_t crc, const unsigned char 
     }
     return crc;
 }
+static const int strata_crc32c_hardware_known = 1;
 static inline int strata_crc32c_has_hardware(void) { return 1; }
 #else
 static inline uint32_t strata_crc32c_hardware(uint32_t crc, const unsigned char *bytes, size_t count) {
@@ -81,6 +89,7 @@ static inline uint32_t strata_crc32c_hardware(uint32_t crc, const unsigned char 
     (void)count;
     return crc;
 }
+static const int strata_crc32c_hardware_known = 0;
 static inline int strata_crc32c_has_hardware(void) { return 0; }
 #endif
 
@@ -112,35 +121,103 @@ static inline uint32_t strata_crc32c(uint32_t crc, const void *bytes, size_t cou
     return ~crc;
 }
 
-#if defined(__x86_64__)
-/// The seal with the crc32 instruction: both parts in one function of the instruction's target, so
-/// that they inline into it (a function of another target cannot inline them).
-__attribute__((target("sse4.2"))) static inline uint32_t strata_row_seal_hardware(
+/// The seal of a row (the CRC-32C of `key` followed by `row`), a byte at a time: out of line, as
+/// machines without the instruction are rare.
+__attribute__((noinline)) static uint32_t strata_row_seal_software(
     const void *key, size_t key_count, const void *row, size_t row_count) {
-    uint32_t crc = strata_crc32c_hardware(~0u, (const unsigned char *)key, key_count);
-    return ~strata_crc32c_hardware(crc, (const unsigned char *)row, row_count);
-}
-#else
-static inline uint32_t strata_row_seal_hardware(const void *key, size_t key_count, const void *row, size_t row_count) {
-    uint32_t crc = strata_crc32c_hardware(~0u, (const unsigned char *)key, key_count);
-    return ~strata_crc32c_hardware(crc, (const unsigned char *)row, row_count);
-}
-#endif
-
-/// Whether `stored` (a row, then 4 bytes of seal, little-endian) carries the seal of `key` and its row.
-static inline int strata_row_seal_matches(const void *key, size_t key_count, const void *stored, size_t stored_count);
-
-/// The CRC-32C of `key` followed by `row`: a stored row's seal, in one call.
-static inline uint32_t strata_row_seal(const void *key, size_t key_count, const void *row, size_t row_count) {
-    if (strata_crc32c_has_hardware()) return strata_row_seal_hardware(key, key_count, row, row_count);
     uint32_t crc = strata_crc32c_software(~0u, (const unsigned char *)key, key_count);
     return ~strata_crc32c_software(crc, (const unsigned char *)row, row_count);
 }
 
-static inline int strata_row_seal_matches(const void *key, size_t key_count, const void *stored, size_t stored_count) {
-    if (stored_count <= 4) return 0;
+#if defined(__x86_64__)
+#define STRATA_CRC32C_TARGET __attribute__((target("sse4.2")))
+#define STRATA_CRC32C_WORD(crc, word) ((uint32_t)__builtin_ia32_crc32di((crc), (word)))
+#else
+#define STRATA_CRC32C_TARGET
+#define STRATA_CRC32C_WORD(crc, word) __crc32cd((crc), (word))
+#endif
+
+#if defined(__x86_64__) || (defined(__aarch64__) && defined(__ARM_FEATURE_CRC32))
+/// The seal with the crc32 instruction: in one function of the instruction's target, so that the
+/// loops inline into it (a function of another target cannot inline them). An 8-byte key (an integer
+/// key) is one instruction.
+STRATA_CRC32C_TARGET static inline uint32_t strata_row_seal_hardware(
+    const void *key, size_t key_count, const void *row, size_t row_count) {
+    uint32_t crc;
+    if (key_count == 8) {
+        uint64_t word;
+        memcpy(&word, key, 8);
+        crc = STRATA_CRC32C_WORD(~0u, word);
+    } else {
+        crc = strata_crc32c_hardware(~0u, (const unsigned char *)key, key_count);
+    }
+    return ~strata_crc32c_hardware(crc, (const unsigned char *)row, row_count);
+}
+
+/// `strata_row_open` with the crc32 instruction, out of line: the caller keeps one call.
+STRATA_CRC32C_TARGET __attribute__((noinline)) static ptrdiff_t strata_row_open_hardware(
+    const void *key, size_t key_count, const void *stored, size_t stored_count) {
+    if (stored_count <= 4) return -1;
+    size_t row_count = stored_count - 4;
     uint32_t seal;
-    memcpy(&seal, (const unsigned char *)stored + stored_count - 4, 4);  // little-endian, as x86-64 and ARMv8 Linux
-    return seal == strata_row_seal(key, key_count, stored, stored_count - 4);
+    memcpy(&seal, (const unsigned char *)stored + row_count, 4);  // little-endian, as x86-64 and ARMv8 Linux
+    return seal == strata_row_seal_hardware(key, key_count, stored, row_count) ? (ptrdiff_t)row_count : -1;
+}
+#else
+static inline uint32_t strata_row_seal_hardware(const void *key, size_t key_count, const void *row, size_t row_count) {
+    return strata_row_seal_software(key, key_count, row, row_count);
+}
+
+static inline ptrdiff_t strata_row_open_hardware(
+    const void *key, size_t key_count, const void *stored, size_t stored_count) {
+    (void)key;
+    (void)key_count;
+    (void)stored;
+    (void)stored_count;
+    return -1;  // never called: strata_crc32c_has_hardware() is 0 here
+}
+#endif
+
+/// The CRC-32C of `key` followed by `row`: a stored row's seal, in one call.
+static inline uint32_t strata_row_seal(const void *key, size_t key_count, const void *row, size_t row_count) {
+    if (strata_crc32c_has_hardware()) return strata_row_seal_hardware(key, key_count, row, row_count);
+    return strata_row_seal_software(key, key_count, row, row_count);
+}
+
+/// `strata_row_open` before the CPU was asked, or without the instruction: out of line.
+__attribute__((noinline)) static ptrdiff_t strata_row_open_other(
+    const void *key, size_t key_count, const void *stored, size_t stored_count) {
+    if (strata_crc32c_has_hardware()) return strata_row_open_hardware(key, key_count, stored, stored_count);
+    if (stored_count <= 4) return -1;
+    size_t row_count = stored_count - 4;
+    uint32_t seal;
+    memcpy(&seal, (const unsigned char *)stored + row_count, 4);
+    return seal == strata_row_seal_software(key, key_count, stored, row_count) ? (ptrdiff_t)row_count : -1;
+}
+
+/// The length of the row inside `stored` (a row, then its 4-byte seal, little-endian) when the seal
+/// is that of `key` and the row; -1 when it is not, or when `stored` has no room for a seal. What
+/// inlines into the caller is one test and one call: every row read runs it.
+static inline ptrdiff_t strata_row_open(const void *key, size_t key_count, const void *stored, size_t stored_count) {
+    if (__builtin_expect(__atomic_load_n(&strata_crc32c_hardware_known, __ATOMIC_RELAXED) > 0, 1)) {
+        return strata_row_open_hardware(key, key_count, stored, stored_count);
+    }
+    return strata_row_open_other(key, key_count, stored, stored_count);
+}
+
+/// What `strata_cursor_get_row` returns for a row whose seal does not match: outside LMDB's codes
+/// (MDB_KEYEXIST -30799 to MDB_LAST_ERRCODE) and errno's.
+#define STRATA_ROW_DAMAGED (-30000)
+
+/// `mdb_cursor_get` on a table of sealed rows, then the row's seal: `MDB_SUCCESS` with `data` shortened
+/// to the row when it matches, `STRATA_ROW_DAMAGED` (`data` whole) when it does not, else LMDB's code.
+/// One call from Swift per row where a walk over rows would otherwise pay for two calls' glue.
+static inline int strata_cursor_get_row(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op) {
+    int code = mdb_cursor_get(cursor, key, data, op);
+    if (code != MDB_SUCCESS) return code;
+    ptrdiff_t length = strata_row_open(key->mv_data, key->mv_size, data->mv_data, data->mv_size);
+    if (length < 0) return STRATA_ROW_DAMAGED;
+    data->mv_size = (size_t)length;
+    return MDB_SUCCESS;
 }
 #endif

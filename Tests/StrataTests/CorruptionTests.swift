@@ -162,8 +162,12 @@ struct DamagedKeyTests {
             let binding = try store.core.binding(for: Note.self)
             let session = try #require(store.core.session)
             let stored = try #require(try session.get(binding.table, key: .integer(1))).map { $0 }
-            try stored.dropLast(RowSeal.size).map { $0 }.withBytes { (row) throws(StoreError) in
-                _ = try session.putRow(binding.table, key: .bytes([0xFF, 0xFF, 0xFF]), row: row)
+            let row = stored.dropLast(RowSeal.size).map { $0 }
+            let badKey: [UInt8] = [0xFF, 0xFF, 0xFF]
+            try row.withBytes { (row) throws(LMDBError) in
+                try badKey.withBytes { (key) throws(LMDBError) in
+                    _ = try session.transaction!.putSealedRow(binding.table, key: key, row: row)
+                }
             }
         }
     }

@@ -22,6 +22,31 @@ struct RowSealTests {
         }
     }
 
+    @Test("the seal is the same with the CPU's instruction and without it, for every key and row length")
+    func hardwareAndSoftwareSealsAgree() {
+        let bytes = (0..<200).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for keyLength in [1, 3, 8, 16, 20] {
+            for rowLength in 0...140 {
+                let key = Array(bytes[..<keyLength])
+                let row = Array(bytes[keyLength..<(keyLength + rowLength)])
+                let (seal, expected) = key.withUnsafeBytes { key in
+                    row.withUnsafeBytes { row in
+                        (
+                            strata_row_seal(key.baseAddress, key.count, row.baseAddress, row.count),
+                            strata_row_seal_software(key.baseAddress, key.count, row.baseAddress, row.count)
+                        )
+                    }
+                }
+                #expect(seal == expected, "key \(keyLength) bytes, row \(rowLength)")
+                let stored = row + withUnsafeBytes(of: seal.littleEndian) { Array($0) }
+                let length = key.withUnsafeBytes { key in
+                    stored.withUnsafeBytes { Checksum.sealedRowLength(key: key, stored: $0) }
+                }
+                #expect(length == (rowLength > 0 ? rowLength : -1), "key \(keyLength) bytes, row \(rowLength)")
+            }
+        }
+    }
+
     /// A store of one person, and the stored bytes of that person's row (the row and its seal).
     private func storedPerson(_ fixture: Fixture) throws -> (Store, Unchecked<RowKey>, Int) {
         let store = try fixture.open()

@@ -94,6 +94,19 @@ struct RowReader {
         }
     }
 
+    /// The row of `entry`, whose seal the cursor checked (`TableCursor.nextRow`), its header checked.
+    ///
+    /// - Throws: `.corrupted` naming type, key and damage.
+    @inline(__always)
+    func checkedRow(_ entry: SealedEntry, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+        do {
+            guard entry.sealed else { throw RowSeal.damage(entry.value) }
+            return try RowView(checkingHeader: entry.value, expectedColumns: binding.columnCount)
+        } catch {
+            throw .damaged(at: binding.location(of: key), error)
+        }
+    }
+
     /// Every row of the table, in key order.
     func allRows(_ binding: TableBinding) throws(StoreError) -> [(key: RowKey, row: RowView)] {
         var found: [(key: RowKey, row: RowView)] = []

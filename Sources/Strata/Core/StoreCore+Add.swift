@@ -154,8 +154,9 @@ extension StoreCore {
         session: WriteSession
     ) throws(StoreError) -> (key: RowKey, inserted: Bool) {
         try encodeRow(of: object, binding: binding, into: &session.rowEncoder)
-        return try session.rowEncoder.withRow { bytes throws(StoreError) -> (key: RowKey, inserted: Bool) in
-            let row = RowView(encoded: bytes, columns: binding.columnCount)
+        return try session.rowEncoder.withEncodedRow(columns: binding.columnCount) {
+            encoded throws(StoreError) -> (key: RowKey, inserted: Bool) in
+            let row = encoded.view
             let key: RowKey
             if let knownKey {
                 key = knownKey
@@ -163,20 +164,20 @@ extension StoreCore {
                 key = try self.key(of: row, binding: binding, session: session)
             }
             if binding.primaryKeyColumn == nil || policy == .error {
-                guard try insertRow(row, key: key, binding: binding, session: session) else {
+                guard try insertRow(encoded, key: key, binding: binding, session: session) else {
                     throw .alreadyExists(
                         primaryKey: StoreError.PrimaryKey(binding.describe(key), typeName: binding.name))
                 }
                 return (key, true)
             }
             guard let old = try copyOfRow(binding, key: key, session: session) else {
-                _ = try insertRow(row, key: key, binding: binding, session: session)
+                _ = try insertRow(encoded, key: key, binding: binding, session: session)
                 return (key, true)
             }
             if policy == .modified, try isUnchanged(old, row, binding: binding, key: key) {
                 return (key, false)
             }
-            try replaceRow(row, old: old, key: key, binding: binding, session: session)
+            try replaceRow(encoded, old: old, key: key, binding: binding, session: session)
             return (key, false)
         }
     }
@@ -233,9 +234,8 @@ extension StoreCore {
                     session.rowEncoder.appendColumn(copying: try old.column(index))
                 }
             }
-            try session.rowEncoder.withRow { bytes throws(StoreError) in
-                let row = RowView(encoded: bytes, columns: binding.columnCount)
-                try replaceRow(row, old: old, key: object._key, binding: binding, session: session)
+            try session.rowEncoder.withEncodedRow(columns: binding.columnCount) { encoded throws(StoreError) in
+                try replaceRow(encoded, old: old, key: object._key, binding: binding, session: session)
             }
         } catch {
             preconditionFailure("Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(error)")

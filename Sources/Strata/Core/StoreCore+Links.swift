@@ -54,9 +54,8 @@ extension StoreCore {
                 } catch {
                     throw .damaged(at: origin.location(of: originKey), error)
                 }
-                try encoder.withRow { (bytes) throws(StoreError) in
-                    let row = RowView(encoded: bytes, columns: origin.columnCount)
-                    try replaceRow(row, old: old, key: originKey, binding: origin, session: session)
+                try encoder.withEncodedRow(columns: origin.columnCount) { (encoded) throws(StoreError) in
+                    try replaceRow(encoded, old: old, key: originKey, binding: origin, session: session)
                 }
             }
         }

@@ -119,12 +119,14 @@ extension StoreCore {
 
     /// Inserts a row and its index and backlink entries. Returns false, changing nothing, when the
     /// key exists.
-    func insertRow(_ row: RowView, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool
+    func insertRow(_ encoded: EncodedRow, key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError)
+        -> Bool
     {
         iterations.detach(of: binding)
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
-        guard try session.putRow(binding.table, key: key, row: row.bytes, options: options) else { return false }
+        guard try session.putRow(binding.table, key: key, row: encoded, options: options) else { return false }
+        let row = encoded.view
         session.noteStored(key, in: binding)
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
@@ -141,8 +143,9 @@ extension StoreCore {
     /// Replaces a row whose previous bytes are `old` (a copy: see `WriteSession.rowCopy`), moving the
     /// derived entries of the columns that changed.
     func replaceRow(
-        _ row: RowView, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
+        _ encoded: EncodedRow, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
     ) throws(StoreError) {
+        let row = encoded.view
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
                 try binding.derived.move(
@@ -159,9 +162,9 @@ extension StoreCore {
             session.changeLog![binding.ordinal].noteModified(key, columns: changed)
         }
         if let cursor = iterations.cursor(of: binding, at: key) {
-            try session.replaceCurrentRow(cursor, key: key, row: row.bytes)  // in place: no search
+            try session.replaceCurrentRow(cursor, key: key, row: encoded)  // in place: no search
         } else {
-            _ = try session.putRow(binding.table, key: key, row: row.bytes)
+            _ = try session.putRow(binding.table, key: key, row: encoded)
         }
         noteChange()
     }

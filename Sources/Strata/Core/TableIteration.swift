@@ -50,13 +50,13 @@ final class TableIteration {
         }
         guard !finished else { return false }
         do throws(StoreError) {
-            let entry: TableCursor.Entry?
+            let entry: SealedEntry?
             if !started {
                 started = true
                 cursor = try core.openCursor(on: binding.table)
-                entry = try step { (cursor) throws(LMDBError) in try cursor.first() }
+                entry = try stepRow { (cursor) throws(LMDBError) in try cursor.firstRow() }
             } else {
-                entry = try step { (cursor) throws(LMDBError) in try cursor.next() }
+                entry = try stepRow { (cursor) throws(LMDBError) in try cursor.nextRow() }
             }
             guard let entry else {
                 finish()
@@ -64,7 +64,7 @@ final class TableIteration {
             }
             key = try decodeKey(entry.key)
             cursorKey = key
-            row = try core.rows.storedRow(entry.value, keyBytes: entry.key, binding: binding, key: key)
+            row = try core.rows.checkedRow(entry, binding: binding, key: key)
             return true
         } catch {
             trap(error)
@@ -74,6 +74,11 @@ final class TableIteration {
     private func step(_ move: (TableCursor) throws(LMDBError) -> TableCursor.Entry?) throws(StoreError) -> TableCursor
         .Entry?
     {
+        guard let cursor else { return nil }
+        return try StoreError.mapping { try move(cursor) }
+    }
+
+    private func stepRow(_ move: (TableCursor) throws(LMDBError) -> SealedEntry?) throws(StoreError) -> SealedEntry? {
         guard let cursor else { return nil }
         return try StoreError.mapping { try move(cursor) }
     }

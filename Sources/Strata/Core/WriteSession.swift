@@ -12,8 +12,6 @@ final class WriteSession {
     @exclusivity(unchecked) var rowEncoder = _RowEncoder()
     /// A copy of a stored row: a change to any table may move the bytes LMDB returned.
     let rowCopy = ScratchBuffer()
-    /// Where rows are sealed before they are stored (a copy costs less than LMDB's `MDB_RESERVE` path).
-    let sealing = ScratchBuffer()
     /// Index keys being computed: of the old row and of the new one.
     @exclusivity(unchecked) var indexKeys: (old: [UInt8], new: [UInt8]) = ([], [])
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
@@ -70,21 +68,22 @@ final class WriteSession {
     }
 
     /// Stores `row` sealed (`RowSeal`) under `key`; false when `.noOverwrite` found the key.
+    /// (Sealed in the room after the row: cheaper than a copy or LMDB's `MDB_RESERVE` path.)
     func putRow(
-        _ table: Table, key: RowKey, row: UnsafeRawBufferPointer, options: PutOptions = []
+        _ table: Table, key: RowKey, row: EncodedRow, options: PutOptions = []
     ) throws(StoreError) -> Bool {
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.put(table, key: key, value: sealing.sealed(row, key: key), options: options)
+                try transaction!.put(table, key: key, value: row.sealed(for: key), options: options)
             }
         }
     }
 
     /// Replaces the row the cursor stands on (its key is `key`) with `row`, sealed.
-    func replaceCurrentRow(_ cursor: TableCursor, key: RowKey, row: UnsafeRawBufferPointer) throws(StoreError) {
+    func replaceCurrentRow(_ cursor: TableCursor, key: RowKey, row: EncodedRow) throws(StoreError) {
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
-                try transaction!.replaceCurrent(cursor, key: key, value: sealing.sealed(row, key: key))
+                try transaction!.replaceCurrent(cursor, key: key, value: row.sealed(for: key))
             }
         }
     }

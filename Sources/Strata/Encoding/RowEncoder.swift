@@ -188,6 +188,15 @@ public struct _RowEncoder {
         let start = finish()
         return try body(UnsafeRawBufferPointer(start: storage.base + start, count: count - start))
     }
+
+    /// Runs `body` with the finished row, which has room for its seal after it (valid during `body`):
+    /// what the object path stores, sealed without a copy.
+    mutating func withEncodedRow<R, E: Error>(columns: Int, _ body: (EncodedRow) throws(E) -> R) throws(E) -> R {
+        let start = finish()
+        storage.reserve(count + RowSeal.size, keeping: count)
+        let bytes = UnsafeRawBufferPointer(start: storage.base + start, count: count - start)
+        return try body(EncodedRow(roomAfter: RowView(encoded: bytes, columns: columns)))
+    }
 }
 
 enum ListFormat {

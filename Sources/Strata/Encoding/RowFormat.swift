@@ -39,18 +39,29 @@ struct RowView {
     @usableFromInline let dataStart: Int
 
     /// Checks the header of `bytes` as a row of `expectedColumns` columns: O(1).
+    /// Every row read passes here: the messages are built out of line (`headerDamage`), so that this
+    /// path saves no registers for them.
     init(checkingHeader bytes: UnsafeRawBufferPointer, expectedColumns: Int) throws(RowDamage) {
-        guard bytes.count >= 3 else { throw RowDamage("row of \(bytes.count) bytes has no header") }
+        guard bytes.count >= 3 else { throw Self.headerDamage(bytes, expectedColumns: expectedColumns) }
         let width = Int(bytes[0])
-        guard width == 1 || width == 2 || width == 4 else { throw RowDamage("row offset width is \(width)") }
+        let count = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
+        guard width == 1 || width == 2 || width == 4, count == expectedColumns,
+            bytes.count >= RowFormat.headerSize(columns: count, width: width)
+        else { throw Self.headerDamage(bytes, expectedColumns: expectedColumns) }
+        self.init(encoded: bytes, columns: count, width: width)
+    }
+
+    /// What is wrong with the header of `bytes`, which `init(checkingHeader:)` refused.
+    @inline(never)
+    private static func headerDamage(_ bytes: UnsafeRawBufferPointer, expectedColumns: Int) -> RowDamage {
+        guard bytes.count >= 3 else { return RowDamage("row of \(bytes.count) bytes has no header") }
+        let width = Int(bytes[0])
+        guard width == 1 || width == 2 || width == 4 else { return RowDamage("row offset width is \(width)") }
         let count = Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 1, as: UInt16.self)))
         guard count == expectedColumns else {
-            throw RowDamage("row has \(count) columns, the schema has \(expectedColumns)")
+            return RowDamage("row has \(count) columns, the schema has \(expectedColumns)")
         }
-        guard bytes.count >= RowFormat.headerSize(columns: count, width: width) else {
-            throw RowDamage("row of \(bytes.count) bytes is shorter than its header")
-        }
-        self.init(encoded: bytes, columns: count, width: width)
+        return RowDamage("row of \(bytes.count) bytes is shorter than its header")
     }
 
     /// Checks `bytes` as a row of `expectedColumns` columns, every column.

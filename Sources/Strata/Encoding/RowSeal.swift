@@ -7,6 +7,7 @@
 enum RowSeal {
     static let size = 4
 
+    @inline(__always)
     static func checksum(key: UnsafeRawBufferPointer, row: UnsafeRawBufferPointer) -> UInt32 {
         Checksum.rowSeal(key: key, row: row)
     }
@@ -18,11 +19,13 @@ enum RowSeal {
     static func open(_ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) throws(RowDamage)
         -> UnsafeRawBufferPointer
     {
-        guard Checksum.rowSealMatches(key: key, stored: stored) else { throw damage(stored) }
-        return UnsafeRawBufferPointer(start: stored.baseAddress, count: stored.count - size)
+        let length = Checksum.sealedRowLength(key: key, stored: stored)
+        guard length >= 0 else { throw damage(stored) }
+        return UnsafeRawBufferPointer(start: stored.baseAddress, count: length)
     }
 
-    private static func damage(_ stored: UnsafeRawBufferPointer) -> RowDamage {
+    /// What is wrong with `stored`, whose seal does not match.
+    static func damage(_ stored: UnsafeRawBufferPointer) -> RowDamage {
         guard stored.count > size else { return RowDamage("row of \(stored.count) bytes has no room for its checksum") }
         let seal = UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: stored.count - size, as: UInt32.self))
         return RowDamage("row checksum \(seal) does not match its key and bytes: the row is damaged")
@@ -35,6 +38,25 @@ enum RowSeal {
         precondition(destination.count == row.count + size)
         destination.baseAddress!.copyMemory(from: row.baseAddress!, byteCount: row.count)
         destination.storeBytes(of: checksum(key: key, row: row).littleEndian, toByteOffset: row.count, as: UInt32.self)
+    }
+}
+
+/// A row `_RowEncoder` just finished, with `RowSeal.size` bytes of room right after its bytes, so
+/// that sealing it for storage writes 4 bytes instead of copying the row.
+struct EncodedRow {
+    let view: RowView
+
+    /// A row whose bytes have `RowSeal.size` writable bytes after them (`_RowEncoder.withEncodedRow`).
+    init(roomAfter view: RowView) { self.view = view }
+
+    /// The row followed by its seal for `key`, written into the room after it: valid as long as the row.
+    @inline(__always)
+    func sealed(for key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        let bytes = view.bytes
+        let seal = RowSeal.checksum(key: key, row: bytes)
+        UnsafeMutableRawPointer(mutating: bytes.baseAddress!).storeBytes(
+            of: seal.littleEndian, toByteOffset: bytes.count, as: UInt32.self)
+        return UnsafeRawBufferPointer(start: bytes.baseAddress, count: bytes.count + RowSeal.size)
     }
 }
 

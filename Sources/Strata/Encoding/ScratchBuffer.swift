@@ -11,12 +11,4 @@ final class ScratchBuffer {
         }
         return UnsafeRawBufferPointer(start: storage.base, count: bytes.count)
     }
-
-    /// `row` followed by its seal for `key` (`RowSeal`), valid until the next use of the buffer.
-    func sealed(_ row: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        storage.reserve(row.count + RowSeal.size, keeping: 0)
-        let destination = UnsafeMutableRawBufferPointer(start: storage.base, count: row.count + RowSeal.size)
-        RowSeal.write(row, key: key, into: destination)
-        return UnsafeRawBufferPointer(destination)
-    }
 }

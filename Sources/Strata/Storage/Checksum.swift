@@ -16,10 +16,17 @@ enum Checksum {
         strata_row_seal(key.baseAddress, key.count, row.baseAddress, row.count)
     }
 
+    /// The length of the row inside `stored` (a row followed by its seal) when it carries the seal of
+    /// `key` and the row; -1 when it does not.
+    @inline(__always)
+    static func sealedRowLength(key: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer) -> Int {
+        strata_row_open(key.baseAddress, key.count, stored.baseAddress, stored.count)
+    }
+
     /// Whether `stored`, a row followed by its seal, carries the seal of `key` and the row.
     @inline(__always)
     static func rowSealMatches(key: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer) -> Bool {
-        strata_row_seal_matches(key.baseAddress, key.count, stored.baseAddress, stored.count) != 0
+        sealedRowLength(key: key, stored: stored) >= 0
     }
 
     /// Whether this machine computes it with a CPU instruction (else a table, several times slower).

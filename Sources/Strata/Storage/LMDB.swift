@@ -305,4 +305,28 @@ enum LMDB {
             UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
         )
     }
+
+    /// `cursorGet` on a table of sealed rows (`Checksum`), checking the seal in the same call: the
+    /// value is the row without its seal when `sealed`, else all of the stored bytes.
+    @inline(__always)
+    static func cursorGetRow(_ cursor: OpaquePointer, op: MDB_cursor_op) throws(LMDBError) -> SealedEntry? {
+        try injected(.cursorGet)
+        var k = MDB_val(mv_size: 0, mv_data: nil)
+        var v = MDB_val(mv_size: 0, mv_data: nil)
+        let code = strata_cursor_get_row(cursor, &k, &v, op)
+        if code == MDB_NOTFOUND { return nil }
+        if code != STRATA_ROW_DAMAGED { try check(code) }
+        return SealedEntry(
+            key: UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
+            value: UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size), sealed: code != STRATA_ROW_DAMAGED)
+    }
+}
+
+/// A pair of a table of sealed rows, as a cursor met it.
+struct SealedEntry {
+    let key: UnsafeRawBufferPointer
+    /// The row (its seal removed) when `sealed`; the stored bytes as they are when not.
+    let value: UnsafeRawBufferPointer
+    /// Whether the stored bytes carried the seal of the key and the row.
+    let sealed: Bool
 }

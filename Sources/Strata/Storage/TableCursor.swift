@@ -37,6 +37,17 @@ final class TableCursor {
     func first() throws(LMDBError) -> Entry? { try get(MDB_FIRST) }
     func next() throws(LMDBError) -> Entry? { try get(MDB_NEXT) }
 
+    /// The first row of a table of sealed rows, its seal checked (`LMDB.cursorGetRow`).
+    func firstRow() throws(LMDBError) -> SealedEntry? { try getRow(MDB_FIRST) }
+    /// The next row of a table of sealed rows, its seal checked.
+    func nextRow() throws(LMDBError) -> SealedEntry? { try getRow(MDB_NEXT) }
+
+    @inline(__always)
+    private func getRow(_ op: MDB_cursor_op) throws(LMDBError) -> SealedEntry? {
+        guard let handle else { throw LMDBError.badTransaction }
+        return try LMDB.cursorGetRow(handle, op: op)
+    }
+
     /// Replaces the value of the pair the cursor stands on (`MDB_CURRENT`: no search). `key` must be
     /// that pair's key. The cursor stays on it.
     func replaceCurrent(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LMDBError) {
