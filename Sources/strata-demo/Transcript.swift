@@ -43,7 +43,7 @@ enum Transcript {
 }
 
 /// What a thread hands back: written once by the thread, read under the lock.
-private final class ResultBox<R>: @unchecked Sendable {
+final class ResultBox<R>: @unchecked Sendable {
     var result: R?
     let lock = NSLock()
 }

@@ -30,8 +30,9 @@ func runDemo() -> Int32 {
         let errors = ErrorsScenario(store: store, configuration: configuration, directory: directory)
         try errors.run()
         try runMigration(store, directory: directory)
+        try runPool(directory: directory)
 
-        Transcript.step("8. The file, as the strata command sees it")
+        Transcript.step("9. The file, as the strata command sees it")
         let file = try DynamicStore(path: configuration.fileURL!.path)
         let report = try file.diagnostics()
         try file.verify()
@@ -52,7 +53,7 @@ func runDemo() -> Int32 {
 /// The files a run leaves in its directory (the store, the error step's, the migrated copy): a second
 /// run in the same directory starts from nothing, as the first did. Returns how many it removed.
 func removeEarlierRun(in directory: URL) throws -> Int {
-    let names = ["todos", "truncated", "small", "read-only", "readers", "next-version"]
+    let names = ["todos", "truncated", "small", "read-only", "readers", "next-version", "pool"]
     var removed = 0
     for name in names {
         for suffix in [".strata", ".strata-lock"] {

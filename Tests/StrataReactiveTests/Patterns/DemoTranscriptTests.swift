@@ -33,7 +33,7 @@ import Testing
         #expect(lines.last == "Done.")
         #expect(!lines.contains { $0.contains("unexpected") || $0.hasSuffix(": false") || $0.contains(": failed:") })
         let headings = lines.filter { $0.hasPrefix("== ") }.map { $0.prefix(5) }
-        #expect(headings == ["== 1.", "== 2.", "== 3.", "== 4.", "== 5.", "== 6.", "== 7.", "== 8."])
+        #expect(headings == ["== 1.", "== 2.", "== 3.", "== 4.", "== 5.", "== 6.", "== 7.", "== 8.", "== 9."])
 
         func has(_ step: [String], _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
             #expect(step.contains { $0.contains(text) }, "missing: \(text)", sourceLocation: sourceLocation)
@@ -111,7 +111,14 @@ import Testing
         has(migration, "migrated from version 0 to 1: 2 open todos got a due date: [\"Answer Al\", \"Fix the bike\"]")
         has(migration, "the live file stays at version 0 and still opens with this version's Todo: 3 todos")
 
-        let file = Self.step(8, in: lines)
+        let pool = Self.step(8, in: lines)
+        has(
+            pool,
+            "40 tasks wrote one todo each and read the count after it: 40 writes, 40 reads, none saw fewer than its own"
+        )
+        has(pool, "a Frozen Results crossed to a detached task: 20 open of 40")
+
+        let file = Self.step(9, in: lines)
         has(file, "types: Project, ProjectNote, Todo; todos: 3")
         has(file, "verify: ok")
 
