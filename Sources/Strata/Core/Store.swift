@@ -57,6 +57,43 @@ public struct Store {
         core = try StoreCache.core(for: configuration, confinement: try .queue(queue), queue: queue)
     }
 
+    /// Opens a Store isolated to `actor` instead of a thread: the actor's code uses it, and its
+    /// objects, across any number of `await`s, whichever thread each part runs on. Call it from the
+    /// actor (the main actor included), usually when the actor starts:
+    ///
+    /// ```swift
+    /// actor Library {
+    ///     let store: Store
+    ///     init(configuration: Store.Configuration) async throws {
+    ///         store = try await Store(configuration: configuration, actor: self)
+    ///     }
+    ///     func borrow(_ id: Int) async throws {
+    ///         let book = store.object(ofType: Book.self, forPrimaryKey: id)
+    ///         await somethingElse()                   // resumes on any thread: the Store still works
+    ///         try store.write { book?.borrowed = true }
+    ///     }
+    /// }
+    /// ```
+    /// Each call makes a new Store (actors' Stores are not cached); several of one file, for several
+    /// actors, coexist with the threads' Stores of it.
+    ///
+    /// - Throws: what `init(configuration:)` throws; `.invalidArgument` when this Swift runtime cannot
+    ///   tell which actor code runs on.
+    /// - Warning: Off the actor, the Store's throwing APIs throw `.wrongThread` and its objects'
+    ///   properties trap, as a thread's Store does off its thread. A `write { }` block must not
+    ///   `await` (LMDB's writer lock belongs to one thread).
+    public init(configuration: Configuration, actor: isolated any Actor) async throws(StoreError) {
+        guard CurrentExecutor.isAvailable else {
+            throw .invalidArgument(
+                "this Swift runtime has no swift_task_getCurrentExecutor: a Store cannot be isolated to an actor")
+        }
+        let token = ActorToken(executor: actor.unownedExecutor, isMainActor: actor === MainActor.shared)
+        guard token.isCurrent else {
+            throw .invalidArgument("Store(configuration:actor:) did not run on the actor it was given")
+        }
+        core = try StoreCore(configuration: configuration, confinement: .actor(token))
+    }
+
     /// The configuration the Store was opened with.
     public var configuration: Configuration { core.configuration }
 }

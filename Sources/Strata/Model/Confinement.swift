@@ -4,13 +4,15 @@ import Dispatch
 @usableFromInline
 final class QueueToken: Sendable {}
 
-/// Where a Store may be used: the thread that opened it, or a serial dispatch queue.
+/// Where a Store may be used: the thread that opened it, a serial dispatch queue, or an actor.
 @usableFromInline
 enum Confinement {
     case thread(ThreadIdentity)
     case queue(QueueToken)
     /// A frozen Store: an immutable snapshot, readable from any thread.
     case frozen
+    /// An actor's Store: used by the actor's code on any thread its jobs run on.
+    case actor(ActorToken)
 
     private static let queueKey = DispatchSpecificKey<QueueToken>()
 
@@ -37,6 +39,7 @@ enum Confinement {
         case .thread(let thread): thread == .current
         case .queue(let token): Self.isCurrentQueue(token)
         case .frozen: true
+        case .actor(let token): token.isCurrent
         }
     }
 
@@ -57,6 +60,7 @@ enum Confinement {
         case .thread(let thread): thread.raw
         case .queue(let token): UInt(bitPattern: ObjectIdentifier(token).hashValue)
         case .frozen: 0
+        case .actor(let token): UInt(bitPattern: ObjectIdentifier(token).hashValue)
         }
     }
 }
