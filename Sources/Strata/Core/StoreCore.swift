@@ -224,14 +224,21 @@ final class StoreCore: ObjectContext {
 
     /// - Throws: `.wrongThread`, `.alreadyInWriteTransaction` (this Store, or another Store of the file on
     ///   this thread, is writing), `.readOnly`, `.storage`.
-    func beginWrite() throws(StoreError) {
-        try checkConfined()
-        guard session == nil, !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
-        guard !configuration.readOnly, !isFrozen else { throw .readOnly }
+    /// `hasTurn`: the caller took this process's writer turn already (`asyncWrite`); it is given back
+    /// if the write cannot begin.
+    func beginWrite(hasTurn: Bool = false) throws(StoreError) {
+        do throws(StoreError) {
+            try checkConfined()
+            guard session == nil, !environment.isWriterOnCurrentThread else { throw .alreadyInWriteTransaction }
+            guard !configuration.readOnly, !isFrozen else { throw .readOnly }
+        } catch {
+            if hasTurn { environment.writerGate.leave() }
+            throw error
+        }
         iterations.detach()
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
         let transaction: WriteTransaction
-        transaction = try StoreError.mapping { try WriteTransaction(environment) }
+        transaction = try StoreError.mapping { try WriteTransaction(environment, hasTurn: hasTurn) }
         let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
         session.begin(transaction)
         session.changeLog =

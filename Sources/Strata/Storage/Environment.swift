@@ -59,6 +59,8 @@ final class Environment: @unchecked Sendable {
     /// The thread that holds LMDB's writer lock through this environment, if any. LMDB's lock is a
     /// non-recursive mutex: a second `mdb_txn_begin` for writing on that thread would deadlock.
     private let writerThread = Atomic<UInt>(0)  // a pthread_t, 0 for none
+    /// The turns of this process's writers (`WriteTransaction` takes one before LMDB's lock).
+    let writerGate = WriterGate()
     /// Named tables opened by committed transactions (`MDB_dbi` handles are valid for the whole
     /// environment once the transaction that opened them committed).
     private let openedTables = Locked<[String: Table]>([:])

@@ -14,8 +14,16 @@ struct WriteTransaction: ~Copyable {
     private(set) var failure: LMDBError?
     private var isFinished = false
 
-    init(_ environment: Environment) throws(LMDBError) {
-        handle = try LMDB.beginTransaction(environment.handle, flags: 0)
+    /// Begins the write, after this process's writers before it (`Environment.writerGate`): pass
+    /// `hasTurn` when the caller already took its turn (`asyncWrite` waits for it suspended).
+    init(_ environment: Environment, hasTurn: Bool = false) throws(LMDBError) {
+        if !hasTurn { environment.writerGate.enter() }
+        do {
+            handle = try LMDB.beginTransaction(environment.handle, flags: 0)
+        } catch {
+            environment.writerGate.leave()
+            throw error
+        }
         self.environment = environment
         environment.noteWriter(.current)
     }
@@ -121,7 +129,10 @@ struct WriteTransaction: ~Copyable {
     /// Commits, or, if the transaction was poisoned, aborts and throws the failure that poisoned it.
     consuming func commit() throws(LMDBError) {
         isFinished = true
-        defer { environment.noteWriter(nil) }
+        defer {
+            environment.noteWriter(nil)
+            environment.writerGate.leave()
+        }
         if let failure {
             LMDB.abort(handle)
             throw failure
@@ -133,12 +144,14 @@ struct WriteTransaction: ~Copyable {
         isFinished = true
         LMDB.abort(handle)
         environment.noteWriter(nil)
+        environment.writerGate.leave()
     }
 
     deinit {
         if !isFinished {
             LMDB.abort(handle)
             environment.noteWriter(nil)
+            environment.writerGate.leave()
         }
     }
 }

@@ -47,6 +47,45 @@ extension Store {
         try core.beginWrite()
     }
 
+    /// Runs `block` in a write transaction and commits it, from async code: waits for this process's
+    /// other writers of the file suspended (holding no thread), then begins, runs `block` and
+    /// commits in one go on one thread, in the caller's isolation. Realm's name; GRDB's is `write`.
+    ///
+    /// ```swift
+    /// actor Library {
+    ///     let store: Store
+    ///     func lend(_ book: Book) async throws {
+    ///         try await store.asyncWrite { book.lent = true }
+    ///     }
+    /// }
+    /// ```
+    /// Returns what `block` returns, once the commit is done (durable as `durability` says: one sync
+    /// per write, as `write`). Nothing of a block that throws is stored, property changes included.
+    ///
+    /// - Throws: `.wrongThread` (off the Store's actor or thread, before or after the wait),
+    ///   `.alreadyInWriteTransaction`, `.readOnly`, `.mapFull`, `.storage`, or the block's own error,
+    ///   unchanged.
+    /// - Warning: Only another process's writer can make the thread wait inside LMDB. `block` is
+    ///   synchronous: it cannot `await`, so the write never spans one.
+    @discardableResult
+    public func asyncWrite<Result>(
+        isolation: isolated (any Actor)? = #isolation, _ block: () throws -> Result
+    ) async throws -> Result {
+        try core.checkConfined()
+        guard core.session == nil else { throw StoreError.alreadyInWriteTransaction }
+        await core.environment.writerGate.enterAsync()
+        try core.beginWrite(hasTurn: true)
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if core.session != nil { try? core.cancelWrite() }
+            throw error
+        }
+        if core.session != nil { try core.commitWrite() }
+        return result
+    }
+
     /// Commits the open write transaction. If it fails, nothing of it is stored. (To keep some
     /// observers from hearing of this write, see `commitWrite(withoutNotifying:)`.)
     ///
