@@ -6,24 +6,23 @@ import Testing
 
 /// Runs each job of an actor on the other of two threads, in turn: every `await` inside the actor
 /// resumes on another thread than the one before (a default actor on this machine's two-thread pool
-/// often stays on one). Serial: one job at a time, in order.
-final class AlternatingExecutor: SerialExecutor, @unchecked Sendable {  // `jobs` and `turn` under `condition`
+/// often stays on one). Serial: one job at a time, in order. A worker idle for a moment ends (and
+/// starts again with the next job), so that no worker outlives the test run.
+final class AlternatingExecutor: SerialExecutor, @unchecked Sendable {  // all state under `condition`
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var turn = 0
+    private var running = [false, false]
     private var stopped = false
-
-    init() {
-        for worker in 0..<2 {
-            let thread = Thread { [self] in run(worker) }
-            thread.start()
-        }
-    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
         condition.withLock {
             jobs.append(unowned)
+            for worker in 0..<2 where !running[worker] {
+                running[worker] = true
+                Thread { [self] in run(worker) }.start()
+            }
             condition.broadcast()
         }
     }
@@ -38,8 +37,12 @@ final class AlternatingExecutor: SerialExecutor, @unchecked Sendable {  // `jobs
     private func run(_ worker: Int) {
         while true {
             condition.lock()
-            while !stopped && (jobs.isEmpty || turn != worker) { condition.wait() }
-            if stopped {
+            while !stopped && (jobs.isEmpty || turn != worker) {
+                // Idle: wait a moment for a job (a condition), then end; `enqueue` starts it again.
+                if !condition.wait(until: Date().addingTimeInterval(0.2)), jobs.isEmpty { break }
+            }
+            if stopped || jobs.isEmpty || turn != worker {
+                running[worker] = false
                 condition.unlock()
                 return
             }
@@ -130,6 +133,41 @@ extension StoreActor {
 
     func close() {
         store = nil
+    }
+
+    /// How many people the Store shows now, without moving it.
+    func countAsShown() throws -> Int {
+        try #require(store).objects(Person.self).count
+    }
+
+    /// Observes every Person; each delivery records the count and whether it ran on this actor.
+    func observePeople(into deliveries: Locked<[(count: Int, onActor: Bool)]>) throws -> NotificationToken {
+        let store = try #require(store)
+        return try store.objects(Person.self).observe { change in
+            let onActor = store.core.isConfined
+            switch change {
+            case .initial(let people), .update(let people, _, _, _):
+                deliveries.withLock { $0.append((people.count, onActor)) }
+            case .error:
+                deliveries.withLock { $0.append((-1, onActor)) }
+            }
+        }
+    }
+
+    /// The counts of Person the changes show, iterated on this actor, until one shows `count`.
+    func changes(until count: Int, started: Locked<Bool>) async throws -> [Int] {
+        let store = try #require(store)
+        var counts: [Int] = []
+        let changes = store.objects(Person.self).changes
+        started.withLock { $0 = true }  // observing: commits from now on reach the iteration
+        for await change in changes {
+            switch change {
+            case .initial(let people), .update(let people, _, _, _): counts.append(people.count)
+            case .error(let error): throw error
+            }
+            if counts.last == count { break }
+        }
+        return counts
     }
 }
 
@@ -228,6 +266,63 @@ struct ActorStoreTests {
             .value
         #expect(offMain == .wrongThread)
         try store.refresh()
+    }
+
+    @Test("an actor's Store moves to other Stores' commits on its own, on the actor")
+    func autorefreshOnTheActor() async throws {
+        let fixture = Fixture()
+        let librarian = HoppingLibrarian()
+        try await librarian.open(fixture.configuration)
+        #expect(try await librarian.countAsShown() == 0)
+        let configuration = fixture.configuration
+        #expect(
+            await onOwnThread { (try? writeSynchronously(Store(configuration: configuration), Person(id: 1))) != nil })
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(10))
+        while try await librarian.countAsShown() == 0, clock.now < deadline {  // waits on a condition
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(try await librarian.countAsShown() == 1)
+        await librarian.close()
+    }
+
+    @Test("observers of an actor's Store are called on the actor, and its changes iterate there")
+    func notificationsOnTheActor() async throws {
+        let fixture = Fixture()
+        let librarian = HoppingLibrarian()
+        try await librarian.open(fixture.configuration)
+        let deliveries = Locked<[(count: Int, onActor: Bool)]>([])
+        let token = try await librarian.observePeople(into: deliveries)
+        let started = Locked(false)
+        async let iterated = librarian.changes(until: 2, started: started)
+        // Both observers are registered and the callback's initial delivery is in: commits come after.
+        let registered = ContinuousClock.now.advanced(by: .seconds(10))
+        while !started.withLock({ $0 }) || deliveries.withLock({ $0.isEmpty }), ContinuousClock.now < registered {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let configuration = fixture.configuration
+        for id in 1...2 {
+            #expect(
+                await onOwnThread {
+                    (try? writeSynchronously(Store(configuration: configuration), Person(id: id))) != nil
+                })
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(10))
+            while deliveries.withLock({ $0.last?.count ?? 0 }) < id, clock.now < deadline {  // a condition
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        let seen = deliveries.withLock { $0 }
+        #expect(seen.map(\.count) == [0, 1, 2])
+        let allOnActor = seen.allSatisfy { $0.onActor }
+        #expect(allOnActor)
+        if seen.last?.count == 2 {  // else the iteration waits for nothing: leaving the scope cancels it
+            // Commits made before a delivery coalesce into it: the counts only grow, up to 2.
+            let iteratedCounts = try await iterated
+            #expect(iteratedCounts.last == 2 && iteratedCounts == iteratedCounts.sorted())
+        }
+        token.invalidate()
+        await librarian.close()
     }
 
     @Test("an actor's object read off the actor traps, naming the wrong thread")

@@ -118,13 +118,19 @@ final class ChangeHub: Sendable {
     }
 }
 
-/// A Store's entry in its file's hub: wakes the Store on its queue after a commit, at most once
-/// until the Store has caught up.
+/// A Store's entry in its file's hub: wakes the Store on its queue (or actor) after a commit, at
+/// most once until the Store has caught up.
 final class ChangeListener: Sendable {
-    private let queue: DispatchQueue
+    /// Where the Store is woken: its queue, or its actor (held weakly: the actor owns the Store).
+    private enum Delivery: Sendable {
+        case queue(DispatchQueue)
+        case actor(WeakActor)
+    }
+
+    private let delivery: Delivery
     private let pending = Atomic<Bool>(false)
-    /// The Store, while it lives. Only dereferenced on `queue`, which is the Store's own (its thread,
-    /// for a Store of the main thread): the Store's deinit runs there too, so the two never overlap.
+    /// The Store, while it lives. Only dereferenced on the Store's queue (its thread, for a Store of
+    /// the main thread) or actor, where the Store's deinit runs too, so the two never overlap.
     private let core: Locked<UncheckedCore?>
 
     struct UncheckedCore: @unchecked Sendable {
@@ -132,7 +138,12 @@ final class ChangeListener: Sendable {
     }
 
     init(core: StoreCore, queue: DispatchQueue) {
-        self.queue = queue
+        delivery = .queue(queue)
+        self.core = Locked(UncheckedCore(core: core))
+    }
+
+    init(core: StoreCore, actor: any Actor) {
+        delivery = .actor(WeakActor(actor))
         self.core = Locked(UncheckedCore(core: core))
     }
 
@@ -143,11 +154,33 @@ final class ChangeListener: Sendable {
 
     func wake() {
         guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.async { [self] in
-            pending.store(false, ordering: .releasing)
-            guard let target = core.withLock({ $0 }) else { return }
-            let strong: StoreCore = target.core  // retained until delivery ends, even if it drops its last observer
-            strong.deliverChanges()
+        switch delivery {
+        case .queue(let queue):
+            queue.async { [self] in deliver() }
+        case .actor(let reference):
+            guard let actor = reference.actor else { return }
+            // The task holds the actor while it runs there: the actor, and so its Store, lives on.
+            Task { [self] in await Self.run(on: actor) { self.deliver() } }
         }
+    }
+
+    private func deliver() {
+        pending.store(false, ordering: .releasing)
+        guard let target = core.withLock({ $0 }) else { return }
+        let strong: StoreCore = target.core  // retained until delivery ends, even if it drops its last observer
+        strong.deliverChanges()
+    }
+
+    private static func run(on actor: isolated any Actor, _ body: @Sendable () -> Void) {
+        body()
+    }
+}
+
+/// An actor held weakly (the weak reference is loaded atomically by the runtime).
+final class WeakActor: @unchecked Sendable {
+    weak var actor: (any Actor)?
+
+    init(_ actor: any Actor) {
+        self.actor = actor
     }
 }

@@ -91,7 +91,7 @@ public struct Store {
         guard token.isCurrent else {
             throw .invalidArgument("Store(configuration:actor:) did not run on the actor it was given")
         }
-        core = try StoreCore(configuration: configuration, confinement: .actor(token))
+        core = try StoreCore(configuration: configuration, confinement: .actor(token), actor: actor)
     }
 
     /// The configuration the Store was opened with.

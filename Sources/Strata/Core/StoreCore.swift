@@ -56,7 +56,7 @@ final class StoreCore: ObjectContext {
 
     init(
         configuration: Store.Configuration, confinement: Confinement, queue: DispatchQueue? = nil,
-        cacheKey: StoreCache.Key? = nil
+        actor: (any Actor)? = nil, cacheKey: StoreCache.Key? = nil
     ) throws(StoreError) {
         let (lease, bindings) = try StoreOpening.open(configuration)
         self.configuration = configuration
@@ -75,6 +75,10 @@ final class StoreCore: ObjectContext {
         try StoreError.mapping { try activateSnapshot() }
         if let deliveryQueue {
             let listener = ChangeListener(core: self, queue: deliveryQueue)
+            shared.changes.register(listener)
+            self.listener = listener
+        } else if let actor {
+            let listener = ChangeListener(core: self, actor: actor)
             shared.changes.register(listener)
             self.listener = listener
         }
