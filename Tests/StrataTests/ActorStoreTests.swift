@@ -63,6 +63,11 @@ final class AlternatingExecutor: SerialExecutor, @unchecked Sendable {  // all s
     UInt(bitPattern: Thread.current.hash) ^ UInt(pthread_self())
 }
 
+/// Adds a person through a Store of a thread of its own (the task waits suspended); false if that failed.
+func addPersonOnOwnThread(id: Int, to configuration: Store.Configuration) async -> Bool {
+    await onOwnThread { (try? writeSynchronously(Store(configuration: configuration), Person(id: id))) != nil }
+}
+
 /// Adds `object` in a write of its own (synchronous: a write must not span an await).
 func writeSynchronously(_ store: Store, _ object: Object) throws {
     try store.write { try store.add(object) }
@@ -275,14 +280,8 @@ struct ActorStoreTests {
         try await librarian.open(fixture.configuration)
         #expect(try await librarian.countAsShown() == 0)
         let configuration = fixture.configuration
-        #expect(
-            await onOwnThread { (try? writeSynchronously(Store(configuration: configuration), Person(id: 1))) != nil })
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(10))
-        while try await librarian.countAsShown() == 0, clock.now < deadline {  // waits on a condition
-            try await Task.sleep(for: .milliseconds(2))
-        }
-        #expect(try await librarian.countAsShown() == 1)
+        #expect(await addPersonOnOwnThread(id: 1, to: configuration))
+        #expect(try await waitUntil { try await librarian.countAsShown() == 1 })
         await librarian.close()
     }
 
@@ -296,21 +295,11 @@ struct ActorStoreTests {
         let started = Locked(false)
         async let iterated = librarian.changes(until: 2, started: started)
         // Both observers are registered and the callback's initial delivery is in: commits come after.
-        let registered = ContinuousClock.now.advanced(by: .seconds(10))
-        while !started.withLock({ $0 }) || deliveries.withLock({ $0.isEmpty }), ContinuousClock.now < registered {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        #expect(await waitUntil { started.withLock { $0 } && !deliveries.withLock { $0.isEmpty } })
         let configuration = fixture.configuration
         for id in 1...2 {
-            #expect(
-                await onOwnThread {
-                    (try? writeSynchronously(Store(configuration: configuration), Person(id: id))) != nil
-                })
-            let clock = ContinuousClock()
-            let deadline = clock.now.advanced(by: .seconds(10))
-            while deliveries.withLock({ $0.last?.count ?? 0 }) < id, clock.now < deadline {  // a condition
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            #expect(await addPersonOnOwnThread(id: id, to: configuration))
+            #expect(await waitUntil { deliveries.withLock { $0.last?.count ?? 0 } >= id })
         }
         let seen = deliveries.withLock { $0 }
         #expect(seen.map(\.count) == [0, 1, 2])

@@ -71,7 +71,7 @@ struct AsyncWriteTests {
             try await holding.addPeople(base: 0, times: 1, holding: release, started: started, timedOut: timedOut)
         }
         // The holder's block is running (it blocks its thread by design); the 7 others queue behind it.
-        while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await waitUntil { started.withLock { $0 } })
         let waiting = Task {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (index, counter) in counters.enumerated() {
@@ -81,16 +81,7 @@ struct AsyncWriteTests {
             }
         }
         // With 7 writers waiting, more tasks than the cooperative pool's threads still get to run.
-        let ran = await withTaskGroup(of: Int.self) { group in
-            for task in 0..<8 {
-                group.addTask {
-                    await Task.yield()
-                    return task
-                }
-            }
-            return await group.reduce(0, +)
-        }
-        #expect(ran == 28)
+        #expect(await cooperativeTasksThatRun() == 8)
         release.signal()
         try await holder.value
         try await waiting.value

@@ -74,7 +74,7 @@ struct StorePoolTests {
             return secondStarted.wait(timeout: .now() + 20) == .success  // a condition: the other read running
         }
         // The first read holds its reader until the second runs on the other one.
-        while !firstStarted.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(await waitUntil { firstStarted.withLock { $0 } })
         try await pool.read { _ in secondStarted.signal() }
         #expect(try await first)
     }
@@ -103,16 +103,7 @@ struct StorePoolTests {
         }
         // With 8 writes waiting, tasks of the (two-thread) cooperative pool still run: more tasks
         // than its threads each get to this line.
-        let ran = await withTaskGroup(of: Int.self) { group in
-            for task in 0..<8 {
-                group.addTask {
-                    await Task.yield()
-                    return task
-                }
-            }
-            return await group.reduce(0) { $0 + $1 }
-        }
-        #expect(ran == 28)
+        #expect(await cooperativeTasksThatRun() == 8)
         release.signal()
         try await writes.value
         #expect(waitTimedOut.withLock { $0 } == false, "the tasks ran only after the blocked write gave up")

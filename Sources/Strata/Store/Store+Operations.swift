@@ -26,7 +26,12 @@ extension Store {
     @available(*, noasync, message: "a write transaction must not span an await")
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try beginWrite()
+        try core.beginWrite()
+        return try commitAfter(block)
+    }
+
+    /// Runs `block` in the write just begun, then commits it, or rolls it back if `block` throws.
+    private func commitAfter<Result>(_ block: () throws -> Result) throws -> Result {
         let result: Result
         do {
             result = try block()
@@ -35,7 +40,7 @@ extension Store {
             if core.session != nil { try? core.cancelWrite() }
             throw error
         }
-        if core.session != nil { try commitWrite() }
+        if core.session != nil { try core.commitWrite() }
         return result
     }
 
@@ -75,15 +80,7 @@ extension Store {
         guard core.session == nil else { throw StoreError.alreadyInWriteTransaction }
         await core.environment.writerGate.enterAsync()
         try core.beginWrite(hasTurn: true)
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if core.session != nil { try? core.cancelWrite() }
-            throw error
-        }
-        if core.session != nil { try core.commitWrite() }
-        return result
+        return try commitAfter(block)
     }
 
     /// Commits the open write transaction. If it fails, nothing of it is stored. (To keep some
