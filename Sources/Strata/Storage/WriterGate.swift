@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The order in which this process's writers of one file take LMDB's writer lock: first come, first
 /// served, whether a thread waits for its turn (blocked) or a task does (suspended, holding no
@@ -11,28 +12,28 @@ final class WriterGate: Sendable {
         case task(CheckedContinuation<Void, Never>)
     }
 
-    private struct State {
-        var isHeld = false
-        var waiters: [Waiter] = []
+    /// The turn's holder and those waiting for it: an uncontended turn is one atomic add to take and
+    /// one to give back, with no lock.
+    private let contenders = Atomic<Int>(0)
 
-        mutating func takeIfFree() -> Bool {
-            guard !isHeld else { return false }
-            isHeld = true
-            return true
-        }
+    private struct Queue {
+        var waiters: [Waiter] = []
+        /// Turns given back while their next holder had counted itself but not yet queued.
+        var handoffs = 0
     }
 
-    private let state = Locked(State())
+    private let queue = Locked(Queue())
 
     /// Takes the turn, blocking the calling thread until it comes.
     func enter() {
-        let turn: DispatchSemaphore? = state.withLock { state in
-            guard state.isHeld else {
-                state.isHeld = true
+        guard !takeUncontended() else { return }
+        let turn: DispatchSemaphore? = queue.withLock { queue in
+            if queue.handoffs > 0 {
+                queue.handoffs -= 1
                 return nil
             }
             let semaphore = DispatchSemaphore(value: 0)
-            state.waiters.append(.thread(semaphore))
+            queue.waiters.append(.thread(semaphore))
             return semaphore
         }
         turn?.wait()
@@ -40,30 +41,39 @@ final class WriterGate: Sendable {
 
     /// Takes the turn, suspending the calling task (no thread held) until it comes.
     func enterAsync() async {
-        if state.withLock({ $0.takeIfFree() }) { return }
+        guard !takeUncontended() else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let taken = state.withLock { state in
-                if state.takeIfFree() { return true }
-                state.waiters.append(.task(continuation))
+            let handedOver = queue.withLock { queue in
+                if queue.handoffs > 0 {
+                    queue.handoffs -= 1
+                    return true
+                }
+                queue.waiters.append(.task(continuation))
                 return false
             }
-            if taken { continuation.resume() }
+            if handedOver { continuation.resume() }
         }
     }
 
-    /// Ends the turn: the first waiter gets it directly (the gate stays held), else the gate opens.
+    /// Ends the turn: the first waiter gets it directly, or the next one to queue.
     func leave() {
-        let next: Waiter? = state.withLock { state in
-            guard !state.waiters.isEmpty else {
-                state.isHeld = false
+        guard contenders.subtract(1, ordering: .acquiringAndReleasing).oldValue > 1 else { return }
+        let next: Waiter? = queue.withLock { queue in
+            guard !queue.waiters.isEmpty else {
+                queue.handoffs += 1
                 return nil
             }
-            return state.waiters.removeFirst()
+            return queue.waiters.removeFirst()
         }
         switch next {
         case .thread(let semaphore): semaphore.signal()
         case .task(let continuation): continuation.resume()
         case nil: break
         }
+    }
+
+    /// Counts the caller in; true when no one held the turn (it is the caller's now).
+    private func takeUncontended() -> Bool {
+        contenders.add(1, ordering: .acquiringAndReleasing).oldValue == 0
     }
 }
