@@ -2,7 +2,7 @@
 /// passed first.
 @discardableResult
 public func waitUntil(
-    timeout: Duration = .seconds(10), _ condition: () async throws -> Bool
+    timeout: Duration = .seconds(60), _ condition: () async throws -> Bool
 ) async rethrows -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
     while try await !condition() {

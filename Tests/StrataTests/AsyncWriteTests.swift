@@ -22,7 +22,7 @@ extension StoreActor {
             try await store.asyncWrite {
                 if number == 0, let release {
                     started?.withLock { $0 = true }
-                    let late = release.wait(timeout: .now() + 20) == .timedOut  // waits on a condition
+                    let late = release.wait(timeout: .now() + 60) == .timedOut  // waits on a condition
                     timedOut?.withLock { $0 = late }
                 }
                 try store.add(Person(id: base + number))

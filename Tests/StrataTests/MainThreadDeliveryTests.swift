@@ -36,7 +36,7 @@ final class MainThreadDeliveryTests: XCTestCase {
                 objectChange.fulfill()
             }
         }
-        wait(for: [initial], timeout: 5)
+        wait(for: [initial], timeout: 30)
         let configuration = fixture.configuration
         DispatchQueue.global().async {
             do {
@@ -49,7 +49,7 @@ final class MainThreadDeliveryTests: XCTestCase {
                 XCTFail("\(error)")
             }
         }
-        wait(for: [update, objectChange], timeout: 5)
+        wait(for: [update, objectChange], timeout: 30)
         XCTAssertEqual(order.sorted(), ["initial 1", "object 7.0 [\"score\"]", "update 2 [] [1] [0]"])
         XCTAssertEqual(store.objects(Item.self).count, 2)  // autorefresh moved the Store
         token.invalidate()
@@ -67,7 +67,7 @@ final class MainThreadDeliveryTests: XCTestCase {
             try? background?.write { try background?.add(Item(id: 1, score: 0, name: "")) }
             DispatchQueue.main.async { written.fulfill() }
         }
-        wait(for: [written], timeout: 5)
+        wait(for: [written], timeout: 30)
         XCTAssertEqual(store.objects(Item.self).count, 0)
         try store.refresh()
         XCTAssertEqual(store.objects(Item.self).count, 1)

@@ -334,10 +334,10 @@ import Testing
                 }
             }
         }
-        #expect(initial.wait(timeout: .now() + 5) == .success)
+        #expect(initial.wait(timeout: .now() + 30) == .success)
         let store = try fixture.open()
         try store.write { try store.add(Item(id: 1, score: 0, name: "")) }
-        #expect(updated.wait(timeout: .now() + 5) == .success)
+        #expect(updated.wait(timeout: .now() + 30) == .success)
         queue.sync {}
         #expect(seen.value == ["initial 0", "update 1 [0] true"])
         queue.sync { token.invalidate() }
@@ -373,12 +373,12 @@ import Testing
             }
             delivered.signal()
         }
-        #expect(delivered.wait(timeout: .now() + 5) == .success)
+        #expect(delivered.wait(timeout: .now() + 30) == .success)
         try store.write {
             try store.add(Item(id: 2, score: 1, name: ""))
             store.object(ofType: Item.self, forPrimaryKey: 1)!.score = 9
         }
-        #expect(delivered.wait(timeout: .now() + 5) == .success)
+        #expect(delivered.wait(timeout: .now() + 30) == .success)
         let item = store.object(ofType: Item.self, forPrimaryKey: 2)!
         let objectToken = try item.observe(on: elsewhere) { change in
             if case .deleted = change { seen.value!.append("deleted") }
@@ -386,8 +386,8 @@ import Testing
         }
         elsewhere.sync {}  // the object observer has its baseline
         try store.write { try store.delete(item) }
-        #expect(delivered.wait(timeout: .now() + 5) == .success)  // the Results
-        #expect(delivered.wait(timeout: .now() + 5) == .success)  // the object
+        #expect(delivered.wait(timeout: .now() + 30) == .success)  // the Results
+        #expect(delivered.wait(timeout: .now() + 30) == .success)  // the object
         elsewhere.sync {}
         #expect(seen.value == ["initial 1 true", "update [2] [0] [0] []", "update [] [0] [] []", "deleted"])
         token.invalidate()

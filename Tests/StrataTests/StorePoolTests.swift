@@ -71,7 +71,7 @@ struct StorePoolTests {
         let secondStarted = DispatchSemaphore(value: 0)
         async let first: Bool = pool.read { _ in
             firstStarted.withLock { $0 = true }
-            return secondStarted.wait(timeout: .now() + 20) == .success  // a condition: the other read running
+            return secondStarted.wait(timeout: .now() + 60) == .success  // a condition: the other read running
         }
         // The first read holds its reader until the second runs on the other one.
         #expect(await waitUntil { firstStarted.withLock { $0 } })
@@ -91,7 +91,7 @@ struct StorePoolTests {
                     group.addTask {
                         try await pool.write { store in
                             if id == 0 {  // the writer waits on a condition: the tasks below having run
-                                let timedOut = release.wait(timeout: .now() + 20) == .timedOut
+                                let timedOut = release.wait(timeout: .now() + 60) == .timedOut
                                 waitTimedOut.withLock { $0 = timedOut }
                             }
                             try store.add(Person(id: id))
