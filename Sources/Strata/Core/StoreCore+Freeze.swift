@@ -18,6 +18,10 @@ extension StoreCore {
     /// A frozen core of exactly `version`, just committed; nil when another commit came first (that
     /// commit is then coalesced with the next) or no reader slot is left.
     func pinSnapshot(of version: Int) -> PinnedSnapshot? {
+        Self.pinSnapshot(of: version, configuration: configuration)
+    }
+
+    static func pinSnapshot(of version: Int, configuration: Store.Configuration) -> PinnedSnapshot? {
         // nil coalesces this commit with the next (what the doc comment promises): no change is lost.
         guard let frozen = try? StoreCore(configuration: configuration, confinement: .frozen),
             (try? frozen.version()) == version, (try? frozen.prepareForSharedReads()) != nil

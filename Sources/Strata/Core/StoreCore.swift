@@ -29,6 +29,8 @@ final class StoreCore: ObjectContext {
     private var idleSession: WriteSession?
     /// The open write transaction, if any.
     @exclusivity(unchecked) private(set) var session: WriteSession?
+    /// The commit group of the `asyncWrite` whose block runs now: writes begun meanwhile nest in it.
+    var commitGroup: CommitGroup?
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
     /// their list of keys for one version.
     @exclusivity(unchecked) private(set) var tableVersions: [UInt64]
@@ -242,7 +244,13 @@ final class StoreCore: ObjectContext {
         iterations.detach()
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
         let transaction: WriteTransaction
-        transaction = try StoreError.mapping { try WriteTransaction(environment, hasTurn: hasTurn) }
+        if let commitGroup {
+            transaction = try StoreError.mapping {
+                try WriteTransaction(nestedIn: commitGroup.transaction, of: environment)
+            }
+        } else {
+            transaction = try StoreError.mapping { try WriteTransaction(environment, hasTurn: hasTurn) }
+        }
         let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
         session.begin(transaction)
         session.changeLog =
@@ -276,10 +284,23 @@ final class StoreCore: ObjectContext {
             throw error
         }
         endWrite(session)
-        if log != nil, shared.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
         for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
         if !skipped.isEmpty { observers.reportPosition() }
-        shared.changes.published(log)
+        if let commitGroup {
+            commitGroup.record(log)  // published when the group commits
+        } else {
+            if log != nil, shared.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
+            shared.changes.published(log)
+        }
+    }
+
+    /// After the commit group of this Store's `asyncWrite` committed (or failed): moves to the newest
+    /// commit, as after a commit of its own.
+    func moveAfterGroupCommit() {
+        iterations.detach()
+        snapshot?.reset()
+        noteNewSnapshot()
+        try? activateSnapshot()  // a failure here resurfaces on the next read
     }
 
     /// Rolls back the write.

@@ -349,6 +349,10 @@ final class Environment: @unchecked Sendable {
         writerThread.load(ordering: .relaxed) == ThreadIdentity.current.raw
     }
 
+    /// Whether `asyncWrite`s commit in groups (`CommitGroup`): for durable commits, where each sync
+    /// costs most of a write.
+    var groupsCommits: Bool { options.syncMode == .full && !options.readOnly }
+
     func noteWriter(_ thread: ThreadIdentity?) {
         writerThread.store(thread?.raw ?? 0, ordering: .relaxed)
     }

@@ -141,12 +141,13 @@ enum LMDB {
 
     // MARK: Transactions
 
+    /// Begins a transaction; with `parent`, a nested one (LMDB's only savepoint) that commits into it.
     static func beginTransaction(
-        _ env: OpaquePointer, flags: UInt32
+        _ env: OpaquePointer, parent: OpaquePointer? = nil, flags: UInt32
     ) throws(LMDBError) -> OpaquePointer {
         try injected(.beginTransaction)
         var txn: OpaquePointer?
-        try check(mdb_txn_begin(env, nil, flags, &txn))  // no nested transactions
+        try check(mdb_txn_begin(env, parent, flags, &txn))
         guard let txn else { throw LMDBError.outOfMemory }
         return txn
     }

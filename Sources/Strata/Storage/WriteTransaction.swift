@@ -13,6 +13,8 @@ struct WriteTransaction: ~Copyable {
     /// The first failure of a call in this transaction; set, the transaction can only abort.
     private(set) var failure: LMDBError?
     private var isFinished = false
+    /// Whether this transaction took the writer's turn (a nested one runs inside its group's turn).
+    private let holdsTurn: Bool
 
     /// Begins the write, after this process's writers before it (`Environment.writerGate`): pass
     /// `hasTurn` when the caller already took its turn (`asyncWrite` waits for it suspended).
@@ -25,6 +27,17 @@ struct WriteTransaction: ~Copyable {
             throw error
         }
         self.environment = environment
+        holdsTurn = true
+        environment.noteWriter(.current)
+    }
+
+    /// Begins a write nested in `parent`, a transaction of `environment` begun on another thread and
+    /// left idle meanwhile (a commit group's): it commits into `parent`, whose own commit makes it
+    /// durable. Whoever began `parent` holds the writer's turn and LMDB's lock.
+    init(nestedIn parent: OpaquePointer, of environment: Environment) throws(LMDBError) {
+        handle = try LMDB.beginTransaction(environment.handle, parent: parent, flags: 0)
+        self.environment = environment
+        holdsTurn = false
         environment.noteWriter(.current)
     }
 
@@ -129,10 +142,7 @@ struct WriteTransaction: ~Copyable {
     /// Commits, or, if the transaction was poisoned, aborts and throws the failure that poisoned it.
     consuming func commit() throws(LMDBError) {
         isFinished = true
-        defer {
-            environment.noteWriter(nil)
-            environment.writerGate.leave()
-        }
+        defer { end() }
         if let failure {
             LMDB.abort(handle)
             throw failure
@@ -143,15 +153,18 @@ struct WriteTransaction: ~Copyable {
     consuming func abort() {
         isFinished = true
         LMDB.abort(handle)
+        end()
+    }
+
+    private func end() {
         environment.noteWriter(nil)
-        environment.writerGate.leave()
+        if holdsTurn { environment.writerGate.leave() }
     }
 
     deinit {
         if !isFinished {
             LMDB.abort(handle)
-            environment.noteWriter(nil)
-            environment.writerGate.leave()
+            end()
         }
     }
 }

@@ -9,7 +9,8 @@ import Synchronization
 final class WriterGate: Sendable {
     private enum Waiter {
         case thread(DispatchSemaphore)
-        case task(CheckedContinuation<Void, Never>)
+        /// A task's continuation, resumed with the commit group it joins (nil: a turn of its own).
+        case task(CheckedContinuation<CommitGroup?, Never>)
     }
 
     /// The turn's holder and those waiting for it: an uncontended turn is one atomic add to take and
@@ -39,10 +40,12 @@ final class WriterGate: Sendable {
         turn?.wait()
     }
 
-    /// Takes the turn, suspending the calling task (no thread held) until it comes.
-    func enterAsync() async {
-        guard !takeUncontended() else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+    /// Takes the turn, suspending the calling task (no thread held) until it comes. Returns the
+    /// commit group the task joins when a group's member passed the turn on (`passTurn(within:)`),
+    /// nil when the turn is the task's own.
+    func enterAsync() async -> CommitGroup? {
+        guard !takeUncontended() else { return nil }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<CommitGroup?, Never>) in
             let handedOver = queue.withLock { queue in
                 if queue.handoffs > 0 {
                     queue.handoffs -= 1
@@ -51,8 +54,22 @@ final class WriterGate: Sendable {
                 queue.waiters.append(.task(continuation))
                 return false
             }
-            if handedOver { continuation.resume() }
+            if handedOver { continuation.resume(returning: nil) }
         }
+    }
+
+    /// Passes the turn from one member of `group` to the task first in line, which joins the group;
+    /// false when a thread is first in line, or nobody (the group then commits and `leave()`s).
+    func passTurn(within group: CommitGroup) -> Bool {
+        let next: CheckedContinuation<CommitGroup?, Never>? = queue.withLock { queue in
+            guard case .task(let continuation)? = queue.waiters.first else { return nil }
+            queue.waiters.removeFirst()
+            return continuation
+        }
+        guard let next else { return false }
+        contenders.subtract(1, ordering: .acquiringAndReleasing)  // the next holder is counted already
+        next.resume(returning: group)
+        return true
     }
 
     /// Ends the turn: the first waiter gets it directly, or the next one to queue.
@@ -67,10 +84,13 @@ final class WriterGate: Sendable {
         }
         switch next {
         case .thread(let semaphore): semaphore.signal()
-        case .task(let continuation): continuation.resume()
+        case .task(let continuation): continuation.resume(returning: nil)
         case nil: break
         }
     }
+
+    /// How many threads and tasks wait in line (for tests and diagnostics).
+    var waitingCount: Int { queue.withLock { $0.waiters.count } }
 
     /// Counts the caller in; true when no one held the turn (it is the caller's now).
     private func takeUncontended() -> Bool {

@@ -64,23 +64,58 @@ extension Store {
     ///     }
     /// }
     /// ```
-    /// Returns what `block` returns, once the commit is done (durable as `durability` says: one sync
-    /// per write, as `write`). Nothing of a block that throws is stored, property changes included.
+    /// Returns what `block` returns, once the commit is done, durable as `durability` says. With
+    /// `.full`, the `asyncWrite`s that queue up while one is under way (from other actors and tasks)
+    /// commit together, with one sync (group commit): each block runs on its own, in its caller's
+    /// isolation, and nothing of a block that throws is stored, but a failing commit fails all of them,
+    /// and none returns before the group is durable. Meanwhile the Store shows the commit before its
+    /// write. Nothing of a block that throws is stored, property changes included.
     ///
     /// - Throws: `.wrongThread` (off the Store's actor or thread, before or after the wait),
     ///   `.alreadyInWriteTransaction`, `.readOnly`, `.mapFull`, `.storage`, or the block's own error,
     ///   unchanged.
     /// - Warning: Only another process's writer can make the thread wait inside LMDB. `block` is
-    ///   synchronous: it cannot `await`, so the write never spans one.
+    ///   synchronous: it cannot `await`, so the write never spans one. Inside `block`, a `write` of
+    ///   another Store of the file throws `.alreadyInWriteTransaction`.
     @discardableResult
     public func asyncWrite<Result>(
         isolation: isolated (any Actor)? = #isolation, _ block: () throws -> Result
     ) async throws -> Result {
         try core.checkConfined()
         guard core.session == nil else { throw StoreError.alreadyInWriteTransaction }
-        await core.environment.writerGate.enterAsync()
-        try core.beginWrite(hasTurn: true)
-        return try commitAfter(block)
+        let environment = core.environment
+        let joined = await environment.writerGate.enterAsync()
+        guard environment.groupsCommits else {
+            try core.beginWrite(hasTurn: true)
+            return try commitAfter(block)
+        }
+        let group: CommitGroup
+        if let joined {
+            group = joined
+        } else {
+            let configuration = core.configuration
+            group = try await CommitGroup.begin(environment, changes: core.shared.changes) { version in
+                StoreCore.pinSnapshot(of: version, configuration: configuration)
+            }
+        }
+        let result: Result
+        do {
+            core.commitGroup = group
+            defer { core.commitGroup = nil }
+            try core.beginWrite()
+            result = try commitAfter(block)
+        } catch {
+            group.endTurn(resumingWhenDurable: nil)
+            throw error
+        }
+        do {
+            try await withCheckedThrowingContinuation { group.endTurn(resumingWhenDurable: $0) }
+        } catch {
+            core.moveAfterGroupCommit()
+            throw error
+        }
+        core.moveAfterGroupCommit()
+        return result
     }
 
     /// Commits the open write transaction. If it fails, nothing of it is stored. (To keep some
