@@ -6,6 +6,8 @@ import StrataTestModels
 // and reports on stdout, and the test kills it or waits for it.
 //
 //   strata-stress crash-writer PATH full|nosync   numbered transactions forever; "ack N" after each commit
+//   strata-stress group-writer PATH                 8 actors, asyncWrites of one ProcessEntry each forever (they
+//                                                   commit in groups); "ack ID" after each returns
 //   strata-stress add-range PATH FIRST COUNT        adds ProcessEntry FIRST..<FIRST+COUNT, 100 per write
 //   strata-stress hold-reader PATH                  opens a snapshot, says "ready", sleeps until killed
 //   strata-stress check PATH                        opens a (possibly damaged) file and reads every object and
@@ -59,6 +61,45 @@ func commitBatches(to store: Store, count: Int?) throws {
     }
 }
 
+/// One of the group writer's actors: adds ProcessEntry objects numbered from `writer` × 1,000,000
+/// on, one per `asyncWrite`, after its last one in the file, and says "ack ID" after each returns.
+actor GroupWriter {
+    private var store: Store?
+    let writer: Int
+
+    init(writer: Int) { self.writer = writer }
+
+    func run(path: String) async throws -> Never {
+        let store = try await Store(configuration: reliabilityConfiguration(path: path), actor: self)
+        self.store = store
+        let writer = writer
+        var id = (store.objects(ProcessEntry.self).where { $0.writer == writer }.max(of: \.id) ?? writer * 1_000_000) + 1
+        while true {
+            let entry = ProcessEntry()
+            entry.id = id
+            entry.writer = writer
+            try await store.asyncWrite { try store.add(entry) }
+            say("ack \(id)")
+            id += 1
+        }
+    }
+}
+
+/// Runs `body` to its end from the main thread, which waits (it is no thread of the task pool).
+func runAsync(_ body: @escaping @Sendable () async throws -> Void) throws {
+    final class Outcome: @unchecked Sendable {  // written before `done` is signalled, read after
+        var error: (any Error)?
+        let done = DispatchSemaphore(value: 0)
+    }
+    let outcome = Outcome()
+    Task {
+        do { try await body() } catch { outcome.error = error }
+        outcome.done.signal()
+    }
+    outcome.done.wait()
+    if let error = outcome.error { throw error }
+}
+
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else { fail("usage: strata-stress crash-writer|add-range|hold-reader PATH …") }
 let path = arguments[2]
@@ -69,6 +110,15 @@ func run() throws {
         let durability: Store.Durability = arguments.count > 3 && arguments[3] == "nosync" ? .noSync : .full
         let store = try Store(configuration: reliabilityConfiguration(path: path, durability: durability))
         try commitBatches(to: store, count: nil)
+    case "group-writer":
+        // The file's schema first, from this thread, so that the 8 actors only open it.
+        _ = try Store(configuration: reliabilityConfiguration(path: path))
+        try runAsync {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 1...8 { group.addTask { try await GroupWriter(writer: writer).run(path: path) } }
+                try await group.waitForAll()
+            }
+        }
     case "add-range":
         guard arguments.count == 5, let first = Int(arguments[3]), let count = Int(arguments[4]) else {
             fail("usage: strata-stress add-range PATH FIRST COUNT")

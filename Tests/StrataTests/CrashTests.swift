@@ -48,6 +48,37 @@ struct CrashTests {
         print("crash test (\(durability)): \(killedMidway) kills survived, \(acknowledged) commits acknowledged")
     }
 
+    @Test("SIGKILL while 8 actors' asyncWrites commit in groups loses no acknowledged write")
+    func killedGroupCommits() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        var random = SplitMix64(state: 13)
+        var acknowledged: Set<Int> = []
+        for trial in 0..<Self.kills {
+            let writer = try StressProcess(["group-writer", fixture.path])
+            if Bool.random(using: &random) {
+                for _ in 0..<Int.random(in: 0...40, using: &random) {
+                    guard let line = writer.readLine() else { break }
+                    if ackNumber(line) > 0 { acknowledged.insert(ackNumber(line)) }
+                }
+            } else {
+                usleep(UInt32.random(in: 0...50_000, using: &random))
+            }
+            writer.kill()
+            for line in writer.remainingLines() where ackNumber(line) > 0 { acknowledged.insert(ackNumber(line)) }
+            let (status, stderr) = writer.wait()
+            #expect(status == SIGKILL, "trial \(trial): \(stderr)")
+            if status != SIGKILL { break }
+            let store = try fixture.open()
+            let stored = Set(store.objects(ProcessEntry.self).map(\.id))
+            let lost = acknowledged.subtracting(stored)
+            #expect(lost.isEmpty, "trial \(trial): \(lost.count) acknowledged writes lost, e.g. \(lost.sorted().prefix(5))")
+            if !lost.isEmpty { break }
+            if trial % 25 == 24 || trial == Self.kills - 1 { try store.verify() }
+        }
+        #expect(acknowledged.count > Self.kills, "the writers made progress")
+        print("crash test (group commit): \(Self.kills) kills survived, \(acknowledged.count) writes acknowledged")
+    }
+
     private func ackNumber(_ line: String) -> Int {
         line.hasPrefix("ack ") ? Int(line.dropFirst(4)) ?? 0 : 0
     }

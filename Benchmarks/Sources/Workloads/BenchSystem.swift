@@ -3,6 +3,9 @@ import Foundation
 /// One system's implementation of the workloads. Each instance owns a store in its own directory.
 protocol BenchSystem: AnyObject {
     func insert(_ ids: Range<Int>, perTransaction: Int) throws
+    /// Inserts the objects from `writers` concurrent writers, one object per durable write transaction
+    /// (the peers: one writer, one transaction and one sync per object).
+    func concurrentInsert(_ ids: Range<Int>, writers: Int) throws
     func updateAll() throws
     /// Prepares the objects of an upsert (untimed) and returns the timed part.
     func prepareUpsertHalfChanged(count: Int) throws -> () throws -> Void
@@ -73,6 +76,12 @@ public final class PreparedRun {
     }
 }
 
+extension BenchSystem {
+    func concurrentInsert(_ ids: Range<Int>, writers: Int) throws {
+        try insert(ids, perTransaction: 1)
+    }
+}
+
 public enum Runner {
     /// Sets up `spec` on `system` with `count` objects in a new directory below `base`.
     public static func prepare(_ spec: WorkloadSpec, system: System, count: Int, in base: URL) throws -> PreparedRun {
@@ -86,6 +95,8 @@ public enum Runner {
         switch spec.kind {
         case .insert(let perTransaction):
             run = { try bench.insert(0..<count, perTransaction: perTransaction ?? count) }
+        case .concurrentInsert(let writers):
+            run = { try bench.concurrentInsert(0..<count, writers: writers) }
         case .addPremade:
             run = try bench.prepareAddPremade(count: count)
         case .addContentsOf:

@@ -29,6 +29,20 @@ final class StrataBench: BenchSystem {
         }
     }
 
+    func concurrentInsert(_ ids: Range<Int>, writers: Int) throws {
+        let configuration = store.configuration
+        try waitForTask {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    let share = Array(stride(from: ids.lowerBound + writer, to: ids.upperBound, by: writers))
+                    group.addTask { try await AsyncWriter().insert(share, configuration: configuration) }
+                }
+                try await group.waitForAll()
+            }
+        }
+        try store.refresh()
+    }
+
     func prepareAddPremade(count: Int) throws -> () throws -> Void {
         let items = (0..<count).map { Item(id: $0, score: Double($0), name: itemName) }
         return { [store] in
@@ -133,4 +147,30 @@ final class StrataBench: BenchSystem {
         }
         return (sum, rows)
     }
+}
+
+/// A writer of G1: an actor with a Store of its own, one `asyncWrite` per object.
+private actor AsyncWriter {
+    func insert(_ ids: [Int], configuration: Store.Configuration) async throws {
+        let store = try await Store(configuration: configuration, actor: self)
+        for id in ids {
+            try await store.asyncWrite { try store.add(Item(id: id, score: Double(id), name: itemName)) }
+        }
+    }
+}
+
+/// Runs `body` to its end, the calling thread (the benchmark's main thread, no thread of the task
+/// pool) waiting for it.
+private func waitForTask(_ body: @escaping @Sendable () async throws -> Void) throws {
+    final class Outcome: @unchecked Sendable {  // written before `done` is signalled, read after
+        var error: (any Error)?
+        let done = DispatchSemaphore(value: 0)
+    }
+    let outcome = Outcome()
+    Task {
+        do { try await body() } catch { outcome.error = error }
+        outcome.done.signal()
+    }
+    outcome.done.wait()
+    if let error = outcome.error { throw error }
 }

@@ -29,6 +29,9 @@ public struct WorkloadSpec: Sendable {
     public enum Kind: Sendable, Equatable {
         /// Insert `count` objects, `perTransaction` per write transaction.
         case insert(perTransaction: Int?)
+        /// Insert `count` objects from `writers` concurrent writers, one object per durable write
+        /// transaction (Strata: `asyncWrite` from an actor per writer, which commit in groups).
+        case concurrentInsert(writers: Int)
         /// Add `count` objects made before the timing, in one write transaction: `add` alone.
         case addPremade
         /// Add `count` objects made before the timing with one `add(contentsOf:)`.
@@ -64,7 +67,7 @@ public struct WorkloadSpec: Sendable {
     /// Whether the table is filled (untimed) before the timed part.
     public var needsFill: Bool {
         switch kind {
-        case .insert, .addPremade, .addContentsOf, .scanRich: false
+        case .insert, .concurrentInsert, .addPremade, .addContentsOf, .scanRich: false
         default: true
         }
     }
@@ -94,6 +97,10 @@ public struct WorkloadSpec: Sendable {
             id: "W3", title: "one write transaction per object, durable", count: 5_000,
             kind: .insert(perTransaction: 1),
             sync: .full, systems: [.rawLMDB, .strata], targets: [Target(peer: .rawLMDB, minimum: 0.95)]),
+        WorkloadSpec(
+            id: "G1", title: "8 writers, one object per durable asyncWrite (raw LMDB: one writer, one sync each)",
+            count: 8_000, kind: .concurrentInsert(writers: 8), sync: .full, systems: [.rawLMDB, .strata],
+            targets: [Target(peer: .rawLMDB, minimum: 3)]),
         WorkloadSpec(
             id: "W4", title: "100 objects per write transaction, no sync", count: 1_000_000,
             kind: .insert(perTransaction: 100), sync: .noSync, systems: [.rawLMDB, .strata],
