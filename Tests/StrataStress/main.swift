@@ -6,8 +6,10 @@ import StrataTestModels
 // and reports on stdout, and the test kills it or waits for it.
 //
 //   strata-stress crash-writer PATH full|nosync   numbered transactions forever; "ack N" after each commit
-//   strata-stress group-writer PATH                 8 actors, asyncWrites of one ProcessEntry each forever (they
-//                                                   commit in groups); "ack ID" after each returns
+//   strata-stress group-writer PATH [COUNT]         8 actors, asyncWrites of one ProcessEntry each, COUNT each or
+//                                                   forever (they commit in groups); "ack ID" after each returns
+//   strata-stress group-check PATH                  opens a file rebuilt after a simulated power cut; says
+//                                                   "ok ID ID …" (the ProcessEntry ids), "bad: …" or "error: …"
 //   strata-stress add-range PATH FIRST COUNT        adds ProcessEntry FIRST..<FIRST+COUNT, 100 per write
 //   strata-stress hold-reader PATH                  opens a snapshot, says "ready", sleeps until killed
 //   strata-stress check PATH                        opens a (possibly damaged) file and reads every object and
@@ -69,12 +71,14 @@ actor GroupWriter {
 
     init(writer: Int) { self.writer = writer }
 
-    func run(path: String) async throws -> Never {
+    /// `count` writes, or forever.
+    func run(path: String, count: Int? = nil) async throws {
         let store = try await Store(configuration: reliabilityConfiguration(path: path), actor: self)
         self.store = store
         let writer = writer
-        var id = (store.objects(ProcessEntry.self).where { $0.writer == writer }.max(of: \.id) ?? writer * 1_000_000) + 1
-        while true {
+        let first = (store.objects(ProcessEntry.self).where { $0.writer == writer }.max(of: \.id) ?? writer * 1_000_000) + 1
+        var id = first
+        while count.map({ id < first + $0 }) ?? true {
             let entry = ProcessEntry()
             entry.id = id
             entry.writer = writer
@@ -111,13 +115,33 @@ func run() throws {
         let store = try Store(configuration: reliabilityConfiguration(path: path, durability: durability))
         try commitBatches(to: store, count: nil)
     case "group-writer":
-        // The file's schema first, from this thread, so that the 8 actors only open it.
+        // The file's schema first, from this thread, so that the actors only open it.
         _ = try Store(configuration: reliabilityConfiguration(path: path))
+        let count = arguments.count > 3 ? Int(arguments[3]) : nil
         try runAsync {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for writer in 1...8 { group.addTask { try await GroupWriter(writer: writer).run(path: path) } }
+                for writer in 1...8 {
+                    group.addTask { try await GroupWriter(writer: writer).run(path: path, count: count) }
+                }
                 try await group.waitForAll()
             }
+        }
+        say("done")
+    case "group-check":
+        // Opens a file rebuilt after a simulated power cut; lists the ProcessEntry ids it holds.
+        do {
+            let store = try Store(configuration: reliabilityConfiguration(path: path))
+            var ids: [Int] = []
+            for entry in store.objects(ProcessEntry.self) {
+                guard entry.writer == entry.id / 1_000_000 else {
+                    say("bad: entry \(entry.id) of writer \(entry.writer)")
+                    return
+                }
+                ids.append(entry.id)
+            }
+            say("ok " + ids.map(String.init).joined(separator: " "))
+        } catch {
+            say("error: \(error)")
         }
     case "add-range":
         guard arguments.count == 5, let first = Int(arguments[3]), let count = Int(arguments[4]) else {
