@@ -17,11 +17,15 @@ import Dispatch
 /// committed on one thread of its own, which waits, blocked, while the members write.
 final class CommitGroup: @unchecked Sendable {
     let environment: Environment
+
     /// The group's LMDB transaction. Used by one member at a time (the holder of the writer's turn),
-    /// through a nested transaction; the turn's hand-offs order the members' accesses.
-    let transaction: OpaquePointer
+    /// through a nested transaction; the turn's hand-offs order the members' accesses. Read under the
+    /// lock, which orders what the group's thread did before for ThreadSanitizer too (it does not see
+    /// the runtime's ordering when a continuation is resumed before its task has suspended).
+    var transaction: OpaquePointer { state.withLock { $0.transaction } }
 
     private struct State {
+        let transaction: OpaquePointer
         /// Per member write committed into the group: its change log (nil: not logged).
         var logs: [CommitLog?] = []
         /// Members waiting for the group to be durable.
@@ -29,7 +33,7 @@ final class CommitGroup: @unchecked Sendable {
         var turns = 0
     }
 
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let closed = DispatchSemaphore(value: 0)
     private let changes: ChangeHub
     private let pin: @Sendable (Int) -> PinnedSnapshot?
@@ -43,9 +47,10 @@ final class CommitGroup: @unchecked Sendable {
         pin: @escaping @Sendable (Int) -> PinnedSnapshot?
     ) {
         self.environment = environment
-        self.transaction = transaction
         self.changes = changes
         self.pin = pin
+        state = Locked(State(transaction: transaction))
+        state.withLock { _ in }  // publishes the fields above to the members' threads (see `transaction`)
     }
 
     /// Begins a group on a thread of its own, for the caller, who holds the writer's turn. When it
@@ -65,10 +70,9 @@ final class CommitGroup: @unchecked Sendable {
                     continuation.resume(throwing: StoreError(error))
                     return
                 }
-                let group = CommitGroup(environment: environment, transaction: transaction, changes: changes, pin: pin)
+                var group = CommitGroup(environment: environment, transaction: transaction, changes: changes, pin: pin)
                 continuation.resume(returning: group)
-                group.closed.wait()
-                group.commit()
+                while let next = group.commitWhenClosed() { group = next }
             }
         }
     }
@@ -90,9 +94,13 @@ final class CommitGroup: @unchecked Sendable {
         closed.signal()
     }
 
-    /// On the group's thread: commits (one sync), gives the turn back, publishes the members' changes
-    /// as one commit and resumes the members.
-    private func commit() {
+    /// On the group's thread, once the group is closed: commits (one sync), hands the turn on,
+    /// publishes the members' changes as one commit and resumes the members. Returns the next group
+    /// when a task was first in line (begun here, on the same thread, and given the turn: it saves the
+    /// task a trip to a new thread), nil when the turn was given back.
+    private func commitWhenClosed() -> CommitGroup? {
+        closed.wait()
+        let transaction = transaction
         let version = LMDB.transactionID(transaction)
         let outcome: Result<Void, StoreError>
         do throws(LMDBError) {
@@ -107,10 +115,26 @@ final class CommitGroup: @unchecked Sendable {
         } catch {
             outcome = .failure(StoreError(error))
         }
-        environment.writerGate.leave()
+        let next = outcome.isSuccess ? nextGroup() : nil
+        if next == nil { environment.writerGate.leave() }
         let (logs, waiting) = state.withLock { ($0.logs, $0.waiting) }
-        if case .success = outcome, !logs.isEmpty { changes.published(mergedLog(logs, version: version)) }
+        if outcome.isSuccess, !logs.isEmpty { changes.published(mergedLog(logs, version: version)) }
         for member in waiting { member.resume(with: outcome) }
+        return next
+    }
+
+    /// A group for the task first in line, if one is, holding the turn this group passes to it.
+    private func nextGroup() -> CommitGroup? {
+        let gate = environment.writerGate
+        guard gate.isTaskFirstInLine,
+            let transaction = try? LMDB.beginTransaction(environment.handle, flags: 0)
+        else { return nil }
+        let next = CommitGroup(environment: environment, transaction: transaction, changes: changes, pin: pin)
+        guard gate.passTurn(within: next) else {  // only the turn's holder takes waiters: not expected
+            LMDB.abort(transaction)
+            return nil
+        }
+        return next
     }
 
     /// One log for the group's commit; nil (not logged: observers compare) if one member's was not.
@@ -137,3 +161,9 @@ final class CommitGroup: @unchecked Sendable {
         }
     }
 #endif
+
+extension Result {
+    fileprivate var isSuccess: Bool {
+        if case .success = self { true } else { false }
+    }
+}

@@ -89,6 +89,13 @@ final class WriterGate: Sendable {
         }
     }
 
+    /// Whether a task (an `asyncWrite`) is first in line.
+    var isTaskFirstInLine: Bool {
+        queue.withLock { queue in
+            if case .task? = queue.waiters.first { true } else { false }
+        }
+    }
+
     /// How many threads and tasks wait in line (for tests and diagnostics).
     var waitingCount: Int { queue.withLock { $0.waiters.count } }
 
