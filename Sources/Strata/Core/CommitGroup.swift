@@ -19,13 +19,10 @@ final class CommitGroup: @unchecked Sendable {
     let environment: Environment
 
     /// The group's LMDB transaction. Used by one member at a time (the holder of the writer's turn),
-    /// through a nested transaction; the turn's hand-offs order the members' accesses. Read under the
-    /// lock, which orders what the group's thread did before for ThreadSanitizer too (it does not see
-    /// the runtime's ordering when a continuation is resumed before its task has suspended).
-    var transaction: OpaquePointer { state.withLock { $0.transaction } }
+    /// through a nested transaction; the turn's hand-offs order the members' accesses.
+    let transaction: OpaquePointer
 
     private struct State {
-        let transaction: OpaquePointer
         /// Per member write committed into the group: its change log (nil: not logged).
         var logs: [CommitLog?] = []
         /// Members waiting for the group to be durable.
@@ -33,7 +30,7 @@ final class CommitGroup: @unchecked Sendable {
         var turns = 0
     }
 
-    private let state: Locked<State>
+    private let state = Locked(State())
     private let closed = DispatchSemaphore(value: 0)
     private let changes: ChangeHub
     private let pin: @Sendable (Int) -> PinnedSnapshot?
@@ -47,10 +44,10 @@ final class CommitGroup: @unchecked Sendable {
         pin: @escaping @Sendable (Int) -> PinnedSnapshot?
     ) {
         self.environment = environment
+        self.transaction = transaction
         self.changes = changes
         self.pin = pin
-        state = Locked(State(transaction: transaction))
-        state.withLock { _ in }  // publishes the fields above to the members' threads (see `transaction`)
+        environment.writerGate.fence()  // the group's fields, for the member it is handed to
     }
 
     /// Begins a group on a thread of its own, for the caller, who holds the writer's turn. When it
@@ -100,7 +97,6 @@ final class CommitGroup: @unchecked Sendable {
     /// task a trip to a new thread), nil when the turn was given back.
     private func commitWhenClosed() -> CommitGroup? {
         closed.wait()
-        let transaction = transaction
         let version = LMDB.transactionID(transaction)
         let outcome: Result<Void, StoreError>
         do throws(LMDBError) {

@@ -89,6 +89,14 @@ final class WriterGate: Sendable {
         }
     }
 
+    /// A round trip through the gate's lock. What a thread wrote before its fence is ordered before
+    /// what another thread reads after its own later fence, for ThreadSanitizer too: it does not see
+    /// the runtime's ordering when a continuation is resumed before its task has suspended, the way a
+    /// commit group reaches the task that joins it.
+    func fence() {
+        queue.withLock { _ in }
+    }
+
     /// Whether a task (an `asyncWrite`) is first in line.
     var isTaskFirstInLine: Bool {
         queue.withLock { queue in

@@ -98,6 +98,7 @@ extension Store {
                 StoreCore.pinSnapshot(of: version, configuration: configuration)
             }
         }
+        environment.writerGate.fence()  // orders the group's creation before its use here
         let result: Result
         do {
             core.commitGroup = group
