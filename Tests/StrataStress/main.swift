@@ -76,7 +76,8 @@ actor GroupWriter {
         let store = try await Store(configuration: reliabilityConfiguration(path: path), actor: self)
         self.store = store
         let writer = writer
-        let first = (store.objects(ProcessEntry.self).where { $0.writer == writer }.max(of: \.id) ?? writer * 1_000_000) + 1
+        let first =
+            (store.objects(ProcessEntry.self).where { $0.writer == writer }.max(of: \.id) ?? writer * 1_000_000) + 1
         var id = first
         while count.map({ id < first + $0 }) ?? true {
             let entry = ProcessEntry()

@@ -71,7 +71,8 @@ struct CrashTests {
             let store = try fixture.open()
             let stored = Set(store.objects(ProcessEntry.self).map(\.id))
             let lost = acknowledged.subtracting(stored)
-            #expect(lost.isEmpty, "trial \(trial): \(lost.count) acknowledged writes lost, e.g. \(lost.sorted().prefix(5))")
+            #expect(
+                lost.isEmpty, "trial \(trial): \(lost.count) acknowledged writes lost, e.g. \(lost.sorted().prefix(5))")
             if !lost.isEmpty { break }
             if trial % 25 == 24 || trial == Self.kills - 1 { try store.verify() }
         }

@@ -15,7 +15,7 @@ import Dispatch
 ///
 /// LMDB's writer lock belongs to the thread that took it: the group's transaction is begun and
 /// committed on one thread of its own, which waits, blocked, while the members write.
-final class CommitGroup: @unchecked Sendable {
+final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
     let environment: Environment
 
     /// The group's LMDB transaction. Used by one member at a time (the holder of the writer's turn),

@@ -7,10 +7,14 @@ import Synchronization
 /// through the gate, only another process's writer can make a thread wait inside LMDB, and an
 /// `asyncWrite` waits for this process's writers without holding a thread of the cooperative pool.
 final class WriterGate: Sendable {
+    /// What a turn can carry from one task to the next: a commit group (Core's `CommitGroup`) that the
+    /// tasks join.
+    protocol SharedTurn: AnyObject, Sendable {}
+
     private enum Waiter {
         case thread(DispatchSemaphore)
         /// A task's continuation, resumed with the commit group it joins (nil: a turn of its own).
-        case task(CheckedContinuation<CommitGroup?, Never>)
+        case task(CheckedContinuation<(any SharedTurn)?, Never>)
     }
 
     /// The turn's holder and those waiting for it: an uncontended turn is one atomic add to take and
@@ -40,12 +44,12 @@ final class WriterGate: Sendable {
         turn?.wait()
     }
 
-    /// Takes the turn, suspending the calling task (no thread held) until it comes. Returns the
-    /// commit group the task joins when a group's member passed the turn on (`passTurn(within:)`),
-    /// nil when the turn is the task's own.
-    func enterAsync() async -> CommitGroup? {
+    /// Takes the turn, suspending the calling task (no thread held) until it comes. Returns what the
+    /// task joins when the turn was passed on within a group (`passTurn(within:)`), nil when the turn
+    /// is the task's own.
+    func enterAsync() async -> (any SharedTurn)? {
         guard !takeUncontended() else { return nil }
-        return await withCheckedContinuation { (continuation: CheckedContinuation<CommitGroup?, Never>) in
+        return await withCheckedContinuation { (continuation: CheckedContinuation<(any SharedTurn)?, Never>) in
             let handedOver = queue.withLock { queue in
                 if queue.handoffs > 0 {
                     queue.handoffs -= 1
@@ -60,8 +64,8 @@ final class WriterGate: Sendable {
 
     /// Passes the turn from one member of `group` to the task first in line, which joins the group;
     /// false when a thread is first in line, or nobody (the group then commits and `leave()`s).
-    func passTurn(within group: CommitGroup) -> Bool {
-        let next: CheckedContinuation<CommitGroup?, Never>? = queue.withLock { queue in
+    func passTurn(within group: any SharedTurn) -> Bool {
+        let next: CheckedContinuation<(any SharedTurn)?, Never>? = queue.withLock { queue in
             guard case .task(let continuation)? = queue.waiters.first else { return nil }
             queue.waiters.removeFirst()
             return continuation

@@ -90,7 +90,7 @@ extension Store {
             return try commitAfter(block)
         }
         let group: CommitGroup
-        if let joined {
+        if let joined = joined as? CommitGroup {
             group = joined
         } else {
             let configuration = core.configuration
