@@ -205,19 +205,31 @@ static inline ptrdiff_t strata_row_open(const void *key, size_t key_count, const
     return strata_row_open_other(key, key_count, stored, stored_count);
 }
 
-/// What `strata_cursor_get_row` returns for a row whose seal does not match: outside LMDB's codes
-/// (MDB_KEYEXIST -30799 to MDB_LAST_ERRCODE) and errno's.
+/// What `strata_cursor_get_row` returns for a row whose seal does not match, and for a sealed row whose
+/// header is not that of a row of the table: outside LMDB's codes (MDB_KEYEXIST -30799 to
+/// MDB_LAST_ERRCODE) and errno's.
 #define STRATA_ROW_DAMAGED (-30000)
+#define STRATA_ROW_BAD_HEADER (-30001)
 
-/// `mdb_cursor_get` on a table of sealed rows, then the row's seal: `MDB_SUCCESS` with `data` shortened
-/// to the row when it matches, `STRATA_ROW_DAMAGED` (`data` whole) when it does not, else LMDB's code.
-/// One call from Swift per row where a walk over rows would otherwise pay for two calls' glue.
-static inline int strata_cursor_get_row(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op) {
+/// `mdb_cursor_get` on a table of sealed rows, then the row's seal and header (Sources/Strata/Encoding/
+/// RowFormat.swift: an offset width of 1, 2 or 4, then `columns` as 2 bytes little-endian, and room for
+/// the offsets and the null bitmap): `MDB_SUCCESS` with `data` shortened to the row when both hold,
+/// `STRATA_ROW_DAMAGED` (`data` whole) when the seal does not match, `STRATA_ROW_BAD_HEADER` (`data`
+/// the row) when the header is wrong, else LMDB's code. One call from Swift per row of a walk.
+static inline int strata_cursor_get_row(
+    MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op, size_t columns) {
     int code = mdb_cursor_get(cursor, key, data, op);
     if (code != MDB_SUCCESS) return code;
     ptrdiff_t length = strata_row_open(key->mv_data, key->mv_size, data->mv_data, data->mv_size);
     if (length < 0) return STRATA_ROW_DAMAGED;
-    data->mv_size = (size_t)length;
+    size_t size = (size_t)length;
+    data->mv_size = size;
+    const unsigned char *row = (const unsigned char *)data->mv_data;
+    if (size < 3) return STRATA_ROW_BAD_HEADER;
+    size_t width = row[0];
+    size_t count = (size_t)row[1] | ((size_t)row[2] << 8);
+    if (width > 4 || !((0x16u >> width) & 1u) || count != columns) return STRATA_ROW_BAD_HEADER;
+    if (size < 3 + width * count + (count + 7) / 8) return STRATA_ROW_BAD_HEADER;
     return MDB_SUCCESS;
 }
 #endif

@@ -137,4 +137,21 @@ struct RowSealTests {
         #expect(output.contains("Person[1]"), "\(output)")
         #expect(output.contains("checksum"), "\(output)")
     }
+
+    @Test("iterating a sealed row whose header is wrong (a bug's row) traps naming type, key and the header")
+    func iteratingARowWithAWrongHeaderTraps() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)
+            let key = RawAccess.keys(of: Person.self, in: store)[0]
+            try? RawAccess.rewriteRow(of: Person.self, key: key, in: store) { $0[1] = 0x7F }  // column count
+            for person in store.objects(Person.self) { _ = person.name }
+        }
+        let output = standardError(of: result)
+        #expect(output.contains("\(TrapMessage.corrupted)"), "\(output)")
+        #expect(output.contains("Person[1]"), "\(output)")
+        #expect(output.contains("the schema has"), "\(output)")  // the header check's words
+    }
 }

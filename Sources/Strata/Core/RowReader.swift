@@ -94,16 +94,24 @@ struct RowReader {
         }
     }
 
-    /// The row of `entry`, whose seal the cursor checked (`TableCursor.nextRow`), its header checked.
+    /// The row of `entry`, whose seal and header the cursor checked (`TableCursor.nextRow`).
     ///
     /// - Throws: `.corrupted` naming type, key and damage.
     @inline(__always)
     func checkedRow(_ entry: SealedEntry, binding: TableBinding, key: RowKey) throws(StoreError) -> RowView {
+        guard case .intact = entry.state else { throw damage(of: entry, binding: binding, key: key) }
+        return RowView(encoded: entry.value, columns: binding.columnCount)
+    }
+
+    /// What is wrong with a row the cursor refused (`checkedRow`): out of line, off every row's path.
+    @inline(never)
+    private func damage(of entry: SealedEntry, binding: TableBinding, key: RowKey) -> StoreError {
         do {
-            guard entry.sealed else { throw RowSeal.damage(entry.value) }
-            return try RowView(checkingHeader: entry.value, expectedColumns: binding.columnCount)
+            if case .sealBroken = entry.state { throw RowSeal.damage(entry.value) }
+            _ = try RowView(checkingHeader: entry.value, expectedColumns: binding.columnCount)
+            return .damaged(at: binding.location(of: key), RowDamage("row header refused"))
         } catch {
-            throw .damaged(at: binding.location(of: key), error)
+            return .damaged(at: binding.location(of: key), error)
         }
     }
 

@@ -51,12 +51,13 @@ final class TableIteration {
         guard !finished else { return false }
         do throws(StoreError) {
             let entry: SealedEntry?
+            let columns = binding.columnCount
             if !started {
                 started = true
                 cursor = try core.openCursor(on: binding.table)
-                entry = try stepRow { (cursor) throws(LMDBError) in try cursor.firstRow() }
+                entry = try stepRow { (cursor) throws(LMDBError) in try cursor.firstRow(columns: columns) }
             } else {
-                entry = try stepRow { (cursor) throws(LMDBError) in try cursor.nextRow() }
+                entry = try stepRow { (cursor) throws(LMDBError) in try cursor.nextRow(columns: columns) }
             }
             guard let entry else {
                 finish()

@@ -307,27 +307,42 @@ enum LMDB {
         )
     }
 
-    /// `cursorGet` on a table of sealed rows (`Checksum`), checking the seal in the same call: the
-    /// value is the row without its seal when `sealed`, else all of the stored bytes.
+    /// `cursorGet` on a table of sealed rows (`Checksum`) of `columns` columns, checking the seal and
+    /// the row's header in the same call (`strata_cursor_get_row`).
     @inline(__always)
-    static func cursorGetRow(_ cursor: OpaquePointer, op: MDB_cursor_op) throws(LMDBError) -> SealedEntry? {
+    static func cursorGetRow(_ cursor: OpaquePointer, op: MDB_cursor_op, columns: Int) throws(LMDBError)
+        -> SealedEntry?
+    {
         try injected(.cursorGet)
         var k = MDB_val(mv_size: 0, mv_data: nil)
         var v = MDB_val(mv_size: 0, mv_data: nil)
-        let code = strata_cursor_get_row(cursor, &k, &v, op)
-        if code == MDB_NOTFOUND { return nil }
-        if code != STRATA_ROW_DAMAGED { try check(code) }
+        let code = strata_cursor_get_row(cursor, &k, &v, op, columns)
+        let state: SealedEntry.State
+        switch code {
+        case MDB_SUCCESS: state = .intact
+        case MDB_NOTFOUND: return nil
+        case STRATA_ROW_DAMAGED: state = .sealBroken
+        case STRATA_ROW_BAD_HEADER: state = .headerDamaged
+        default: throw LMDBError(code: code)
+        }
         return SealedEntry(
             key: UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size),
-            value: UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size), sealed: code != STRATA_ROW_DAMAGED)
+            value: UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size), state: state)
     }
 }
 
 /// A pair of a table of sealed rows, as a cursor met it.
 struct SealedEntry {
+    enum State {
+        /// The seal matches and the header is a row's of the table: `value` is the row.
+        case intact
+        /// The seal matches, the header does not: `value` is the row.
+        case headerDamaged
+        /// The seal does not match: `value` is the stored bytes as they are.
+        case sealBroken
+    }
+
     let key: UnsafeRawBufferPointer
-    /// The row (its seal removed) when `sealed`; the stored bytes as they are when not.
     let value: UnsafeRawBufferPointer
-    /// Whether the stored bytes carried the seal of the key and the row.
-    let sealed: Bool
+    let state: State
 }

@@ -37,15 +37,16 @@ final class TableCursor {
     func first() throws(LMDBError) -> Entry? { try get(MDB_FIRST) }
     func next() throws(LMDBError) -> Entry? { try get(MDB_NEXT) }
 
-    /// The first row of a table of sealed rows, its seal checked (`LMDB.cursorGetRow`).
-    func firstRow() throws(LMDBError) -> SealedEntry? { try getRow(MDB_FIRST) }
-    /// The next row of a table of sealed rows, its seal checked.
-    func nextRow() throws(LMDBError) -> SealedEntry? { try getRow(MDB_NEXT) }
+    /// The first row of a table of sealed rows of `columns` columns, its seal and header checked
+    /// (`LMDB.cursorGetRow`).
+    func firstRow(columns: Int) throws(LMDBError) -> SealedEntry? { try getRow(MDB_FIRST, columns: columns) }
+    /// The next row of a table of sealed rows, its seal and header checked.
+    func nextRow(columns: Int) throws(LMDBError) -> SealedEntry? { try getRow(MDB_NEXT, columns: columns) }
 
     @inline(__always)
-    private func getRow(_ op: MDB_cursor_op) throws(LMDBError) -> SealedEntry? {
+    private func getRow(_ op: MDB_cursor_op, columns: Int) throws(LMDBError) -> SealedEntry? {
         guard let handle else { throw LMDBError.badTransaction }
-        return try LMDB.cursorGetRow(handle, op: op)
+        return try LMDB.cursorGetRow(handle, op: op, columns: columns)
     }
 
     /// Replaces the value of the pair the cursor stands on (`MDB_CURRENT`: no search). `key` must be
