@@ -2,7 +2,7 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-@testable import Strata
+@_spi(StrataSync) @testable import Strata
 
 /// Crash safety, as SQLite tests it: a writer process is killed (SIGKILL) at random moments; after
 /// each kill the file must hold every acknowledged commit in full, nothing partial, and verify.
@@ -78,6 +78,37 @@ struct CrashTests {
         }
         #expect(acknowledged.count > Self.kills, "the writers made progress")
         print("crash test (group commit): \(Self.kills) kills survived, \(acknowledged.count) writes acknowledged")
+    }
+
+    @Test("SIGKILL with change capture on: the outbox holds exactly the committed changes")
+    func killedWriterCapturingChanges() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        try fixture.open().captureChanges(of: [CrashEntry.self, CrashCounter.self])
+        var random = SplitMix64(state: 14)
+        var committed = 0
+        for trial in 0..<(Self.kills / 4) {
+            let writer = try StressProcess(["crash-writer", fixture.path, "full"])
+            usleep(UInt32.random(in: 0...30_000, using: &random))
+            writer.kill()
+            _ = writer.remainingLines()
+            #expect(writer.wait().status == SIGKILL, "trial \(trial)")
+            let store = try fixture.open()
+            try store.refresh()
+            let changes = try store.capturedChanges()
+            let entryBinding = try store.core.binding(for: CrashEntry.self)
+            let stored = Set(
+                try store.objects(CrashEntry.self).map { entry in
+                    try #require(try store.core.rowKey(forPrimaryKey: entry.id, binding: entryBinding)).storedBytes
+                })
+            let inserted = changes.filter { $0.typeName == "CrashEntry" && $0.kind == .insert }.map(\.key)
+            #expect(inserted.count == Set(inserted).count, "trial \(trial): an insert recorded twice")
+            #expect(Set(inserted) == stored, "trial \(trial): \(inserted.count) recorded, \(stored.count) stored")
+            let batches = store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0
+            #expect(changes.filter { $0.typeName == "CrashCounter" }.count == batches, "trial \(trial)")
+            committed = batches
+        }
+        #expect(committed > Self.kills / 4, "the writer made progress")
+        print("crash test (change capture): \(Self.kills / 4) kills, \(committed) transactions recorded exactly")
     }
 
     private func ackNumber(_ line: String) -> Int {

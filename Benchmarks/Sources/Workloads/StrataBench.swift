@@ -1,5 +1,5 @@
 import Foundation
-import Strata
+@_spi(StrataSync) import Strata
 
 /// The workloads as a Strata user writes them.
 final class StrataBench: BenchSystem {
@@ -14,6 +14,10 @@ final class StrataBench: BenchSystem {
             configuration.maximumSize = size
         }
         store = try Store(configuration: configuration)
+        // STRATA_BENCH_CAPTURE=1: every change to Item recorded in the outbox (what sync costs a write).
+        if ProcessInfo.processInfo.environment["STRATA_BENCH_CAPTURE"] != nil {
+            try store.captureChanges(of: [Item.self])
+        }
     }
 
     func insert(_ ids: Range<Int>, perTransaction: Int) throws {

@@ -10,6 +10,11 @@ final class SharedFile: Sendable {
     let changes = ChangeHub()
     /// The frozen snapshots of this process, by frozen core.
     let frozenSnapshots = Locked<[ObjectIdentifier: FrozenSnapshot]>([:])
+    /// The names of the types whose changes the file captures (`ChangeCapture`), once read from it.
+    let capturedTypes = Locked<Set<String>?>(nil)
+    /// Changes whenever `capturedTypes` does (0: not read yet): a write compares it with the one its
+    /// Store saw last, an atomic load instead of a look-up in the file.
+    let captureGeneration = Atomic<Int>(0)
 
     private static let all = Locked<[ObjectIdentifier: WeakSharedFile]>([:])
 

@@ -31,6 +31,9 @@ final class StoreCore: ObjectContext {
     @exclusivity(unchecked) private(set) var session: WriteSession?
     /// The commit group of the `asyncWrite` whose block runs now: writes begun meanwhile nest in it.
     var commitGroup: CommitGroup?
+    /// The captured types as this Store last saw them (`capturedBindings`): the file's generation of
+    /// the list, and per binding whether it is captured (nil: none).
+    var capture: (generation: Int, bindings: [Bool]?) = (0, nil)
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
     /// their list of keys for one version.
     @exclusivity(unchecked) private(set) var tableVersions: [UInt64]
@@ -253,8 +256,16 @@ final class StoreCore: ObjectContext {
         }
         let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
         session.begin(transaction)
+        do {
+            session.captured = try capturedBindings(session)
+        } catch {
+            session.abort()
+            endWrite(session)
+            throw error
+        }
         session.changeLog =
-            shared.changes.isObserved ? Array(repeating: TableChanges(), count: bindings.count) : nil
+            shared.changes.isObserved || session.captured != nil
+            ? Array(repeating: TableChanges(), count: bindings.count) : nil
         self.session = session
         noteNewSnapshot()
         // Observers catch up to the state the write starts from (as Realm delivers at beginWrite), so
@@ -268,6 +279,14 @@ final class StoreCore: ObjectContext {
     func commitWrite(withoutNotifying skippedObservers: [ObserverState] = []) throws(StoreError) {
         let session = try writableSession()
         let skipped = try observers.observers(of: skippedObservers)
+        if let captured = session.captured, let changes = session.changeLog {
+            do {
+                try recordCapturedChanges(session, log: changes, captured: captured)
+            } catch {
+                try? cancelWrite()  // nothing of a write whose changes could not be captured is stored
+                throw error
+            }
+        }
         let version = session.transaction?.version ?? 0
         var log = session.changeLog.map { changes in
             CommitLog(

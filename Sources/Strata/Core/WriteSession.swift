@@ -17,8 +17,13 @@ final class WriteSession {
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
     /// appended with `MDB_APPEND`, and row ids of types without primary key continue from it.
     @exclusivity(unchecked) private var lastKeys: [RowKey??]
-    /// Per table (binding ordinal), what this write changed; nil while nothing observes the file.
+    /// Per table (binding ordinal), what this write changed; nil while nothing observes the file and
+    /// it captures no type.
     @exclusivity(unchecked) var changeLog: [TableChanges]?
+    /// Per table (binding ordinal), whether the file captures its changes (`ChangeCapture`); nil for none.
+    @exclusivity(unchecked) var captured: [Bool]?
+    /// The meta table, once looked up.
+    var metaTable: Table?
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
 

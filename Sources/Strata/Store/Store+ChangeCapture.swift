@@ -1,0 +1,160 @@
+/// A change to an object of a captured type, as its commit recorded it in the file's outbox (change
+/// capture: what StrataSync pushes to its server).
+@_spi(StrataSync)
+public struct CapturedChange: Sendable, Equatable {
+    /// What happened to the object.
+    public enum Kind: Sendable, Equatable {
+        /// Stored anew (every property is sent).
+        case insert
+        /// Some properties set (`changedProperties`).
+        case update
+        /// Deleted.
+        case delete
+    }
+
+    /// The change's place in the outbox: increasing with each commit, never reused.
+    public let sequence: UInt64
+    /// The object type's name (its class name).
+    public let typeName: String
+    public let kind: Kind
+    /// The object's key as the file stores it (Strata's encoding of its primary key).
+    public let key: [UInt8]
+    /// The properties the change set: all of them for an insert, none for a delete.
+    public let changedProperties: [String]
+    /// The object's row after the change (Strata's row format), empty for a delete.
+    public let row: [UInt8]
+}
+
+extension Store {
+    /// Starts recording every change to objects of `types` in the file's outbox, in the same
+    /// transaction as the change, from the next write of any Store of the file in this process, and
+    /// of every process that opens the file from now on.
+    ///
+    /// ```swift
+    /// try store.captureChanges(of: [Todo.self])
+    /// try store.write { try store.add(Todo(id: 1)) }         // recorded: an insert of Todo 1
+    /// let changes = try store.capturedChanges()
+    /// ```
+    /// - Throws: `.schemaMismatch` for a type outside the Store's schema, `.alreadyInWriteTransaction`,
+    ///   `.readOnly`, `.wrongThread`, `.storage`.
+    /// - Warning: Another process that already had the file open (and wrote to it) records changes
+    ///   only after it opens the file again: enable capture before other processes write.
+    @_spi(StrataSync)
+    public func captureChanges(of types: [Object.Type]) throws(StoreError) {
+        let names = try types.map { (type) throws(StoreError) in try core.binding(for: type).name }
+        try core.beginWrite()
+        do throws(StoreError) {
+            let session = core.session!
+            guard let meta = core.metaTable else { throw StoreError.corrupted("the file has no meta table") }
+            let captured = (try core.readCapturedTypes(session) ?? []).union(names)
+            try StoreError.mapping { () throws(LMDBError) in
+                try ChangeCapture.typesKey.withBytes { (key) throws(LMDBError) in
+                    try ChangeCapture.encodeTypes(captured).withBytes { (value) throws(LMDBError) in
+                        _ = try session.transaction!.put(meta, key: key, value: value)
+                    }
+                }
+            }
+            try core.commitWrite()
+            core.noteCapturedTypes(captured)
+        } catch {
+            if core.session != nil { try? core.cancelWrite() }
+            throw error
+        }
+    }
+
+    /// The changes recorded in the outbox after `sequence`, oldest first, at most `limit`, as last
+    /// committed (not this Store's snapshot).
+    ///
+    /// - Throws: `.corrupted` for an entry that cannot be read, `.wrongThread`, `.storage`.
+    @_spi(StrataSync)
+    public func capturedChanges(after sequence: UInt64 = 0, limit: Int = .max) throws(StoreError) -> [CapturedChange] {
+        try core.checkConfined()
+        guard let meta = core.metaTable, limit > 0 else { return [] }
+        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
+        var found: [CapturedChange] = []
+        let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
+            try reader.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
+                let start = ChangeCapture.entryKey(sequence &+ 1)
+                let first = try start.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                let isEntry = { (key: UnsafeRawBufferPointer) in
+                    key.count == ChangeCapture.entryPrefix.count + 8 && key.starts(with: ChangeCapture.entryPrefix)
+                }
+                return try cursor.walk(from: first, while: { isEntry($0) && found.count < limit }) {
+                    (entry) throws(StoreError) in
+                    found.append(try core.capturedChange(key: entry.key, value: entry.value))
+                }
+            }
+        }
+        if let failure { throw failure }
+        return found
+    }
+
+    /// Removes the outbox's changes up to `sequence` included (those the server acknowledged).
+    ///
+    /// - Throws: `.alreadyInWriteTransaction`, `.readOnly`, `.wrongThread`, `.storage`.
+    @_spi(StrataSync)
+    public func removeCapturedChanges(through sequence: UInt64) throws(StoreError) {
+        try core.beginWrite()
+        do throws(StoreError) {
+            let session = core.session!
+            if let meta = core.metaTable {
+                try StoreError.mapping { () throws(LMDBError) in
+                    let first = ChangeCapture.entryKey(0)
+                    let last = ChangeCapture.entryKey(sequence)
+                    var keys: [[UInt8]] = []
+                    _ = try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> Never? in
+                        let start = try first.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                        return try cursor.walk(
+                            from: start,
+                            while: {
+                                $0.count == last.count && $0.starts(with: ChangeCapture.entryPrefix)
+                                    && !last.lexicographicallyPrecedes($0)
+                            }
+                        ) { (entry) throws(Never) in keys.append(Array(entry.key)) }
+                    }
+                    for key in keys {
+                        _ = try key.withBytes { (key) throws(LMDBError) in
+                            try session.transaction!.delete(meta, key: key)
+                        }
+                    }
+                }
+            }
+            try core.commitWrite()
+        } catch {
+            if core.session != nil { try? core.cancelWrite() }
+            throw error
+        }
+    }
+}
+
+extension StoreCore {
+    /// A stored outbox entry as the SPI hands it out.
+    func capturedChange(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(StoreError)
+        -> CapturedChange
+    {
+        let sequence = UInt64(
+            bigEndian: key.loadUnaligned(fromByteOffset: ChangeCapture.entryPrefix.count, as: UInt64.self))
+        let entry: OutboxEntry
+        do {
+            entry = try OutboxEntry(decoding: value)
+        } catch {
+            throw .corrupted("outbox entry \(sequence): \(error)")
+        }
+        let binding = bindings.first { $0.name == entry.typeName }
+        let names = entry.columns.map { column in
+            binding.flatMap { binding in
+                column < binding.propertyOfColumn.count
+                    ? binding.schema.properties[binding.propertyOfColumn[column]].name : nil
+            } ?? "#\(column)"
+        }
+        let kind: CapturedChange.Kind =
+            switch entry.kind {
+            case .insert: .insert
+            case .update: .update
+            case .delete: .delete
+            }
+        return CapturedChange(
+            sequence: sequence, typeName: entry.typeName, kind: kind, key: entry.key, changedProperties: names,
+            row: entry.row)
+    }
+}

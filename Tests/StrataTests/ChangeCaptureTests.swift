@@ -1,0 +1,132 @@
+import Foundation
+import StrataTestModels
+import StrataTestSupport
+import Testing
+
+@_spi(StrataSync) @testable import Strata
+
+/// The stored key of the Person with `id`.
+private func personKey(_ id: Int, in store: Store) throws -> [UInt8] {
+    let binding = try store.core.binding(for: Person.self)
+    return try #require(try store.core.rowKey(forPrimaryKey: id, binding: binding)).storedBytes
+}
+
+@Suite("Change capture (the outbox of sync)", .fixtureChecks)
+struct ChangeCaptureTests {
+    @Test("a captured type's commits record inserts, per-property updates and deletes, in order; others nothing")
+    func insertsUpdatesAndDeletes() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.write { try store.add(Person(id: 9, name: "before")) }  // before capture: not recorded
+        try store.captureChanges(of: [Person.self])
+        try store.write {
+            try store.add(Person(id: 1, name: "Ann"))
+            try store.add(Person(id: 2, name: "Bo"))
+            try store.add(Dog(name: "Rex"))  // not captured
+        }
+        let ann = try #require(store.object(ofType: Person.self, forPrimaryKey: 1))
+        try store.write { ann.name = "Anna" }
+        try store.write {
+            ann.age = 40
+            ann.email = "a@example.com"
+        }
+        try store.write { try store.delete(store.object(ofType: Person.self, forPrimaryKey: 2)!) }
+        try store.write {
+            let short = Person(id: 3)
+            try store.add(short)
+            try store.delete(short)  // inserted and deleted in one write: nothing to send
+        }
+
+        let changes = try store.capturedChanges()
+        let (one, two) = (try personKey(1, in: store), try personKey(2, in: store))
+        #expect(changes.map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(changes.allSatisfy { $0.typeName == "Person" })
+        #expect(changes.map(\.kind) == [.insert, .insert, .update, .update, .delete])
+        #expect(changes.map(\.key) == [one, two, one, one, two])
+        #expect(Set(changes[0].changedProperties) == ["id", "name", "age", "email", "dogs"])
+        #expect(changes[2].changedProperties == ["name"])
+        #expect(Set(changes[3].changedProperties) == ["age", "email"])
+        #expect(changes[4].changedProperties.isEmpty && changes[4].row.isEmpty)
+        // The row is the object after the change: decodable as a Person row of the schema.
+        let binding = try store.core.binding(for: Person.self)
+        let nameColumn = try #require(
+            binding.propertyOfColumn.firstIndex { binding.schema.properties[$0].name == "name" })
+        let row = try changes[2].row.withBytes { (bytes) throws(RowDamage) in
+            try RowView(validating: bytes, expectedColumns: binding.columnCount).column(nameColumn).map { Array($0) }
+        }
+        #expect(row == Array("Anna".utf8))
+        #expect(try store.capturedChanges(after: 3).map(\.sequence) == [4, 5])
+        #expect(try store.capturedChanges(after: 1, limit: 2).map(\.sequence) == [2, 3])
+    }
+
+    @Test("a write that throws, is cancelled or fails to commit records nothing; the sequence goes on")
+    func nothingOfAWriteThatDidNotCommit() throws {
+        struct Refused: Error {}
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.captureChanges(of: [Person.self])
+        #expect(throws: Refused.self) {
+            try store.write {
+                try store.add(Person(id: 1))
+                throw Refused()
+            }
+        }
+        try store.beginWrite()
+        try store.add(Person(id: 2))
+        try store.cancelWrite()
+        #expect(throws: StoreError.self) {
+            try store.write {
+                try store.add(Person(id: 3))
+                LMDBFaults.inject(.mapFull, into: .commit)
+            }
+        }
+        LMDBFaults.clear()
+        #expect(try store.capturedChanges().isEmpty)
+        try store.write { try store.add(Person(id: 4)) }
+        let changes = try store.capturedChanges()
+        #expect(changes.map(\.sequence) == [1])
+        #expect(changes.map(\.key) == [try personKey(4, in: store)])
+    }
+
+    @Test("removing acknowledged changes keeps the later ones; sequences are never reused")
+    func removingAcknowledgedChanges() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.captureChanges(of: [Person.self])
+        for id in 1...5 { try store.write { try store.add(Person(id: id)) } }
+        try store.removeCapturedChanges(through: 3)
+        #expect(try store.capturedChanges().map(\.sequence) == [4, 5])
+        try store.removeCapturedChanges(through: 5)
+        #expect(try store.capturedChanges().isEmpty)
+        try store.write { try store.add(Person(id: 6)) }
+        #expect(try store.capturedChanges().map(\.sequence) == [6])
+        #expect(throws: StoreError.self) { try store.captureChanges(of: [ProcessEntry.self]) }  // not in the schema
+    }
+
+    @Test("every Store of the file records: another thread's, and another process's writes")
+    func otherStoresAndProcessesRecord() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        let store = try fixture.open()
+        try store.captureChanges(of: [ProcessEntry.self])
+        let configuration = fixture.configuration
+        let wrote = Locked(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            if let other = try? Store(configuration: configuration) {
+                let entry = ProcessEntry()
+                entry.id = 1
+                wrote.withLock { $0 = (try? writeSynchronously(other, entry)) != nil }
+            }
+            done.signal()
+        }.start()
+        #expect(done.wait(timeout: .now() + 60) == .success)  // a condition: the thread's write done
+        #expect(wrote.withLock { $0 })
+        #expect(try store.capturedChanges().count == 1, "the thread's write")
+        let writer = try StressProcess(["add-range", fixture.path, "100", "250"])
+        #expect(writer.remainingLines() == ["done"])
+        #expect(writer.wait().status == 0)
+        let changes = try store.capturedChanges()
+        #expect(changes.count == 251)
+        #expect(changes.allSatisfy { $0.kind == .insert && $0.typeName == "ProcessEntry" })
+    }
+}
