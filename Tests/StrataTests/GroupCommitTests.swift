@@ -2,7 +2,7 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-@testable import Strata
+@_spi(StrataSync) @testable import Strata
 
 extension StoreActor {
     /// The age of the person with `id`, as this Store shows it (nil: not there).
@@ -39,6 +39,16 @@ extension StoreActor {
 }
 
 struct RefusedWrite: Error {}
+
+/// Captures Person's changes in the file (a Store opened and released on the caller's thread).
+func enableCapture(_ configuration: Store.Configuration) throws {
+    try Store(configuration: configuration).captureChanges(of: [Person.self])
+}
+
+/// The outbox's sequence numbers, one per change.
+func capturedSequences(_ configuration: Store.Configuration) throws -> [UInt64] {
+    try Store(configuration: configuration).capturedChanges().map(\.sequence)
+}
 
 /// The newest version of the file (a Store opened and released on the caller's thread).
 func committedVersion(_ configuration: Store.Configuration) throws -> Int {
@@ -110,6 +120,27 @@ struct GroupCommitTests {
         for counter in counters { await counter.close() }
         await held.holder.close()
         await observer.close()
+    }
+
+    @Test("with change capture on, each write of a group records its own outbox record in the group's commit")
+    func capturedChangesOfAGroup() async throws {
+        let fixture = Fixture()
+        try enableCapture(fixture.configuration)
+        let counters = (1..<4).map { _ in Counter() }
+        for counter in counters { try await counter.open(fixture.configuration) }
+        let held = HeldWrite()
+        let (holding, gate) = try await held.start(fixture.configuration)
+        let waiting = counters.enumerated().map { index, counter in
+            Task { try await counter.addPeople(base: index + 1, times: 1) }
+        }
+        await held.release(whenWaiting: 3, gate: gate)
+        try await holding.value
+        for member in waiting { try await member.value }
+        let sequences = try capturedSequences(fixture.configuration)
+        #expect(sequences.count == 4 && Set(sequences).count == 4, "\(sequences)")
+        #expect(Set(sequences.map { $0 >> 16 }).count == 1, "one transaction: \(sequences)")
+        for counter in counters { await counter.close() }
+        await held.holder.close()
     }
 
     @Test("in a group, a block that throws undoes only itself and gets its error; the others are stored")

@@ -1,20 +1,38 @@
 /// Change capture, the outbox of sync (StrataSync): for the types a file captures, every commit
-/// records what it changed — an object inserted, properties updated, an object deleted, by primary key
-/// — in the file's meta table, in the same LMDB transaction as the change. A crash cannot lose a
-/// committed change from the outbox, nor leave one of a write that did not commit.
+/// records what it changed — an object inserted, properties updated, an object deleted, by key — in
+/// the file's meta table, in the same LMDB transaction as the change. A crash cannot lose a committed
+/// change from the outbox, nor leave one of a write that did not commit.
+///
+/// One record per commit, keyed `outbox/`, the transaction id (8 bytes) and a number within the
+/// transaction (2 bytes; the writes of a commit group share one transaction), big-endian: increasing,
+/// never reused, found without a counter. A record names the changed objects and properties, not their
+/// values: whoever sends them reads the objects as they are then (a later value of a property only
+/// overtakes an earlier one, which is what last-writer-wins keeps anyway).
 ///
 /// The captured types are stored in the file (meta key `capture.types`), read by a process's first
 /// write and kept per process (`SharedFile`): every Store of the file in the process records them,
 /// and so does every process that opens the file later. A look-up in the file per write would cost
 /// 7.5% of a one-object write (W2): LMDB finds a named table's root anew in every transaction.
-/// Entries are keyed `outbox/` and a big-endian sequence number; `outbox-next` holds the next one.
 enum ChangeCapture {
     static let typesKey = Array("capture.types".utf8)
-    static let nextKey = Array("outbox-next".utf8)
     static let entryPrefix = Array("outbox/".utf8)
+    static let keyLength = entryPrefix.count + 10
+
+    /// A record's place in the outbox: its transaction id, then its number within the transaction.
+    static func sequence(transaction: Int, index: Int) -> UInt64 {
+        UInt64(transaction) << 16 | UInt64(index)
+    }
 
     static func entryKey(_ sequence: UInt64) -> [UInt8] {
-        entryPrefix + withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+        entryPrefix + withUnsafeBytes(of: (sequence >> 16).bigEndian) { Array($0) }
+            + withUnsafeBytes(of: UInt16(truncatingIfNeeded: sequence).bigEndian) { Array($0) }
+    }
+
+    static func sequence(ofKey key: UnsafeRawBufferPointer) -> UInt64? {
+        guard key.count == keyLength, key.starts(with: entryPrefix) else { return nil }
+        let transaction = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: entryPrefix.count, as: UInt64.self))
+        let index = UInt16(bigEndian: key.loadUnaligned(fromByteOffset: entryPrefix.count + 8, as: UInt16.self))
+        return transaction << 16 | UInt64(index)
     }
 
     /// The type names stored under `capture.types` (one per line).
@@ -27,7 +45,7 @@ enum ChangeCapture {
     }
 }
 
-/// One recorded change, as stored in the outbox.
+/// One change of an outbox record.
 struct OutboxEntry: Equatable {
     enum Kind: UInt8 {
         case insert = 1
@@ -41,36 +59,37 @@ struct OutboxEntry: Equatable {
     var key: [UInt8]
     /// The columns the change set: every column for an insert, none for a delete.
     var columns: [Int]
-    /// The row after the change, without its seal; empty for a delete.
-    var row: [UInt8]
 
-    private static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
-    /// `[version][kind][name length: UInt16][name][key length: UInt16][key][column count: UInt16]`,
-    /// the columns as UInt16, then the row; integers little-endian.
-    func encoded() -> [UInt8] {
-        var bytes: [UInt8] = [Self.version, kind.rawValue]
-        bytes.reserveCapacity(8 + typeName.utf8.count + key.count + columns.count * 2 + row.count)
+    /// Appends `[kind][name length: UInt16][name][key length: UInt16][key][column count: UInt16]`
+    /// and the columns as UInt16, little-endian; a record is `[version]` and its entries.
+    static func append(
+        kind: Kind, typeName: String, key: RowKey, columns: some Collection<Int>, to bytes: inout [UInt8]
+    ) {
         func append16(_ value: Int) {
             bytes.append(UInt8(truncatingIfNeeded: value))
             bytes.append(UInt8(truncatingIfNeeded: value >> 8))
         }
+        bytes.append(kind.rawValue)
         append16(typeName.utf8.count)
         bytes += typeName.utf8
-        append16(key.count)
-        bytes += key
+        key.withBytes { key in
+            append16(key.count)
+            bytes += key
+        }
         append16(columns.count)
         for column in columns { append16(column) }
-        bytes += row
-        return bytes
     }
 
-    /// - Throws: `RowDamage` when the bytes are not an entry of this version.
-    init(decoding bytes: UnsafeRawBufferPointer) throws(RowDamage) {
+    /// The entries of a record.
+    ///
+    /// - Throws: `RowDamage` when the bytes are not a record of this version.
+    static func decodeRecord(_ bytes: UnsafeRawBufferPointer) throws(RowDamage) -> [OutboxEntry] {
         var position = 0
         func take(_ count: Int) throws(RowDamage) -> UnsafeRawBufferPointer {
             guard count >= 0, position + count <= bytes.count else {
-                throw RowDamage("outbox entry of \(bytes.count) bytes ends early")
+                throw RowDamage("outbox record of \(bytes.count) bytes ends early")
             }
             defer { position += count }
             return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
@@ -79,26 +98,19 @@ struct OutboxEntry: Equatable {
             let two = try take(2)
             return Int(two[0]) | Int(two[1]) << 8
         }
-        let head = try take(2)
-        guard head[0] == Self.version, let kind = Kind(rawValue: head[1]) else {
-            throw RowDamage("outbox entry of version \(head[0]), kind \(head[1])")
+        guard try take(1)[0] == version else { throw RowDamage("outbox record of version \(bytes.first ?? 0)") }
+        var entries: [OutboxEntry] = []
+        while position < bytes.count {
+            let code = try take(1)[0]
+            guard let kind = Kind(rawValue: code) else { throw RowDamage("outbox entry of kind \(code)") }
+            let typeName = String(decoding: try take(try take16()), as: UTF8.self)
+            let key = Array(try take(try take16()))
+            let count = try take16()
+            var columns: [Int] = []
+            for _ in 0..<count { columns.append(try take16()) }
+            entries.append(OutboxEntry(kind: kind, typeName: typeName, key: key, columns: columns))
         }
-        self.kind = kind
-        typeName = String(decoding: try take(try take16()), as: UTF8.self)
-        key = Array(try take(try take16()))
-        let count = try take16()
-        var columns: [Int] = []
-        for _ in 0..<count { columns.append(try take16()) }
-        self.columns = columns
-        row = Array(try take(bytes.count - position))
-    }
-
-    init(kind: Kind, typeName: String, key: [UInt8], columns: [Int], row: [UInt8]) {
-        self.kind = kind
-        self.typeName = typeName
-        self.key = key
-        self.columns = columns
-        self.row = row
+        return entries
     }
 }
 
@@ -144,64 +156,42 @@ extension StoreCore {
         }
     }
 
-    /// Appends the outbox entries of this write's changes to captured types, in its transaction.
+    /// Stores the outbox record of this write's changes to captured types, in its transaction.
     func recordCapturedChanges(_ session: WriteSession, log: [TableChanges], captured: [Bool]) throws(StoreError) {
-        var entries: [OutboxEntry] = []
+        var record = session.outboxRecord
+        record.removeAll(keepingCapacity: true)
+        record.append(OutboxEntry.version)
         for binding in bindings where captured[binding.ordinal] && !log[binding.ordinal].isEmpty {
             let changes = log[binding.ordinal]
-            for key in changes.deleted.sorted(by: Self.storedOrder) {
-                entries.append(
-                    OutboxEntry(kind: .delete, typeName: binding.name, key: key.storedBytes, columns: [], row: []))
+            for key in changes.deleted {
+                OutboxEntry.append(kind: .delete, typeName: binding.name, key: key, columns: [], to: &record)
             }
-            for key in changes.inserted.sorted(by: Self.storedOrder) {
-                entries.append(
-                    OutboxEntry(
-                        kind: .insert, typeName: binding.name, key: key.storedBytes,
-                        columns: Array(0..<binding.columnCount), row: try currentRow(session, binding, key)))
+            for key in changes.inserted {
+                OutboxEntry.append(
+                    kind: .insert, typeName: binding.name, key: key, columns: 0..<binding.columnCount, to: &record)
             }
-            for (key, columns) in changes.modified.sorted(by: { Self.storedOrder($0.key, $1.key) }) {
-                entries.append(
-                    OutboxEntry(
-                        kind: .update, typeName: binding.name, key: key.storedBytes, columns: columns.sorted(),
-                        row: try currentRow(session, binding, key)))
+            for (key, columns) in changes.modified {
+                OutboxEntry.append(kind: .update, typeName: binding.name, key: key, columns: columns.sorted(), to: &record)
             }
         }
-        guard !entries.isEmpty else { return }
+        defer { session.outboxRecord = record }
+        guard record.count > 1 else { return }
         guard let meta = session.metaTable ?? metaTable else { throw .corrupted("the file has no meta table") }
         session.metaTable = meta
+        let transaction = session.transaction?.version ?? 0
         try StoreError.mapping { () throws(LMDBError) in
-            let next = try ChangeCapture.nextKey.withBytes { (key) throws(LMDBError) -> UInt64 in
-                guard let stored = try session.transaction!.get(meta, key: key), stored.count == 8 else { return 1 }
-                return UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self))
-            }
-            for (offset, entry) in entries.enumerated() {
-                let bytes = entry.encoded()
-                try ChangeCapture.entryKey(next + UInt64(offset)).withBytes { (key) throws(LMDBError) in
-                    try bytes.withBytes { (value) throws(LMDBError) in
-                        _ = try session.transaction!.put(meta, key: key, value: value)
-                    }
+            try record.withBytes { (value) throws(LMDBError) in
+                // The writes of a commit group share a transaction id: the next free number after it.
+                for index in 0..<Int(UInt16.max) {
+                    let stored = try ChangeCapture.entryKey(ChangeCapture.sequence(transaction: transaction, index: index))
+                        .withBytes { (key) throws(LMDBError) in
+                            try session.transaction!.put(meta, key: key, value: value, options: .noOverwrite)
+                        }
+                    if stored { return }
                 }
-            }
-            try ChangeCapture.nextKey.withBytes { (key) throws(LMDBError) in
-                try withBytes(of: (next + UInt64(entries.count)).bigEndian) { (value) throws(LMDBError) in
-                    _ = try session.transaction!.put(meta, key: key, value: value)
-                }
+                throw LMDBError.mapFull  // 65,535 writes in one group: never (a group ends after 256)
             }
         }
-    }
-
-    private static func storedOrder(_ left: RowKey, _ right: RowKey) -> Bool {
-        left.storedBytes.lexicographicallyPrecedes(right.storedBytes)
-    }
-
-    /// The row stored under `key` in this write, without its seal.
-    private func currentRow(_ session: WriteSession, _ binding: TableBinding, _ key: RowKey) throws(StoreError)
-        -> [UInt8]
-    {
-        guard let stored = try session.get(binding.table, key: key), stored.count >= RowSeal.size else {
-            throw .corrupted("\(binding.location(of: key)): changed in this write, but not stored")
-        }
-        return Array(stored.dropLast(RowSeal.size))
     }
 }
 

@@ -263,8 +263,9 @@ final class StoreCore: ObjectContext {
             endWrite(session)
             throw error
         }
+        session.logsForObservers = shared.changes.isObserved
         session.changeLog =
-            shared.changes.isObserved || session.captured != nil
+            session.logsForObservers || session.captured != nil
             ? Array(repeating: TableChanges(), count: bindings.count) : nil
         self.session = session
         noteNewSnapshot()
@@ -288,7 +289,7 @@ final class StoreCore: ObjectContext {
             }
         }
         let version = session.transaction?.version ?? 0
-        var log = session.changeLog.map { changes in
+        var log = (session.logsForObservers ? session.changeLog : nil).map { changes in
             CommitLog(
                 version: version,
                 tables: Dictionary(

@@ -20,10 +20,14 @@ final class WriteSession {
     /// Per table (binding ordinal), what this write changed; nil while nothing observes the file and
     /// it captures no type.
     @exclusivity(unchecked) var changeLog: [TableChanges]?
+    /// Whether the change log is published for observers (else it is kept for change capture only).
+    @exclusivity(unchecked) var logsForObservers = false
     /// Per table (binding ordinal), whether the file captures its changes (`ChangeCapture`); nil for none.
     @exclusivity(unchecked) var captured: [Bool]?
     /// The meta table, once looked up.
     var metaTable: Table?
+    /// The outbox record being encoded at commit (its capacity kept from write to write).
+    var outboxRecord: [UInt8] = []
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
 

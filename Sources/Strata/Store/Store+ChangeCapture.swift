@@ -12,17 +12,17 @@ public struct CapturedChange: Sendable, Equatable {
         case delete
     }
 
-    /// The change's place in the outbox: increasing with each commit, never reused.
+    /// The place in the outbox of the commit that made the change (the changes of one commit share
+    /// it): increasing with each commit, never reused.
     public let sequence: UInt64
     /// The object type's name (its class name).
     public let typeName: String
     public let kind: Kind
     /// The object's key as the file stores it (Strata's encoding of its primary key).
     public let key: [UInt8]
-    /// The properties the change set: all of them for an insert, none for a delete.
+    /// The properties the change set: all of them for an insert, none for a delete. Their values are
+    /// the object's as it is when read (a later change only brings a newer value).
     public let changedProperties: [String]
-    /// The object's row after the change (Strata's row format), empty for a delete.
-    public let row: [UInt8]
 }
 
 extension Store {
@@ -62,10 +62,11 @@ extension Store {
         }
     }
 
-    /// The changes recorded in the outbox after `sequence`, oldest first, at most `limit`, as last
-    /// committed (not this Store's snapshot).
+    /// The changes recorded in the outbox by the commits after `sequence`, oldest first: whole
+    /// commits, until `limit` changes are reached or passed. Read as last committed (not this Store's
+    /// snapshot).
     ///
-    /// - Throws: `.corrupted` for an entry that cannot be read, `.wrongThread`, `.storage`.
+    /// - Throws: `.corrupted` for a record that cannot be read, `.wrongThread`, `.storage`.
     @_spi(StrataSync)
     public func capturedChanges(after sequence: UInt64 = 0, limit: Int = .max) throws(StoreError) -> [CapturedChange] {
         try core.checkConfined()
@@ -76,12 +77,10 @@ extension Store {
             try reader.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
                 let start = ChangeCapture.entryKey(sequence &+ 1)
                 let first = try start.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                let isEntry = { (key: UnsafeRawBufferPointer) in
-                    key.count == ChangeCapture.entryPrefix.count + 8 && key.starts(with: ChangeCapture.entryPrefix)
-                }
-                return try cursor.walk(from: first, while: { isEntry($0) && found.count < limit }) {
-                    (entry) throws(StoreError) in
-                    found.append(try core.capturedChange(key: entry.key, value: entry.value))
+                return try cursor.walk(
+                    from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil && found.count < limit }
+                ) { (entry) throws(StoreError) in
+                    found += try core.capturedChanges(key: entry.key, record: entry.value)
                 }
             }
         }
@@ -99,17 +98,13 @@ extension Store {
             let session = core.session!
             if let meta = core.metaTable {
                 try StoreError.mapping { () throws(LMDBError) in
-                    let first = ChangeCapture.entryKey(0)
-                    let last = ChangeCapture.entryKey(sequence)
                     var keys: [[UInt8]] = []
                     _ = try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> Never? in
-                        let start = try first.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                        let start = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in
+                            try cursor.seek(atLeast: key)
+                        }
                         return try cursor.walk(
-                            from: start,
-                            while: {
-                                $0.count == last.count && $0.starts(with: ChangeCapture.entryPrefix)
-                                    && !last.lexicographicallyPrecedes($0)
-                            }
+                            from: start, while: { ChangeCapture.sequence(ofKey: $0).map { $0 <= sequence } ?? false }
                         ) { (entry) throws(Never) in keys.append(Array(entry.key)) }
                     }
                     for key in keys {
@@ -128,33 +123,33 @@ extension Store {
 }
 
 extension StoreCore {
-    /// A stored outbox entry as the SPI hands it out.
-    func capturedChange(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(StoreError)
-        -> CapturedChange
+    /// The changes of a stored outbox record, as the SPI hands them out.
+    func capturedChanges(key: UnsafeRawBufferPointer, record: UnsafeRawBufferPointer) throws(StoreError)
+        -> [CapturedChange]
     {
-        let sequence = UInt64(
-            bigEndian: key.loadUnaligned(fromByteOffset: ChangeCapture.entryPrefix.count, as: UInt64.self))
-        let entry: OutboxEntry
+        let sequence = ChangeCapture.sequence(ofKey: key) ?? 0
+        let entries: [OutboxEntry]
         do {
-            entry = try OutboxEntry(decoding: value)
+            entries = try OutboxEntry.decodeRecord(record)
         } catch {
-            throw .corrupted("outbox entry \(sequence): \(error)")
+            throw .corrupted("outbox record \(sequence): \(error)")
         }
-        let binding = bindings.first { $0.name == entry.typeName }
-        let names = entry.columns.map { column in
-            binding.flatMap { binding in
-                column < binding.propertyOfColumn.count
-                    ? binding.schema.properties[binding.propertyOfColumn[column]].name : nil
-            } ?? "#\(column)"
-        }
-        let kind: CapturedChange.Kind =
-            switch entry.kind {
-            case .insert: .insert
-            case .update: .update
-            case .delete: .delete
+        return entries.map { entry in
+            let binding = bindings.first { $0.name == entry.typeName }
+            let names = entry.columns.map { column in
+                binding.flatMap { binding in
+                    column < binding.propertyOfColumn.count
+                        ? binding.schema.properties[binding.propertyOfColumn[column]].name : nil
+                } ?? "#\(column)"
             }
-        return CapturedChange(
-            sequence: sequence, typeName: entry.typeName, kind: kind, key: entry.key, changedProperties: names,
-            row: entry.row)
+            let kind: CapturedChange.Kind =
+                switch entry.kind {
+                case .insert: .insert
+                case .update: .update
+                case .delete: .delete
+                }
+            return CapturedChange(
+                sequence: sequence, typeName: entry.typeName, kind: kind, key: entry.key, changedProperties: names)
+        }
     }
 }
