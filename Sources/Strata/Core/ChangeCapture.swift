@@ -171,7 +171,8 @@ extension StoreCore {
                     kind: .insert, typeName: binding.name, key: key, columns: 0..<binding.columnCount, to: &record)
             }
             for (key, columns) in changes.modified {
-                OutboxEntry.append(kind: .update, typeName: binding.name, key: key, columns: columns.sorted(), to: &record)
+                OutboxEntry.append(
+                    kind: .update, typeName: binding.name, key: key, columns: columns.sorted(), to: &record)
             }
         }
         defer { session.outboxRecord = record }
@@ -183,10 +184,12 @@ extension StoreCore {
             try record.withBytes { (value) throws(LMDBError) in
                 // The writes of a commit group share a transaction id: the next free number after it.
                 for index in 0..<Int(UInt16.max) {
-                    let stored = try ChangeCapture.entryKey(ChangeCapture.sequence(transaction: transaction, index: index))
-                        .withBytes { (key) throws(LMDBError) in
-                            try session.transaction!.put(meta, key: key, value: value, options: .noOverwrite)
-                        }
+                    let stored = try ChangeCapture.entryKey(
+                        ChangeCapture.sequence(transaction: transaction, index: index)
+                    )
+                    .withBytes { (key) throws(LMDBError) in
+                        try session.transaction!.put(meta, key: key, value: value, options: .noOverwrite)
+                    }
                     if stored { return }
                 }
                 throw LMDBError.mapFull  // 65,535 writes in one group: never (a group ends after 256)
