@@ -1,5 +1,6 @@
 import CLMDB
 import Dispatch
+import Foundation
 
 /// Group commit: the `asyncWrite`s of one file that queue up behind each other while a durable
 /// (`.full`) write is under way share one LMDB transaction, and so one sync. Each member's block runs
@@ -14,7 +15,8 @@ import Dispatch
 /// sync can then leave neither version whole (LMDB's manual: `MDB_NOSYNC` "can corrupt the database").
 ///
 /// LMDB's writer lock belongs to the thread that took it: the group's transaction is begun and
-/// committed on one thread of its own, which waits, blocked, while the members write.
+/// committed on one thread of its own, which waits, blocked, while the members write (and begins the
+/// next group when a task waits in line).
 final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
     let environment: Environment
 
@@ -58,7 +60,9 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
         _ environment: Environment, changes: ChangeHub, pin: @escaping @Sendable (Int) -> PinnedSnapshot?
     ) async throws -> CommitGroup {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<CommitGroup, any Error>) in
-            DispatchQueue.global().async {
+            // A thread of its own, not a global queue's: it blocks while the members write, and a
+            // global queue has as many threads as cores (two blocked groups would stall a third).
+            Thread {
                 let transaction: OpaquePointer
                 do throws(LMDBError) {
                     transaction = try LMDB.beginTransaction(environment.handle, flags: 0)
@@ -70,7 +74,7 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
                 var group = CommitGroup(environment: environment, transaction: transaction, changes: changes, pin: pin)
                 continuation.resume(returning: group)
                 while let next = group.commitWhenClosed() { group = next }
-            }
+            }.start()
         }
     }
 
