@@ -1,17 +1,21 @@
 # The README's quick start: `make demo` runs the demo, `make test` runs the tests.
-# Both install liblmdb-dev first when the machine lacks it.
+# Both install liblmdb-dev first when the machine lacks it (`make test` also PostgreSQL's server, for
+# the private cluster the sync tests start).
 
-.PHONY: lmdb demo test test-tsan soak build clean bench bench-smoke docs lint format
+.PHONY: lmdb postgresql demo test test-tsan soak build clean bench bench-smoke docs lint format
 
 lmdb:
 	@scripts/ensure-lmdb.sh
+
+postgresql:
+	@scripts/ensure-postgresql.sh
 
 demo: lmdb
 	swift run strata-demo
 
 # Builds the tests (failing on a warning in Strata's own code), runs them, and ends with the names of
 # the tests that failed. TESTS=NAME passes --filter NAME.
-test: lmdb
+test: lmdb postgresql
 	@scripts/run-tests.sh $(if $(TESTS),--filter "$(TESTS)")
 
 # The layers only look down (scripts/check-layers.py, Docs/Architecture.md), and the code is as the

@@ -1,0 +1,168 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A private PostgreSQL cluster for a test: made with `initdb` in a temporary directory, started with
+/// `pg_ctl` on a free loopback port, stopped and deleted by `stop()`. PostgreSQL refuses to run as
+/// root: run as root, the cluster belongs to the `postgres` user (`runuser`). Its superuser is
+/// `strata`, password `strata`, checked (scram-sha-256) on every connection.
+///
+/// ```swift
+/// let cluster = try PostgresCluster.start()
+/// defer { cluster.stop() }
+/// print(cluster.url(database: "postgres"))   // postgresql://strata:strata@127.0.0.1:PORT/postgres
+/// ```
+public final class PostgresCluster: Sendable {
+    public struct SetupError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    public static let user = "strata"
+    public static let password = "strata"
+
+    public let directory: URL
+    public let port: Int
+    private let binaries: URL
+    private let runsAsPostgres: Bool
+
+    private var dataDirectory: String { directory.appendingPathComponent("data").path }
+
+    /// Makes and starts a cluster.
+    ///
+    /// - Throws: `SetupError` saying which step failed, with the program's output.
+    public static func start() throws -> PostgresCluster {
+        let binaries = try findBinaries()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let runsAsPostgres = getuid() == 0
+        let cluster = PostgresCluster(
+            directory: directory, port: try freePort(), binaries: binaries, runsAsPostgres: runsAsPostgres)
+        do {
+            try cluster.make()
+            try cluster.startServer()
+        } catch {
+            cluster.stop()
+            throw error
+        }
+        return cluster
+    }
+
+    private init(directory: URL, port: Int, binaries: URL, runsAsPostgres: Bool) {
+        self.directory = directory
+        self.port = port
+        self.binaries = binaries
+        self.runsAsPostgres = runsAsPostgres
+    }
+
+    /// A connection URL for `database` (as `user`, with `password`).
+    public func url(database: String, user: String = user, password: String = password) -> String {
+        "postgresql://\(user):\(password)@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// Stops the server at once and deletes the cluster's directory.
+    public func stop() {
+        _ = try? run(
+            binaries.appendingPathComponent("pg_ctl").path, ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Runs `psql` against `database` with `sql`; returns its output (tuples only, unaligned).
+    ///
+    /// - Throws: `SetupError` with psql's output when it fails (a wrong password, say).
+    public func psql(_ sql: String, database: String = "postgres", password: String = password) throws -> String {
+        try run(
+            "/usr/bin/env",
+            ["psql", url(database: database, password: password), "-v", "ON_ERROR_STOP=1", "-tAc", sql],
+            asPostgres: false)
+    }
+
+    private func make() throws {
+        if runsAsPostgres { _ = try run("/bin/chown", ["-R", "postgres:postgres", directory.path], asPostgres: false) }
+        let passwordFile = directory.appendingPathComponent("password").path
+        try Self.password.write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        if runsAsPostgres { _ = try run("/bin/chown", ["postgres:postgres", passwordFile], asPostgres: false) }
+        _ = try run(
+            binaries.appendingPathComponent("initdb").path,
+            [
+                "-D", dataDirectory, "-U", Self.user, "--pwfile", passwordFile, "--auth", "scram-sha-256",
+                "--encoding", "UTF8", "--no-sync",
+            ])
+    }
+
+    private func startServer() throws {
+        let options = "-p \(port) -h 127.0.0.1 -k \(directory.path) -c fsync=off -c full_page_writes=off"
+        _ = try run(
+            binaries.appendingPathComponent("pg_ctl").path,
+            [
+                "-D", dataDirectory, "-o", options, "-l", directory.appendingPathComponent("server.log").path, "-w",
+                "start",
+            ])
+    }
+
+    /// Runs a program (as `postgres` when the cluster is theirs) through bash, which first closes every
+    /// descriptor but 0–2: a server started from it must not inherit this process's files, or
+    /// Foundation's `Process` waits for them. Output goes to a file, never a pipe the server could keep.
+    @discardableResult
+    private func run(_ program: String, _ arguments: [String], asPostgres: Bool? = nil) throws -> String {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString).out")
+        guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
+            throw SetupError(description: "cannot create \(output.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: output) }
+        let command =
+            (asPostgres ?? runsAsPostgres) ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments =
+            [
+                "-c",
+                "for fd in /proc/$$/fd/*; do n=${fd##*/}; [ \"$n\" -gt 2 ] && eval \"exec $n>&-\"; done; exec \"$@\"",
+                "bash",
+            ] + command + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")  // readable by postgres too
+        let handle = try FileHandle(forWritingTo: output)
+        defer { try? handle.close() }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else {
+            throw SetupError(
+                description: "\(program) \(arguments.prefix(3)): exit \(process.terminationStatus): \(text)")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func findBinaries() throws -> URL {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
+            let bin = root.appendingPathComponent(version).appendingPathComponent("bin")
+            if FileManager.default.isExecutableFile(atPath: bin.appendingPathComponent("initdb").path) { return bin }
+        }
+        throw SetupError(description: "no PostgreSQL server in /usr/lib/postgresql (make test installs it)")
+    }
+
+    /// A loopback port nobody listens on now (the kernel's pick for a socket bound to port 0).
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw SetupError(description: "socket: errno \(errno)") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
+            }
+        }
+        guard bound else { throw SetupError(description: "bind: errno \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
