@@ -34,19 +34,24 @@ public final class PostgresCluster: Sendable {
     /// - Throws: `SetupError` saying which step failed, with the program's output.
     public static func start() throws -> PostgresCluster {
         let binaries = try findBinaries()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let runsAsPostgres = getuid() == 0
-        let cluster = PostgresCluster(
-            directory: directory, port: try freePort(), binaries: binaries, runsAsPostgres: runsAsPostgres)
-        do {
-            try cluster.make()
-            try cluster.startServer()
-        } catch {
-            cluster.stop()
-            throw error
+        var failure: (any Error)?
+        // The free port is free when asked, not necessarily when the server binds it: a new one, twice.
+        for _ in 0..<3 {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "strata-pg-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let cluster = PostgresCluster(
+                directory: directory, port: try freePort(), binaries: binaries, runsAsPostgres: getuid() == 0)
+            do {
+                try cluster.make()
+                try cluster.startServer()
+                return cluster
+            } catch {
+                cluster.stop()
+                failure = error
+            }
         }
-        return cluster
+        throw failure!
     }
 
     private init(directory: URL, port: Int, binaries: URL, runsAsPostgres: Bool) {

@@ -80,6 +80,21 @@ private struct HeldWrite {
         #expect(await waitUntil { gate.waitingCount == count })
         release.signal()
     }
+
+    /// One group: opens `counters` (opening may write, so first), holds a write until each counter's
+    /// one-object `asyncWrite` waits behind it, then lets it go. Returns the holder's task and the
+    /// counters' (the person with id 0 is the holder's; the counters add 1, 2, …).
+    func meet(
+        _ counters: [Counter], in configuration: Store.Configuration
+    ) async throws -> (holding: Task<Void, any Error>, members: [Task<Void, any Error>]) {
+        for counter in counters { try await counter.open(configuration) }
+        let (holding, gate) = try await start(configuration)
+        let members = counters.enumerated().map { index, counter in
+            Task { try await counter.addPeople(base: index + 1, times: 1) }
+        }
+        await release(whenWaiting: counters.count, gate: gate)
+        return (holding, members)
+    }
 }
 
 @Suite("Group commit of asyncWrites", .fixtureChecks)
@@ -96,20 +111,10 @@ struct GroupCommitTests {
         let versionBefore = try committedVersion(fixture.configuration)
 
         let counters = (1..<8).map { _ in Counter() }
-        for counter in counters { try await counter.open(fixture.configuration) }  // opening may write
         let held = HeldWrite()
-        let (holding, gate) = try await held.start(fixture.configuration)
-        let waiting = Task {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (index, counter) in counters.enumerated() {
-                    group.addTask { try await counter.addPeople(base: index + 1, times: 1) }
-                }
-                try await group.waitForAll()
-            }
-        }
-        await held.release(whenWaiting: 7, gate: gate)
+        let (holding, members) = try await held.meet(counters, in: fixture.configuration)
         try await holding.value
-        try await waiting.value
+        for member in members { try await member.value }
 
         #expect(try await counters[0].count() == 8)
         let versionAfter = try committedVersion(fixture.configuration)
@@ -127,15 +132,10 @@ struct GroupCommitTests {
         let fixture = Fixture()
         try enableCapture(fixture.configuration)
         let counters = (1..<4).map { _ in Counter() }
-        for counter in counters { try await counter.open(fixture.configuration) }
         let held = HeldWrite()
-        let (holding, gate) = try await held.start(fixture.configuration)
-        let waiting = counters.enumerated().map { index, counter in
-            Task { try await counter.addPeople(base: index + 1, times: 1) }
-        }
-        await held.release(whenWaiting: 3, gate: gate)
+        let (holding, members) = try await held.meet(counters, in: fixture.configuration)
         try await holding.value
-        for member in waiting { try await member.value }
+        for member in members { try await member.value }
         let sequences = try capturedSequences(fixture.configuration)
         #expect(sequences.count == 4 && Set(sequences).count == 4, "\(sequences)")
         #expect(Set(sequences.map { $0 >> 16 }).count == 1, "one transaction: \(sequences)")
@@ -180,15 +180,10 @@ struct GroupCommitTests {
         }
         defer { _ = CommitGroup.beforeCommit.withLock { $0.removeValue(forKey: fixture.path) } }
         let counters = (1..<4).map { _ in Counter() }
-        for counter in counters { try await counter.open(fixture.configuration) }
         let held = HeldWrite()
-        let (holding, gate) = try await held.start(fixture.configuration)
-        let waiting = counters.enumerated().map { index, counter in
-            Task { try await counter.addPeople(base: index + 1, times: 1) }
-        }
-        await held.release(whenWaiting: 3, gate: gate)
+        let (holding, members) = try await held.meet(counters, in: fixture.configuration)
         await #expect(throws: StoreError.mapFull) { try await holding.value }
-        for member in waiting { await #expect(throws: StoreError.mapFull) { try await member.value } }
+        for member in members { await #expect(throws: StoreError.mapFull) { try await member.value } }
         #expect(try await counters[0].count() == 0)
         #expect(try await counters[0].countAsShown() == 0)
         try await counters[1].addPeople(base: 10, times: 1)

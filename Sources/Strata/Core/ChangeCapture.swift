@@ -158,7 +158,9 @@ extension StoreCore {
 
     /// Stores the outbox record of this write's changes to captured types, in its transaction.
     func recordCapturedChanges(_ session: WriteSession, log: [TableChanges], captured: [Bool]) throws(StoreError) {
-        var record = session.outboxRecord
+        var record: [UInt8] = []
+        swap(&record, &session.outboxRecord)  // taken, not shared: no copy of its buffer on the appends
+        defer { swap(&record, &session.outboxRecord) }
         record.removeAll(keepingCapacity: true)
         record.append(OutboxEntry.version)
         for binding in bindings where captured[binding.ordinal] && !log[binding.ordinal].isEmpty {
@@ -175,7 +177,6 @@ extension StoreCore {
                     kind: .update, typeName: binding.name, key: key, columns: columns.sorted(), to: &record)
             }
         }
-        defer { session.outboxRecord = record }
         guard record.count > 1 else { return }
         guard let meta = session.metaTable ?? metaTable else { throw .corrupted("the file has no meta table") }
         session.metaTable = meta

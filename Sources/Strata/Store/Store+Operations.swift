@@ -69,7 +69,7 @@ extension Store {
     /// commit together, with one sync (group commit): each block runs on its own, in its caller's
     /// isolation, and nothing of a block that throws is stored, but a failing commit fails all of them,
     /// and none returns before the group is durable. Meanwhile the Store shows the commit before its
-    /// write. Nothing of a block that throws is stored, property changes included.
+    /// write. Property changes of a block that throws are undone too.
     ///
     /// - Throws: `.wrongThread` (off the Store's actor or thread, before or after the wait),
     ///   `.alreadyInWriteTransaction`, `.readOnly`, `.mapFull`, `.storage`, or the block's own error,
@@ -109,13 +109,8 @@ extension Store {
             group.endTurn(resumingWhenDurable: nil)
             throw error
         }
-        do {
-            try await withCheckedThrowingContinuation { group.endTurn(resumingWhenDurable: $0) }
-        } catch {
-            core.moveAfterGroupCommit()
-            throw error
-        }
-        core.moveAfterGroupCommit()
+        defer { core.moveAfterGroupCommit() }  // durable or failed: the Store moves to the newest commit
+        try await withCheckedThrowingContinuation { group.endTurn(resumingWhenDurable: $0) }
         return result
     }
 
