@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -7,12 +7,15 @@ let package = Package(
     products: [
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataReactive", targets: ["StrataReactive"]),
+        .library(name: "StrataSync", targets: ["StrataSync"]),
         .executable(name: "strata-demo", targets: ["strata-demo"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
     dependencies: [
         // The CLI's only third-party dependency; the library products depend on LMDB alone.
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        // StrataSync's only dependency (and the sync tests'): the PostgreSQL client.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -22,6 +25,8 @@ let package = Package(
         ),
         .target(name: "Strata", dependencies: ["CLMDB"]),
         .target(name: "StrataReactive", dependencies: ["Strata"]),
+        // Sync through PostgreSQL: the only target that depends on postgres-nio.
+        .target(name: "StrataSync", dependencies: ["Strata", .product(name: "PostgresNIO", package: "postgres-nio")]),
         // The patterns of Docs/Guides (a repository with a single source of truth, a table applying
         // change batches, a view model on a given scheduler): shared by the demo and the tests.
         .target(name: "StrataExamples", dependencies: ["Strata", "StrataReactive"]),
@@ -42,6 +47,19 @@ let package = Package(
         .testTarget(
             name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-stress", "StrataCLI"],
             exclude: ["Fixtures"]  // files of older formats, read by path
+        ),
+        // A sync client process the sync tests run several of, and kill (not a product).
+        .executableTarget(
+            name: "strata-sync-client",
+            dependencies: ["Strata", "StrataSync", "StrataTestModels"],
+            path: "Tests/StrataSyncClient"
+        ),
+        .testTarget(
+            name: "StrataSyncTests",
+            dependencies: [
+                "Strata", "StrataSync", "StrataTestSupport", "StrataTestModels", "strata-sync-client",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
         ),
         .testTarget(
             name: "StrataReactiveTests",

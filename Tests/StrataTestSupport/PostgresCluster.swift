@@ -73,6 +73,17 @@ public final class PostgresCluster: Sendable {
         try? FileManager.default.removeItem(at: directory)
     }
 
+    /// Stops the server at once (as a crash would), keeping its data: `restartServer()` starts it again
+    /// on the same port.
+    public func stopServer() throws {
+        try run(binaries.appendingPathComponent("pg_ctl").path, ["-D", dataDirectory, "-m", "immediate", "-w", "stop"])
+    }
+
+    /// Starts the server again after `stopServer()`.
+    public func restartServer() throws {
+        try startServer()
+    }
+
     /// Runs `psql` against `database` with `sql`; returns its output (tuples only, unaligned).
     ///
     /// - Throws: `SetupError` with psql's output when it fails (a wrong password, say).
@@ -153,7 +164,7 @@ public final class PostgresCluster: Sendable {
     }
 
     /// A loopback port nobody listens on now (the kernel's pick for a socket bound to port 0).
-    private static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw SetupError(description: "socket: errno \(errno)") }
         defer { close(socket) }

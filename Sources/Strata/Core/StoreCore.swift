@@ -280,7 +280,7 @@ final class StoreCore: ObjectContext {
     func commitWrite(withoutNotifying skippedObservers: [ObserverState] = []) throws(StoreError) {
         let session = try writableSession()
         let skipped = try observers.observers(of: skippedObservers)
-        if let captured = session.captured, let changes = session.changeLog {
+        if let captured = session.captured, session.capturesThisWrite, let changes = session.changeLog {
             do {
                 try recordCapturedChanges(session, log: changes, captured: captured)
             } catch {

@@ -24,6 +24,8 @@ final class WriteSession {
     @exclusivity(unchecked) var logsForObservers = false
     /// Per table (binding ordinal), whether the file captures its changes (`ChangeCapture`); nil for none.
     @exclusivity(unchecked) var captured: [Bool]?
+    /// Whether this write's changes go to the outbox (not those a sync pull applies).
+    var capturesThisWrite = true
     /// The meta table, once looked up.
     var metaTable: Table?
     /// The outbox record being encoded at commit (its capacity kept from write to write).
@@ -41,6 +43,7 @@ final class WriteSession {
         self.transaction = .some(transaction)
         thread = .current
         failure = nil
+        capturesThisWrite = true
         forgetLastKeys()
     }
 

@@ -88,41 +88,52 @@ extension Store {
         return found
     }
 
-    /// Removes the outbox's changes up to `sequence` included (those the server acknowledged).
+    /// Removes the outbox's changes up to `sequence` included (those the server acknowledged): in the
+    /// open write if there is one (so that it commits with what else the write does), else in a write
+    /// of its own.
     ///
     /// - Throws: `.alreadyInWriteTransaction`, `.readOnly`, `.wrongThread`, `.storage`.
     @_spi(StrataSync)
     public func removeCapturedChanges(through sequence: UInt64) throws(StoreError) {
+        if core.session != nil { return try core.removeOutboxRecords(through: sequence, session: core.writableSession()) }
         try core.beginWrite()
         do throws(StoreError) {
-            let session = core.session!
-            if let meta = core.metaTable {
-                try StoreError.mapping { () throws(LMDBError) in
-                    var keys: [[UInt8]] = []
-                    _ = try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> Never? in
-                        let start = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in
-                            try cursor.seek(atLeast: key)
-                        }
-                        return try cursor.walk(
-                            from: start, while: { ChangeCapture.sequence(ofKey: $0).map { $0 <= sequence } ?? false }
-                        ) { (entry) throws(Never) in keys.append(Array(entry.key)) }
-                    }
-                    for key in keys {
-                        _ = try key.withBytes { (key) throws(LMDBError) in
-                            try session.transaction!.delete(meta, key: key)
-                        }
-                    }
-                }
-            }
+            try core.removeOutboxRecords(through: sequence, session: core.session!)
             try core.commitWrite()
         } catch {
             if core.session != nil { try? core.cancelWrite() }
             throw error
         }
     }
+
+    /// How many changes the outbox holds (what sync has yet to send).
+    ///
+    /// - Throws: `.corrupted` for a record that cannot be read, `.wrongThread`, `.storage`.
+    @_spi(StrataSync)
+    public func capturedChangeCount() throws(StoreError) -> Int {
+        try capturedChanges().count
+    }
 }
 
 extension StoreCore {
+    func removeOutboxRecords(through sequence: UInt64, session: WriteSession) throws(StoreError) {
+        guard let meta = metaTable else { return }
+        try StoreError.mapping { () throws(LMDBError) in
+            var keys: [[UInt8]] = []
+            _ = try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> Never? in
+                let start = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in
+                    try cursor.seek(atLeast: key)
+                }
+                return try cursor.walk(
+                    from: start, while: { ChangeCapture.sequence(ofKey: $0).map { $0 <= sequence } ?? false }
+                ) { (entry) throws(Never) in keys.append(Array(entry.key)) }
+            }
+            for key in keys {
+                _ = try key.withBytes { (key) throws(LMDBError) in try session.transaction!.delete(meta, key: key) }
+            }
+        }
+    }
+
     /// The changes of a stored outbox record, as the SPI hands them out.
     func capturedChanges(key: UnsafeRawBufferPointer, record: UnsafeRawBufferPointer) throws(StoreError)
         -> [CapturedChange]

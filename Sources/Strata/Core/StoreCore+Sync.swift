@@ -1,0 +1,378 @@
+import Foundation
+
+/// What StrataSync asks of a file beyond the outbox: the values of the changes it sends, and the
+/// changes it receives applied in a write (with the pull position, in the same transaction).
+enum SyncMeta {
+    static let pulledKey = Array("sync.pulled".utf8)
+    static let prefix = "sync."
+}
+
+extension StoreCore {
+    // MARK: Values of outgoing changes
+
+    /// The outbox's changes after `sequence` (whole commits, until `limit` changes), each with the
+    /// current bytes and values of the properties it names, read in one snapshot. An insert or update
+    /// of an object that is gone is left out: the delete that removed it follows in the outbox.
+    func outgoingChanges(after sequence: UInt64, limit: Int) throws(StoreError) -> OutgoingBatch {
+        guard let meta = metaTable, limit > 0 else { return OutgoingBatch(changes: [], through: nil, recordedCount: 0) }
+        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(environment) }
+        var records: [(sequence: UInt64, entries: [OutboxEntry])] = []
+        var count = 0
+        let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
+            try reader.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
+                let first = try ChangeCapture.entryKey(sequence &+ 1).withBytes { (key) throws(LMDBError) in
+                    try cursor.seek(atLeast: key)
+                }
+                return try cursor.walk(from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil && count < limit }) {
+                    (entry) throws(StoreError) in
+                    let sequence = ChangeCapture.sequence(ofKey: entry.key) ?? 0
+                    do {
+                        let entries = try OutboxEntry.decodeRecord(entry.value)
+                        records.append((sequence, entries))
+                        count += entries.count
+                    } catch {
+                        throw .corrupted("outbox record \(sequence): \(error)")
+                    }
+                }
+            }
+        }
+        if let failure { throw failure }
+        var changes: [OutgoingChange] = []
+        changes.reserveCapacity(count)
+        for (sequence, entries) in records {
+            for entry in entries {
+                guard let binding = bindings.first(where: { $0.name == entry.typeName }) else {
+                    throw .schemaMismatch("the outbox names \(entry.typeName), a type outside this Store's schema")
+                }
+                if let change = try outgoingChange(entry, sequence: sequence, binding: binding, reader: reader) {
+                    changes.append(change)
+                }
+            }
+        }
+        return OutgoingBatch(changes: changes, through: records.last?.sequence, recordedCount: count)
+    }
+
+    private func outgoingChange(
+        _ entry: OutboxEntry, sequence: UInt64, binding: TableBinding, reader: borrowing ReadTransaction
+    ) throws(StoreError) -> OutgoingChange? {
+        let primaryKey = try entry.key.withBytes { (key) throws(StoreError) in try syncKeyValue(key, of: binding) }
+        let kind: CapturedChange.Kind
+        switch entry.kind {
+        case .delete:
+            return OutgoingChange(
+                sequence: sequence, typeName: binding.name, kind: .delete, key: entry.key, primaryKey: primaryKey,
+                properties: [])
+        case .insert: kind = .insert
+        case .update: kind = .update
+        }
+        return try entry.key.withBytes { (keyBytes) throws(StoreError) -> OutgoingChange? in
+            let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(binding.table, key: keyBytes) }
+            guard let stored else { return nil }
+            let key = try rows.decodeRowKey(keyBytes, binding: binding)
+            let row = try rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
+            var properties: [OutgoingChange.Property] = []
+            for column in entry.columns where column >= 0 && column < binding.columnCount {
+                let bytes: UnsafeRawBufferPointer?
+                do {
+                    bytes = try row.column(column)
+                } catch {
+                    throw .damaged(at: binding.location(of: key), error)
+                }
+                properties.append(
+                    OutgoingChange.Property(
+                        name: binding.columnNames[column], bytes: bytes.map { Array($0) },
+                        value: try syncValue(bytes, type: binding.columnTypes[column])))
+            }
+            return OutgoingChange(
+                sequence: sequence, typeName: binding.name, kind: kind, key: entry.key, primaryKey: primaryKey,
+                properties: properties)
+        }
+    }
+
+    /// A column's value, links as the primary key of the object they point to.
+    func syncValue(_ bytes: UnsafeRawBufferPointer?, type: PropertyType) throws(StoreError) -> SyncValue {
+        let value = try DynamicValue.decode(bytes, type: type) { (target, key) throws(StoreError) -> Any? in
+            guard let binding = bindings.first(where: { $0.name == target }) else {
+                throw .schemaMismatch("a link to \(target), a type outside this Store's schema")
+            }
+            return try key.withBytes { (key) throws(StoreError) in try syncKeyValue(key, of: binding) }
+        }
+        return SyncValue(decoded: value)
+    }
+
+    /// The primary key a stored key encodes.
+    func syncKeyValue(_ bytes: UnsafeRawBufferPointer, of binding: TableBinding) throws(StoreError) -> SyncValue {
+        switch try rows.decodeRowKey(bytes, binding: binding) {
+        case .integer(let raw):
+            if binding.hasSignedKeys { return .integer(Int64(bitPattern: raw ^ (1 << 63))) }
+            return binding.primaryKeyType == .uint64 ? .unsigned(raw) : .integer(Int64(bitPattern: raw))
+        case .wide(let high, let low):
+            var halves = (high.bigEndian, low.bigEndian)
+            return .uuid(withUnsafeBytes(of: &halves) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+        case .bytes(let bytes):
+            return .string(String(decoding: bytes.dropFirst(), as: UTF8.self))
+        }
+    }
+}
+
+extension SyncValue {
+    /// What `DynamicValue.decode` returns, as a sync value (links already are).
+    init(decoded value: Any?) {
+        switch value {
+        case nil: self = .null
+        case let value as SyncValue: self = value
+        case let value as Bool: self = .bool(value)
+        case let value as UInt64: self = .unsigned(value)
+        case let value as any BinaryInteger: self = .integer(Int64(value))
+        case let value as Float: self = .double(Double(value))
+        case let value as Double: self = .double(value)
+        case let value as String: self = .string(value)
+        case let value as Data: self = .data(value)
+        case let value as Date: self = .date(value)
+        case let value as UUID: self = .uuid(value)
+        case let value as Decimal: self = .decimal(value)
+        case let values as [Any]: self = .list(values.map { SyncValue(decoded: $0) })
+        default: self = .string("\(value!)")
+        }
+    }
+}
+
+extension StoreCore {
+    // MARK: Incoming changes
+
+    /// What the outbox still holds for one object: it was inserted or deleted here (every remote
+    /// change to it waits until the server has ours), or some of its properties were set.
+    private enum Pending {
+        case object
+        case properties(Set<String>)
+    }
+
+    /// Applies `changes` (from the server, in its order) in the open write, as the rules of sync say:
+    /// a change to what the outbox still holds is left out (ours is newer: the server will order it
+    /// later), an update of a missing object does nothing, and values equal to the stored ones change
+    /// nothing. Changes at or before the stored pull position were applied already and are skipped.
+    /// Stores `position` as the new pull position; the write records nothing in the outbox. Returns
+    /// how many changes changed an object.
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.schemaMismatch` (a type or property outside the schema),
+    ///   `.corrupted` (bytes that are not a value of the property: nothing of the batch is applied),
+    ///   `.mapFull`, `.storage`.
+    func applyIncomingChanges(_ changes: [IncomingChange], through position: Int64) throws(StoreError) -> Int {
+        let session = try writableSession()
+        guard let meta = metaTable else { throw .corrupted("the file has no meta table") }
+        session.capturesThisWrite = false
+        let pulled = try syncMetaValue(SyncMeta.pulledKey, session: session).map(Self.decodePosition) ?? 0
+        let fresh = changes.filter { $0.sequence > pulled }
+        let resolved = try fresh.map { (change) throws(StoreError) in try resolveIncoming(change) }
+        let pending = try pendingChanges(session: session, meta: meta)
+        var applied = 0
+        for (change, binding, columns) in resolved {
+            let held = pending[PendingKey(type: binding.name, key: change.key)]
+            if case .object = held { continue }
+            let key = try change.key.withBytes { (bytes) throws(StoreError) in
+                try rows.decodeRowKey(bytes, binding: binding)
+            }
+            switch change.kind {
+            case .delete:
+                if try deleteRow(key: key, binding: binding, session: session) { applied += 1 }
+            case .insert, .update:
+                let heldNames: Set<String>
+                if case .properties(let names) = held { heldNames = names } else { heldNames = [] }
+                let old = try copyOfRow(binding, key: key, session: session)
+                if old == nil, change.kind == .update { continue }  // deleted here, or never seen
+                if try storeIncoming(columns, key: key, old: old, keeping: heldNames, binding: binding, session: session)
+                {
+                    applied += 1
+                }
+            }
+        }
+        try setSyncMetaValue(SyncMeta.pulledKey, Self.encodePosition(max(pulled, position)), session: session)
+        return applied
+    }
+
+    /// The change's binding and its columns by number, every value checked against its column's type.
+    private func resolveIncoming(_ change: IncomingChange) throws(StoreError)
+        -> (IncomingChange, TableBinding, [Int: [UInt8]?])
+    {
+        guard let binding = bindings.first(where: { $0.name == change.typeName }) else {
+            throw .schemaMismatch("change \(change.sequence) is to \(change.typeName), a type outside this Store's schema")
+        }
+        _ = try change.key.withBytes { (bytes) throws(StoreError) in try rows.decodeRowKey(bytes, binding: binding) }
+        var columns: [Int: [UInt8]?] = [:]
+        for property in change.properties {
+            guard let column = binding.columnNames.firstIndex(of: property.name) else {
+                throw .schemaMismatch("change \(change.sequence) sets \(change.typeName).\(property.name), not in the schema")
+            }
+            do {
+                try property.bytes.withOptionalBytes { (bytes) throws(StoreError) in
+                    _ = try DynamicValue.decode(bytes, type: binding.columnTypes[column]) { _, _ in nil }
+                }
+            } catch {
+                throw .corrupted("change \(change.sequence): \(change.typeName).\(property.name): \(error)")
+            }
+            columns[column] = property.bytes
+        }
+        if change.kind == .insert, columns.count != binding.columnCount {
+            throw .corrupted("change \(change.sequence) inserts a \(change.typeName) without all its properties")
+        }
+        if let keyColumn = binding.primaryKeyColumn, let keyBytes = columns[keyColumn] {
+            guard let keyBytes else { throw .corrupted("change \(change.sequence) has a null primary key") }
+            let encoded = try keyBytes.withBytes { (bytes) throws(StoreError) in
+                try syncKeyBytes(ofColumn: bytes, binding: binding)
+            }
+            guard encoded == change.key else {
+                throw .corrupted("change \(change.sequence): its primary key is not its object's key")
+            }
+        }
+        return (change, binding, columns)
+    }
+
+    /// Stores the row `columns` make of `old` (or of nothing), leaving the columns of `kept` as they
+    /// are. Returns whether anything changed.
+    private func storeIncoming(
+        _ columns: [Int: [UInt8]?], key: RowKey, old: RowView?, keeping kept: Set<String>, binding: TableBinding,
+        session: WriteSession
+    ) throws(StoreError) -> Bool {
+        var changed = old == nil
+        session.rowEncoder.beginRow(columns: binding.columnCount)
+        for column in 0..<binding.columnCount {
+            let stored: UnsafeRawBufferPointer?
+            do {
+                stored = try old?.column(column)
+            } catch {
+                throw .damaged(at: binding.location(of: key), error)
+            }
+            if old != nil, kept.contains(binding.columnNames[column]) || columns[column] == nil {
+                session.rowEncoder.appendColumn(copying: stored)
+                continue
+            }
+            let incoming = columns[column] ?? nil
+            incoming.withOptionalBytes { session.rowEncoder.appendColumn(copying: $0) }
+            if !changed, !Self.sameBytes(stored, incoming) { changed = true }
+        }
+        guard changed else {
+            session.rowEncoder.beginRow(columns: binding.columnCount)  // the row is dropped
+            return false
+        }
+        return try session.rowEncoder.withEncodedRow(columns: binding.columnCount) {
+            (encoded) throws(StoreError) -> Bool in
+            if let old {
+                try replaceRow(encoded, old: old, key: key, binding: binding, session: session)
+                return true
+            }
+            return try insertRow(encoded, key: key, binding: binding, session: session)
+        }
+    }
+
+    private static func sameBytes(_ stored: UnsafeRawBufferPointer?, _ incoming: [UInt8]?) -> Bool {
+        switch (stored, incoming) {
+        case (nil, nil): true
+        case (let stored?, let incoming?): stored.elementsEqual(incoming)
+        default: false
+        }
+    }
+
+    /// The stored key of the object whose primary key column holds `bytes`.
+    private func syncKeyBytes(ofColumn bytes: UnsafeRawBufferPointer, binding: TableBinding) throws(StoreError)
+        -> [UInt8]
+    {
+        let value = try syncValue(bytes, type: binding.columnTypes[binding.primaryKeyColumn!])
+        let key: RowKey
+        switch value {
+        case .integer(let integer): key = binding.hasSignedKeys ? .signed(integer) : .integer(UInt64(bitPattern: integer))
+        case .unsigned(let integer): key = .integer(integer)
+        case .string(let string): key = .string(string)
+        case .uuid(let uuid): key = .uuid(uuid)
+        default: throw .corrupted("a primary key of \(binding.name) is \(value)")
+        }
+        return key.storedBytes
+    }
+
+    private struct PendingKey: Hashable {
+        var type: String
+        var key: [UInt8]
+    }
+
+    /// What the outbox holds, by object, read in the write's transaction.
+    private func pendingChanges(session: WriteSession, meta: Table) throws(StoreError) -> [PendingKey: Pending] {
+        var pending: [PendingKey: Pending] = [:]
+        let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
+            try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
+                let first = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in
+                    try cursor.seek(atLeast: key)
+                }
+                return try cursor.walk(from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil }) {
+                    (entry) throws(StoreError) in
+                    let entries: [OutboxEntry]
+                    do {
+                        entries = try OutboxEntry.decodeRecord(entry.value)
+                    } catch {
+                        throw .corrupted("an outbox record: \(error)")
+                    }
+                    for change in entries {
+                        let key = PendingKey(type: change.typeName, key: change.key)
+                        guard change.kind == .update else {
+                            pending[key] = .object
+                            continue
+                        }
+                        if case .object = pending[key] { continue }
+                        let binding = bindings.first { $0.name == change.typeName }
+                        let names = change.columns.compactMap { column in
+                            binding.flatMap { column < $0.columnNames.count ? $0.columnNames[column] : nil }
+                        }
+                        if case .properties(let held) = pending[key] {
+                            pending[key] = .properties(held.union(names))
+                        } else {
+                            pending[key] = .properties(Set(names))
+                        }
+                    }
+                }
+            }
+        }
+        if let failure { throw failure }
+        return pending
+    }
+
+    // MARK: Sync's own values in the meta table
+
+    func syncMetaValue(_ key: [UInt8], session: WriteSession? = nil) throws(StoreError) -> [UInt8]? {
+        guard let meta = metaTable else { return nil }
+        return try StoreError.mapping { () throws(LMDBError) -> [UInt8]? in
+            try key.withBytes { (key) throws(LMDBError) -> [UInt8]? in
+                if let session, session.transaction != nil {
+                    return try session.transaction!.get(meta, key: key).map { Array($0) }
+                }
+                let reader = try ReadTransaction(environment)
+                return try reader.get(meta, key: key).map { Array($0) }
+            }
+        }
+    }
+
+    func setSyncMetaValue(_ key: [UInt8], _ value: [UInt8], session: WriteSession) throws(StoreError) {
+        guard let meta = metaTable else { throw .corrupted("the file has no meta table") }
+        try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in
+                try value.withBytes { (value) throws(LMDBError) in
+                    _ = try session.transaction!.put(meta, key: key, value: value)
+                }
+            }
+        }
+    }
+
+    static func encodePosition(_ position: Int64) -> [UInt8] {
+        withUnsafeBytes(of: position.bigEndian) { Array($0) }
+    }
+
+    static func decodePosition(_ bytes: [UInt8]) -> Int64 {
+        guard bytes.count == 8 else { return 0 }
+        return bytes.withUnsafeBytes { Int64(bigEndian: $0.loadUnaligned(as: Int64.self)) }
+    }
+}
+
+extension Optional where Wrapped == [UInt8] {
+    /// Runs `body` with the bytes, or with nil (a null column).
+    func withOptionalBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer?) throws(E) -> R) throws(E) -> R {
+        guard let self else { return try body(nil) }
+        return try self.withBytes { (bytes) throws(E) -> R in try body(bytes) }
+    }
+}

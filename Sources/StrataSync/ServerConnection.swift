@@ -1,0 +1,258 @@
+import Foundation
+import PostgresNIO
+@_spi(StrataSync) import Strata
+
+/// One connection to the server of record, and the statements of the protocol: create the tables,
+/// push a batch of outbox changes, pull the changes after a position. Every failure comes out as a
+/// `SyncError`.
+final class ServerConnection: Sendable {
+    let connection: PostgresConnection
+    private let logger: Logger
+
+    private init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Connects, or fails with `.unreachable` within the server's `connectTimeout`.
+    static func connect(_ server: SyncServer) async throws(SyncError) -> ServerConnection {
+        var configuration = PostgresConnection.Configuration(
+            host: server.host, port: server.port, username: server.username, password: server.password,
+            database: server.database, tls: .disable)
+        let (seconds, attoseconds) = server.connectTimeout.components
+        configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        let logger = Logger(label: "strata.sync")
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            return ServerConnection(connection: connection, logger: logger)
+        } catch {
+            throw Self.syncError(error)
+        }
+    }
+
+    func close() async {
+        try? await connection.close()
+    }
+
+    deinit {
+        // A connection dropped without `close()` (a sync that was not stopped): closed now, kept
+        // alive until it is (postgres-nio asserts that a connection is closed before it goes).
+        let connection = connection
+        connection.close().whenComplete { _ in _ = connection }
+    }
+
+    // MARK: Statements
+
+    @discardableResult
+    func execute(_ query: PostgresQuery) async throws(SyncError) -> PostgresRowSequence {
+        do {
+            return try await connection.query(query, logger: logger)
+        } catch {
+            throw Self.syncError(error)
+        }
+    }
+
+    func rows<each Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Value).Type)
+        async throws(SyncError) -> [(repeat each Value)]
+    {
+        do {
+            var found: [(repeat each Value)] = []
+            for try await row in try await connection.query(query, logger: logger).decode(types) {
+                found.append(row)
+            }
+            return found
+        } catch {
+            throw Self.syncError(error)
+        }
+    }
+
+    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+    func transaction<R>(_ body: () async throws(SyncError) -> R) async throws(SyncError) -> R {
+        try await execute("BEGIN")
+        do throws(SyncError) {
+            let result = try await body()
+            try await execute("COMMIT")
+            return result
+        } catch {
+            _ = try? await execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    // MARK: The protocol
+
+    /// Creates what is missing of the server's tables (under a lock, so clients may start together),
+    /// and checks that the server describes `types` as this client does.
+    ///
+    /// - Throws: `.schemaMismatch` when the server's protocol version or a type's columns differ.
+    func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType]) async throws(SyncError) {
+        try await transaction { () throws(SyncError) in
+            try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
+            for statement in ServerSchema.setup { try await execute(PostgresQuery(unsafeSQL: statement)) }
+            try await execute(
+                "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING")
+            let version = try await rows("SELECT value FROM strata.sync_meta WHERE key = 'protocol'", as: String.self)
+            guard version.first == ServerSchema.protocolVersion else {
+                throw .schemaMismatch(
+                    "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)")
+            }
+            for type in types {
+                let fingerprint = ServerSchema.fingerprint(type)
+                let stored = try await rows(
+                    "SELECT fingerprint FROM strata.types WHERE name = \(type.name)", as: String.self)
+                if let stored = stored.first {
+                    guard stored == fingerprint else {
+                        throw .schemaMismatch("\(type.name) is [\(stored)] on the server, [\(fingerprint)] here")
+                    }
+                    continue
+                }
+                try await execute(PostgresQuery(unsafeSQL: ServerSchema.createStateTable(type, keyTypes: keyTypes)))
+                var columns = "["
+                for (index, property) in type.properties.enumerated() {
+                    if index > 0 { columns += "," }
+                    columns += "{\"name\":"
+                    JSONText.appendString(property.name, to: &columns)
+                    columns += ",\"type\":"
+                    JSONText.appendString("\(property.type)", to: &columns)
+                    columns += "}"
+                }
+                columns += "]"
+                try await execute(
+                    "INSERT INTO strata.types VALUES (\(type.name), \(fingerprint), \(columns)::jsonb)")
+            }
+        }
+    }
+
+    /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet
+    /// get the next sequence numbers, go into `strata.changes` and the typed tables, and the client's
+    /// position moves past them. Returns the last sequence number given (nil: nothing was new).
+    func push(
+        _ changes: [OutgoingChange], clientID: UUID, types: [String: SyncTypeSchema], keyTypes: [String: SyncType]
+    ) async throws(SyncError) -> Int64? {
+        try await transaction { () throws(SyncError) -> Int64? in
+            try await execute("INSERT INTO strata.clients (client_id) VALUES (\(clientID)) ON CONFLICT DO NOTHING")
+            let accepted = try await rows(
+                "SELECT pushed_through FROM strata.clients WHERE client_id = \(clientID) FOR UPDATE", as: Int64.self)
+            let pushedThrough = accepted.first ?? 0
+            let fresh = changes.filter { Int64(truncatingIfNeeded: $0.sequence) > pushedThrough }
+            guard let newest = fresh.last else { return nil }
+            // Locked until this transaction ends: pushes commit one at a time, in sequence order.
+            let numbered: [Int64] = try await rows(
+                "UPDATE strata.sequence SET last_seq = last_seq + \(Int64(fresh.count)) WHERE id = 1 RETURNING last_seq",
+                as: Int64.self)
+            let last = numbered.first ?? 0
+            let first = last - Int64(fresh.count) + 1
+            var sequences: [Int64] = []
+            var clientSequences: [Int64] = []
+            var typeNames: [String] = []
+            var keys: [ByteBuffer] = []
+            var kinds: [String] = []
+            var payloads: [ByteBuffer] = []
+            for (offset, change) in fresh.enumerated() {
+                sequences.append(first + Int64(offset))
+                clientSequences.append(Int64(truncatingIfNeeded: change.sequence))
+                typeNames.append(change.typeName)
+                keys.append(ByteBuffer(bytes: change.key))
+                kinds.append(Self.kindName(change.kind))
+                payloads.append(ByteBuffer(bytes: ChangePayload.encode(change.properties)))
+            }
+            try await execute(
+                """
+                INSERT INTO strata.changes (seq, client_id, client_seq, type_name, object_key, kind, payload)
+                SELECT s, \(clientID), cs, t, k, kd, p
+                FROM unnest(\(sequences)::bigint[], \(clientSequences)::bigint[], \(typeNames)::text[],
+                            \(keys)::bytea[], \(kinds)::text[], \(payloads)::bytea[]) AS u(s, cs, t, k, kd, p)
+                """)
+            try await applyToTables(fresh, types: types, keyTypes: keyTypes)
+            try await execute(
+                """
+                UPDATE strata.clients SET pushed_through = \(Int64(truncatingIfNeeded: newest.sequence)),
+                    last_push = now() WHERE client_id = \(clientID)
+                """)
+            try await execute("SELECT pg_notify(\(ServerSchema.channel), \(String(last)))")
+            return last
+        }
+    }
+
+    /// The changes after `position` to `types`, in order, at most `limit`; and the position they
+    /// bring the client to (past other types' changes too when the batch is the last).
+    func pull(after position: Int64, types: [String], limit: Int) async throws(SyncError)
+        -> (changes: [IncomingChange], through: Int64)
+    {
+        let sequence: [Int64] = try await rows("SELECT last_seq FROM strata.sequence WHERE id = 1", as: Int64.self)
+        let newest = sequence.first ?? 0
+        let found = try await rows(
+            """
+            SELECT seq, type_name, object_key, kind, payload FROM strata.changes
+            WHERE seq > \(position) AND type_name = ANY(\(types)) ORDER BY seq LIMIT \(Int64(limit))
+            """,
+            as: (Int64, String, ByteBuffer, String, ByteBuffer).self)
+        var changes: [IncomingChange] = []
+        changes.reserveCapacity(found.count)
+        for (sequence, typeName, key, kindName, payload) in found {
+            guard let kind = Self.kind(named: kindName) else {
+                throw .server(sqlState: nil, message: "change \(sequence) is of kind \(kindName)")
+            }
+            let properties = try ChangePayload.decode(Array(buffer: payload), sequence: sequence)
+            changes.append(
+                IncomingChange(
+                    sequence: sequence, typeName: typeName, kind: kind, key: Array(buffer: key), properties: properties)
+            )
+        }
+        let through = found.count < limit ? max(newest, found.last?.0 ?? position) : (found.last?.0 ?? position)
+        return (changes, max(through, position))
+    }
+
+    static func kindName(_ kind: CapturedChange.Kind) -> String {
+        switch kind {
+        case .insert: "insert"
+        case .update: "update"
+        case .delete: "delete"
+        }
+    }
+
+    static func kind(named name: String) -> CapturedChange.Kind? {
+        switch name {
+        case "insert": .insert
+        case "update": .update
+        case "delete": .delete
+        default: nil
+        }
+    }
+
+    // MARK: Errors
+
+    /// What a failure of postgres-nio or SwiftNIO means for sync (never handed out as it is).
+    static func syncError(_ error: any Error) -> SyncError {
+        if let error = error as? SyncError { return error }
+        guard let error = error as? PSQLError else { return .unreachable(String(describing: error)) }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState]
+            let message = error.serverInfo?[.message] ?? "no message"
+            if state == "28P01" || state == "28000" { return .authenticationFailed(message) }
+            if let state, state.hasPrefix("08") || state.hasPrefix("57P") { return .unreachable(message) }
+            return .server(sqlState: state, message: message)
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+            return .unreachable(error.underlying.map { String(describing: $0) } ?? "\(error.code)")
+        case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+            return .authenticationFailed("\(error.code)")
+        default:
+            return .server(sqlState: nil, message: "\(error.code)")
+        }
+    }
+}
+
+extension ServerConnection {
+    /// Listens on `channel` and calls `onNotification` for each notification, until the connection
+    /// closes or the task is cancelled.
+    func listen(channel: String, onNotification: @escaping @Sendable () async -> Void) async throws(SyncError) {
+        do {
+            try await connection.listen(on: channel) { notifications in
+                for try await _ in notifications { await onNotification() }
+            }
+        } catch {
+            throw Self.syncError(error)
+        }
+    }
+}

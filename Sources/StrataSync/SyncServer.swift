@@ -1,0 +1,30 @@
+/// Where the server of record runs: a PostgreSQL database StrataSync creates its tables in.
+///
+/// ```swift
+/// let server = SyncServer(host: "db.internal", username: "app", password: secret, database: "app")
+/// ```
+public struct SyncServer: Sendable, Hashable {
+    public var host: String
+    public var port: Int
+    public var username: String
+    public var password: String?
+    public var database: String
+    /// How long a connection attempt may take before the server counts as unreachable.
+    public var connectTimeout: Duration
+    /// How often a client asks for changes when no notification came (LISTEN/NOTIFY is the fast
+    /// path; this is the fallback).
+    public var pollInterval: Duration
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 5432, username: String, password: String? = nil,
+        database: String, connectTimeout: Duration = .seconds(5), pollInterval: Duration = .seconds(1)
+    ) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.connectTimeout = connectTimeout
+        self.pollInterval = pollInterval
+    }
+}

@@ -1,0 +1,2 @@
+import StrataSync
+print("placeholder")

@@ -1,0 +1,262 @@
+import Foundation
+import Strata
+import StrataSync
+import StrataTestSupport
+import Testing
+
+@Suite("StrataSync against a private PostgreSQL", .serialized)
+struct SyncTests {
+    @Test("what one client commits, another pulls: inserts, updates, deletes, links; the server's tables agree")
+    func twoClientsConverge() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let alice = try await SyncClient(server: scene.server)
+        let bob = try await SyncClient(server: scene.server)
+        try await alice.write { store in
+            let owner = SyncOwner(name: "alice")
+            try store.add(owner)
+            for id in 1...5 {
+                let item = SyncItem(id: id, title: "item \(id)", count: id)
+                item.owner = id.isMultiple(of: 2) ? owner : nil
+                try store.add(item)
+            }
+        }
+        #expect(await waitUntil(timeout: .seconds(10)) { alice.sync.state.pending == 6 })
+        try await alice.sync.synchronize()
+        #expect(alice.sync.state.pending == 0)
+        try await bob.sync.synchronize()
+        let expected = try await alice.items()
+        #expect(expected.count == 5)
+        #expect(try await bob.items() == expected)
+        #expect(try scene.serverItems() == expected)
+
+        try await bob.write { store in
+            let items = store.objects(SyncItem.self)
+            try store.delete(items.filter { $0.id == 1 }.first!)
+            items.filter { $0.id == 2 }.first!.note = "from bob"
+            items.filter { $0.id == 3 }.first!.owner = store.object(ofType: SyncOwner.self, forPrimaryKey: "alice")
+        }
+        try await bob.sync.synchronize()
+        try await alice.sync.synchronize()
+        let after = try await bob.items()
+        #expect(after.map(\.id) == [2, 3, 4, 5])
+        #expect(after.first { $0.id == 2 }?.note == "from bob")
+        #expect(after.first { $0.id == 3 }?.owner == "alice")
+        #expect(try await alice.items() == after)
+        #expect(try scene.serverItems() == after)
+        #expect(alice.sync.state.lastSequence == bob.sync.state.lastSequence)
+    }
+
+    @Test("the same property set on two clients: the change the server sequenced last wins everywhere")
+    func lastSequencedWins() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let alice = try await SyncClient(server: scene.server)
+        let bob = try await SyncClient(server: scene.server)
+        try await alice.write { try $0.add(SyncItem(id: 1, title: "first", count: 1)) }
+        try await alice.sync.synchronize()
+        try await bob.sync.synchronize()
+
+        try await alice.write { $0.objects(SyncItem.self).first!.title = "alice's" }
+        try await bob.write { store in
+            store.objects(SyncItem.self).first!.title = "bob's"
+            store.objects(SyncItem.self).first!.count = 2
+        }
+        try await alice.sync.synchronize()  // sequenced first
+        try await bob.sync.synchronize()  // bob's pending title is re-applied over alice's, then sequenced last
+        #expect(try await bob.items().first?.title == "bob's")
+        try await alice.sync.synchronize()
+        let expected = [ItemState(id: 1, title: "bob's", count: 2, note: nil, owner: nil)]
+        #expect(try await alice.items() == expected)
+        #expect(try await bob.items() == expected)
+        #expect(try scene.serverItems() == expected)
+    }
+
+    @Test("a client's pending change is not undone by a pull; other properties of the object still arrive")
+    func pendingChangesStayOnTop() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let alice = try await SyncClient(server: scene.server)
+        let bob = try await SyncClient(server: scene.server)
+        try await alice.write { try $0.add(SyncItem(id: 1, title: "first", count: 1)) }
+        try await alice.sync.synchronize()
+        try await bob.sync.synchronize()
+        try await alice.write { store in
+            store.objects(SyncItem.self).first!.title = "alice's"
+            store.objects(SyncItem.self).first!.count = 10
+        }
+        try await alice.sync.synchronize()
+        try await bob.write { $0.objects(SyncItem.self).first!.title = "bob's, not pushed" }
+        // Bob's outbox holds the title: a pull brings the count, not the title.
+        #expect(await waitUntil(timeout: .seconds(10)) { bob.sync.state.pending == 1 })
+        try await bob.sync.pull()
+        #expect(try await bob.items() == [ItemState(id: 1, title: "bob's, not pushed", count: 10, note: nil, owner: nil)])
+    }
+
+    @Test("a delete wins over earlier updates; a later insert of the same key recreates the object")
+    func deleteAndRecreate() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let alice = try await SyncClient(server: scene.server)
+        let bob = try await SyncClient(server: scene.server)
+        try await alice.write { try $0.add(SyncItem(id: 7, title: "v1", count: 1)) }
+        try await alice.sync.synchronize()
+        try await bob.sync.synchronize()
+
+        try await bob.write { $0.objects(SyncItem.self).first!.count = 2 }
+        try await bob.sync.synchronize()
+        try await alice.write { try $0.delete($0.objects(SyncItem.self).first!) }  // alice has not seen bob's update
+        try await alice.sync.synchronize()
+        try await bob.sync.synchronize()
+        #expect(try await alice.items().isEmpty)
+        #expect(try await bob.items().isEmpty)
+        #expect(try scene.serverItems().isEmpty)
+
+        try await bob.write { try $0.add(SyncItem(id: 7, title: "v2", count: 3)) }
+        try await bob.sync.synchronize()
+        try await alice.sync.synchronize()
+        let expected = [ItemState(id: 7, title: "v2", count: 3, note: nil, owner: nil)]
+        #expect(try await alice.items() == expected)
+        #expect(try scene.serverItems() == expected)
+    }
+
+    @Test("a client offline for 1,000 commits catches up, and so does the other")
+    func offlineThousandCommits() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        var offline = scene.server
+        offline.port = try closedPort()
+        offline.connectTimeout = .seconds(1)
+        let fixture = Fixture([SyncItem.self, SyncOwner.self])
+        do {
+            let away = try await SyncClient(server: offline, fixture: fixture)
+            for commit in 0..<1_000 {
+                try await away.write { store in
+                    if let item = store.object(ofType: SyncItem.self, forPrimaryKey: commit % 100) {
+                        item.count += 1
+                    } else {
+                        try store.add(SyncItem(id: commit % 100, title: "item \(commit % 100)", count: 1))
+                    }
+                }
+            }
+            await #expect(throws: SyncError.self) { try await away.sync.synchronize() }
+            #expect(away.sync.state.pending == 1_000)
+            #expect(away.sync.state.connection == .offline)
+        }
+        let back = try await SyncClient(server: scene.server, fixture: fixture)
+        try await back.sync.synchronize()
+        #expect(back.sync.state.pending == 0)
+        let other = try await SyncClient(server: scene.server)
+        try await other.sync.synchronize()
+        let expected = try await back.items()
+        #expect(expected.count == 100 && expected.allSatisfy { $0.count == 10 })
+        #expect(try await other.items() == expected)
+        #expect(try scene.serverItems() == expected)
+    }
+
+    @Test("observers of a client hear of pulled changes as of local ones; a started sync delivers promptly")
+    func observersHearRemoteChanges() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let alice = try await SyncClient(server: scene.server)
+        let bob = try await SyncClient(server: scene.server)
+        await alice.sync.start()
+        await bob.sync.start()
+        let heard = Box<[String]>([])  // "insertions/modifications/deletions" of each update
+        try await bob.observeItems { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change {
+                heard.mutate { $0.append("\(insertions)/\(modifications)/\(deletions)") }
+            }
+        }
+        try await alice.write { try $0.add(SyncItem(id: 1, title: "one", count: 1)) }
+        #expect(await waitUntil(timeout: .seconds(30)) { heard.value.contains("[0]/[]/[]") }, "\(heard.value)")
+        try await alice.write { $0.objects(SyncItem.self).first!.count = 2 }
+        #expect(await waitUntil(timeout: .seconds(30)) { heard.value.contains("[]/[0]/[]") }, "\(heard.value)")
+        await alice.sync.stop()
+        await bob.sync.stop()
+        #expect(try await bob.items() == [ItemState(id: 1, title: "one", count: 2, note: nil, owner: nil)])
+    }
+
+    @Test("the server unreachable at start: a typed error within the timeout; local writes go on")
+    func unreachableAtStart() async throws {
+        var server = SyncServer(username: "strata", password: "strata", database: "app", connectTimeout: .seconds(2))
+        server.port = try closedPort()
+        let client = try await SyncClient(server: server)
+        try await client.write { try $0.add(SyncItem(id: 1)) }
+        let started = ContinuousClock.now
+        await #expect {
+            try await client.sync.synchronize()
+        } throws: { error in
+            if case .unreachable = error as? SyncError { return true }
+            return false
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(client.sync.state.connection == .offline)
+        #expect(client.sync.state.pending == 1)
+        if case .unreachable = client.sync.state.lastError {} else { Issue.record("\(String(describing: client.sync.state.lastError))") }
+    }
+
+    @Test("bad credentials: .authenticationFailed, and nothing of the outbox is lost")
+    func badCredentials() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        var server = scene.server
+        server.password = "wrong"
+        let client = try await SyncClient(server: server)
+        try await client.write { try $0.add(SyncItem(id: 1)) }
+        await #expect {
+            try await client.sync.synchronize()
+        } throws: { error in
+            if case .authenticationFailed = error as? SyncError { return true }
+            return false
+        }
+        #expect(client.sync.state.pending == 1)
+    }
+
+    @Test("a server whose tables describe a type otherwise: .schemaMismatch, nothing pushed")
+    func schemaMismatch() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let first = try await SyncClient(server: scene.server)
+        try await first.sync.synchronize()
+        _ = try scene.cluster.psql(
+            "UPDATE strata.types SET fingerprint = 'key=id;id:integer,title:string' WHERE name = 'SyncItem'",
+            database: scene.database)
+        let second = try await SyncClient(server: scene.server)
+        try await second.write { try $0.add(SyncItem(id: 1)) }
+        await #expect {
+            try await second.sync.synchronize()
+        } throws: { error in
+            if case .schemaMismatch = error as? SyncError { return true }
+            return false
+        }
+        #expect(second.sync.state.pending == 1)
+        #expect(try scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database) == "0")
+    }
+
+    @Test("a type without a primary key cannot be synced: .unsupportedType")
+    func typeWithoutPrimaryKey() async throws {
+        let fixture = Fixture([SyncItem.self, SyncOwner.self, Note.self])
+        let server = SyncServer(username: "strata", database: "app")
+        await #expect {
+            _ = try await StoreSync(configuration: fixture.configuration, server: server, types: [Note.self])
+        } throws: { error in
+            if case .unsupportedType = error as? SyncError { return true }
+            return false
+        }
+    }
+}
+
+/// A loopback port nobody listens on.
+func closedPort() throws -> Int {
+    try PostgresCluster.freePort()
+}
+
+/// A value shared with callbacks.
+final class Box<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}
