@@ -55,9 +55,6 @@ public actor StoreSync {
     /// The outbox place `state.pending` has counted through.
     private var countedThrough: UInt64 = 0
 
-    /// How many changes one push or pull carries at most.
-    static let batchSize = 2_000
-
     /// Opens the Store of `configuration` for sync (isolated to this actor), starts capturing the
     /// changes of `types` in its outbox, and reads or makes the client id. Does not connect: the
     /// server is first asked by `synchronize()` or `start()`.
@@ -223,7 +220,7 @@ public actor StoreSync {
     private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
         while true {
             let batch = try storeCall { () throws(StoreError) in
-                try store.outgoingChanges(limit: Self.batchSize)
+                try store.outgoingChanges(limit: server.batchSize)
             }
             guard let through = batch.through else { break }
             if !batch.changes.isEmpty {
@@ -238,12 +235,12 @@ public actor StoreSync {
     private func pullAll(_ connection: ServerConnection) async throws(SyncError) {
         while true {
             let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
-            let (changes, through) = try await connection.pull(after: position, types: typeNames, limit: Self.batchSize)
+            let (changes, through) = try await connection.pull(after: position, types: typeNames, limit: server.batchSize)
             if through > position || !changes.isEmpty {
                 try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
                 update { $0.lastSequence = through }
             }
-            if changes.count < Self.batchSize { break }
+            if changes.count < server.batchSize { break }
         }
     }
 

@@ -14,10 +14,13 @@ public struct SyncServer: Sendable, Hashable {
     /// How often a client asks for changes when no notification came (LISTEN/NOTIFY is the fast
     /// path; this is the fallback).
     public var pollInterval: Duration
+    /// How many changes one push or pull carries at most (one PostgreSQL transaction, one Strata write).
+    public var batchSize: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 5432, username: String, password: String? = nil,
-        database: String, connectTimeout: Duration = .seconds(5), pollInterval: Duration = .seconds(1)
+        database: String, connectTimeout: Duration = .seconds(5), pollInterval: Duration = .seconds(1),
+        batchSize: Int = 2_000
     ) {
         self.host = host
         self.port = port
@@ -26,5 +29,6 @@ public struct SyncServer: Sendable, Hashable {
         self.database = database
         self.connectTimeout = connectTimeout
         self.pollInterval = pollInterval
+        self.batchSize = max(1, batchSize)
     }
 }
