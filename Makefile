@@ -2,7 +2,7 @@
 # Both install liblmdb-dev first when the machine lacks it (`make test` also PostgreSQL's server, for
 # the private cluster the sync tests start).
 
-.PHONY: lmdb postgresql demo test test-tsan soak build clean bench bench-smoke docs lint format
+.PHONY: lmdb postgresql demo demo-sync bench-sync test test-tsan soak build clean bench bench-smoke docs lint format
 
 lmdb:
 	@scripts/ensure-lmdb.sh
@@ -12,6 +12,14 @@ postgresql:
 
 demo: lmdb
 	swift run strata-demo
+
+# Two devices kept in step through a private PostgreSQL the demo starts and stops (builds postgres-nio).
+demo-sync: lmdb postgresql
+	swift run strata-sync-demo
+
+# S1 and S2 of Docs/Benchmarks.md against a private PostgreSQL (release build; SCALE=0.1 for a quick run).
+bench-sync: lmdb postgresql
+	swift build -c release --product strata-sync-bench && .build/release/strata-sync-bench --scale $(or $(SCALE),1)
 
 # Builds the tests (failing on a warning in Strata's own code), runs them, and ends with the names of
 # the tests that failed. TESTS=NAME passes --filter NAME.

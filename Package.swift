@@ -27,6 +27,18 @@ let package = Package(
         .target(name: "StrataReactive", dependencies: ["Strata"]),
         // Sync through PostgreSQL: the only target that depends on postgres-nio.
         .target(name: "StrataSync", dependencies: ["Strata", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        // A private PostgreSQL cluster (initdb and pg_ctl in a temporary directory) for the sync tests,
+        // the sync demo and the sync benchmarks. Not a product.
+        .target(name: "PrivatePostgres"),
+        // The two-client sync scene `make demo-sync` runs against a private PostgreSQL it starts and stops.
+        .executableTarget(name: "strata-sync-demo", dependencies: ["Strata", "StrataSync", "PrivatePostgres"]),
+        // S1 and S2 of Docs/Benchmarks.md: pushes and a commit's trip to another client, against postgres-nio.
+        .executableTarget(
+            name: "strata-sync-bench",
+            dependencies: [
+                "Strata", "StrataSync", "PrivatePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
         // The patterns of Docs/Guides (a repository with a single source of truth, a table applying
         // change batches, a view model on a given scheduler): shared by the demo and the tests.
         .target(name: "StrataExamples", dependencies: ["Strata", "StrataReactive"]),
@@ -39,7 +51,7 @@ let package = Package(
         .target(name: "StrataTestModels", dependencies: ["Strata"], path: "Tests/StrataTestModels"),
         .target(
             name: "StrataTestSupport",
-            dependencies: ["Strata", "StrataTestModels"],
+            dependencies: ["Strata", "StrataTestModels", "PrivatePostgres"],
             path: "Tests/StrataTestSupport"
         ),
         // A helper process the reliability tests kill and restart (not a product).
@@ -57,7 +69,7 @@ let package = Package(
         .testTarget(
             name: "StrataSyncTests",
             dependencies: [
-                "Strata", "StrataSync", "StrataTestSupport", "StrataTestModels", "strata-sync-client",
+                "Strata", "StrataSync", "StrataTestSupport", "StrataTestModels", "strata-sync-client", "strata-sync-demo",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs PostgreSQL's server programs (Debian: postgresql) when this machine lacks them: the sync
-# tests start a private cluster of their own (Tests/StrataTestSupport/PostgresCluster.swift).
+# tests start a private cluster of their own (Sources/PrivatePostgres/PostgresCluster.swift).
 set -euo pipefail
 
 if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then

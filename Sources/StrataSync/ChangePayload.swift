@@ -24,7 +24,8 @@ enum ChangePayload {
         var position = 0
         func take(_ count: Int) throws(SyncError) -> ArraySlice<UInt8> {
             guard count >= 0, position + count <= bytes.count else {
-                throw .server(sqlState: nil, message: "change \(sequence): its payload of \(bytes.count) bytes ends early")
+                throw .server(
+                    sqlState: nil, message: "change \(sequence): its payload of \(bytes.count) bytes ends early")
             }
             defer { position += count }
             return bytes[position..<position + count]

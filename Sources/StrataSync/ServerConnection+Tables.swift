@@ -71,7 +71,8 @@ extension ServerConnection {
             let key = ServerSchema.quoted(type.primaryKey)
             let others = type.properties.map(\.name).filter { $0 != type.primaryKey }.map(ServerSchema.quoted)
             if deleted.utf8.count > 1 {
-                let record = "\(key) \(ServerSchema.sqlType(type.properties.first { $0.name == type.primaryKey }!.type, keyTypes: keyTypes))"
+                let record =
+                    "\(key) \(ServerSchema.sqlType(type.properties.first { $0.name == type.primaryKey }!.type, keyTypes: keyTypes))"
                 try await execute(
                     "DELETE FROM \(unescaped: table) AS t USING jsonb_to_recordset(\(deleted + "]")::jsonb) AS r(\(unescaped: record)) WHERE t.\(unescaped: key) = r.\(unescaped: key)"
                 )

@@ -8,10 +8,12 @@ import PostgresNIO
 final class ServerConnection: Sendable {
     let connection: PostgresConnection
     private let logger: Logger
+    private let requestTimeout: Duration
 
-    private init(connection: PostgresConnection, logger: Logger) {
+    private init(connection: PostgresConnection, logger: Logger, requestTimeout: Duration) {
         self.connection = connection
         self.logger = logger
+        self.requestTimeout = requestTimeout
     }
 
     /// Connects, or fails with `.unreachable` within the server's `connectTimeout`.
@@ -24,7 +26,7 @@ final class ServerConnection: Sendable {
         let logger = Logger(label: "strata.sync")
         do {
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-            return ServerConnection(connection: connection, logger: logger)
+            return ServerConnection(connection: connection, logger: logger, requestTimeout: server.requestTimeout)
         } catch {
             throw Self.syncError(error)
         }
@@ -45,24 +47,52 @@ final class ServerConnection: Sendable {
 
     @discardableResult
     func execute(_ query: PostgresQuery) async throws(SyncError) -> PostgresRowSequence {
-        do {
-            return try await connection.query(query, logger: logger)
-        } catch {
-            throw Self.syncError(error)
-        }
+        try await withinRequestTimeout { [connection, logger] in try await connection.query(query, logger: logger) }
     }
 
     func rows<each Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Value).Type)
         async throws(SyncError) -> [(repeat each Value)]
     {
-        do {
-            var found: [(repeat each Value)] = []
-            for try await row in try await connection.query(query, logger: logger).decode(types) {
-                found.append(row)
-            }
+        let rows = try await withinRequestTimeout { [connection, logger] in
+            var found: [PostgresRow] = []
+            for try await row in try await connection.query(query, logger: logger) { found.append(row) }
             return found
+        }
+        do {
+            return try rows.map { try $0.decode(types) }
         } catch {
             throw Self.syncError(error)
+        }
+    }
+
+    /// Runs `request` and returns what it returns, or fails with `.unreachable` once `requestTimeout`
+    /// passed, closing the connection: postgres-nio's query on a connection whose server went away
+    /// can wait for ever (seen with the server stopped between two statements).
+    private func withinRequestTimeout<R: Sendable>(_ request: @escaping @Sendable () async throws -> R)
+        async throws(SyncError) -> R
+    {
+        let outcome = RequestOutcome<R>()
+        let timeout = requestTimeout
+        let result: Result<R, any Error> = await withCheckedContinuation { continuation in
+            outcome.setContinuation(continuation)
+            let work = Task {
+                do {
+                    outcome.finish(.success(try await request()))
+                } catch {
+                    outcome.finish(.failure(error))
+                }
+            }
+            Task { [connection] in
+                try? await Task.sleep(for: timeout)
+                if outcome.finish(.failure(SyncError.unreachable("no answer within \(timeout)"))) {
+                    work.cancel()
+                    connection.close().whenComplete { _ in }
+                }
+            }
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw Self.syncError(error)
         }
     }
 
@@ -90,11 +120,13 @@ final class ServerConnection: Sendable {
             try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
             for statement in ServerSchema.setup { try await execute(PostgresQuery(unsafeSQL: statement)) }
             try await execute(
-                "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING")
+                "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING"
+            )
             let version = try await rows("SELECT value FROM strata.sync_meta WHERE key = 'protocol'", as: String.self)
             guard version.first == ServerSchema.protocolVersion else {
                 throw .schemaMismatch(
-                    "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)")
+                    "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)"
+                )
             }
             for type in types {
                 let fingerprint = ServerSchema.fingerprint(type)
@@ -254,5 +286,40 @@ extension ServerConnection {
         } catch {
             throw Self.syncError(error)
         }
+    }
+}
+
+/// The first of a request's answer and its timeout, handed to the one waiting for it.
+private final class RequestOutcome<R: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<R, any Error>, Never>?
+    private var early: Result<R, any Error>?
+    private var done = false
+
+    func setContinuation(_ continuation: CheckedContinuation<Result<R, any Error>, Never>) {
+        let ready: Result<R, any Error>? = lock.withLock {
+            if let early { return early }
+            self.continuation = continuation
+            return nil
+        }
+        if let ready { continuation.resume(returning: ready) }
+    }
+
+    /// Hands `result` on unless another came first; returns whether it was the first.
+    @discardableResult
+    func finish(_ result: Result<R, any Error>) -> Bool {
+        let waiting: CheckedContinuation<Result<R, any Error>, Never>?? = lock.withLock {
+            guard !done else { return .none }
+            done = true
+            if let continuation {
+                self.continuation = nil
+                return .some(continuation)
+            }
+            early = result
+            return .some(nil)
+        }
+        guard case .some(let continuation) = waiting else { return false }
+        continuation?.resume(returning: result)
+        return true
     }
 }

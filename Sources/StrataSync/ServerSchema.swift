@@ -143,7 +143,8 @@ enum JSONText {
             case "\r": text += "\\r"
             case "\t": text += "\\t"
             case _ where scalar.value < 0x20:
-                text += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                text +=
+                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
                     + String(scalar.value, radix: 16)
             default: text.unicodeScalars.append(scalar)
             }
@@ -177,7 +178,8 @@ enum JSONText {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        return "\(padded(Int(parts.tm_year) + 1900, 4))-\(padded(Int(parts.tm_mon) + 1, 2))-\(padded(Int(parts.tm_mday), 2))"
+        return
+            "\(padded(Int(parts.tm_year) + 1900, 4))-\(padded(Int(parts.tm_mon) + 1, 2))-\(padded(Int(parts.tm_mday), 2))"
             + "T\(padded(Int(parts.tm_hour), 2)):\(padded(Int(parts.tm_min), 2)):\(padded(Int(parts.tm_sec), 2))"
             + ".\(padded(micros, 6))Z"
     }

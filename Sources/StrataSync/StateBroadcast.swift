@@ -17,7 +17,8 @@ final class StateBroadcast: Sendable {
     var current: StoreSync.State { watchers.withLock { $0.state } }
 
     func update(_ change: (inout StoreSync.State) -> Void) {
-        let (state, continuations) = watchers.withLock { (watchers) -> (StoreSync.State?, [AsyncStream<StoreSync.State>.Continuation]) in
+        let (state, continuations) = watchers.withLock {
+            (watchers) -> (StoreSync.State?, [AsyncStream<StoreSync.State>.Continuation]) in
             var state = watchers.state
             change(&state)
             guard state != watchers.state else { return (nil, []) }
@@ -29,7 +30,8 @@ final class StateBroadcast: Sendable {
     }
 
     func subscribe() -> AsyncStream<StoreSync.State> {
-        let (stream, continuation) = AsyncStream.makeStream(of: StoreSync.State.self, bufferingPolicy: .bufferingNewest(1))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: StoreSync.State.self, bufferingPolicy: .bufferingNewest(1))
         let id = watchers.withLock { (watchers) -> Int in
             let id = watchers.nextID
             watchers.nextID += 1

@@ -235,7 +235,8 @@ public actor StoreSync {
     private func pullAll(_ connection: ServerConnection) async throws(SyncError) {
         while true {
             let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
-            let (changes, through) = try await connection.pull(after: position, types: typeNames, limit: server.batchSize)
+            let (changes, through) = try await connection.pull(
+                after: position, types: typeNames, limit: server.batchSize)
             if through > position || !changes.isEmpty {
                 try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
                 update { $0.lastSequence = through }
@@ -307,9 +308,9 @@ public actor StoreSync {
         backgroundTask = nil
         listenerTask = nil
         for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
-        await listener?.close()
+        await listener?.close()  // ends the listening task's wait
         listener = nil
+        for task in tasks { await task.value }
         await takeTurn()
         await dropConnection()
         giveTurn()

@@ -14,13 +14,16 @@ public struct SyncServer: Sendable, Hashable {
     /// How often a client asks for changes when no notification came (LISTEN/NOTIFY is the fast
     /// path; this is the fallback).
     public var pollInterval: Duration
+    /// How long one statement may take before the connection counts as broken (`.unreachable`): a
+    /// server that stopped, or a half-open connection, never answers otherwise.
+    public var requestTimeout: Duration
     /// How many changes one push or pull carries at most (one PostgreSQL transaction, one Strata write).
     public var batchSize: Int
 
     public init(
         host: String = "127.0.0.1", port: Int = 5432, username: String, password: String? = nil,
         database: String, connectTimeout: Duration = .seconds(5), pollInterval: Duration = .seconds(1),
-        batchSize: Int = 2_000
+        batchSize: Int = 2_000, requestTimeout: Duration = .seconds(30)
     ) {
         self.host = host
         self.port = port
@@ -30,5 +33,6 @@ public struct SyncServer: Sendable, Hashable {
         self.connectTimeout = connectTimeout
         self.pollInterval = pollInterval
         self.batchSize = max(1, batchSize)
+        self.requestTimeout = requestTimeout
     }
 }

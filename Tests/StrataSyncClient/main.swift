@@ -60,7 +60,8 @@ actor Client {
             port: options.int("port", 5432), username: "strata", password: "strata",
             database: options.values["database"] ?? "app", connectTimeout: .seconds(5),
             batchSize: options.int("batch", 2_000))
-        sync = try await StoreSync(configuration: configuration, server: server, types: [SyncItem.self, SyncOwner.self])
+        sync = try await StoreSync(
+            configuration: configuration, server: server, types: [SyncItem.self, SyncOwner.self])
         store = try await Store(configuration: configuration, actor: self)
     }
 
@@ -88,7 +89,8 @@ actor Client {
                     item.title = word
                     item.count = number
                 } else {
-                    try store.add(SyncItem(id: id, title: word, count: number, note: number.isMultiple(of: 2) ? word : nil))
+                    try store.add(
+                        SyncItem(id: id, title: word, count: number, note: number.isMultiple(of: 2) ? word : nil))
                 }
             case 35..<50: item?.title = word
             case 50..<60: item?.count = number
@@ -144,7 +146,9 @@ do {
         while true {
             let count = try await client.count(atLeast: base)
             try await client.write { store in
-                for id in (base + count)..<(base + count + 3) { try store.add(SyncItem(id: id, title: "n\(id)", count: id)) }
+                for id in (base + count)..<(base + count + 3) {
+                    try store.add(SyncItem(id: id, title: "n\(id)", count: id))
+                }
             }
             try await client.sync.synchronize()
             say("synced \(count + 3)")

@@ -59,12 +59,14 @@ final class SyncClientProcess {
 
 /// The `SyncItem`s of the file at `url`, read by a Store of this thread (opened and closed here).
 func itemsInFile(_ url: URL) throws -> [ItemState] {
-    let store = try Store(configuration: Store.Configuration(fileURL: url, objectTypes: [SyncItem.self, SyncOwner.self]))
+    let store = try Store(
+        configuration: Store.Configuration(fileURL: url, objectTypes: [SyncItem.self, SyncOwner.self]))
     return store.objects(SyncItem.self).sorted(by: \.id).map(ItemState.init)
 }
 
 /// The outbox and pull position of the file at `url`.
 func syncStatusOfFile(_ url: URL) throws -> (pending: Int, position: Int64) {
-    let store = try Store(configuration: Store.Configuration(fileURL: url, objectTypes: [SyncItem.self, SyncOwner.self]))
+    let store = try Store(
+        configuration: Store.Configuration(fileURL: url, objectTypes: [SyncItem.self, SyncOwner.self]))
     return (try store.capturedChanges().count, try store.syncPosition())
 }

@@ -36,7 +36,8 @@ struct SyncProcessTests {
             #expect(try itemsInFile(file) == server, "client \(index) (seed \(seed))")
             #expect(try syncStatusOfFile(file).pending == 0)
         }
-        let deletes = try scene.cluster.psql("SELECT count(*) FROM strata.changes WHERE kind = 'delete'", database: scene.database)
+        let deletes = try scene.cluster.psql(
+            "SELECT count(*) FROM strata.changes WHERE kind = 'delete'", database: scene.database)
         #expect((Int(deletes) ?? 0) > 0, "the random edits deleted nothing")
     }
 
@@ -55,8 +56,9 @@ struct SyncProcessTests {
             let pusher = try SyncClientProcess("append", file: pusherFile, scene: scene, options: ["batch": "2"])
             let puller = try SyncClientProcess("pull", file: pullerFile, scene: scene, options: ["batch": "2"])
             // Kill them once they work (their first line), after a random part of a round trip more.
-            #expect(await waitUntil(timeout: .seconds(60)) { !pusher.lines.isEmpty && !puller.lines.isEmpty },
-                    "round \(round): \(pusher.errors) \(puller.errors)")
+            #expect(
+                await waitUntil(timeout: .seconds(60)) { !pusher.lines.isEmpty && !puller.lines.isEmpty },
+                "round \(round): \(pusher.errors) \(puller.errors)")
             try await Task.sleep(for: .microseconds(Int.random(in: 0..<20_000, using: &random)))
             if round.isMultiple(of: 2) {
                 pusher.kill()
@@ -101,15 +103,22 @@ struct SyncProcessTests {
         defer { scene.stop() }
         var server = scene.server
         server.batchSize = 500
+        server.requestTimeout = .seconds(5)
         let client = try await SyncClient(server: server)
         try await client.sync.synchronize()
-        try await client.write { store in
-            for id in 0..<20_000 { try store.add(SyncItem(id: id, title: "item \(id)", count: id)) }
+        for commit in 0..<40 {  // a batch carries whole commits: 40 batches
+            try await client.write { store in
+                for id in (commit * 500)..<(commit * 500 + 500) {
+                    try store.add(SyncItem(id: id, title: "item \(id)", count: id))
+                }
+            }
         }
         let push = Task { try await client.sync.synchronize() }
         // Stop the server once the push is under way (its first batches committed, or not yet).
         _ = await waitUntil(timeout: .seconds(30)) {
-            (try? scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database)).flatMap { Int($0) }
+            (try? scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database)).flatMap {
+                Int($0)
+            }
                 ?? 0 > 0
         }
         try scene.cluster.stopServer()

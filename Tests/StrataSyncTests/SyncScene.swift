@@ -72,7 +72,8 @@ actor SyncClient {
 
     init(server: SyncServer, fixture: Fixture = Fixture([SyncItem.self, SyncOwner.self])) async throws {
         self.fixture = fixture
-        sync = try await StoreSync(configuration: fixture.configuration, server: server, types: [SyncItem.self, SyncOwner.self])
+        sync = try await StoreSync(
+            configuration: fixture.configuration, server: server, types: [SyncItem.self, SyncOwner.self])
         store = try await Store(configuration: fixture.configuration, actor: self)
     }
 

@@ -90,7 +90,8 @@ struct SyncTests {
         // Bob's outbox holds the title: a pull brings the count, not the title.
         #expect(await waitUntil(timeout: .seconds(10)) { bob.sync.state.pending == 1 })
         try await bob.sync.pull()
-        #expect(try await bob.items() == [ItemState(id: 1, title: "bob's, not pushed", count: 10, note: nil, owner: nil)])
+        #expect(
+            try await bob.items() == [ItemState(id: 1, title: "bob's, not pushed", count: 10, note: nil, owner: nil)])
     }
 
     @Test("a delete wins over earlier updates; a later insert of the same key recreates the object")
@@ -193,7 +194,10 @@ struct SyncTests {
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(client.sync.state.connection == .offline)
         #expect(client.sync.state.pending == 1)
-        if case .unreachable = client.sync.state.lastError {} else { Issue.record("\(String(describing: client.sync.state.lastError))") }
+        if case .unreachable = client.sync.state.lastError {
+        } else {
+            Issue.record("\(String(describing: client.sync.state.lastError))")
+        }
     }
 
     @Test("bad credentials: .authenticationFailed, and nothing of the outbox is lost")

@@ -2,7 +2,7 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-/// The private PostgreSQL cluster the sync tests run against (Tests/StrataTestSupport/PostgresCluster.swift).
+/// The private PostgreSQL cluster the sync tests run against (Sources/PrivatePostgres/PostgresCluster.swift).
 @Suite("A private PostgreSQL cluster for the sync tests", .serialized)
 struct PostgresClusterTests {
     @Test("a cluster starts on a free loopback port, answers with the password, refuses a wrong one, stops")

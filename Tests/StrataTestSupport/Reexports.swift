@@ -1,0 +1,2 @@
+// The tests reach the private PostgreSQL cluster through the test support module.
+@_exported import PrivatePostgres
