@@ -146,8 +146,8 @@ actor Writer {
         try await store.asyncWrite { store.object(ofType: Row.self, forPrimaryKey: id)!.score = score }
     }
 
-    func score(id: Int) throws -> Double? {
-        if store == nil { store = try Store(configuration: configuration) }
+    func score(id: Int) async throws -> Double? {
+        if store == nil { store = try await Store(configuration: configuration, actor: self) }
         _ = try store.refresh()
         return store.object(ofType: Row.self, forPrimaryKey: id)?.score
     }
