@@ -23,7 +23,9 @@ extension StoreCore {
                 let first = try ChangeCapture.entryKey(sequence &+ 1).withBytes { (key) throws(LMDBError) in
                     try cursor.seek(atLeast: key)
                 }
-                return try cursor.walk(from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil && count < limit }) {
+                return try cursor.walk(
+                    from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil && count < limit }
+                ) {
                     (entry) throws(StoreError) in
                     let sequence = ChangeCapture.sequence(ofKey: entry.key) ?? 0
                     do {
@@ -180,7 +182,8 @@ extension StoreCore {
                 if case .properties(let names) = held { heldNames = names } else { heldNames = [] }
                 let old = try copyOfRow(binding, key: key, session: session)
                 if old == nil, change.kind == .update { continue }  // deleted here, or never seen
-                if try storeIncoming(columns, key: key, old: old, keeping: heldNames, binding: binding, session: session)
+                if try storeIncoming(
+                    columns, key: key, old: old, keeping: heldNames, binding: binding, session: session)
                 {
                     applied += 1
                 }
@@ -195,13 +198,15 @@ extension StoreCore {
         -> (IncomingChange, TableBinding, [Int: [UInt8]?])
     {
         guard let binding = bindings.first(where: { $0.name == change.typeName }) else {
-            throw .schemaMismatch("change \(change.sequence) is to \(change.typeName), a type outside this Store's schema")
+            throw .schemaMismatch(
+                "change \(change.sequence) is to \(change.typeName), a type outside this Store's schema")
         }
         _ = try change.key.withBytes { (bytes) throws(StoreError) in try rows.decodeRowKey(bytes, binding: binding) }
         var columns: [Int: [UInt8]?] = [:]
         for property in change.properties {
             guard let column = binding.columnNames.firstIndex(of: property.name) else {
-                throw .schemaMismatch("change \(change.sequence) sets \(change.typeName).\(property.name), not in the schema")
+                throw .schemaMismatch(
+                    "change \(change.sequence) sets \(change.typeName).\(property.name), not in the schema")
             }
             do {
                 try property.bytes.withOptionalBytes { (bytes) throws(StoreError) in
@@ -279,7 +284,8 @@ extension StoreCore {
         let value = try syncValue(bytes, type: binding.columnTypes[binding.primaryKeyColumn!])
         let key: RowKey
         switch value {
-        case .integer(let integer): key = binding.hasSignedKeys ? .signed(integer) : .integer(UInt64(bitPattern: integer))
+        case .integer(let integer):
+            key = binding.hasSignedKeys ? .signed(integer) : .integer(UInt64(bitPattern: integer))
         case .unsigned(let integer): key = .integer(integer)
         case .string(let string): key = .string(string)
         case .uuid(let uuid): key = .uuid(uuid)

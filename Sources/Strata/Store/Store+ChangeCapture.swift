@@ -1,30 +1,3 @@
-/// A change to an object of a captured type, as its commit recorded it in the file's outbox (change
-/// capture: what StrataSync pushes to its server).
-@_spi(StrataSync)
-public struct CapturedChange: Sendable, Equatable {
-    /// What happened to the object.
-    public enum Kind: Sendable, Equatable {
-        /// Stored anew (every property is sent).
-        case insert
-        /// Some properties set (`changedProperties`).
-        case update
-        /// Deleted.
-        case delete
-    }
-
-    /// The place in the outbox of the commit that made the change (the changes of one commit share
-    /// it): increasing with each commit, never reused.
-    public let sequence: UInt64
-    /// The object type's name (its class name).
-    public let typeName: String
-    public let kind: Kind
-    /// The object's key as the file stores it (Strata's encoding of its primary key).
-    public let key: [UInt8]
-    /// The properties the change set: all of them for an insert, none for a delete. Their values are
-    /// the object's as it is when read (a later change only brings a newer value).
-    public let changedProperties: [String]
-}
-
 extension Store {
     /// Starts recording every change to objects of `types` in the file's outbox, in the same
     /// transaction as the change, from the next write of any Store of the file in this process, and
@@ -95,7 +68,9 @@ extension Store {
     /// - Throws: `.alreadyInWriteTransaction`, `.readOnly`, `.wrongThread`, `.storage`.
     @_spi(StrataSync)
     public func removeCapturedChanges(through sequence: UInt64) throws(StoreError) {
-        if core.session != nil { return try core.removeOutboxRecords(through: sequence, session: core.writableSession()) }
+        if core.session != nil {
+            return try core.removeOutboxRecords(through: sequence, session: core.writableSession())
+        }
         try core.beginWrite()
         do throws(StoreError) {
             try core.removeOutboxRecords(through: sequence, session: core.session!)
