@@ -133,9 +133,9 @@ public actor StoreSync {
     /// background sync if that is anything. Returns the version looked at.
     private func noteLocalCommits(since version: Int?) -> Int? {
         guard let latest = try? store.latestCommitVersion(), latest != version else { return version }
-        guard let recorded = try? store.capturedChanges(after: countedThrough), let last = recorded.last else {
-            return latest
-        }
+        // A read that failed (no reader slot free, say) is retried at the next look, not skipped.
+        guard let recorded = try? store.capturedChanges(after: countedThrough) else { return version }
+        guard let last = recorded.last else { return latest }
         countedThrough = last.sequence
         update { $0.pending += recorded.count }
         wakeRequested = true

@@ -115,7 +115,7 @@ struct SyncProcessTests {
         }
         let push = Task { try await client.sync.synchronize() }
         // Stop the server once the push is under way (its first batches committed, or not yet).
-        _ = await waitUntil(timeout: .seconds(30)) {
+        _ = await waitUntil(timeout: .seconds(60)) {
             (try? scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database)).flatMap {
                 Int($0)
             }

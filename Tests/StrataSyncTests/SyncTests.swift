@@ -21,7 +21,7 @@ struct SyncTests {
                 try store.add(item)
             }
         }
-        #expect(await waitUntil(timeout: .seconds(10)) { alice.sync.state.pending == 6 })
+        #expect(await waitUntil(timeout: .seconds(60)) { alice.sync.state.pending == 6 })
         try await alice.sync.synchronize()
         #expect(alice.sync.state.pending == 0)
         try await bob.sync.synchronize()
@@ -88,7 +88,7 @@ struct SyncTests {
         try await alice.sync.synchronize()
         try await bob.write { $0.objects(SyncItem.self).first!.title = "bob's, not pushed" }
         // Bob's outbox holds the title: a pull brings the count, not the title.
-        #expect(await waitUntil(timeout: .seconds(10)) { bob.sync.state.pending == 1 })
+        #expect(await waitUntil(timeout: .seconds(60)) { bob.sync.state.pending == 1 })
         try await bob.sync.pull()
         #expect(
             try await bob.items() == [ItemState(id: 1, title: "bob's, not pushed", count: 10, note: nil, owner: nil)])
@@ -170,9 +170,9 @@ struct SyncTests {
             }
         }
         try await alice.write { try $0.add(SyncItem(id: 1, title: "one", count: 1)) }
-        #expect(await waitUntil(timeout: .seconds(30)) { heard.value.contains("[0]/[]/[]") }, "\(heard.value)")
+        #expect(await waitUntil(timeout: .seconds(60)) { heard.value.contains("[0]/[]/[]") }, "\(heard.value)")
         try await alice.write { $0.objects(SyncItem.self).first!.count = 2 }
-        #expect(await waitUntil(timeout: .seconds(30)) { heard.value.contains("[]/[0]/[]") }, "\(heard.value)")
+        #expect(await waitUntil(timeout: .seconds(60)) { heard.value.contains("[]/[0]/[]") }, "\(heard.value)")
         await alice.sync.stop()
         await bob.sync.stop()
         #expect(try await bob.items() == [ItemState(id: 1, title: "one", count: 2, note: nil, owner: nil)])

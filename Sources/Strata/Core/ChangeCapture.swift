@@ -126,16 +126,17 @@ extension StoreCore {
     func capturedBindings(_ session: WriteSession) throws(StoreError) -> [Bool]? {
         let generation = shared.captureGeneration.load(ordering: .acquiring)
         if generation != 0, generation == capture.generation { return capture.bindings }
-        let names: Set<String>
-        if let known = shared.capturedTypes.withLock({ $0 }) {
-            names = known
-        } else {
-            names = try readCapturedTypes(session) ?? []
-            shared.capturedTypes.withLock { $0 = $0 ?? names }
+        if shared.capturedTypes.withLock({ $0 }) == nil {
+            let read = try readCapturedTypes(session) ?? []
+            shared.capturedTypes.withLock { $0 = $0 ?? read }
             _ = shared.captureGeneration.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing)
         }
+        // The generation before the names: `noteCapturedTypes` stores names before it counts up, so
+        // names newer than the generation kept are read again at the next write, never older ones kept.
+        let seen = shared.captureGeneration.load(ordering: .acquiring)
+        let names = shared.capturedTypes.withLock { $0 } ?? []
         let captured = bindings.map { names.contains($0.name) }
-        capture = (shared.captureGeneration.load(ordering: .acquiring), captured.contains(true) ? captured : nil)
+        capture = (seen, captured.contains(true) ? captured : nil)
         return capture.bindings
     }
 
