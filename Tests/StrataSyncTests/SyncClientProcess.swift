@@ -9,10 +9,7 @@ import StrataTestSupport
 /// A `strata-sync-client` process (Tests/StrataSyncClient), built beside the test binary. Its output
 /// goes to a file (never a pipe a killed client could leave half-read).
 final class SyncClientProcess {
-    static var executable: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("strata-sync-client")
-    }
+    static var executable: URL { executableBesideTests("strata-sync-client") }
 
     private let process = Process()
     private let outputFile: URL

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 /// `make demo-sync` runs this executable: it must get to its end on any machine the tests run on.
@@ -6,8 +7,7 @@ import Testing
 struct SyncDemoTests {
     @Test("the two-device scene runs to its end against the private PostgreSQL it starts and stops")
     func demoRuns() async throws {
-        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("strata-sync-demo")
+        let executable = executableBesideTests("strata-sync-demo")
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("sync-demo-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }

@@ -7,10 +7,7 @@ import StrataTestSupport
 
 /// A `strata-stress` helper process (Tests/StrataStress), built beside the test binary.
 final class StressProcess {
-    static var executable: URL {
-        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-            .appendingPathComponent("strata-stress")
-    }
+    static var executable: URL { executableBesideTests("strata-stress") }
 
     private let process = Process()
     private let output = Pipe()
