@@ -130,16 +130,20 @@ public actor StoreSync {
     }
 
     /// When the file has a new commit: counts what it recorded in the outbox, and wakes the
-    /// background sync if that is anything. Returns the version looked at.
+    /// background sync if that is anything. Returns the version whose outbox was read.
     private func noteLocalCommits(since version: Int?) -> Int? {
-        guard let latest = try? store.latestCommitVersion(), latest != version else { return version }
-        // A read that failed (no reader slot free, say) is retried at the next look, not skipped.
-        guard let recorded = try? store.capturedChanges(after: countedThrough) else { return version }
-        guard let last = recorded.last else { return latest }
-        countedThrough = last.sequence
-        update { $0.pending += recorded.count }
-        wakeRequested = true
-        return latest
+        // `latestCommitVersion` is cheap (no transaction) but may name a commit that a snapshot
+        // cannot see yet (LMDB shows it while the commit syncs): the version read is the snapshot's,
+        // so such a commit is read again at the next look. A read that failed is retried too.
+        guard let latest = try? store.latestCommitVersion(), latest != version,
+            let (seen, recorded) = try? store.capturedChangesWithVersion(after: countedThrough)
+        else { return version }
+        if let last = recorded.last {
+            countedThrough = last.sequence
+            update { $0.pending += recorded.count }
+            wakeRequested = true
+        }
+        return seen
     }
 
     // MARK: Synchronizing

@@ -42,9 +42,21 @@ extension Store {
     /// - Throws: `.corrupted` for a record that cannot be read, `.wrongThread`, `.storage`.
     @_spi(StrataSync)
     public func capturedChanges(after sequence: UInt64 = 0, limit: Int = .max) throws(StoreError) -> [CapturedChange] {
+        try capturedChangesWithVersion(after: sequence, limit: limit).changes
+    }
+
+    /// `capturedChanges(after:limit:)`, with the version of the commit they were read at: whoever
+    /// watches the outbox compares that version, never `latestCommitVersion()`, which LMDB shows
+    /// while a durable commit still syncs, before a new snapshot can see the commit.
+    ///
+    /// - Throws: `.corrupted` for a record that cannot be read, `.wrongThread`, `.storage`.
+    @_spi(StrataSync)
+    public func capturedChangesWithVersion(after sequence: UInt64 = 0, limit: Int = .max) throws(StoreError)
+        -> (version: Int, changes: [CapturedChange])
+    {
         try core.checkConfined()
-        guard let meta = core.metaTable, limit > 0 else { return [] }
         let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
+        guard let meta = core.metaTable, limit > 0 else { return (reader.version, []) }
         var found: [CapturedChange] = []
         let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
             try reader.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
@@ -58,7 +70,7 @@ extension Store {
             }
         }
         if let failure { throw failure }
-        return found
+        return (reader.version, found)
     }
 
     /// Removes the outbox's changes up to `sequence` included (those the server acknowledged): in the
