@@ -28,7 +28,9 @@ enum NetChange {
 }
 
 extension ServerConnection {
-    /// Applies `changes` (in order) to the typed tables of their types.
+    /// Applies `changes` (in order) to the typed tables of their types: per type, one statement for
+    /// the objects deleted, one for those stored whole, one for those with some properties set, each
+    /// binding one array per column (`ColumnArray`).
     func applyToTables(_ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType])
         async throws(SyncError)
     {
@@ -51,77 +53,129 @@ extension ServerConnection {
             guard let type = types[name], let (keys, net) = byType[name] else {
                 throw .unsupportedType("\(name) is not among this client's synced types")
             }
-            var deleted = "["
-            var stored = "["
-            var set = "["
+            let table = TypedTable(type, keyTypes: keyTypes)
+            var deleted: [SyncValue] = []
+            var stored: [[String: SyncValue]] = []
+            var set: [(key: SyncValue, values: [String: SyncValue])] = []
             for key in keys {
                 switch net[key]! {
-                case .delete:
-                    Self.appendRecord([type.primaryKey: key], set: nil, to: &deleted)
-                case .store(let values):
-                    Self.appendRecord(values, set: nil, to: &stored)
+                case .delete: deleted.append(key)
+                case .store(let values): stored.append(values)
                 case .set(let values):
                     guard values.keys.contains(where: { $0 != type.primaryKey }) else { continue }
-                    var keyed = values
-                    keyed[type.primaryKey] = key
-                    Self.appendRecord(keyed, set: Array(values.keys), to: &set)
+                    set.append((key, values))
                 }
             }
-            let table = ServerSchema.table(type.name)
-            let key = ServerSchema.quoted(type.primaryKey)
-            let others = type.properties.map(\.name).filter { $0 != type.primaryKey }.map(ServerSchema.quoted)
-            if deleted.utf8.count > 1 {
-                let record =
-                    "\(key) \(ServerSchema.sqlType(type.properties.first { $0.name == type.primaryKey }!.type, keyTypes: keyTypes))"
-                try await execute(
-                    "DELETE FROM \(unescaped: table) AS t USING jsonb_to_recordset(\(deleted + "]")::jsonb) AS r(\(unescaped: record)) WHERE t.\(unescaped: key) = r.\(unescaped: key)"
-                )
-            }
-            if stored.utf8.count > 1 {
-                let columns = type.properties.map { ServerSchema.quoted($0.name) }.joined(separator: ", ")
-                let record = ServerSchema.recordColumns(type, keyTypes: keyTypes, withSet: false)
-                let update =
-                    others.isEmpty
-                    ? "DO NOTHING" : "DO UPDATE SET " + others.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
-                try await execute(
-                    "INSERT INTO \(unescaped: table) (\(unescaped: columns)) SELECT \(unescaped: columns) FROM jsonb_to_recordset(\(stored + "]")::jsonb) AS r(\(unescaped: record)) ON CONFLICT (\(unescaped: key)) \(unescaped: update)"
-                )
-            }
-            if set.utf8.count > 1 {
-                let record = ServerSchema.recordColumns(type, keyTypes: keyTypes, withSet: true)
-                let assignments = type.properties.map(\.name).filter { $0 != type.primaryKey }.map { name in
-                    let column = ServerSchema.quoted(name)
-                    let literal = name.replacingOccurrences(of: "'", with: "''")
-                    return "\(column) = CASE WHEN r._set ? '\(literal)' THEN r.\(column) ELSE t.\(column) END"
-                }
-                try await execute(
-                    "UPDATE \(unescaped: table) AS t SET \(unescaped: assignments.joined(separator: ", ")) FROM jsonb_to_recordset(\(set + "]")::jsonb) AS r(\(unescaped: record)) WHERE t.\(unescaped: key) = r.\(unescaped: key)"
-                )
-            }
+            if !deleted.isEmpty { try await execute(try table.delete(deleted)) }
+            if !stored.isEmpty { try await execute(try table.upsert(stored)) }
+            if !set.isEmpty { try await execute(try table.update(set)) }
+        }
+    }
+}
+
+/// The statements that change a type's table (`strata."<Type>"`), its rows bound as column arrays.
+struct TypedTable {
+    let type: SyncTypeSchema
+    let keyTypes: [String: SyncType]
+    let name: String
+    let key: String
+    /// Per property (in the type's order): its quoted column, its SQL type, how its values travel.
+    let columns: [(name: String, quoted: String, sqlType: String, element: ColumnArray.Element)]
+
+    init(_ type: SyncTypeSchema, keyTypes: [String: SyncType]) {
+        self.type = type
+        self.keyTypes = keyTypes
+        name = ServerSchema.table(type.name)
+        key = ServerSchema.quoted(type.primaryKey)
+        columns = type.properties.map { property in
+            (
+                property.name, ServerSchema.quoted(property.name),
+                ServerSchema.sqlType(property.type, keyTypes: keyTypes),
+                ColumnArray.Element(property.type, keyTypes: keyTypes)
+            )
         }
     }
 
-    private static func appendRecord(_ values: [String: SyncValue], set: [String]?, to text: inout String) {
-        if text.utf8.count > 1 { text += "," }
-        text += "{"
-        var first = true
-        if let set {
-            text += "\"_set\":{"
-            for (index, name) in set.enumerated() {
-                if index > 0 { text += "," }
-                JSONText.appendString(name, to: &text)
-                text += ":true"
+    private var keyColumn: (name: String, quoted: String, sqlType: String, element: ColumnArray.Element) {
+        columns.first { $0.name == type.primaryKey }!
+    }
+
+    /// `r.<column>`, cast when its values travel as text.
+    private static func read(_ alias: String, _ element: ColumnArray.Element, _ sqlType: String) -> String {
+        element == .castText ? "r.\(alias)::\(sqlType)" : "r.\(alias)"
+    }
+
+    /// Deletes the objects of `keys`.
+    func delete(_ keys: [SyncValue]) throws(SyncError) -> PostgresQuery {
+        let column = keyColumn
+        var array = ColumnArray(column.element, capacity: keys.count)
+        for key in keys { try array.append(key) }
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(array)
+        return PostgresQuery(
+            unsafeSQL: "DELETE FROM \(name) WHERE \(key) = ANY($1::\(column.sqlType)[])", binds: binds)
+    }
+
+    /// Inserts the objects of `rows` (every property), or replaces those already there.
+    func upsert(_ rows: [[String: SyncValue]]) throws(SyncError) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: columns.count)
+        for column in columns {
+            var array = ColumnArray(column.element, capacity: rows.count)
+            for row in rows { try array.append(row[column.name] ?? .null) }
+            binds.append(array)
+        }
+        let aliases = columns.indices.map { "c\($0)" }
+        let parameters = columns.indices.map { "$\($0 + 1)" }
+        let values = zip(columns, aliases).map { column, alias in Self.read(alias, column.element, column.sqlType) }
+        let others = columns.filter { $0.name != type.primaryKey }.map(\.quoted)
+        let conflict =
+            others.isEmpty
+            ? "DO NOTHING" : "DO UPDATE SET " + others.map { "\($0) = EXCLUDED.\($0)" }.joined(separator: ", ")
+        return PostgresQuery(
+            unsafeSQL: """
+                INSERT INTO \(name) (\(columns.map(\.quoted).joined(separator: ", ")))
+                SELECT \(values.joined(separator: ", "))
+                FROM unnest(\(parameters.joined(separator: ", "))) AS r(\(aliases.joined(separator: ", ")))
+                ON CONFLICT (\(key)) \(conflict)
+                """, binds: binds)
+    }
+
+    /// Sets some properties of existing objects: per row, the values of the properties it names.
+    /// A column no row sets is left out; one that only some rows set comes with a flag per row.
+    func update(_ rows: [(key: SyncValue, values: [String: SyncValue])]) throws(SyncError) -> PostgresQuery {
+        var binds = PostgresBindings()
+        var aliases: [String] = []
+        var assignments: [String] = []
+        let keyColumn = keyColumn
+        var keys = ColumnArray(keyColumn.element, capacity: rows.count)
+        for row in rows { try keys.append(row.key) }
+        binds.append(keys)
+        aliases.append("k")
+        for (index, column) in columns.enumerated() where column.name != type.primaryKey {
+            let setCount = rows.count { $0.values[column.name] != nil }
+            guard setCount > 0 else { continue }
+            var values = ColumnArray(column.element, capacity: rows.count)
+            for row in rows { try values.append(row.values[column.name] ?? .null) }
+            binds.append(values)
+            aliases.append("v\(index)")
+            let value = Self.read("v\(index)", column.element, column.sqlType)
+            if setCount == rows.count {
+                assignments.append("\(column.quoted) = \(value)")
+                continue
             }
-            text += "}"
-            first = false
+            var flags = ColumnArray(.bool, capacity: rows.count)
+            for row in rows { flags.append(row.values[column.name] != nil) }
+            binds.append(flags)
+            aliases.append("s\(index)")
+            assignments.append("\(column.quoted) = CASE WHEN r.s\(index) THEN \(value) ELSE t.\(column.quoted) END")
         }
-        for (name, value) in values {
-            if !first { text += "," }
-            first = false
-            JSONText.appendString(name, to: &text)
-            text += ":"
-            JSONText.append(value, to: &text)
-        }
-        text += "}"
+        let parameters = aliases.indices.map { "$\($0 + 1)" }
+        let keyValue = Self.read("k", keyColumn.element, keyColumn.sqlType)
+        return PostgresQuery(
+            unsafeSQL: """
+                UPDATE \(name) AS t SET \(assignments.joined(separator: ", "))
+                FROM unnest(\(parameters.joined(separator: ", "))) AS r(\(aliases.joined(separator: ", ")))
+                WHERE t.\(key) = \(keyValue)
+                """, binds: binds)
     }
 }

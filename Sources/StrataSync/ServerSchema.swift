@@ -93,16 +93,9 @@ enum ServerSchema {
         }
         return "CREATE TABLE IF NOT EXISTS \(table(type.name)) (\(columns.joined(separator: ", ")))"
     }
-
-    /// The record type of `jsonb_to_recordset` for a type's rows (and `_set`: the properties an
-    /// update sets).
-    static func recordColumns(_ type: SyncTypeSchema, keyTypes: [String: SyncType], withSet: Bool) -> String {
-        let columns = type.properties.map { quoted($0.name) + " " + sqlType($0.type, keyTypes: keyTypes) }
-        return ((withSet ? ["_set jsonb"] : []) + columns).joined(separator: ", ")
-    }
 }
 
-/// Values as JSON text, the way `jsonb_to_recordset` reads them into typed columns.
+/// Values as JSON text: list properties (`jsonb` columns) and `strata.types.columns`.
 enum JSONText {
     static func append(_ value: SyncValue, to text: inout String, nested: Bool = false) {
         switch value {

@@ -70,10 +70,12 @@ actor SyncClient {
     let sync: StoreSync
     private var store: Store!
 
-    init(server: SyncServer, fixture: Fixture = Fixture([SyncItem.self, SyncOwner.self])) async throws {
+    init(
+        server: SyncServer, fixture: Fixture = Fixture([SyncItem.self, SyncOwner.self]),
+        types: [Object.Type] = [SyncItem.self, SyncOwner.self]
+    ) async throws {
         self.fixture = fixture
-        sync = try await StoreSync(
-            configuration: fixture.configuration, server: server, types: [SyncItem.self, SyncOwner.self])
+        sync = try await StoreSync(configuration: fixture.configuration, server: server, types: types)
         store = try await Store(configuration: fixture.configuration, actor: self)
     }
 
@@ -81,6 +83,12 @@ actor SyncClient {
     func write(_ body: (Store) throws -> Void) async throws {
         let store = self.store!
         try await store.asyncWrite { try body(store) }
+    }
+
+    /// Reads the client's Store (refreshed first).
+    func read<R: Sendable>(_ body: (Store) throws -> R) throws -> R {
+        _ = try store.refresh()
+        return try body(store)
     }
 
     func items() throws -> [ItemState] {

@@ -121,6 +121,72 @@ struct SyncTests {
         #expect(try scene.serverItems() == expected)
     }
 
+    @Test("values of every kind reach the server's typed columns and the other client: inserts, partial updates, nulls")
+    func everyKindOfValue() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let fixture = { Fixture([SyncItem.self, SyncOwner.self, SyncKinds.self]) }
+        let alice = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncKinds.self])
+        let bob = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncKinds.self])
+        let full = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
+        let empty = UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!
+        try await alice.write { store in
+            let kinds = SyncKinds()
+            kinds.id = full
+            kinds.flag = true
+            kinds.big = .max
+            kinds.ratio = 0.1
+            kinds.blob = Data([0, 1, 255])
+            kinds.at = Date(timeIntervalSince1970: 1_700_000_000.25)
+            kinds.amount = Decimal(string: "12.345")!
+            kinds.numbers.append(objectsIn: [1, -2, 3])
+            kinds.small = -8
+            kinds.label = "it's \"quoted\", é"
+            try store.add(kinds)
+            let bare = SyncKinds()
+            bare.id = empty
+            try store.add(bare)
+        }
+        try await alice.sync.synchronize()
+        let query = """
+            SELECT id, flag, big, ratio, encode(blob, 'hex'), extract(epoch FROM at), amount, numbers::text,
+                coalesce(small::text, '<nil>'), coalesce(label, '<nil>')
+            FROM strata."SyncKinds" ORDER BY id
+            """
+        let inserted = try scene.cluster.psql(query, database: scene.database)
+        #expect(
+            inserted.split(separator: "\n") == [
+                "00000000-0000-0000-0000-00000000000a|t|18446744073709551615|0.1|0001ff|1700000000.250000|12.345|[1, -2, 3]|-8|it's \"quoted\", é",
+                "00000000-0000-0000-0000-00000000000b|f|0|0||978307200.000000|0|[]|<nil>|<nil>",
+            ])
+        // One batch sets a different property of each object: each row sets only its own.
+        try await alice.write { store in
+            store.object(ofType: SyncKinds.self, forPrimaryKey: full)!.label = nil
+            store.object(ofType: SyncKinds.self, forPrimaryKey: empty)!.ratio = -2.5
+            store.object(ofType: SyncKinds.self, forPrimaryKey: empty)!.small = 7
+        }
+        try await alice.sync.synchronize()
+        #expect(
+            try scene.cluster.psql(
+                "SELECT id, ratio, coalesce(small::text, '<nil>'), coalesce(label, '<nil>') FROM strata.\"SyncKinds\" ORDER BY id",
+                database: scene.database
+            ).split(separator: "\n") == [
+                "00000000-0000-0000-0000-00000000000a|0.1|-8|<nil>",
+                "00000000-0000-0000-0000-00000000000b|-2.5|7|<nil>",
+            ])
+        try await bob.sync.synchronize()
+        let describe: @Sendable (Store) -> [String] = { store in
+            store.objects(SyncKinds.self).sorted { $0.id.uuidString < $1.id.uuidString }.map { kinds in
+                "\(kinds.id) \(kinds.flag) \(kinds.big) \(kinds.ratio) \(Array(kinds.blob)) "
+                    + "\(kinds.at.timeIntervalSince1970) \(kinds.amount) \(Array(kinds.numbers)) "
+                    + "\(kinds.small.map(String.init) ?? "nil") \(kinds.label ?? "nil")"
+            }
+        }
+        let expected = try await alice.read(describe)
+        #expect(expected.count == 2)
+        #expect(try await bob.read(describe) == expected)
+    }
+
     @Test("a client offline for 1,000 commits catches up, and so does the other")
     func offlineThousandCommits() async throws {
         let scene = try SyncScene()

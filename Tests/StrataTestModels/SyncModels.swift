@@ -30,3 +30,17 @@ public final class SyncOwner: Object {
         self.joined = joined
     }
 }
+
+/// A synced type with a property of every kind a typed server column takes, keyed by a UUID.
+public final class SyncKinds: Object {
+    @Persisted(primaryKey: true) public var id: UUID
+    @Persisted public var flag: Bool
+    @Persisted public var big: UInt64
+    @Persisted public var ratio: Double
+    @Persisted public var blob: Data
+    @Persisted public var at: Date
+    @Persisted public var amount: Decimal
+    @Persisted public var numbers: List<Int>
+    @Persisted public var small: Int8?
+    @Persisted public var label: String?
+}
