@@ -1,6 +1,6 @@
 @_spi(StrataSync) import Strata
 
-/// The bytes of a change's properties in `strata.changes.payload`: a count (UInt16), then per
+/// The bytes of a change's properties in `strata.changes.payloads` (one element per change): a count (UInt16), then per
 /// property its name's length (UInt16), its name (UTF-8), its value's length (Int32, -1: null) and
 /// its value as the sending file stores it, little-endian. Clients apply it as it is; the server's
 /// typed tables hold the same values for other programs.

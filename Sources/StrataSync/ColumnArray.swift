@@ -98,6 +98,11 @@ struct ColumnArray: PostgresDynamicTypeEncodable {
         count += 1
     }
 
+    /// Appends bytes as they are: an element of a `text` (UTF-8) or `bytea` column.
+    mutating func append(bytes: some Collection<UInt8>) {
+        appendBytes(bytes)
+    }
+
     private mutating func appendBytes(_ bytes: some Collection<UInt8>) {
         elements.writeInteger(Int32(bytes.count))
         elements.writeBytes(bytes)

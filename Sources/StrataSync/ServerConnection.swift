@@ -118,7 +118,7 @@ final class ServerConnection: Sendable {
     func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType]) async throws(SyncError) {
         try await transaction { () throws(SyncError) in
             try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
-            for statement in ServerSchema.setup { try await execute(PostgresQuery(unsafeSQL: statement)) }
+            for statement in ServerSchema.meta { try await execute(PostgresQuery(unsafeSQL: statement)) }
             try await execute(
                 "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING"
             )
@@ -128,6 +128,7 @@ final class ServerConnection: Sendable {
                     "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)"
                 )
             }
+            for statement in ServerSchema.tables { try await execute(PostgresQuery(unsafeSQL: statement)) }
             for type in types {
                 let fingerprint = ServerSchema.fingerprint(type)
                 let stored = try await rows(
@@ -156,83 +157,97 @@ final class ServerConnection: Sendable {
     }
 
     /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet
-    /// get the next sequence numbers, go into `strata.changes` and the typed tables, and the client's
-    /// position moves past them. Returns the last sequence number given (nil: nothing was new).
+    /// get the next sequence numbers, go into `strata.changes` (one row) and the typed tables, and the
+    /// client's position moves past them. Returns the last sequence number given (nil: nothing was new).
     func push(
         _ changes: [OutgoingChange], clientID: UUID, types: [String: SyncTypeSchema], keyTypes: [String: SyncType]
     ) async throws(SyncError) -> Int64? {
         try await transaction { () throws(SyncError) -> Int64? in
-            try await execute("INSERT INTO strata.clients (client_id) VALUES (\(clientID)) ON CONFLICT DO NOTHING")
+            // Locks the client's row: a retried batch waits for the first try, then finds it accepted.
             let accepted = try await rows(
-                "SELECT pushed_through FROM strata.clients WHERE client_id = \(clientID) FOR UPDATE", as: Int64.self)
+                """
+                INSERT INTO strata.clients (client_id) VALUES (\(clientID))
+                ON CONFLICT (client_id) DO UPDATE SET last_push = now() RETURNING pushed_through
+                """, as: Int64.self)
             let pushedThrough = accepted.first ?? 0
             let fresh = changes.filter { Int64(truncatingIfNeeded: $0.sequence) > pushedThrough }
             guard let newest = fresh.last else { return nil }
-            // Locked until this transaction ends: pushes commit one at a time, in sequence order.
-            let numbered: [Int64] = try await rows(
-                "UPDATE strata.sequence SET last_seq = last_seq + \(Int64(fresh.count)) WHERE id = 1 RETURNING last_seq",
-                as: Int64.self)
-            let last = numbered.first ?? 0
-            let first = last - Int64(fresh.count) + 1
-            var sequences: [Int64] = []
-            var clientSequences: [Int64] = []
-            var typeNames: [String] = []
-            var keys: [ByteBuffer] = []
-            var kinds: [String] = []
-            var payloads: [ByteBuffer] = []
-            for (offset, change) in fresh.enumerated() {
-                sequences.append(first + Int64(offset))
-                clientSequences.append(Int64(truncatingIfNeeded: change.sequence))
-                typeNames.append(change.typeName)
-                keys.append(ByteBuffer(bytes: change.key))
-                kinds.append(Self.kindName(change.kind))
-                payloads.append(ByteBuffer(bytes: ChangePayload.encode(change.properties)))
+            let count = Int64(fresh.count)
+            let clientSequence = Int64(truncatingIfNeeded: newest.sequence)
+            var typeNames = ColumnArray(.text, capacity: fresh.count)
+            var keys = ColumnArray(.bytea, capacity: fresh.count)
+            var kinds = ColumnArray(.text, capacity: fresh.count)
+            var payloads = ColumnArray(.bytea, capacity: fresh.count)
+            for change in fresh {
+                typeNames.append(bytes: change.typeName.utf8)
+                keys.append(bytes: change.key)
+                kinds.append(bytes: Self.kindName(change.kind).utf8)
+                payloads.append(bytes: ChangePayload.encode(change.properties))
             }
-            try await execute(
+            // The sequence's row stays locked until this transaction ends: pushes commit one at a
+            // time, in the order of their numbers.
+            let numbered = try await rows(
                 """
-                INSERT INTO strata.changes (seq, client_id, client_seq, type_name, object_key, kind, payload)
-                SELECT s, \(clientID), cs, t, k, kd, p
-                FROM unnest(\(sequences)::bigint[], \(clientSequences)::bigint[], \(typeNames)::text[],
-                            \(keys)::bytea[], \(kinds)::text[], \(payloads)::bytea[]) AS u(s, cs, t, k, kd, p)
-                """)
+                WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(count) WHERE id = 1 RETURNING last_seq)
+                INSERT INTO strata.changes
+                    (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
+                SELECT last_seq - \(count) + 1, last_seq, \(clientID), \(clientSequence), \(typeNames), \(keys),
+                    \(kinds), \(payloads)
+                FROM s RETURNING last_seq
+                """, as: Int64.self)
+            let last = numbered.first ?? 0
             try await applyToTables(fresh, types: types, keyTypes: keyTypes)
             try await execute(
                 """
-                UPDATE strata.clients SET pushed_through = \(Int64(truncatingIfNeeded: newest.sequence)),
-                    last_push = now() WHERE client_id = \(clientID)
+                UPDATE strata.clients SET pushed_through = \(clientSequence) WHERE client_id = \(clientID)
+                RETURNING pg_notify(\(ServerSchema.channel), \(String(last)))
                 """)
-            try await execute("SELECT pg_notify(\(ServerSchema.channel), \(String(last)))")
             return last
         }
     }
 
-    /// The changes after `position` to `types`, in order, at most `limit`; and the position they
-    /// bring the client to (past other types' changes too when the batch is the last).
-    func pull(after position: Int64, types: [String], limit: Int) async throws(SyncError)
-        -> (changes: [IncomingChange], through: Int64)
+    /// The changes after `position` to `types`, in order: those of the pushes that hold the next
+    /// `limit` sequence numbers (whole pushes, so perhaps more). Returns the position they bring the
+    /// client to (past other types' changes too), and whether that is the server's last.
+    func pull(after position: Int64, types: Set<String>, limit: Int) async throws(SyncError)
+        -> (changes: [IncomingChange], through: Int64, caughtUp: Bool)
     {
+        // Every number up to the sequence's last is committed (a push holds the sequence's row).
         let sequence: [Int64] = try await rows("SELECT last_seq FROM strata.sequence WHERE id = 1", as: Int64.self)
         let newest = sequence.first ?? 0
+        let windowEnd = position + Int64(max(1, limit))
         let found = try await rows(
             """
-            SELECT seq, type_name, object_key, kind, payload FROM strata.changes
-            WHERE seq > \(position) AND type_name = ANY(\(types)) ORDER BY seq LIMIT \(Int64(limit))
+            SELECT first_seq, last_seq, type_names, object_keys, kinds, payloads FROM strata.changes
+            WHERE first_seq >= (SELECT coalesce(max(first_seq), 0) FROM strata.changes WHERE first_seq <= \(position))
+                AND first_seq <= \(windowEnd) AND last_seq > \(position)
+            ORDER BY first_seq
             """,
-            as: (Int64, String, ByteBuffer, String, ByteBuffer).self)
+            as: (Int64, Int64, [String], [ByteBuffer], [String], [ByteBuffer]).self)
         var changes: [IncomingChange] = []
-        changes.reserveCapacity(found.count)
-        for (sequence, typeName, key, kindName, payload) in found {
-            guard let kind = Self.kind(named: kindName) else {
-                throw .server(sqlState: nil, message: "change \(sequence) is of kind \(kindName)")
+        for (first, last, typeNames, keys, kindNames, payloads) in found {
+            let count = typeNames.count
+            guard last - first + 1 == Int64(count), keys.count == count, kindNames.count == count,
+                payloads.count == count
+            else {
+                throw .server(sqlState: nil, message: "the changes \(first)...\(last) do not have one element each")
             }
-            let properties = try ChangePayload.decode(Array(buffer: payload), sequence: sequence)
-            changes.append(
-                IncomingChange(
-                    sequence: sequence, typeName: typeName, kind: kind, key: Array(buffer: key), properties: properties)
-            )
+            for index in 0..<count where first + Int64(index) > position && types.contains(typeNames[index]) {
+                let sequence = first + Int64(index)
+                guard let kind = Self.kind(named: kindNames[index]) else {
+                    throw .server(sqlState: nil, message: "change \(sequence) is of kind \(kindNames[index])")
+                }
+                let properties = try ChangePayload.decode(Array(buffer: payloads[index]), sequence: sequence)
+                changes.append(
+                    IncomingChange(
+                        sequence: sequence, typeName: typeNames[index], kind: kind, key: Array(buffer: keys[index]),
+                        properties: properties))
+            }
         }
-        let through = found.count < limit ? max(newest, found.last?.0 ?? position) : (found.last?.0 ?? position)
-        return (changes, max(through, position))
+        // The numbers after the last push read that no push holds (none while they are dense) are
+        // passed too, up to the window's end; never past the sequence's last.
+        let through = max(position, found.last?.1 ?? min(newest, windowEnd))
+        return (changes, through, through >= newest)
     }
 
     static func kindName(_ kind: CapturedChange.Kind) -> String {

@@ -8,20 +8,29 @@ import Foundation
 ///   commits, so the changes become visible in the order of their numbers.
 /// - `strata.clients(client_id, pushed_through)`: per client, the last of its outbox places the
 ///   server accepted (a retried batch is recognised and skipped).
-/// - `strata.changes(seq, client_id, client_seq, type_name, object_key, kind, payload, committed_at)`:
-///   every accepted change, in order (what clients pull).
+/// - `strata.changes(first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds,
+///   payloads, committed_at)`: every accepted change, in order (what clients pull), one row per push
+///   with one array element per change: change `first_seq + i - 1` is element `i` of each array.
+///   One row per change cost a table row and an index entry each, more than the typed tables' rows.
+/// - `strata.change_log(seq, client_id, type_name, object_key, kind, payload, committed_at)`: a view
+///   of `strata.changes` with one row per change, for other programs.
 /// - `strata.types(name, fingerprint, columns)`: each synced type and its columns.
 /// - `strata."<Type>"`: the current objects of each type, one typed column per property (what other
 ///   programs read).
 enum ServerSchema {
-    static let protocolVersion = "1"
+    static let protocolVersion = "2"
     static let channel = "strata_changes"
     /// Taken while the tables are created, so that two clients starting together do not collide.
     static let creationLock: Int64 = 0x5354_5241_5441  // "STRATA"
 
-    static let setup: [String] = [
+    /// What holds the protocol version, made before it is compared.
+    static let meta: [String] = [
         "CREATE SCHEMA IF NOT EXISTS strata",
         "CREATE TABLE IF NOT EXISTS strata.sync_meta (key text PRIMARY KEY, value text NOT NULL)",
+    ]
+
+    /// The tables of the protocol, made once its version is known to match.
+    static let tables: [String] = [
         """
         CREATE TABLE IF NOT EXISTS strata.sequence (
             id int PRIMARY KEY CHECK (id = 1), last_seq bigint NOT NULL)
@@ -32,11 +41,27 @@ enum ServerSchema {
             client_id uuid PRIMARY KEY, pushed_through bigint NOT NULL DEFAULT 0,
             last_push timestamptz NOT NULL DEFAULT now())
         """,
+        // Made only when missing: ALTER TABLE would wait for every push and pull under way.
         """
-        CREATE TABLE IF NOT EXISTS strata.changes (
-            seq bigint PRIMARY KEY, client_id uuid NOT NULL, client_seq bigint NOT NULL,
-            type_name text NOT NULL, object_key bytea NOT NULL, kind text NOT NULL,
-            payload bytea NOT NULL, committed_at timestamptz NOT NULL DEFAULT now())
+        DO $$ BEGIN
+            IF to_regclass('strata.changes') IS NULL THEN
+                CREATE TABLE strata.changes (
+                    first_seq bigint PRIMARY KEY, last_seq bigint NOT NULL, client_id uuid NOT NULL,
+                    client_seq bigint NOT NULL, type_names text[] NOT NULL, object_keys bytea[] NOT NULL,
+                    kinds text[] NOT NULL, payloads bytea[] NOT NULL,
+                    committed_at timestamptz NOT NULL DEFAULT now());
+                -- Kept uncompressed: a push's arrays are written once and read by every client.
+                ALTER TABLE strata.changes ALTER COLUMN type_names SET STORAGE EXTERNAL,
+                    ALTER COLUMN object_keys SET STORAGE EXTERNAL, ALTER COLUMN kinds SET STORAGE EXTERNAL,
+                    ALTER COLUMN payloads SET STORAGE EXTERNAL;
+                CREATE VIEW strata.change_log AS
+                    SELECT c.first_seq + u.i - 1 AS seq, c.client_id, u.type_name, u.object_key, u.kind,
+                        u.payload, c.committed_at
+                    FROM strata.changes AS c,
+                        unnest(c.type_names, c.object_keys, c.kinds, c.payloads)
+                            WITH ORDINALITY AS u(type_name, object_key, kind, payload, i);
+            END IF;
+        END $$
         """,
         """
         CREATE TABLE IF NOT EXISTS strata.types (

@@ -239,13 +239,13 @@ public actor StoreSync {
     private func pullAll(_ connection: ServerConnection) async throws(SyncError) {
         while true {
             let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
-            let (changes, through) = try await connection.pull(
-                after: position, types: typeNames, limit: server.batchSize)
+            let (changes, through, caughtUp) = try await connection.pull(
+                after: position, types: Set(typeNames), limit: server.batchSize)
             if through > position || !changes.isEmpty {
                 try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
                 update { $0.lastSequence = through }
             }
-            if changes.count < server.batchSize { break }
+            if caughtUp { break }
         }
     }
 

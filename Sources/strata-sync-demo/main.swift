@@ -169,8 +169,8 @@ func runScene(cluster: PostgresCluster, directory: URL) async throws {
     let rows = try cluster.psql(
         "SELECT id, title, done, priority FROM strata.\"Todo\" WHERE id < 100 ORDER BY id", database: "todos")
     for row in rows.split(separator: "\n") { say("  \(row)") }
-    let changes = try cluster.psql("SELECT count(*) FROM strata.changes", database: "todos")
-    say("strata.changes holds \(changes) changes, in one sequence")
+    let changes = try cluster.psql("SELECT count(*) FROM strata.change_log", database: "todos")
+    say("strata.change_log holds \(changes) changes, in one sequence")
 
     let laptopTasks = try await laptop.todos()
     guard laptopTasks == (try await phone.todos()) else { throw DemoFailure("the devices differ") }

@@ -37,7 +37,7 @@ struct SyncProcessTests {
             #expect(try syncStatusOfFile(file).pending == 0)
         }
         let deletes = try scene.cluster.psql(
-            "SELECT count(*) FROM strata.changes WHERE kind = 'delete'", database: scene.database)
+            "SELECT count(*) FROM strata.change_log WHERE kind = 'delete'", database: scene.database)
         #expect((Int(deletes) ?? 0) > 0, "the random edits deleted nothing")
     }
 
@@ -84,10 +84,10 @@ struct SyncProcessTests {
         // Nothing applied twice: one insert per object on the server (a retried batch added none),
         // and the puller sent nothing back (what it applied was not captured as its own change).
         let duplicates = try scene.cluster.psql(
-            "SELECT count(*) FROM (SELECT object_key FROM strata.changes GROUP BY object_key HAVING count(*) > 1) d",
+            "SELECT count(*) FROM (SELECT object_key FROM strata.change_log GROUP BY object_key HAVING count(*) > 1) d",
             database: scene.database)
         #expect(duplicates == "0")
-        let total = try scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database)
+        let total = try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database)
         #expect(Int(total) == pushed.count)
         let last = try scene.cluster.psql("SELECT last_seq FROM strata.sequence", database: scene.database)
         let puller = try syncStatusOfFile(pullerFile)
@@ -116,7 +116,7 @@ struct SyncProcessTests {
         let push = Task { try await client.sync.synchronize() }
         // Stop the server once the push is under way (its first batches committed, or not yet).
         _ = await waitUntil(timeout: .seconds(60)) {
-            (try? scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database)).flatMap {
+            (try? scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database)).flatMap {
                 Int($0)
             }
                 ?? 0 > 0
@@ -135,7 +135,7 @@ struct SyncProcessTests {
         let items = try await client.items()
         #expect(items.count == 20_000)
         #expect(try scene.serverItems() == items)
-        let total = try scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database)
+        let total = try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database)
         #expect(total == "20000")
         #expect(client.sync.state.pending == 0)
         print("the push \(failed ? "failed" : "had finished") when the server stopped")

@@ -301,7 +301,54 @@ struct SyncTests {
             return false
         }
         #expect(second.sync.state.pending == 1)
-        #expect(try scene.cluster.psql("SELECT count(*) FROM strata.changes", database: scene.database) == "0")
+        #expect(try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database) == "0")
+    }
+
+    @Test("a server of another sync protocol version: .schemaMismatch, nothing pushed")
+    func protocolVersionMismatch() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let first = try await SyncClient(server: scene.server)
+        try await first.sync.synchronize()
+        _ = try scene.cluster.psql(
+            "UPDATE strata.sync_meta SET value = '1' WHERE key = 'protocol'", database: scene.database)
+        let second = try await SyncClient(server: scene.server)
+        try await second.write { try $0.add(SyncItem(id: 1)) }
+        await #expect {
+            try await second.sync.synchronize()
+        } throws: { error in
+            guard case .schemaMismatch(let reason) = error as? SyncError else { return false }
+            return reason.contains("protocol 1")
+        }
+        #expect(second.sync.state.pending == 1)
+        #expect(try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database) == "0")
+    }
+
+    @Test("pulls in windows smaller and larger than the pushes: every change once, in order, to the last sequence")
+    func pullWindows() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        var small = scene.server
+        small.batchSize = 7
+        let pusher = try await SyncClient(server: small)
+        for round in 0..<5 {  // pushes of up to 7 changes: rows of 1 to 7 changes
+            try await pusher.write { store in
+                for id in (round * 20)..<(round * 20 + 20) { try store.add(SyncItem(id: id, title: "r\(round)")) }
+            }
+            try await pusher.write { $0.objects(SyncItem.self).filter { $0.id == round * 20 }.first!.count = round }
+            try await pusher.sync.synchronize()
+        }
+        let expected = try await pusher.items()
+        #expect(expected.count == 100)
+        let last = pusher.sync.state.lastSequence
+        for batchSize in [1, 3, 50, 2_000] {
+            var server = scene.server
+            server.batchSize = batchSize
+            let puller = try await SyncClient(server: server)
+            try await puller.sync.pull()
+            #expect(try await puller.items() == expected, "batch size \(batchSize)")
+            #expect(puller.sync.state.lastSequence == last, "batch size \(batchSize)")
+        }
     }
 
     @Test("a type without a primary key cannot be synced: .unsupportedType")
