@@ -159,9 +159,7 @@ final class ServerConnection: Sendable {
     /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet
     /// get the next sequence numbers, go into `strata.changes` (one row) and the typed tables, and the
     /// client's position moves past them. Returns the last sequence number given (nil: nothing was new).
-    func push(
-        _ changes: [OutgoingChange], clientID: UUID, types: [String: SyncTypeSchema], keyTypes: [String: SyncType]
-    ) async throws(SyncError) -> Int64? {
+    func push(_ batch: PreparedPush, clientID: UUID) async throws(SyncError) -> Int64? {
         try await transaction { () throws(SyncError) -> Int64? in
             // Locks the client's row: a retried batch waits for the first try, then finds it accepted.
             let accepted = try await rows(
@@ -170,36 +168,24 @@ final class ServerConnection: Sendable {
                 ON CONFLICT (client_id) DO UPDATE SET last_push = now() RETURNING pushed_through
                 """, as: Int64.self)
             let pushedThrough = accepted.first ?? 0
-            let fresh = changes.filter { Int64(truncatingIfNeeded: $0.sequence) > pushedThrough }
-            guard let newest = fresh.last else { return nil }
-            let count = Int64(fresh.count)
-            let clientSequence = Int64(truncatingIfNeeded: newest.sequence)
-            var typeNames = ColumnArray(.text, capacity: fresh.count)
-            var keys = ColumnArray(.bytea, capacity: fresh.count)
-            var kinds = ColumnArray(.text, capacity: fresh.count)
-            var payloads = ColumnArray(.bytea, capacity: fresh.count)
-            for change in fresh {
-                typeNames.append(bytes: change.typeName.utf8)
-                keys.append(bytes: change.key)
-                kinds.append(bytes: Self.kindName(change.kind).utf8)
-                payloads.append(bytes: ChangePayload.encode(change.properties))
-            }
+            guard let batch = try batch.after(pushedThrough) else { return nil }
+            let log = batch.log
             // The sequence's row stays locked until this transaction ends: pushes commit one at a
             // time, in the order of their numbers.
             let numbered = try await rows(
                 """
-                WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(count) WHERE id = 1 RETURNING last_seq)
+                WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(log.count) WHERE id = 1 RETURNING last_seq)
                 INSERT INTO strata.changes
                     (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
-                SELECT last_seq - \(count) + 1, last_seq, \(clientID), \(clientSequence), \(typeNames), \(keys),
-                    \(kinds), \(payloads)
+                SELECT last_seq - \(log.count) + 1, last_seq, \(clientID), \(batch.clientSequence), \(log.typeNames),
+                    \(log.keys), \(log.kinds), \(log.payloads)
                 FROM s RETURNING last_seq
                 """, as: Int64.self)
             let last = numbered.first ?? 0
-            try await applyToTables(fresh, types: types, keyTypes: keyTypes)
+            for statement in batch.tableStatements { try await execute(statement) }
             try await execute(
                 """
-                UPDATE strata.clients SET pushed_through = \(clientSequence) WHERE client_id = \(clientID)
+                UPDATE strata.clients SET pushed_through = \(batch.clientSequence) WHERE client_id = \(clientID)
                 RETURNING pg_notify(\(ServerSchema.channel), \(String(last)))
                 """)
             return last

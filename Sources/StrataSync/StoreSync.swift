@@ -221,19 +221,39 @@ public actor StoreSync {
         await dropped.close()
     }
 
+    /// Sends the outbox, batch after batch. While the server works on one batch, this actor reads
+    /// the next from the outbox and builds its statements (two cores: the client's work hides behind
+    /// the server's). A batch leaves the outbox once the server acknowledged it.
     private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
-        while true {
-            let batch = try storeCall { () throws(StoreError) in
-                try store.outgoingChanges(limit: server.batchSize)
-            }
-            guard let through = batch.through else { break }
-            if !batch.changes.isEmpty {
-                _ = try await connection.push(batch.changes, clientID: clientID, types: typeSchemas, keyTypes: keyTypes)
-            }
+        var next = try preparedBatch(after: 0)
+        while let (batch, prepared) = next, let through = batch.through {
+            let clientID = clientID
+            async let failed: SyncError? = {
+                do throws(SyncError) {
+                    if let prepared { _ = try await connection.push(prepared, clientID: clientID) }
+                    return nil
+                } catch {
+                    return error
+                }
+            }()
+            let following = Result { () throws(SyncError) in try preparedBatch(after: through) }
+            if let error = await failed { throw error }
             try await storeWrite { store in try store.removeCapturedChanges(through: through) }
             update { $0.pending = max(0, $0.pending - batch.recordedCount) }
+            next = try following.get()
         }
         try storeCall { () throws(StoreError) in try recountPending() }
+    }
+
+    /// The outbox's next batch after `place`, and its push built (nil when it sends nothing: its
+    /// changes were all to objects deleted since); nil when the outbox holds nothing after `place`.
+    private func preparedBatch(after place: UInt64) throws(SyncError) -> (OutgoingBatch, PreparedPush?)? {
+        let batch = try storeCall { () throws(StoreError) in
+            try store.outgoingChanges(after: place, limit: server.batchSize)
+        }
+        guard batch.through != nil else { return nil }
+        if batch.changes.isEmpty { return (batch, nil) }
+        return (batch, try PreparedPush(batch.changes, types: typeSchemas, keyTypes: keyTypes))
     }
 
     private func pullAll(_ connection: ServerConnection) async throws(SyncError) {

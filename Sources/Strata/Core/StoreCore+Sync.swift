@@ -91,15 +91,68 @@ extension StoreCore {
         }
     }
 
-    /// A column's value, links as the primary key of the object they point to.
+    /// A column's value, links as the primary key of the object they point to. Decoded by the
+    /// property's Swift type directly (no `Any`: a push reads every property of every change).
     func syncValue(_ bytes: UnsafeRawBufferPointer?, type: PropertyType) throws(StoreError) -> SyncValue {
-        let value = try DynamicValue.decode(bytes, type: type) { (target, key) throws(StoreError) -> Any? in
+        switch type {
+        case .optional(let wrapped):
+            guard let bytes else { return .null }
+            return try syncValue(bytes, type: wrapped)
+        case .link(let target):
+            guard let bytes else { return .null }
             guard let binding = bindings.first(where: { $0.name == target }) else {
                 throw .schemaMismatch("a link to \(target), a type outside this Store's schema")
             }
-            return try key.withBytes { (key) throws(StoreError) in try syncKeyValue(key, of: binding) }
+            return try syncKeyValue(bytes, of: binding)
+        case .list(let element):
+            guard let bytes else { throw .corrupted("a List column is null") }
+            let parts: [UnsafeRawBufferPointer?]
+            do {
+                parts = try ListFormat.elements(bytes)
+            } catch {
+                throw .corrupted("\(error)")
+            }
+            var values: [SyncValue] = []
+            values.reserveCapacity(parts.count)
+            for part in parts {
+                let value = try syncValue(part, type: element)
+                if case .link = element, value == .null { continue }  // a link to a deleted object
+                values.append(value)
+            }
+            return .list(values)
+        default:
+            guard let bytes else { throw .corrupted("null in a non-optional \(type) column") }
+            return try Self.syncScalar(bytes, type: type)
         }
-        return SyncValue(decoded: value)
+    }
+
+    private static func syncScalar(_ bytes: UnsafeRawBufferPointer, type: PropertyType) throws(StoreError) -> SyncValue
+    {
+        func decoded<T: _PersistableValue>(_: T.Type) throws(StoreError) -> T {
+            guard let value = try T._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0)) else {
+                throw .corrupted("undecodable \(type) value")
+            }
+            return value
+        }
+        switch type {
+        case .bool: return .bool(try decoded(Bool.self))
+        case .int8: return .integer(Int64(try decoded(Int8.self)))
+        case .int16: return .integer(Int64(try decoded(Int16.self)))
+        case .int32: return .integer(Int64(try decoded(Int32.self)))
+        case .int64: return .integer(Int64(try decoded(Int.self)))
+        case .uint8: return .integer(Int64(try decoded(UInt8.self)))
+        case .uint16: return .integer(Int64(try decoded(UInt16.self)))
+        case .uint32: return .integer(Int64(try decoded(UInt32.self)))
+        case .uint64: return .unsigned(try decoded(UInt64.self))
+        case .float: return .double(Double(try decoded(Float.self)))
+        case .double: return .double(try decoded(Double.self))
+        case .string: return .string(try decoded(String.self))
+        case .data: return .data(try decoded(Data.self))
+        case .date: return .date(try decoded(Date.self))
+        case .uuid: return .uuid(try decoded(UUID.self))
+        case .decimal: return .decimal(try decoded(Decimal.self))
+        case .optional, .link, .list: throw .corrupted("\(type) is not a scalar type")
+        }
     }
 
     /// The primary key a stored key encodes.
@@ -113,28 +166,6 @@ extension StoreCore {
             return .uuid(withUnsafeBytes(of: &halves) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
         case .bytes(let bytes):
             return .string(String(decoding: bytes.dropFirst(), as: UTF8.self))
-        }
-    }
-}
-
-extension SyncValue {
-    /// What `DynamicValue.decode` returns, as a sync value (links already are).
-    init(decoded value: Any?) {
-        switch value {
-        case nil: self = .null
-        case let value as SyncValue: self = value
-        case let value as Bool: self = .bool(value)
-        case let value as UInt64: self = .unsigned(value)
-        case let value as any BinaryInteger: self = .integer(Int64(value))
-        case let value as Float: self = .double(Double(value))
-        case let value as Double: self = .double(value)
-        case let value as String: self = .string(value)
-        case let value as Data: self = .data(value)
-        case let value as Date: self = .date(value)
-        case let value as UUID: self = .uuid(value)
-        case let value as Decimal: self = .decimal(value)
-        case let values as [Any]: self = .list(values.map { SyncValue(decoded: $0) })
-        default: self = .string("\(value!)")
         }
     }
 }
