@@ -171,23 +171,21 @@ final class ServerConnection: Sendable {
             guard let batch = try batch.after(pushedThrough) else { return nil }
             let log = batch.log
             // The sequence's row stays locked until this transaction ends: pushes commit one at a
-            // time, in the order of their numbers.
+            // time, in the order of their numbers. The client's position and the notification (sent
+            // at commit) ride along.
             let numbered = try await rows(
                 """
-                WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(log.count) WHERE id = 1 RETURNING last_seq)
+                WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(log.count) WHERE id = 1 RETURNING last_seq),
+                    c AS (UPDATE strata.clients SET pushed_through = \(batch.clientSequence) WHERE client_id = \(clientID))
                 INSERT INTO strata.changes
                     (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
-                SELECT last_seq - \(log.count) + 1, last_seq, \(clientID), \(batch.clientSequence), \(log.typeNames),
-                    \(log.keys), \(log.kinds), \(log.payloads)
-                FROM s RETURNING last_seq
+                SELECT s.last_seq - \(log.count) + 1, s.last_seq, \(clientID), \(batch.clientSequence),
+                    \(log.typeNames), \(log.keys), \(log.kinds), \(log.payloads)
+                FROM s, pg_notify(\(ServerSchema.channel), s.last_seq::text) AS notified
+                RETURNING last_seq
                 """, as: Int64.self)
             let last = numbered.first ?? 0
             for statement in batch.tableStatements { try await execute(statement) }
-            try await execute(
-                """
-                UPDATE strata.clients SET pushed_through = \(batch.clientSequence) WHERE client_id = \(clientID)
-                RETURNING pg_notify(\(ServerSchema.channel), \(String(last)))
-                """)
             return last
         }
     }
