@@ -76,9 +76,10 @@ struct PreparedPush: Sendable {
     /// The batch without the changes at or before the client's position on the server (those of
     /// a try whose acknowledgement was lost); nil when none is left.
     func after(_ pushedThrough: Int64) throws(SyncError) -> PreparedPush? {
+        // The changes are in outbox order: when the first is new, all are (the usual case).
+        if let first = changes.first, Int64(truncatingIfNeeded: first.sequence) > pushedThrough { return self }
         let fresh = changes.filter { Int64(truncatingIfNeeded: $0.sequence) > pushedThrough }
         if fresh.isEmpty { return nil }
-        if fresh.count == changes.count { return self }
         return try PreparedPush(fresh, types: types, keyTypes: keyTypes)
     }
 
@@ -88,28 +89,42 @@ struct PreparedPush: Sendable {
     private static func tableStatements(
         _ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType]
     ) throws(SyncError) -> [PostgresQuery] {
-        var order: [String] = []
-        var byType: [String: (table: TypedTable, keys: [SyncValue], net: [SyncValue: NetChange])] = [:]
+        /// One type's changes taken together per object, objects in the order first seen.
+        struct Group {
+            let table: TypedTable
+            var keys: [SyncValue] = []
+            var net: [SyncValue: NetChange] = [:]
+        }
+        var groups: [Group] = []
+        var groupOfType: [String: Int] = [:]
+        var last: (name: String, group: Int)?
         for change in changes {
-            if byType[change.typeName] == nil {
+            let index: Int
+            if let last, last.name == change.typeName {
+                index = last.group
+            } else if let known = groupOfType[change.typeName] {
+                index = known
+            } else {
                 guard let type = types[change.typeName] else {
                     throw .unsupportedType("\(change.typeName) is not among this client's synced types")
                 }
-                order.append(change.typeName)
-                byType[change.typeName] = (TypedTable(type, keyTypes: keyTypes), [], [:])
+                index = groups.count
+                groupOfType[change.typeName] = index
+                var group = Group(table: TypedTable(type, keyTypes: keyTypes))
+                group.keys.reserveCapacity(changes.count)
+                group.net.reserveCapacity(changes.count)
+                groups.append(group)
             }
-            let values = byType[change.typeName]!.table.columnValues(change.properties)
-            if var net = byType[change.typeName]!.net[change.primaryKey] {
-                net.apply(change, values: values)
-                byType[change.typeName]!.net[change.primaryKey] = net
-            } else {
-                byType[change.typeName]!.keys.append(change.primaryKey)
-                byType[change.typeName]!.net[change.primaryKey] = NetChange(change, values: values)
+            last = (change.typeName, index)
+            let values = groups[index].table.columnValues(change.properties)
+            if groups[index].net[change.primaryKey]?.apply(change, values: values) == nil {
+                groups[index].keys.append(change.primaryKey)
+                groups[index].net[change.primaryKey] = NetChange(change, values: values)
             }
         }
         var statements: [PostgresQuery] = []
-        for name in order {
-            let (table, keys, net) = byType[name]!
+        for group in groups {
+            let (table, keys, net) = (group.table, group.keys, group.net)
             var deleted: [SyncValue] = []
             var stored: [[SyncValue?]] = []
             var set: [(key: SyncValue, values: [SyncValue?])] = []

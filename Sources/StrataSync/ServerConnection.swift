@@ -82,14 +82,16 @@ final class ServerConnection: Sendable {
                     outcome.finish(.failure(error))
                 }
             }
-            Task { [connection] in
-                try? await Task.sleep(for: timeout)
+            let timer = Task { [connection] in
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }  // cancelled: answered
                 if outcome.finish(.failure(SyncError.unreachable("no answer within \(timeout)"))) {
                     work.cancel()
                     connection.close().whenComplete { _ in }
                 }
             }
+            outcome.setTimer(timer)
         }
+        outcome.cancelTimer()  // else every statement would leave a task asleep for `requestTimeout`
         switch result {
         case .success(let value): return value
         case .failure(let error): throw Self.syncError(error)
@@ -116,6 +118,10 @@ final class ServerConnection: Sendable {
     ///
     /// - Throws: `.schemaMismatch` when the server's protocol version or a type's columns differ.
     func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType]) async throws(SyncError) {
+        // A push finds its objects by key, 2,000 at a time: with PostgreSQL's default page cost (4,
+        // for spinning disks) the planner scans the whole typed table instead of probing its index
+        // once per key, and every push then costs as much as the table is big.
+        try await execute("SET random_page_cost = 1.1")
         try await transaction { () throws(SyncError) in
             try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
             for statement in ServerSchema.meta { try await execute(PostgresQuery(unsafeSQL: statement)) }
@@ -294,6 +300,15 @@ private final class RequestOutcome<R: Sendable>: @unchecked Sendable {
     private var continuation: CheckedContinuation<Result<R, any Error>, Never>?
     private var early: Result<R, any Error>?
     private var done = false
+    private var timer: Task<Void, Never>?
+
+    func setTimer(_ timer: Task<Void, Never>) {
+        lock.withLock { self.timer = timer }
+    }
+
+    func cancelTimer() {
+        lock.withLock { timer }?.cancel()
+    }
 
     func setContinuation(_ continuation: CheckedContinuation<Result<R, any Error>, Never>) {
         let ready: Result<R, any Error>? = lock.withLock {

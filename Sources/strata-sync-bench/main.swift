@@ -6,7 +6,7 @@
 //   S2  a commit on one client seen by another, both syncing in the background (median ms)
 //   S3  the outbox's cost on W2 (one object per write transaction, no sync): capture on against off
 //
-//   strata-sync-bench [--scale S] [--rounds N]
+//   strata-sync-bench [--scale S] [--rounds N] [--only S1|S2|S3]
 import Foundation
 import Logging
 import PostgresNIO
@@ -30,6 +30,8 @@ final class Row: Object {
 struct Options {
     var scale = 1.0
     var rounds = 3
+    /// One benchmark alone (for a profiler), or all.
+    var only: String?
 
     init(_ arguments: [String]) {
         var rest = arguments[...]
@@ -37,6 +39,7 @@ struct Options {
             switch name {
             case "--scale": scale = Double(value) ?? scale
             case "--rounds": rounds = Int(value) ?? rounds
+            case "--only": only = value.uppercased()
             default: break
             }
         }
@@ -219,6 +222,7 @@ let w2Count = max(1_000, Int(10_000 * options.scale))
 print("strata-sync-bench: scale \(options.scale), \(options.rounds) rounds, batch \(batchSize)")
 let cluster = try PostgresCluster.start()
 var status: Int32 = 0
+func runs(_ id: String) -> Bool { options.only == nil || options.only == id }
 do {
     var strataRates: [Double] = []
     var directRates: [Double] = []
@@ -226,37 +230,43 @@ do {
     var on: [Double] = []
     for round in 0..<options.rounds {
         // Alternated, so that neither side always runs on a warmer machine.
-        if round.isMultiple(of: 2) {
-            strataRates.append(try await strataPush(cluster, count: pushCount, round: round))
+        let even = round.isMultiple(of: 2)
+        if runs("S1") {
+            if even { strataRates.append(try await strataPush(cluster, count: pushCount, round: round)) }
             directRates.append(try await directInsert(cluster, count: pushCount, round: round))
-            off.append(try w2(count: w2Count, capture: false, round: round))
+            if !even { strataRates.append(try await strataPush(cluster, count: pushCount, round: round)) }
+        }
+        if runs("S3") {
+            if even { off.append(try w2(count: w2Count, capture: false, round: round)) }
             on.append(try w2(count: w2Count, capture: true, round: round))
-        } else {
-            directRates.append(try await directInsert(cluster, count: pushCount, round: round))
-            strataRates.append(try await strataPush(cluster, count: pushCount, round: round))
-            on.append(try w2(count: w2Count, capture: true, round: round))
-            off.append(try w2(count: w2Count, capture: false, round: round))
+            if !even { off.append(try w2(count: w2Count, capture: false, round: round)) }
         }
     }
-    let latencies = try await commitToVisible(cluster, samples: max(20, Int(100 * options.scale)))
-    let ratios = zip(strataRates, directRates).map { $0 / $1 }
+    let latencies = runs("S2") ? try await commitToVisible(cluster, samples: max(20, Int(100 * options.scale))) : []
     print("")
     print("| id | what | Strata | peer | ratio (median; rounds) | goal |")
     print("|----|------|--------|------|------------------------|------|")
-    print(
-        "| S1 | push of \(pushCount) changes, changes/s | \(format(median(strataRates))) | postgres-nio directly: \(format(median(directRates))) "
-            + "| \(String(format: "%.2f", median(ratios)))× (\(ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))) | ≥ 0.5× |"
-    )
-    let sortedLatencies = latencies.sorted()
-    print(
-        "| S2 | a commit on one client read on another, ms | median \(String(format: "%.1f", median(latencies))) "
-            + "| p90 \(String(format: "%.1f", sortedLatencies[sortedLatencies.count * 9 / 10])), max \(String(format: "%.1f", sortedLatencies.last!)) "
-            + "| \(latencies.count) samples | ≤ 50 ms |")
-    let costs = zip(off, on).map { $0 / $1 }
-    print(
-        "| S3 | W2 (\(w2Count) one-object writes, no sync), writes/s | capture on: \(format(median(on))) | off: \(format(median(off))) "
-            + "| \(String(format: "%.2f", median(costs)))× the time (\(costs.map { String(format: "%.2f", $0) }.joined(separator: ", "))) | ≤ 1.3× |"
-    )
+    if runs("S1") {
+        let ratios = zip(strataRates, directRates).map { $0 / $1 }
+        print(
+            "| S1 | push of \(pushCount) changes, changes/s | \(format(median(strataRates))) | postgres-nio directly: \(format(median(directRates))) "
+                + "| \(String(format: "%.2f", median(ratios)))× (\(ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))) | ≥ 0.5× |"
+        )
+    }
+    if runs("S2") {
+        let sortedLatencies = latencies.sorted()
+        print(
+            "| S2 | a commit on one client read on another, ms | median \(String(format: "%.1f", median(latencies))) "
+                + "| p90 \(String(format: "%.1f", sortedLatencies[sortedLatencies.count * 9 / 10])), max \(String(format: "%.1f", sortedLatencies.last!)) "
+                + "| \(latencies.count) samples | ≤ 50 ms |")
+    }
+    if runs("S3") {
+        let costs = zip(off, on).map { $0 / $1 }
+        print(
+            "| S3 | W2 (\(w2Count) one-object writes, no sync), writes/s | capture on: \(format(median(on))) | off: \(format(median(off))) "
+                + "| \(String(format: "%.2f", median(costs)))× the time (\(costs.map { String(format: "%.2f", $0) }.joined(separator: ", "))) | ≤ 1.3× |"
+        )
+    }
 } catch {
     print("strata-sync-bench failed: \(error)")
     status = 1

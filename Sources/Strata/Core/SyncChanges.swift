@@ -3,7 +3,7 @@ import Foundation
 /// A property value as sync sends it to its server (StrataSync): what other programs read there.
 /// Links are the primary key of the object they point to.
 @_spi(StrataSync)
-public indirect enum SyncValue: Sendable, Hashable {
+public enum SyncValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case integer(Int64)
