@@ -28,6 +28,14 @@ enum ChangeCapture {
             + withUnsafeBytes(of: UInt16(truncatingIfNeeded: sequence).bigEndian) { Array($0) }
     }
 
+    /// `entryKey(sequence)` written into `key` (`keyLength` bytes), without allocating.
+    static func writeEntryKey(_ sequence: UInt64, into key: UnsafeMutableRawBufferPointer) {
+        key.copyBytes(from: entryPrefix)
+        key.storeBytes(of: (sequence >> 16).bigEndian, toByteOffset: entryPrefix.count, as: UInt64.self)
+        key.storeBytes(
+            of: UInt16(truncatingIfNeeded: sequence).bigEndian, toByteOffset: entryPrefix.count + 8, as: UInt16.self)
+    }
+
     static func sequence(ofKey key: UnsafeRawBufferPointer) -> UInt64? {
         guard key.count == keyLength, key.starts(with: entryPrefix) else { return nil }
         let transaction = UInt64(bigEndian: key.loadUnaligned(fromByteOffset: entryPrefix.count, as: UInt64.self))
@@ -184,17 +192,18 @@ extension StoreCore {
         let transaction = session.transaction?.version ?? 0
         try StoreError.mapping { () throws(LMDBError) in
             try record.withBytes { (value) throws(LMDBError) in
-                // The writes of a commit group share a transaction id: the next free number after it.
-                for index in 0..<Int(UInt16.max) {
-                    let stored = try ChangeCapture.entryKey(
-                        ChangeCapture.sequence(transaction: transaction, index: index)
-                    )
-                    .withBytes { (key) throws(LMDBError) in
-                        try session.transaction!.put(meta, key: key, value: value, options: .noOverwrite)
+                try withUnsafeTemporaryAllocation(byteCount: ChangeCapture.keyLength, alignment: 1) {
+                    (key) throws(LMDBError) in
+                    // The writes of a commit group share a transaction id: the next free number after it.
+                    for index in 0..<Int(UInt16.max) {
+                        ChangeCapture.writeEntryKey(
+                            ChangeCapture.sequence(transaction: transaction, index: index), into: key)
+                        let stored = try session.transaction!.put(
+                            meta, key: UnsafeRawBufferPointer(key), value: value, options: .noOverwrite)
+                        if stored { return }
                     }
-                    if stored { return }
+                    throw LMDBError.mapFull  // 65,535 writes in one group: never (a group ends after 256)
                 }
-                throw LMDBError.mapFull  // 65,535 writes in one group: never (a group ends after 256)
             }
         }
     }

@@ -7,8 +7,16 @@ struct TableChanges: Sendable {
 
     var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty }
 
+    /// Forgets every change, keeping the storage of small sets (a session reuses its log from one
+    /// write to the next: a one-object write then allocates nothing for it).
+    mutating func clear() {
+        if !inserted.isEmpty { inserted.removeAll(keepingCapacity: inserted.capacity <= 64) }
+        if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= 64) }
+        if !modified.isEmpty { modified.removeAll(keepingCapacity: modified.capacity <= 64) }
+    }
+
     mutating func noteInserted(_ key: RowKey, columns: Int) {
-        if deleted.remove(key) != nil {
+        if !deleted.isEmpty, deleted.remove(key) != nil {
             modified[key, default: []].formUnion(0..<columns)  // deleted, then stored again
         } else {
             inserted.insert(key)

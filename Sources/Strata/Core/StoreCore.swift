@@ -264,9 +264,11 @@ final class StoreCore: ObjectContext {
             throw error
         }
         session.logsForObservers = shared.changes.isObserved
-        session.changeLog =
-            session.logsForObservers || session.captured != nil
-            ? Array(repeating: TableChanges(), count: bindings.count) : nil
+        if session.logsForObservers || session.captured != nil {
+            session.resetChangeLog(tableCount: bindings.count)
+        } else {
+            session.changeLog = nil
+        }
         self.session = session
         noteNewSnapshot()
         // Observers catch up to the state the write starts from (as Realm delivers at beginWrite), so

@@ -38,6 +38,16 @@ final class WriteSession {
         lastKeys = Array(repeating: nil, count: tableCount)
     }
 
+    /// An empty change log, in the storage of the last one when nothing else holds it.
+    func resetChangeLog(tableCount: Int) {
+        guard var log = changeLog.take(), log.count == tableCount else {
+            changeLog = Array(repeating: TableChanges(), count: tableCount)
+            return
+        }
+        for index in log.indices { log[index].clear() }
+        changeLog = log
+    }
+
     /// Starts serving a new write transaction.
     func begin(_ transaction: consuming WriteTransaction) {
         self.transaction = .some(transaction)
