@@ -191,7 +191,20 @@ final class ServerConnection: Sendable {
                 RETURNING last_seq
                 """, as: Int64.self)
             let last = numbered.first ?? 0
-            for statement in batch.tableStatements { try await execute(statement) }
+            for step in batch.tableSteps {
+                switch step {
+                case .run(let statement): try await execute(statement)
+                case .insert(let insert, let delete):
+                    try await execute("SAVEPOINT strata_insert")
+                    do throws(SyncError) {
+                        try await execute(insert)
+                    } catch .server(sqlState: "23505", _) {  // unique_violation: some are there already
+                        try await execute("ROLLBACK TO SAVEPOINT strata_insert")
+                        try await execute(delete)
+                        try await execute(insert)
+                    }
+                }
+            }
             return last
         }
     }

@@ -72,6 +72,32 @@ struct SyncTests {
         #expect(try scene.serverItems() == expected)
     }
 
+    @Test("two clients insert an object of the same key: the insert the server sequenced last wins everywhere")
+    func sameKeyInsertedTwice() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let alice = try await SyncClient(server: scene.server)
+        let bob = try await SyncClient(server: scene.server)
+        try await alice.write { try $0.add(SyncItem(id: 5, title: "alice's five", count: 1)) }
+        try await bob.write { store in
+            try store.add(SyncItem(id: 4, title: "bob's four", count: 4))
+            try store.add(SyncItem(id: 5, title: "bob's five", count: 2))
+            try store.add(SyncItem(id: 6, title: "bob's six", count: 6))
+        }
+        try await alice.sync.synchronize()
+        try await bob.sync.synchronize()  // its insert of 5 finds alice's row on the server
+        try await alice.sync.synchronize()
+        let expected = [
+            ItemState(id: 4, title: "bob's four", count: 4, note: nil, owner: nil),
+            ItemState(id: 5, title: "bob's five", count: 2, note: nil, owner: nil),
+            ItemState(id: 6, title: "bob's six", count: 6, note: nil, owner: nil),
+        ]
+        #expect(try scene.serverItems() == expected)
+        #expect(try await alice.items() == expected)
+        #expect(try await bob.items() == expected)
+        #expect(bob.sync.state.pending == 0)
+    }
+
     @Test("a client's pending change is not undone by a pull; other properties of the object still arrive")
     func pendingChangesStayOnTop() async throws {
         let scene = try SyncScene()
