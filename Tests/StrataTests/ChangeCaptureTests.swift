@@ -6,7 +6,7 @@ import Testing
 @_spi(StrataSync) @testable import Strata
 
 /// The stored key of the Person with `id`.
-private func personKey(_ id: Int, in store: Store) throws -> [UInt8] {
+func personKey(_ id: Int, in store: Store) throws -> [UInt8] {
     let binding = try store.core.binding(for: Person.self)
     return try #require(try store.core.rowKey(forPrimaryKey: id, binding: binding)).storedBytes
 }

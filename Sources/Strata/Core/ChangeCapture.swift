@@ -3,9 +3,11 @@
 /// the file's meta table, in the same LMDB transaction as the change. A crash cannot lose a committed
 /// change from the outbox, nor leave one of a write that did not commit.
 ///
-/// One record per commit, keyed `outbox/`, the transaction id (8 bytes) and a number within the
-/// transaction (2 bytes; the writes of a commit group share one transaction), big-endian: increasing,
-/// never reused, found without a counter. A record names the changed objects and properties, not their
+/// One record per commit, under a sequence: the transaction id, shifted 16 bits, and a number within
+/// the transaction (the writes of a commit group share one), always above the last one stored. The
+/// newest records are kept together in the outbox's head (`OutboxHead`), in the page every commit
+/// writes anyway; older ones in the meta table, keyed `outbox/` and the sequence, big-endian. A
+/// record names the changed objects and properties, not their
 /// values: whoever sends them reads the objects as they are then (a later value of a property only
 /// overtakes an earlier one, which is what last-writer-wins keeps anyway).
 ///
@@ -187,25 +189,82 @@ extension StoreCore {
             }
         }
         guard record.count > 1 else { return }
-        guard let meta = session.metaTable ?? metaTable else { throw .corrupted("the file has no meta table") }
-        session.metaTable = meta
-        let transaction = session.transaction?.version ?? 0
+        try record.withBytes { (record) throws(StoreError) in try appendToOutbox(record, session: session) }
+    }
+
+    /// Appends a commit's record to the outbox's head, first moving the head's records to the meta
+    /// table when it would pass its capacity (`OutboxHead`); a record bigger than that goes to the
+    /// meta table directly.
+    private func appendToOutbox(_ record: UnsafeRawBufferPointer, session: WriteSession) throws(StoreError) {
+        var head: [UInt8] = []
+        swap(&head, &session.outboxHead)
+        defer { swap(&head, &session.outboxHead) }
+        head.removeAll(keepingCapacity: true)
         try StoreError.mapping { () throws(LMDBError) in
-            try record.withBytes { (value) throws(LMDBError) in
-                try withUnsafeTemporaryAllocation(byteCount: ChangeCapture.keyLength, alignment: 1) {
-                    (key) throws(LMDBError) in
-                    // The writes of a commit group share a transaction id: the next free number after it.
-                    for index in 0..<Int(UInt16.max) {
-                        ChangeCapture.writeEntryKey(
-                            ChangeCapture.sequence(transaction: transaction, index: index), into: key)
-                        let stored = try session.transaction!.put(
-                            meta, key: UnsafeRawBufferPointer(key), value: value, options: .noOverwrite)
-                        if stored { return }
-                    }
-                    throw LMDBError.mapFull  // 65,535 writes in one group: never (a group ends after 256)
+            try OutboxHead.key.withBytes { (key) throws(LMDBError) in
+                if let stored = try session.transaction!.get(.main, key: key) { head += stored }
+            }
+        }
+        if head.isEmpty { head = OutboxHead.empty() }
+        let last: UInt64
+        do {
+            // The whole head is checked: a record appended after damage would be lost with it.
+            last = try head.withBytes { (bytes) throws(RowDamage) in try OutboxHead.checkedLastSequence(bytes) }
+        } catch {
+            throw .corrupted("\(error)")
+        }
+        // The writes of a commit group share a transaction id: they number on from the last record.
+        let sequence = max(ChangeCapture.sequence(transaction: session.transaction?.version ?? 0, index: 0), last &+ 1)
+        let fits = OutboxHead.headerSize + OutboxHead.entryHeaderSize + record.count <= OutboxHead.capacity
+        if head.count > OutboxHead.headerSize,
+            !fits || head.count + OutboxHead.entryHeaderSize + record.count > OutboxHead.capacity
+        {
+            try moveHeadRecords(head, session: session)
+            head.removeSubrange(OutboxHead.headerSize...)
+        }
+        if fits {
+            OutboxHead.append(sequence: sequence, record: record, to: &head)
+        } else {
+            try putOutboxRecord(sequence: sequence, record: record, session: session)
+            OutboxHead.setLastSequence(sequence, in: &head)
+        }
+        try StoreError.mapping { () throws(LMDBError) in
+            try OutboxHead.key.withBytes { (key) throws(LMDBError) in
+                try head.withBytes { (value) throws(LMDBError) in
+                    _ = try session.transaction!.put(.main, key: key, value: value)
                 }
             }
         }
+    }
+
+    /// Moves the head's records to the meta table (the head is emptied by the caller).
+    private func moveHeadRecords(_ head: [UInt8], session: WriteSession) throws(StoreError) {
+        do {
+            try head.withBytes { (bytes) throws(OutboxHead.HeadFailure<StoreError>) in
+                try OutboxHead.forEachRecord(bytes) { (sequence, record) throws(StoreError) in
+                    try putOutboxRecord(sequence: sequence, record: record, session: session)
+                    return true
+                }
+            }
+        } catch {
+            throw error.storeError
+        }
+    }
+
+    private func putOutboxRecord(sequence: UInt64, record: UnsafeRawBufferPointer, session: WriteSession)
+        throws(StoreError)
+    {
+        guard let meta = session.metaTable ?? metaTable else { throw .corrupted("the file has no meta table") }
+        session.metaTable = meta
+        let stored = try StoreError.mapping { () throws(LMDBError) in
+            try withUnsafeTemporaryAllocation(byteCount: ChangeCapture.keyLength, alignment: 1) {
+                (key) throws(LMDBError) in
+                ChangeCapture.writeEntryKey(sequence, into: key)
+                return try session.transaction!.put(
+                    meta, key: UnsafeRawBufferPointer(key), value: record, options: .noOverwrite)
+            }
+        }
+        guard stored else { throw .corrupted("outbox record \(sequence) is stored twice") }
     }
 }
 

@@ -18,27 +18,23 @@ extension StoreCore {
         let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(environment) }
         var records: [(sequence: UInt64, entries: [OutboxEntry])] = []
         var count = 0
-        let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
-            try reader.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
-                let first = try ChangeCapture.entryKey(sequence &+ 1).withBytes { (key) throws(LMDBError) in
-                    try cursor.seek(atLeast: key)
-                }
-                return try cursor.walk(
-                    from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil && count < limit }
-                ) {
-                    (entry) throws(StoreError) in
-                    let sequence = ChangeCapture.sequence(ofKey: entry.key) ?? 0
-                    do {
-                        let entries = try OutboxEntry.decodeRecord(entry.value)
-                        records.append((sequence, entries))
-                        count += entries.count
-                    } catch {
-                        throw .corrupted("outbox record \(sequence): \(error)")
-                    }
-                }
-            }
+        let head = try StoreError.mapping { () throws(LMDBError) in
+            try OutboxHead.key.withBytes { (key) throws(LMDBError) in try reader.get(.main, key: key) }
         }
-        if let failure { throw failure }
+        try ChangeCapture.walkOutbox(
+            after: sequence, head: head,
+            withMetaCursor: { (body) throws(LMDBError) in try reader.withCursor(meta, body) },
+            visit: {
+                (recorded, record) throws(StoreError) in
+                do {
+                    let entries = try OutboxEntry.decodeRecord(record)
+                    records.append((recorded, entries))
+                    count += entries.count
+                } catch {
+                    throw .corrupted("outbox record \(recorded): \(error)")
+                }
+                return count < limit
+            })
         var changes: [OutgoingChange] = []
         changes.reserveCapacity(count)
         for (sequence, entries) in records {
@@ -333,40 +329,38 @@ extension StoreCore {
     /// What the outbox holds, by object, read in the write's transaction.
     private func pendingChanges(session: WriteSession, meta: Table) throws(StoreError) -> [PendingKey: Pending] {
         var pending: [PendingKey: Pending] = [:]
-        let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
-            try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
-                let first = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in
-                    try cursor.seek(atLeast: key)
-                }
-                return try cursor.walk(from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil }) {
-                    (entry) throws(StoreError) in
-                    let entries: [OutboxEntry]
-                    do {
-                        entries = try OutboxEntry.decodeRecord(entry.value)
-                    } catch {
-                        throw .corrupted("an outbox record: \(error)")
-                    }
-                    for change in entries {
-                        let key = PendingKey(type: change.typeName, key: change.key)
-                        guard change.kind == .update else {
-                            pending[key] = .object
-                            continue
-                        }
-                        if case .object = pending[key] { continue }
-                        let binding = bindings.first { $0.name == change.typeName }
-                        let names = change.columns.compactMap { column in
-                            binding.flatMap { column < $0.columnNames.count ? $0.columnNames[column] : nil }
-                        }
-                        if case .properties(let held) = pending[key] {
-                            pending[key] = .properties(held.union(names))
-                        } else {
-                            pending[key] = .properties(Set(names))
-                        }
-                    }
-                }
-            }
+        let head = try StoreError.mapping { () throws(LMDBError) in
+            try OutboxHead.key.withBytes { (key) throws(LMDBError) in try session.transaction!.get(.main, key: key) }
         }
-        if let failure { throw failure }
+        try ChangeCapture.walkOutbox(
+            after: 0, head: head,
+            withMetaCursor: { (body) throws(LMDBError) in try session.transaction!.withCursor(meta, body) },
+            visit: { (_, record) throws(StoreError) in
+                let entries: [OutboxEntry]
+                do {
+                    entries = try OutboxEntry.decodeRecord(record)
+                } catch {
+                    throw .corrupted("an outbox record: \(error)")
+                }
+                for change in entries {
+                    let key = PendingKey(type: change.typeName, key: change.key)
+                    guard change.kind == .update else {
+                        pending[key] = .object
+                        continue
+                    }
+                    if case .object = pending[key] { continue }
+                    let binding = bindings.first { $0.name == change.typeName }
+                    let names = change.columns.compactMap { column in
+                        binding.flatMap { column < $0.columnNames.count ? $0.columnNames[column] : nil }
+                    }
+                    if case .properties(let held) = pending[key] {
+                        pending[key] = .properties(held.union(names))
+                    } else {
+                        pending[key] = .properties(Set(names))
+                    }
+                }
+                return true
+            })
         return pending
     }
 

@@ -30,6 +30,8 @@ final class WriteSession {
     var metaTable: Table?
     /// The outbox record being encoded at commit (its capacity kept from write to write).
     var outboxRecord: [UInt8] = []
+    /// The outbox's head (`OutboxHead`) being extended at commit (its capacity kept likewise).
+    var outboxHead: [UInt8] = []
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
 

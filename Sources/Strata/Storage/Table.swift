@@ -20,4 +20,8 @@ struct PutOptions: OptionSet, Hashable, Sendable {
 struct Table: Hashable, Sendable {
     let dbi: MDB_dbi
     let flags: TableFlags
+
+    /// The unnamed table (`MAIN_DBI`): it holds the named tables' records, which only LMDB writes, and
+    /// every commit that changes a named table rewrites its root page.
+    static let main = Table(dbi: 1, flags: [])  // MAIN_DBI (mdb.c; not in lmdb.h)
 }

@@ -58,18 +58,17 @@ extension Store {
         let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
         guard let meta = core.metaTable, limit > 0 else { return (reader.version, []) }
         var found: [CapturedChange] = []
-        let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
-            try reader.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
-                let start = ChangeCapture.entryKey(sequence &+ 1)
-                let first = try start.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                return try cursor.walk(
-                    from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil && found.count < limit }
-                ) { (entry) throws(StoreError) in
-                    found += try core.capturedChanges(key: entry.key, record: entry.value)
-                }
-            }
+        let head = try StoreError.mapping { () throws(LMDBError) in
+            try OutboxHead.key.withBytes { (key) throws(LMDBError) in try reader.get(.main, key: key) }
         }
-        if let failure { throw failure }
+        try ChangeCapture.walkOutbox(
+            after: sequence, head: head,
+            withMetaCursor: { (body) throws(LMDBError) in try reader.withCursor(meta, body) },
+            visit: {
+                (recorded, record) throws(StoreError) in
+                found += try core.capturedChanges(sequence: recorded, record: record)
+                return found.count < limit
+            })
         return (reader.version, found)
     }
 
@@ -119,13 +118,48 @@ extension StoreCore {
                 _ = try key.withBytes { (key) throws(LMDBError) in try session.transaction!.delete(meta, key: key) }
             }
         }
+        try removeHeadRecords(through: sequence, session: session)
+    }
+
+    /// Removes the head's records up to `sequence` included (it keeps its last sequence).
+    private func removeHeadRecords(through sequence: UInt64, session: WriteSession) throws(StoreError) {
+        guard
+            let head = try StoreError.mapping({ () throws(LMDBError) in
+                try OutboxHead.key.withBytes { (key) throws(LMDBError) in
+                    try session.transaction!.get(.main, key: key).map(Array.init)
+                }
+            })
+        else { return }
+        let last: UInt64
+        do {
+            last = try head.withBytes { (bytes) throws(RowDamage) in try OutboxHead.lastSequence(bytes) }
+        } catch {
+            throw .corrupted("\(error)")
+        }
+        var kept = OutboxHead.empty(last: last)
+        do {
+            try head.withBytes { (bytes) throws(OutboxHead.HeadFailure<StoreError>) in
+                try OutboxHead.forEachRecord(bytes) { (recorded, record) throws(StoreError) in
+                    if recorded > sequence { OutboxHead.append(sequence: recorded, record: record, to: &kept) }
+                    return true
+                }
+            }
+        } catch {
+            throw error.storeError
+        }
+        OutboxHead.setLastSequence(last, in: &kept)
+        guard kept.count != head.count else { return }
+        try StoreError.mapping { () throws(LMDBError) in
+            try OutboxHead.key.withBytes { (key) throws(LMDBError) in
+                try kept.withBytes { (value) throws(LMDBError) in
+                    _ = try session.transaction!.put(.main, key: key, value: value)
+                }
+            }
+        }
     }
 
     /// The changes of a stored outbox record, as the SPI hands them out.
-    func capturedChanges(key: UnsafeRawBufferPointer, record: UnsafeRawBufferPointer) throws(StoreError)
-        -> [CapturedChange]
-    {
-        let sequence = ChangeCapture.sequence(ofKey: key) ?? 0
+    func capturedChanges(sequence: UInt64, record: UnsafeRawBufferPointer) throws(StoreError) -> [CapturedChange] {
         let entries: [OutboxEntry]
         do {
             entries = try OutboxEntry.decodeRecord(record)

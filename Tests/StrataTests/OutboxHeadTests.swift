@@ -1,0 +1,112 @@
+import Foundation
+import StrataTestModels
+import StrataTestSupport
+import Testing
+
+@_spi(StrataSync) @testable import Strata
+
+/// The outbox's head as stored in the unnamed table (nil: none), and how many records the meta table
+/// holds, read in one snapshot.
+private func outboxParts(_ store: Store) throws -> (head: [UInt8]?, metaRecords: Int) {
+    let reader = try ReadTransaction(store.core.environment)
+    let head = try OutboxHead.key.withBytes { (key) throws(LMDBError) in try reader.get(.main, key: key).map(Array.init)
+    }
+    let meta = try #require(store.core.metaTable)
+    let metaRecords = try reader.withCursor(meta) { (cursor) throws(LMDBError) in
+        var count = 0
+        let first = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+        _ = try cursor.walk(from: first, while: { ChangeCapture.sequence(ofKey: $0) != nil }) { (_) throws(Never) in
+            count += 1
+        }
+        return count
+    }
+    return (head, metaRecords)
+}
+
+@Suite("The outbox's head (its newest records, in the page every commit writes)", .fixtureChecks)
+struct OutboxHeadTests {
+    @Test("one-object writes fill the head, which moves its records to the meta table; all read in order")
+    func headMovesToMetaTable() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.captureChanges(of: [Person.self])
+        for id in 1...300 { try store.write { try store.add(Person(id: id, name: "p\(id)")) } }
+        let parts = try outboxParts(store)
+        let head = try #require(parts.head)
+        #expect(head.count <= OutboxHead.capacity)
+        #expect(parts.metaRecords > 0 && parts.metaRecords < 300, "some moved, the newest kept: \(parts.metaRecords)")
+
+        let changes = try store.capturedChanges()
+        #expect(changes.count == 300)
+        #expect(changes.map(\.key) == (try (1...300).map { try personKey($0, in: store) }))
+        #expect(zip(changes, changes.dropFirst()).allSatisfy { $0.sequence < $1.sequence })
+        #expect(
+            try store.capturedChanges(after: changes[149].sequence, limit: 10).map(\.sequence)
+                == changes[150..<160].map(\.sequence))
+
+        // Through a record of the meta table, then through one of the head.
+        let inMeta = changes[parts.metaRecords / 2].sequence
+        try store.removeCapturedChanges(through: inMeta)
+        #expect(try store.capturedChanges().map(\.sequence) == changes.map(\.sequence).filter { $0 > inMeta })
+        let inHead = changes[290].sequence
+        try store.removeCapturedChanges(through: inHead)
+        #expect(try store.capturedChanges().map(\.sequence) == changes[291...].map(\.sequence))
+        #expect(try outboxParts(store).metaRecords == 0)
+
+        try store.removeCapturedChanges(through: changes[299].sequence)
+        try store.write { try store.add(Person(id: 301)) }
+        let later = try store.capturedChanges()
+        #expect(later.count == 1 && later[0].sequence > changes[299].sequence, "never reused")
+    }
+
+    @Test("a commit too big for the head goes to the meta table, ordered between the head's records")
+    func bigCommitKeepsOrder() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.captureChanges(of: [Person.self])
+        for id in 1...3 { try store.write { try store.add(Person(id: id)) } }
+        try store.write { for id in 100..<300 { try store.add(Person(id: id)) } }
+        for id in 4...6 { try store.write { try store.add(Person(id: id)) } }
+        #expect(try outboxParts(store).metaRecords == 4, "the three before and the big one")
+
+        let changes = try store.capturedChanges()
+        let keys = { (ids: [Int]) in try ids.map { try personKey($0, in: store) } }
+        #expect(changes.count == 206)
+        #expect(changes.prefix(3).map(\.key) == (try keys(Array(1...3))))
+        #expect(Set(changes[3..<203].map(\.key)) == Set(try keys(Array(100..<300))), "one commit: in any order")
+        #expect(changes.suffix(3).map(\.key) == (try keys(Array(4...6))))
+        #expect(zip(changes, changes.dropFirst()).allSatisfy { $0.sequence <= $1.sequence })
+        #expect(Set(changes.map(\.sequence)).count == 7, "one sequence per commit")
+        let big = changes[3].sequence
+        #expect(try store.capturedChanges(after: changes[2].sequence, limit: 1).count == 200, "whole commits")
+        try store.removeCapturedChanges(through: big)
+        #expect(try store.capturedChanges().map(\.key) == (try keys(Array(4...6))))
+    }
+
+    @Test("a damaged head is a typed error; the write that met it stores nothing, the head is untouched")
+    func damagedHead() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.captureChanges(of: [Person.self])
+        try store.write { try store.add(Person(id: 1)) }
+        let damaged: [UInt8] = [OutboxHead.version, 1, 2, 3, 4, 5, 6, 7, 8, 0xFF, 0xFF]  // a record's header cut short
+        var transaction: WriteTransaction? = try WriteTransaction(store.core.environment)
+        try OutboxHead.key.withBytes { (key) throws(LMDBError) in
+            try damaged.withBytes { (value) throws(LMDBError) in _ = try transaction!.put(.main, key: key, value: value)
+            }
+        }
+        try transaction.take()!.commit()
+
+        #expect(throws: StoreError.self) { try store.capturedChanges() }
+        do {
+            try store.write { try store.add(Person(id: 2)) }
+            Issue.record("a write over a damaged head committed")
+        } catch StoreError.corrupted {
+        } catch {
+            Issue.record("expected .corrupted, got \(error)")
+        }
+        #expect(store.object(ofType: Person.self, forPrimaryKey: 2) == nil)
+        #expect(try outboxParts(store).head == damaged)
+        try store.write { try store.add(Dog(name: "Rex")) }  // a type it does not capture writes on
+    }
+}
