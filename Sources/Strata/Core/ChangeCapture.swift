@@ -1,12 +1,13 @@
 /// Change capture, the outbox of sync (StrataSync): for the types a file captures, every commit
 /// records what it changed — an object inserted, properties updated, an object deleted, by key — in
-/// the file's meta table, in the same LMDB transaction as the change. A crash cannot lose a committed
+/// the file's outbox, in the same LMDB transaction as the change. A crash cannot lose a committed
 /// change from the outbox, nor leave one of a write that did not commit.
 ///
 /// One record per commit, under a sequence: the transaction id, shifted 16 bits, and a number within
 /// the transaction (the writes of a commit group share one), always above the last one stored. The
 /// newest records are kept together in the outbox's head (`OutboxHead`), in the page every commit
-/// writes anyway; older ones in the meta table, keyed `outbox/` and the sequence, big-endian. A
+/// writes anyway; older ones in the meta table, keyed `outbox/` and the sequence, big-endian: blocks
+/// of records moved from the head (keyed by their first), or one big commit's record. A
 /// record names the changed objects and properties, not their
 /// values: whoever sends them reads the objects as they are then (a later value of a property only
 /// overtakes an earlier one, which is what last-writer-wins keeps anyway).
@@ -237,17 +238,13 @@ extension StoreCore {
         }
     }
 
-    /// Moves the head's records to the meta table (the head is emptied by the caller).
+    /// Moves the head's records to the meta table as one block: the head's bytes, under the key of
+    /// its first record (the head is emptied by the caller). One put, not one per record.
     private func moveHeadRecords(_ head: [UInt8], session: WriteSession) throws(StoreError) {
-        do {
-            try head.withBytes { (bytes) throws(OutboxHead.HeadFailure<StoreError>) in
-                try OutboxHead.forEachRecord(bytes) { (sequence, record) throws(StoreError) in
-                    try putOutboxRecord(sequence: sequence, record: record, session: session)
-                    return true
-                }
-            }
-        } catch {
-            throw error.storeError
+        let first = head.withBytes { (bytes) in OutboxHead.firstSequence(bytes) }
+        guard let first else { return }
+        try head.withBytes { (bytes) throws(StoreError) in
+            try putOutboxRecord(sequence: first, record: bytes, session: session)
         }
     }
 

@@ -4,7 +4,8 @@
 /// the commit changed), so a record appended there costs the commit no page of its own. A record in a
 /// table of its own costs two: that table's last leaf and the branch above it, a third more bytes
 /// written per one-object write (W2). When the head would pass `capacity`, its records move to the
-/// meta table in one go (under `ChangeCapture.entryKey`), and the head starts over.
+/// meta table in one put, as a block (the head's bytes, under `ChangeCapture.entryKey` of its first
+/// record), and the head starts over; a commit's record too big for the head goes there on its own.
 ///
 /// Bytes: `[version][last sequence: UInt64]`, then per record `[sequence: UInt64][length: UInt16]` and
 /// the record, little-endian. The last sequence stays when the records move, so that sequences keep
@@ -14,7 +15,8 @@
 /// table's records, then the head's.
 enum OutboxHead {
     static let key = Array("strata.outbox.head".utf8)
-    static let version: UInt8 = 1
+    /// Not a version `OutboxEntry` records ever had: a block in the meta table tells itself apart.
+    static let version: UInt8 = 0x81
     static let headerSize = 9
     static let entryHeaderSize = 10
     /// Past this many bytes, the records move to the meta table: once per ~40 of W2's writes. Well
@@ -52,6 +54,18 @@ enum OutboxHead {
         }
         guard position == bytes.count else { throw RowDamage("outbox head ends inside a record") }
         return last
+    }
+
+    /// The sequence of the first record, if there is one (its bytes unchecked).
+    static func firstSequence(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+        guard bytes.count >= headerSize + entryHeaderSize else { return nil }
+        return UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: headerSize, as: UInt64.self))
+    }
+
+    /// Whether a stored outbox value is a block of records moved from the head (the head's bytes),
+    /// not one commit's record (which starts with `OutboxEntry.version`).
+    static func isBlock(_ value: UnsafeRawBufferPointer) -> Bool {
+        value.first == version
     }
 
     static func setLastSequence(_ sequence: UInt64, in bytes: inout [UInt8]) {
@@ -111,12 +125,39 @@ enum OutboxHead {
     }
 }
 
+extension OutboxHead {
+    /// The head (or block) without its records up to `sequence` included; its last sequence stays.
+    ///
+    /// - Throws: `.corrupted` when the bytes are not a head of this version.
+    static func keeping(after sequence: UInt64, of bytes: UnsafeRawBufferPointer) throws(StoreError) -> [UInt8] {
+        let last: UInt64
+        do {
+            last = try lastSequence(bytes)
+        } catch {
+            throw .corrupted("\(error)")
+        }
+        var kept = empty(last: last)
+        do {
+            try forEachRecord(bytes) { (recorded, record) throws(Never) in
+                if recorded > sequence { append(sequence: recorded, record: record, to: &kept) }
+                return true
+            }
+        } catch {
+            if case .damaged(let damage) = error { throw .corrupted("\(damage)") }
+        }
+        setLastSequence(last, in: &kept)
+        return kept
+    }
+}
+
 extension ChangeCapture {
     /// Calls `visit` with each outbox record after `sequence` (its sequence and bytes), oldest first:
-    /// the meta table's (through the cursor `withMetaCursor` opens), then the head's (`head`, its
-    /// stored bytes); stops when `visit` returns false.
+    /// the meta table's (through the cursor `withMetaCursor` opens; a commit's record, or a block of
+    /// records moved from the head), then the head's (`head`, its stored bytes); stops when `visit`
+    /// returns false.
     ///
-    /// - Throws: `.corrupted` for a head that cannot be read, `.storage`, or what `visit` throws.
+    /// - Throws: `.corrupted` for a head or block that cannot be read, `.storage`, or what `visit`
+    ///   throws.
     static func walkOutbox(
         after sequence: UInt64, head: UnsafeRawBufferPointer?,
         withMetaCursor: ((borrowing Cursor) throws(LMDBError) -> StoreError?) throws(LMDBError) -> StoreError?,
@@ -125,27 +166,45 @@ extension ChangeCapture {
         var going = true
         // Both closures are only called during this call; the compiler cannot tell `visit` is not
         // re-entered through `withMetaCursor`.
-        let failure = try withoutActuallyEscaping(visit) { (visit) throws(StoreError) -> StoreError? in
-            try StoreError.mapping { () throws(LMDBError) -> StoreError? in
-                try withMetaCursor { (cursor) throws(LMDBError) -> StoreError? in
-                    let first = try entryKey(sequence &+ 1).withBytes { (key) throws(LMDBError) in
-                        try cursor.seek(atLeast: key)
+        try withoutActuallyEscaping(visit) { (visit) throws(StoreError) in
+            /// One stored value: a commit's record, or a block's (or the head's) records after `sequence`.
+            func visitValue(_ recorded: UInt64, _ value: UnsafeRawBufferPointer) throws(StoreError) {
+                guard OutboxHead.isBlock(value) else {
+                    if recorded > sequence { going = try visit(recorded, value) }
+                    return
+                }
+                do {
+                    try OutboxHead.forEachRecord(value) { (inner, record) throws(StoreError) in
+                        if inner > sequence { going = try visit(inner, record) }
+                        return going
                     }
+                } catch {
+                    throw error.storeError
+                }
+            }
+            let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
+                try withMetaCursor { (cursor) throws(LMDBError) -> StoreError? in
+                    let start = entryKey(sequence &+ 1)
+                    let after = try start.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
+                    // A block is keyed by its first record: the one before may hold records after `sequence`.
+                    let before = after == nil ? try cursor.last() : try cursor.previous()
+                    if let before, let recorded = Self.sequence(ofKey: before.key), OutboxHead.isBlock(before.value) {
+                        do throws(StoreError) {
+                            try visitValue(recorded, before.value)
+                        } catch {
+                            return error
+                        }
+                    }
+                    guard going else { return nil }
+                    let first = try start.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
                     return try cursor.walk(from: first, while: { going && Self.sequence(ofKey: $0) != nil }) {
                         (entry) throws(StoreError) in
-                        going = try visit(Self.sequence(ofKey: entry.key) ?? 0, entry.value)
+                        try visitValue(Self.sequence(ofKey: entry.key) ?? 0, entry.value)
                     }
                 }
             }
-        }
-        if let failure { throw failure }
-        guard going, let head else { return }
-        do {
-            try OutboxHead.forEachRecord(head) { (recorded, record) throws(StoreError) in
-                recorded <= sequence ? true : try visit(recorded, record)
-            }
-        } catch {
-            throw error.storeError
+            if let failure { throw failure }
+            if going, let head { try visitValue(0, head) }
         }
     }
 }

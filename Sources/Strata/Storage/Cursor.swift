@@ -17,6 +17,7 @@ struct Cursor: ~Copyable {
     func first() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_FIRST) }
     func last() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_LAST) }
     func next() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_NEXT) }
+    func previous() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_PREV) }
 
     /// The first pair whose key is `key` or sorts after it.
     func seek(atLeast key: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {

@@ -104,18 +104,36 @@ extension Store {
 extension StoreCore {
     func removeOutboxRecords(through sequence: UInt64, session: WriteSession) throws(StoreError) {
         guard let meta = metaTable else { return }
-        try StoreError.mapping { () throws(LMDBError) in
-            var keys: [[UInt8]] = []
-            _ = try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> Never? in
+        var keys: [[UInt8]] = []
+        // Blocks (records moved from the head) keyed at or below `sequence` but holding later ones.
+        var keptBlocks: [[UInt8]] = []
+        let failure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
+            try session.transaction!.withCursor(meta) { (cursor) throws(LMDBError) -> StoreError? in
                 let start = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in
                     try cursor.seek(atLeast: key)
                 }
                 return try cursor.walk(
                     from: start, while: { ChangeCapture.sequence(ofKey: $0).map { $0 <= sequence } ?? false }
-                ) { (entry) throws(Never) in keys.append(Array(entry.key)) }
+                ) { (entry) throws(StoreError) in
+                    keys.append(Array(entry.key))
+                    guard OutboxHead.isBlock(entry.value) else { return }
+                    let kept = try OutboxHead.keeping(after: sequence, of: entry.value)
+                    if kept.count > OutboxHead.headerSize { keptBlocks.append(kept) }
+                }
             }
+        }
+        if let failure { throw failure }
+        try StoreError.mapping { () throws(LMDBError) in
             for key in keys {
                 _ = try key.withBytes { (key) throws(LMDBError) in try session.transaction!.delete(meta, key: key) }
+            }
+            for block in keptBlocks {
+                try block.withBytes { (value) throws(LMDBError) in
+                    let first = OutboxHead.firstSequence(value) ?? 0
+                    try ChangeCapture.entryKey(first).withBytes { (key) throws(LMDBError) in
+                        _ = try session.transaction!.put(meta, key: key, value: value)
+                    }
+                }
             }
         }
         try removeHeadRecords(through: sequence, session: session)
@@ -130,24 +148,8 @@ extension StoreCore {
                 }
             })
         else { return }
-        let last: UInt64
-        do {
-            last = try head.withBytes { (bytes) throws(RowDamage) in try OutboxHead.lastSequence(bytes) }
-        } catch {
-            throw .corrupted("\(error)")
+        let kept = try head.withBytes { (bytes) throws(StoreError) in try OutboxHead.keeping(after: sequence, of: bytes)
         }
-        var kept = OutboxHead.empty(last: last)
-        do {
-            try head.withBytes { (bytes) throws(OutboxHead.HeadFailure<StoreError>) in
-                try OutboxHead.forEachRecord(bytes) { (recorded, record) throws(StoreError) in
-                    if recorded > sequence { OutboxHead.append(sequence: recorded, record: record, to: &kept) }
-                    return true
-                }
-            }
-        } catch {
-            throw error.storeError
-        }
-        OutboxHead.setLastSequence(last, in: &kept)
         guard kept.count != head.count else { return }
         try StoreError.mapping { () throws(LMDBError) in
             try OutboxHead.key.withBytes { (key) throws(LMDBError) in
