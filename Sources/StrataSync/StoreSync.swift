@@ -226,6 +226,8 @@ public actor StoreSync {
     /// the server's). A batch leaves the outbox once the server acknowledged it.
     private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
         var next = try preparedBatch(after: 0)
+        // The batch the server acknowledged last, still in the outbox: removed while the next is pushed.
+        var acknowledged: (through: UInt64, count: Int)?
         while let (batch, prepared) = next, let through = batch.through {
             let clientID = clientID
             async let failed: SyncError? = {
@@ -236,13 +238,20 @@ public actor StoreSync {
                     return error
                 }
             }()
+            if let done = acknowledged.take() { try await removeAcknowledged(done) }
             let following = Result { () throws(SyncError) in try preparedBatch(after: through) }
             if let error = await failed { throw error }
-            try await storeWrite { store in try store.removeCapturedChanges(through: through) }
-            update { $0.pending = max(0, $0.pending - batch.recordedCount) }
+            acknowledged = (through, batch.recordedCount)
             next = try following.get()
         }
+        if let done = acknowledged { try await removeAcknowledged(done) }
         try storeCall { () throws(StoreError) in try recountPending() }
+    }
+
+    /// Removes a batch the server acknowledged from the outbox.
+    private func removeAcknowledged(_ batch: (through: UInt64, count: Int)) async throws(SyncError) {
+        try await storeWrite { store in try store.removeCapturedChanges(through: batch.through) }
+        update { $0.pending = max(0, $0.pending - batch.count) }
     }
 
     /// The outbox's next batch after `place`, and its push built (nil when it sends nothing: its

@@ -227,29 +227,29 @@ let pushCount = max(1_000, Int(100_000 * options.scale))
 let w2Count = max(1_000, Int(30_000 * options.scale))  // 10,000 took ~40 ms: too short for this machine's noise
 print("strata-sync-bench: scale \(options.scale), \(options.rounds) rounds, batch \(batchSize)")
 func runs(_ id: String) -> Bool { options.only == nil || options.only == id }
-// S3 needs no server.
-let cluster = runs("S1") || runs("S2") ? try PostgresCluster.start() : nil
 var status: Int32 = 0
+var off: [Double] = []
+var on: [Double] = []
+var drained: [Double] = []
+// S3 first, before the server starts: a server writing back what S1 stored would time itself into W2.
+if runs("S3") {
+    for round in 0..<options.rounds {
+        // Alternated, so that neither side always runs on a warmer machine.
+        if round.isMultiple(of: 2) { off.append(try w2(count: w2Count, capture: false, round: round)) }
+        on.append(try w2(count: w2Count, capture: true, round: round))
+        drained.append(try w2(count: w2Count, capture: true, drainEvery: 250, round: round))
+        if !round.isMultiple(of: 2) { off.append(try w2(count: w2Count, capture: false, round: round)) }
+    }
+}
+let cluster = runs("S1") || runs("S2") ? try PostgresCluster.start() : nil
 do {
     var strataRates: [Double] = []
     var directRates: [Double] = []
-    var off: [Double] = []
-    var on: [Double] = []
-    var drained: [Double] = []
-    for round in 0..<options.rounds {
-        // Alternated, so that neither side always runs on a warmer machine.
+    for round in 0..<options.rounds where runs("S1") {
         let even = round.isMultiple(of: 2)
-        if runs("S1") {
-            if even { strataRates.append(try await strataPush(cluster!, count: pushCount, round: round)) }
-            directRates.append(try await directInsert(cluster!, count: pushCount, round: round))
-            if !even { strataRates.append(try await strataPush(cluster!, count: pushCount, round: round)) }
-        }
-        if runs("S3") {
-            if even { off.append(try w2(count: w2Count, capture: false, round: round)) }
-            on.append(try w2(count: w2Count, capture: true, round: round))
-            drained.append(try w2(count: w2Count, capture: true, drainEvery: 250, round: round))
-            if !even { off.append(try w2(count: w2Count, capture: false, round: round)) }
-        }
+        if even { strataRates.append(try await strataPush(cluster!, count: pushCount, round: round)) }
+        directRates.append(try await directInsert(cluster!, count: pushCount, round: round))
+        if !even { strataRates.append(try await strataPush(cluster!, count: pushCount, round: round)) }
     }
     let latencies = runs("S2") ? try await commitToVisible(cluster!, samples: max(20, Int(100 * options.scale))) : []
     print("")
