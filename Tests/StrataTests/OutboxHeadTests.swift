@@ -108,4 +108,26 @@ struct OutboxHeadTests {
         #expect(try outboxParts(store).head == damaged)
         try store.write { try store.add(Dog(name: "Rex")) }  // a type it does not capture writes on
     }
+
+    @Test("a compacted copy keeps the outbox, head and blocks, and its sequences go on increasing")
+    func compactedCopyKeepsOutbox() throws {
+        let fixture = Fixture()
+        let copyURL = fixture.directory.appendingPathComponent("copy.strata")
+        do {
+            let store = try fixture.open()
+            try store.captureChanges(of: [Person.self])
+            for id in 1...100 { try store.write { try store.add(Person(id: id)) } }
+            try store.writeCopy(to: copyURL, compact: true)
+        }
+        var configuration = fixture.configuration
+        configuration.fileURL = copyURL
+        let copy = try Store(configuration: configuration)
+        let before = try copy.capturedChanges()
+        #expect(before.count == 100)
+        #expect(before.map(\.key) == (try (1...100).map { try personKey($0, in: copy) }))
+        for id in 101...150 { try copy.write { try copy.add(Person(id: id)) } }
+        let after = try copy.capturedChanges()
+        #expect(after.count == 150)
+        #expect(zip(after, after.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "after the copy's restart too")
+    }
 }
