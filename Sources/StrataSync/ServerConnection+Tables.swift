@@ -93,7 +93,9 @@ struct PreparedPush: Sendable {
         struct Group {
             let table: TypedTable
             var keys: [SyncValue] = []
-            var net: [SyncValue: NetChange] = [:]
+            var nets: [NetChange] = []
+            /// Where an object's key and net change are in `keys` and `nets`.
+            var position: [SyncValue: Int] = [:]
         }
         var groups: [Group] = []
         var groupOfType: [String: Int] = [:]
@@ -112,24 +114,30 @@ struct PreparedPush: Sendable {
                 groupOfType[change.typeName] = index
                 var group = Group(table: TypedTable(type, keyTypes: keyTypes))
                 group.keys.reserveCapacity(changes.count)
-                group.net.reserveCapacity(changes.count)
+                group.nets.reserveCapacity(changes.count)
+                group.position.reserveCapacity(changes.count)
                 groups.append(group)
             }
             last = (change.typeName, index)
             let values = groups[index].table.columnValues(change.properties)
-            if groups[index].net[change.primaryKey]?.apply(change, values: values) == nil {
+            // One hash of the key for an object first seen (the usual case), two for one seen before.
+            let fresh = groups[index].nets.count
+            if let seen = groups[index].position.updateValue(fresh, forKey: change.primaryKey) {
+                groups[index].position[change.primaryKey] = seen
+                groups[index].nets[seen].apply(change, values: values)
+            } else {
                 groups[index].keys.append(change.primaryKey)
-                groups[index].net[change.primaryKey] = NetChange(change, values: values)
+                groups[index].nets.append(NetChange(change, values: values))
             }
         }
         var statements: [TableStep] = []
         for group in groups {
-            let (table, keys, net) = (group.table, group.keys, group.net)
+            let table = group.table
             var deleted: [SyncValue] = []
             var stored: [[SyncValue?]] = []
             var set: [(key: SyncValue, values: [SyncValue?])] = []
-            for key in keys {
-                switch net[key]! {
+            for (key, net) in zip(group.keys, group.nets) {
+                switch net {
                 case .delete: deleted.append(key)
                 case .store(let values): stored.append(values)
                 case .set(let values):
@@ -144,7 +152,7 @@ struct PreparedPush: Sendable {
                 statements.append(
                     .insert(
                         try table.insert(stored),
-                        replacing: try table.delete(stored.map { $0[table.keyIndex] ?? .null })))
+                        replacing: ReplacedRows(table: table, keys: stored.map { $0[table.keyIndex] ?? .null })))
             }
             if !set.isEmpty { statements.append(.run(try table.update(set))) }
         }
@@ -159,7 +167,16 @@ enum TableStep: Sendable {
     /// refuses when one of them is there already (another client made an object of the same key, or
     /// this one deleted and made it again); then the rows are deleted and inserted again. Both beat
     /// `INSERT … ON CONFLICT DO UPDATE` (1.5-1.8x a plain insert in PostgreSQL 15 here).
-    case insert(PostgresQuery, replacing: PostgresQuery)
+    case insert(PostgresQuery, replacing: ReplacedRows)
+}
+
+/// The rows an insert step deletes first when the plain insert was refused: its statement is built
+/// only then (rarely), not for every push.
+struct ReplacedRows: Sendable {
+    let table: TypedTable
+    let keys: [SyncValue]
+
+    func delete() throws(SyncError) -> PostgresQuery { try table.delete(keys) }
 }
 
 /// The statements that change a type's table (`strata."<Type>"`), its rows bound as column arrays.

@@ -194,13 +194,13 @@ final class ServerConnection: Sendable {
             for step in batch.tableSteps {
                 switch step {
                 case .run(let statement): try await execute(statement)
-                case .insert(let insert, let delete):
+                case .insert(let insert, let replaced):
                     try await execute("SAVEPOINT strata_insert")
                     do throws(SyncError) {
                         try await execute(insert)
                     } catch .server(sqlState: "23505", _) {  // unique_violation: some are there already
                         try await execute("ROLLBACK TO SAVEPOINT strata_insert")
-                        try await execute(delete)
+                        try await execute(try replaced.delete())
                         try await execute(insert)
                     }
                 }
