@@ -130,4 +130,40 @@ struct OutboxHeadTests {
         #expect(after.count == 150)
         #expect(zip(after, after.dropFirst()).allSatisfy { $0.sequence < $1.sequence }, "after the copy's restart too")
     }
+
+    @Test("a damaged block in the meta table is a typed error for readers and for the removal, which removes nothing")
+    func damagedBlock() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.captureChanges(of: [Person.self])
+        for id in 1...100 { try store.write { try store.add(Person(id: id)) } }
+        let changes = try store.capturedChanges()
+        // The first block, cut inside its second record.
+        let meta = try #require(store.core.metaTable)
+        let firstKey = ChangeCapture.entryKey(changes[0].sequence)
+        var transaction: WriteTransaction? = try WriteTransaction(store.core.environment)
+        let block = try firstKey.withBytes { (key) throws(LMDBError) in
+            try transaction!.get(meta, key: key).map(Array.init)
+        }
+        #expect(block?.first == OutboxHead.version, "the first records were moved as a block")
+        let cut = Array((block ?? []).prefix(OutboxHead.headerSize + OutboxHead.entryHeaderSize + 30))
+        try firstKey.withBytes { (key) throws(LMDBError) in
+            try cut.withBytes { (value) throws(LMDBError) in _ = try transaction!.put(meta, key: key, value: value) }
+        }
+        try transaction.take()!.commit()
+
+        #expect(throws: StoreError.self) { try store.capturedChanges() }
+        do {
+            try store.removeCapturedChanges(through: changes[5].sequence)
+            Issue.record("a removal through a damaged block committed")
+        } catch StoreError.corrupted {
+        } catch {
+            Issue.record("expected .corrupted, got \(error)")
+        }
+        let reader = try ReadTransaction(store.core.environment)
+        let kept = try firstKey.withBytes { (key) throws(LMDBError) in try reader.get(meta, key: key).map(Array.init) }
+        #expect(kept == cut, "the removal left the block as it was")
+        let after = changes[60].sequence  // past the damaged block: the rest still reads
+        #expect(try store.capturedChanges(after: after).map(\.sequence) == changes[61...].map(\.sequence))
+    }
 }

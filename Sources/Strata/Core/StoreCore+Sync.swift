@@ -18,12 +18,8 @@ extension StoreCore {
         let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(environment) }
         var records: [(sequence: UInt64, entries: [OutboxEntry])] = []
         var count = 0
-        let head = try StoreError.mapping { () throws(LMDBError) in
-            try OutboxHead.key.withBytes { (key) throws(LMDBError) in try reader.get(.main, key: key) }
-        }
-        try ChangeCapture.walkOutbox(
-            after: sequence, head: head,
-            withMetaCursor: { (body) throws(LMDBError) in try reader.withCursor(meta, body) },
+        try reader.walkOutbox(
+            meta: meta, after: sequence,
             visit: {
                 (recorded, record) throws(StoreError) in
                 do {

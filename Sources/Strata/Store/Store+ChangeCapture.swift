@@ -58,12 +58,8 @@ extension Store {
         let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
         guard let meta = core.metaTable, limit > 0 else { return (reader.version, []) }
         var found: [CapturedChange] = []
-        let head = try StoreError.mapping { () throws(LMDBError) in
-            try OutboxHead.key.withBytes { (key) throws(LMDBError) in try reader.get(.main, key: key) }
-        }
-        try ChangeCapture.walkOutbox(
-            after: sequence, head: head,
-            withMetaCursor: { (body) throws(LMDBError) in try reader.withCursor(meta, body) },
+        try reader.walkOutbox(
+            meta: meta, after: sequence,
             visit: {
                 (recorded, record) throws(StoreError) in
                 found += try core.capturedChanges(sequence: recorded, record: record)
