@@ -12,8 +12,9 @@ extension Reactive where Base: Object {
     ///
     /// - Throws (as `.failed`): `.wrongThread` (not started on the main thread with the main
     ///   thread's Store), `.alreadyExists` (policy `.error` and the key is stored: nothing is
-    ///   written), `.invalidated` (a linked object was deleted before the start),
-    ///   `.deletedInAnotherThread` (on `.background`: deleted before the background queue ran the write), `.schemaMismatch`,
+    ///   written), `.deletedInAnotherThread` (the object or a linked one was deleted by another
+    ///   thread, queue, actor or process: before the start, or on `.background` before the
+    ///   background queue ran the write), `.invalidated` (main's own Store deleted it), `.schemaMismatch`,
     ///   `.invalidArgument`, `.mapFull`, `.storage`.
     /// - Warning: On `.background`, leave the object (and what it links to) alone until the producer
     ///   terminates: the background queue reads it.
@@ -30,8 +31,9 @@ extension Reactive where Base: Object {
     /// person.reactive.update(in: store, on: .background) { $0.name = "Ann" }
     /// ```
     /// - Throws (as `.failed`): `.wrongThread`, `.notManaged` (an unmanaged object),
-    ///   `.invalidated` (deleted before the start), `.deletedInAnotherThread` (on `.background`:
-    ///   deleted before the background queue ran the write), `.invalidArgument` (an object of
+    ///   `.deletedInAnotherThread` (deleted by another thread, queue, actor or process: before the
+    ///   start, or on `.background` before the background queue ran the write), `.invalidated`
+    ///   (main's own Store deleted it), `.invalidArgument` (an object of
     ///   another file's Store), `.mapFull`, `.storage`.
     /// - Warning: On `.background`, `block` runs on the background queue.
     public func update(
@@ -42,7 +44,8 @@ extension Reactive where Base: Object {
 
     /// Deletes the object.
     ///
-    /// - Throws (as `.failed`): `.wrongThread`, `.notManaged`, `.invalidated`, `.deletedInAnotherThread`,
+    /// - Throws (as `.failed`): `.wrongThread`, `.notManaged`, `.deletedInAnotherThread` (deleted by
+    ///   another thread, queue, actor or process), `.invalidated` (main's own Store deleted it),
     ///   `.invalidArgument`, `.storage`.
     public func remove(from store: Store, on context: ReactiveContext = .main) -> SignalProducer<Void, StoreError> {
         [base].reactive.remove(from: store, on: context)

@@ -71,8 +71,14 @@ final class ErrorsScenario {
             return (try? worker.write { try worker.delete(todo) }) != nil
         }
         try Transcript.wait(for: "main to see the deletion") { doomed.isInvalidated }
-        expect("a reference to a todo another thread deleted") { _ = try ThreadSafeReference(to: doomed) }
         expect("deleting that todo again through main's stale object") { try store.write { try store.delete(doomed) } }
+        expect("deleting a todo twice in one write (the write rolls back: the todo stays)") {
+            try store.write {
+                let todo = store.object(ofType: Todo.self, forPrimaryKey: "3")!
+                try store.delete(todo)
+                try store.delete(todo)
+            }
+        }
 
         let existing = Todo(RemoteTodo(id: "1", title: "A second Buy milk"))
         expect("reactive add (.error policy, background) of a stored key") {

@@ -11,6 +11,7 @@ import StrataTestModels
 //   strata-stress group-check PATH                  opens a file rebuilt after a simulated power cut; says
 //                                                   "ok ID ID …" (the ProcessEntry ids), "bad: …" or "error: …"
 //   strata-stress add-range PATH FIRST COUNT        adds ProcessEntry FIRST..<FIRST+COUNT, 100 per write
+//   strata-stress delete-range PATH FIRST COUNT     deletes ProcessEntry FIRST..<FIRST+COUNT in one write
 //   strata-stress hold-reader PATH                  opens a snapshot, says "ready", sleeps until killed
 //   strata-stress check PATH                        opens a (possibly damaged) file and reads every object and
 //                                                   property, as an app would (no verify); says "ok N DIGEST"
@@ -158,6 +159,15 @@ func run() throws {
                     try store.add(entry)
                 }
             }
+        }
+        say("done")
+    case "delete-range":
+        guard arguments.count == 5, let first = Int(arguments[3]), let count = Int(arguments[4]) else {
+            fail("usage: strata-stress delete-range PATH FIRST COUNT")
+        }
+        let store = try Store(configuration: reliabilityConfiguration(path: path))
+        try store.write {
+            try store.delete(store.objects(ProcessEntry.self).where { $0.id >= first && $0.id < first + count })
         }
         say("done")
     case "hold-reader":

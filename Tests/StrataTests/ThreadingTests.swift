@@ -120,11 +120,11 @@ import Testing
         #expect(one.id == 1)
         try store.refresh()
         #expect(one.isInvalidated)
-        try store.write {
-            #expect(throws: StoreError.invalidated) { try store.delete(one) }
-            #expect(throws: StoreError.invalidated) { try store.add(one) }
+        try store.write {  // the other thread deleted it (DeletionAttributionTests has every API)
+            #expect(throws: StoreError.deletedInAnotherThread) { try store.delete(one) }
+            #expect(throws: StoreError.deletedInAnotherThread) { try store.add(one) }
             let dog = Dog(name: "Rex", owner: one)
-            #expect(throws: StoreError.invalidated) { try store.add(dog) }
+            #expect(throws: StoreError.deletedInAnotherThread) { try store.add(dog) }
             #expect(!dog.isManaged)
         }
         #expect(store.objects(Dog.self).isEmpty)

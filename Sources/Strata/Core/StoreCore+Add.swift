@@ -4,7 +4,8 @@
 /// if a primary key turns out to exist, so a failed add leaves nothing behind.
 extension StoreCore {
     /// - Throws: `.wrongThread`, `.notInWriteTransaction`, `.schemaMismatch` (type not in the schema),
-    ///   `.alreadyExists` (`.error` policy), `.invalidated` (a linked object was deleted),
+    ///   `.alreadyExists` (`.error` policy), `.invalidated` / `.deletedInAnotherThread` (a linked object
+    ///   was deleted by this Store / by another),
     ///   `.invalidArgument` (an object of another file, a String key over 510 bytes), `.mapFull`, `.storage`.
     func add(_ object: Object, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
@@ -76,7 +77,8 @@ extension StoreCore {
     /// Whether this Store manages `object` already (adding it again changes nothing).
     ///
     /// - Throws: `.wrongThread` (a Store of this file on another thread manages it), `.invalidArgument`
-    ///   (a Store of another file does), `.invalidated` (it was deleted).
+    ///   (a Store of another file does), `.invalidated` (this Store deleted it), `.deletedInAnotherThread`
+    ///   (another Store or process did).
     func isManagedHere(_ object: Object) throws(StoreError) -> Bool {
         guard let owner = object._core else { return false }
         guard owner === self else {

@@ -6,7 +6,8 @@ extension StoreCore {
     }
 
     /// - Throws: `.wrongThread`, `.notInWriteTransaction`, `.notManaged` (an unmanaged object),
-    ///   `.invalidated` (deleted already, or its Store invalidated), `.invalidArgument` (an object of another file),
+    ///   `.invalidated` (this Store deleted it already, or was invalidated), `.deletedInAnotherThread`
+    ///   (another Store or process deleted it), `.invalidArgument` (an object of another file),
     ///   `.storage`. Nothing is deleted when a check fails.
     func delete(_ objects: some Sequence<Object>) throws(StoreError) {
         let session = try writableSession()
@@ -41,6 +42,7 @@ extension StoreCore {
                 for (key, _) in try rows.allRows(binding) { session.changeLog![binding.ordinal].noteDeleted(key) }
             }
             try session.drop(binding.table)
+            ownDeletions.noteWiped(table: binding.ordinal)
             for index in binding.indexes {
                 try session.drop(index.table)
             }

@@ -5,11 +5,15 @@ extension StoreCore {
 
     /// The current row of a managed object, cached for the current generation.
     ///
-    /// - Throws: `.invalidated` (deleted, or the Store was invalidated), `.corrupted`.
+    /// - Throws: `.invalidated` (this Store deleted it, or was invalidated), `.deletedInAnotherThread`
+    ///   (another thread, queue, actor or process deleted it), `.corrupted`.
     func managedRow(of object: Object) throws(StoreError) -> RowView {
         guard object._epoch == epoch, let binding = object._tableBinding else { throw .invalidated }
         if object._rowGeneration == generation, let row = object._row { return row }
-        guard let row = try self.rows.fetchRow(binding, key: object._key) else { throw .invalidated }
+        guard let row = try self.rows.fetchRow(binding, key: object._key) else {
+            let deletedHere = ownDeletions.deletedHere(object._key, table: binding.ordinal, since: object._madeAt)
+            throw deletedHere ? .invalidated : .deletedInAnotherThread
+        }
         object._row = row
         object._rowGeneration = generation
         return row
@@ -21,7 +25,7 @@ extension StoreCore {
         let row: RowView
         do {
             row = try currentRow(of: object)
-        } catch .invalidated {
+        } catch .invalidated, .deletedInAnotherThread {
             preconditionFailure(TrapMessage.invalidated)
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): \(error)")
@@ -39,6 +43,7 @@ extension StoreCore {
         object._binding = binding
         object._key = key
         object._epoch = epoch
+        object._madeAt = ownDeletions.clock
         object._row = row
         object._rowGeneration = row == nil ? 0 : generation
         let base = Unmanaged.passUnretained(object).toOpaque()
@@ -76,6 +81,7 @@ extension StoreCore {
         }
         object._key = key
         object._epoch = epoch
+        object._madeAt = ownDeletions.clock
         object._row = row
         object._rowGeneration = row == nil ? 0 : generation
         for accessor in binding.linkingAccessors {
@@ -195,6 +201,7 @@ extension StoreCore {
             }
         }
         _ = try session.delete(binding.table, key: key)
+        ownDeletions.noteDeleted(key, table: binding.ordinal)
         session.changeLog?[binding.ordinal].noteDeleted(key)
         noteChange(structural: binding)
         return true

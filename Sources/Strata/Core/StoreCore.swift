@@ -52,6 +52,8 @@ final class StoreCore: ObjectContext {
     var autorefresh = true
     /// The frozen copy made last, reused while it lives and shows this Store's version.
     weak var lastFrozen: StoreCore?
+    /// The rows this Store's own writes deleted: who deleted an object whose row is gone.
+    @exclusivity(unchecked) var ownDeletions = OwnDeletions()
 
     /// This core's entry in the per-thread cache, removed in deinit.
     private let cacheKey: StoreCache.Key?
@@ -302,9 +304,11 @@ final class StoreCore: ObjectContext {
         do {
             try session.commit()
         } catch {
+            ownDeletions.writeRolledBack()
             endWrite(session)
             throw error
         }
+        ownDeletions.writeCommitted()
         endWrite(session)
         for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
         if !skipped.isEmpty { observers.reportPosition() }
@@ -333,6 +337,7 @@ final class StoreCore: ObjectContext {
         iterations.detach()
         self.session = nil
         session.abort()
+        ownDeletions.writeRolledBack()
         endWrite(session)
     }
 

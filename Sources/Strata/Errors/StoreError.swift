@@ -14,12 +14,12 @@ import Foundation
 public enum StoreError: Error, Equatable, Sendable {
     /// A Store, or an object of it, was used off the thread or queue that opened it.
     case wrongThread
-    /// A handoff found its object gone: a `ThreadSafeReference` to a deleted object, or a reactive
-    /// `.background` write whose object (or linked object) was deleted before the background Store
-    /// ran it. On the object's own thread, a stale reference is `.invalidated`.
+    /// The object was deleted by another thread, queue, actor or process (whatever API meets it:
+    /// `delete`, `add`, `observe`, `freeze`, the reactive writes), or a `ThreadSafeReference` was made
+    /// to a deleted object.
     case deletedInAnotherThread
-    /// The object no longer names a stored object: it was deleted (by this Store, or by another whose
-    /// commit this Store has since seen) or its Store was invalidated. Fetch it again by primary key.
+    /// The object no longer names a stored object because of this Store: its own write deleted it, or
+    /// `invalidate()` dropped it. Fetch it again by primary key.
     case invalidated
     /// `add` with policy `.error` found this primary key stored; nothing of the add was written. The
     /// key compares as its text (`.alreadyExists(primaryKey: "1")`) and knows its type.
@@ -103,8 +103,8 @@ extension StoreError: LocalizedError {
     public var errorDescription: String? {
         switch self {
         case .wrongThread: "a Store or one of its objects was used off the thread that opened it"
-        case .deletedInAnotherThread: "the object was deleted on another thread before the handoff reached it"
-        case .invalidated: "the object has been deleted or invalidated"
+        case .deletedInAnotherThread: "the object was deleted by another thread, queue, actor or process"
+        case .invalidated: "the object was deleted by this Store's own write, or the Store was invalidated"
         case .alreadyExists(let key):
             "\(key.typeName.map { "a \($0)" } ?? "an object") with primary key \(key) exists already"
         case .notInWriteTransaction: "changes need a write transaction"

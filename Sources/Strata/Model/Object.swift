@@ -25,6 +25,9 @@ open class Object {
     @exclusivity(unchecked) final var _key: RowKey = .integer(0)
     /// The Store's epoch when this object became managed; `invalidate()` starts a new one.
     @exclusivity(unchecked) final var _epoch: UInt64 = 0
+    /// The Store's deletion clock when this object became an accessor of its row (`OwnDeletions`):
+    /// whether the Store's own write deleted the row since.
+    @exclusivity(unchecked) final var _madeAt: UInt64 = 0
     /// The object's row in the Store's current snapshot, valid while `_rowGeneration` matches.
     @exclusivity(unchecked) @usableFromInline final var _row: RowView?
     @exclusivity(unchecked) @usableFromInline final var _rowGeneration: UInt64 = 0
@@ -45,7 +48,7 @@ open class Object {
         do {
             _ = try store.currentRow(of: self)
             return false
-        } catch .invalidated {
+        } catch .invalidated, .deletedInAnotherThread {
             return true
         } catch {
             return false  // present, though damaged: reading it traps, `verify()` reports it

@@ -31,7 +31,8 @@ class ObjectContext {
 
     /// The current row of a managed object (cached on the object for the current generation).
     ///
-    /// - Throws: `.invalidated` (deleted, or the Store was invalidated), `.corrupted`.
+    /// - Throws: `.invalidated` (this Store deleted it, or was invalidated), `.deletedInAnotherThread`
+    ///   (another Store or process deleted it), `.corrupted`.
     func currentRow(of object: Object) throws(StoreError) -> RowView {
         preconditionFailure(Self.subclassOnly)
     }

@@ -107,7 +107,8 @@ extension ThreadConfined where Self: Object {
     /// and new values (as for every link and List property). A key path may go through links
     /// (`\.owner?.name`).
     ///
-    /// - Throws: `.notManaged`, `.invalidated` (deleted already), `.wrongThread`, `.invalidArgument` for
+    /// - Throws: `.notManaged`, `.invalidated` (this Store deleted it), `.deletedInAnotherThread`
+    ///   (another thread, queue, actor or process did), `.wrongThread`, `.invalidArgument` for
     ///   a frozen object, a concurrent `queue`, or a key path that names no stored property. On another
     ///   `queue` the object's baseline is taken when that queue first runs.
     /// - Warning: Keep the token: notifications stop when it is deinitialised.

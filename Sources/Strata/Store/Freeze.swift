@@ -27,13 +27,16 @@ extension Store {
 extension ThreadConfined where Self: Object {
     /// The object in a frozen snapshot of its Store: immutable, readable from any thread.
     ///
-    /// - Throws: `.notManaged`, `.invalidated`, `.wrongThread`, `.storage`.
+    /// - Throws: `.notManaged`, `.invalidated` (this Store deleted it, or was invalidated),
+    ///   `.deletedInAnotherThread` (deleted by another thread, queue, actor or process, even in a commit
+    ///   this Store has yet to see: the snapshot shows the newest commit), `.wrongThread`, `.storage`.
     public func freeze() throws(StoreError) -> Self {
         guard let core = _core else { throw .notManaged }
         if core.isFrozen { return self }
         try core.checkConfined()
+        _ = try core.currentRow(of: self)
         let frozen = try core.frozen()
-        guard let object = try frozen.object(Self.self, key: _key) else { throw .invalidated }
+        guard let object = try frozen.object(Self.self, key: _key) else { throw .deletedInAnotherThread }
         return object
     }
 

@@ -33,7 +33,7 @@ extension Frozen where Value: Object {
     /// `object` in a frozen snapshot of its Store (`object` itself when it is frozen).
     ///
     /// - Throws: what `Object.freeze()` throws: `.notManaged` for an object that was never added,
-    ///   `.invalidated`, `.wrongThread`, `.storage`.
+    ///   `.invalidated`, `.deletedInAnotherThread`, `.wrongThread`, `.storage`.
     public init(_ object: Value) throws(StoreError) {
         self.init(frozen: try object.freeze())
     }

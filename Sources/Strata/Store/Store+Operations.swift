@@ -136,7 +136,8 @@ extension Store {
     ///
     /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.alreadyExists` (policy `.error` and the
     ///   primary key is stored; nothing is written), `.schemaMismatch` (type not in the schema),
-    ///   `.invalidated` (a linked object was deleted), `.invalidArgument` (managed by another
+    ///   `.invalidated` (this Store deleted the object or a linked one), `.deletedInAnotherThread`
+    ///   (another thread, queue, actor or process did), `.invalidArgument` (managed by another
     ///   file's Store, or a String key over 510 bytes of UTF-8), `.mapFull`, `.storage`.
     public func add(_ object: Object, update: UpdatePolicy = .error) throws(StoreError) {
         try core.add(object, update: update)
@@ -171,8 +172,9 @@ extension Store {
 
     /// Deletes a managed object.
     ///
-    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.notManaged`, `.invalidated` (deleted
-    ///   already, or its Store invalidated).
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.notManaged`, `.invalidated` (this Store
+    ///   deleted it already, or was invalidated), `.deletedInAnotherThread` (another thread, queue,
+    ///   actor or process deleted it).
     public func delete(_ object: Object) throws(StoreError) {
         try core.delete(CollectionOfOne(object))
     }

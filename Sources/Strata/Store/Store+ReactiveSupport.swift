@@ -12,7 +12,7 @@ extension Store {
     ///
     /// - Throws: `.notManaged`, `.wrongThread` (another thread's Store of this file manages it, or this
     ///   is not the Store's thread), `.invalidArgument` (a Store of another file does),
-    ///   `.invalidated`.
+    ///   `.invalidated` (this Store deleted it), `.deletedInAnotherThread` (another Store did).
     @_spi(StrataReactive)
     public func _checkManages(_ object: Object) throws(StoreError) {
         try core.checkConfined()

@@ -191,10 +191,64 @@ final class ReactiveWriteTests: ReactiveTestCase {
         XCTAssertEqual(update.offMainEvents + remove.offMainEvents, 0)
         XCTAssertEqual(people[0].name, "Ann")  // all or nothing: the object still there is unchanged
         XCTAssertFalse(people[0].isInvalidated)
-        // Deleted before the start: main's object is stale, so the failure comes at once, as `.invalidated`.
+        // Deleted by the other thread before the start (main's Store has moved to that commit): the
+        // failure comes at once, and it is still the other thread's deletion.
         for context in [ReactiveContext.main, .background] {
-            XCTAssertEqual(start(people[1].reactive.update(in: store, on: context) { $0.age = 1 }).error, .invalidated)
+            XCTAssertEqual(
+                start(people[1].reactive.update(in: store, on: context) { $0.age = 1 }).error,
+                .deletedInAnotherThread, "\(context)")
+            XCTAssertEqual(start(people[1].reactive.remove(from: store, on: context)).error, .deletedInAnotherThread)
+            XCTAssertEqual(start([people[1]].reactive.remove(from: store, on: context)).error, .deletedInAnotherThread)
         }
+    }
+
+    func testAnObjectDeletedElsewhereAndSeenByMainFailsDeletedInAnotherThread() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        let people = [Person(id: 1, name: "Ann"), Person(id: 2, name: "Bob")]
+        try store.write { try store.add(contentsOf: people) }
+        for (id, deleter) in [(1, "thread"), (2, "queue")] {
+            if deleter == "thread" {
+                try onAnotherThreadWrite(fixture) { store in
+                    try store.delete(store.object(ofType: Person.self, forPrimaryKey: id)!)
+                }
+            } else {
+                let queue = DispatchQueue(label: "deleter")
+                try queue.sync {
+                    let there = try Store(configuration: fixture.configuration, queue: queue)
+                    try there.write { try there.delete(there.object(ofType: Person.self, forPrimaryKey: id)!) }
+                }
+            }
+            try store.refresh()  // main's Store meets the deletion
+            let person = people[id - 1]
+            XCTAssertTrue(person.isInvalidated)
+            for context in [ReactiveContext.main, .background] {
+                XCTAssertEqual(run(person.reactive.remove(from: store, on: context)).error, .deletedInAnotherThread)
+                XCTAssertEqual(
+                    run(person.reactive.update(in: store, on: context) { $0.age = 1 }).error, .deletedInAnotherThread)
+                XCTAssertEqual(
+                    run(person.reactive.add(to: store, update: .modified, on: context)).error,
+                    .deletedInAnotherThread, "\(deleter) \(context)")
+            }
+        }
+        XCTAssertEqual(store.objects(Person.self).count, 0)
+    }
+
+    func testAnObjectMainDeletedItselfFailsInvalidated() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        let ann = Person(id: 1, name: "Ann")
+        try store.write { try store.add(ann) }
+        XCTAssertEqual(run(ann.reactive.remove(from: store, on: .main)).descriptions, ["value ()", "completed"])
+        for context in [ReactiveContext.main, .background] {
+            XCTAssertEqual(run(ann.reactive.remove(from: store, on: context)).error, .invalidated)
+            XCTAssertEqual(run(ann.reactive.update(in: store, on: context) { $0.age = 1 }).error, .invalidated)
+        }
+        // Deleted by a background write: that queue's Store deleted it, not main's.
+        let bob = Person(id: 2, name: "Bob")
+        try store.write { try store.add(bob) }
+        XCTAssertEqual(run(bob.reactive.remove(from: store, on: .background)).descriptions, ["value ()", "completed"])
+        XCTAssertEqual(run(bob.reactive.remove(from: store, on: .main)).error, .deletedInAnotherThread)
     }
 
     func testDisposingABackgroundWriteBeforeItRunsCancelsIt() throws {
