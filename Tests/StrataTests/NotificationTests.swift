@@ -397,7 +397,7 @@ import Testing
     @Test func changesAsAnAsyncSequence() async throws {
         let fixture = Fixture([Item.self])
         let queue = DispatchQueue(label: "stream")
-        let stream = try queue.sync { () throws -> Unchecked<AsyncStream<CollectionChange<Results<Item>>>> in
+        let stream = try queue.sync { () throws -> Unchecked<ResultsChanges<Item>> in
             let store = try Store(configuration: fixture.configuration, queue: queue)
             return Unchecked(store.objects(Item.self).changes)
         }

@@ -20,23 +20,43 @@ final class ObserverRegistry {
     func deliver() {
         prune()
         // No version when the snapshot cannot be read: deliver at the next wake, which tries again.
-        guard !all.isEmpty, var current = try? core.version() else { return }
-        // a write's id is the version it will commit; it starts from the one before
-        if core.session != nil { current -= 1 }
+        guard !all.isEmpty, let current = shownVersion() else { return }
         var spans: [Int: ChangeSpan] = [:]
         for observer in all where !observer.state.isInvalidated {
-            if !observer.isStarted {
-                observer.start(version: current)
-            } else if observer.state.everyCommit {
-                deliverEachCommit(to: observer, upTo: current)
-            } else if observer.version < current {
-                let span = spans[observer.version] ?? hub.span(from: observer.version, to: current)
-                spans[observer.version] = span
-                observer.deliver(span, at: nil)
-            }
+            bring(observer, to: current, spans: &spans)
         }
         prune()
         reportPosition()
+    }
+
+    /// Brings one observer to the version the Store shows now, for an iteration that asks for its
+    /// next change on the Store's actor (`ResultsChanges`).
+    func catchUp(_ observer: StoreObserver) {
+        guard !observer.state.isInvalidated, let current = shownVersion() else { return }
+        var spans: [Int: ChangeSpan] = [:]
+        bring(observer, to: current, spans: &spans)
+        reportPosition()
+    }
+
+    /// The version the Store shows (inside a write, the one the write started from); nil when the
+    /// snapshot cannot be read.
+    private func shownVersion() -> Int? {
+        guard let current = try? core.version() else { return nil }
+        return core.session != nil ? current - 1 : current  // a write's id is the version it will commit
+    }
+
+    /// Starts `observer`, or delivers what changed since its version (`spans` shares the merged logs
+    /// between observers standing at one version).
+    private func bring(_ observer: StoreObserver, to current: Int, spans: inout [Int: ChangeSpan]) {
+        if !observer.isStarted {
+            observer.start(version: current)
+        } else if observer.state.everyCommit {
+            deliverEachCommit(to: observer, upTo: current)
+        } else if observer.version < current {
+            let span = spans[observer.version] ?? hub.span(from: observer.version, to: current)
+            spans[observer.version] = span
+            observer.deliver(span, at: nil)
+        }
     }
 
     private var hub: ChangeHub { core.shared.changes }
@@ -161,6 +181,20 @@ final class ObserverState: Sendable {
     }
 
     var isInvalidated: Bool { guarded.withLock { $0.isInvalidated } }
+
+    /// The Store, when the caller runs on its thread (queue, actor) and the observer is still on.
+    /// (Decided under the lock the Store's deinit takes: it cannot go away meanwhile.)
+    func coreIfCurrent() -> StoreCore? {
+        guarded.withLock { guarded -> StoreCore? in
+            guard !guarded.isInvalidated, let core = guarded.core, core.core.isConfined else { return nil }
+            return core.core
+        }
+    }
+
+    /// Wakes the Store on its queue or actor, where it delivers to its observers.
+    func wakeStore() {
+        guarded.withLock { $0.listener }?.wake()
+    }
 
     func invalidate() {
         // Whether this runs on the Store's thread is decided under the lock: the Store's deinit takes
