@@ -12,6 +12,7 @@ import StrataTestModels
 //                                                   "ok ID ID …" (the ProcessEntry ids), "bad: …" or "error: …"
 //   strata-stress add-range PATH FIRST COUNT        adds ProcessEntry FIRST..<FIRST+COUNT, 100 per write
 //   strata-stress delete-range PATH FIRST COUNT     deletes ProcessEntry FIRST..<FIRST+COUNT in one write
+//   strata-stress grow PATH                         adds ProcessEntry 1, 2, … one per write, forever; "ack N" after each
 //   strata-stress hold-reader PATH                  opens a snapshot, says "ready", sleeps until killed
 //   strata-stress check PATH                        opens a (possibly damaged) file and reads every object and
 //                                                   property, as an app would (no verify); says "ok N DIGEST"
@@ -170,6 +171,16 @@ func run() throws {
             try store.delete(store.objects(ProcessEntry.self).where { $0.id >= first && $0.id < first + count })
         }
         say("done")
+    case "grow":
+        let store = try Store(configuration: reliabilityConfiguration(path: path))
+        var id = (store.objects(ProcessEntry.self).max(of: \.id) ?? 0) + 1
+        while true {
+            let entry = ProcessEntry()
+            entry.id = id
+            try store.write { try store.add(entry) }
+            say("ack \(id)")
+            id += 1
+        }
     case "hold-reader":
         let store = try Store(configuration: reliabilityConfiguration(path: path))
         _ = store.objects(CrashEntry.self).count  // takes a reader slot and keeps it

@@ -18,6 +18,10 @@ import Testing
     }
 
     static func strata(_ arguments: String...) throws -> Run {
+        try strata(arguments)
+    }
+
+    static func strata(_ arguments: [String]) throws -> Run {
         let process = Process()
         process.executableURL = StressProcess.executable.deletingLastPathComponent().appendingPathComponent("strata")
         process.arguments = arguments
@@ -235,6 +239,29 @@ import Testing
         #expect(run.status == 2)
         #expect(run.stderr.contains("open in another process"))
         #expect(fixture.fileBytes() == bytes)
+    }
+
+    @Test("every command works on a file another process grows, one commit after another")
+    func commandsOnAGrowingFile() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        let writer = try StressProcess(["grow", fixture.path])
+        defer {
+            writer.kill()
+            writer.wait()
+        }
+        #expect(writer.readLine() == "ack 1")
+        var failures: [String] = []
+        for round in 0..<50 {
+            for command in [["stat"], ["verify"], ["dump", "--limit", "10"], ["schema"]] {
+                let run = try Self.strata([command[0], fixture.path] + command.dropFirst())
+                if run.status != 0 { failures.append("round \(round) \(command[0]): \(run.stderr)") }
+            }
+        }
+        let inPlace = try Self.strata("compact", fixture.path)
+        #expect(inPlace.status == 2)
+        #expect(inPlace.stderr.contains("open in another process"), "\(inPlace.stderr)")
+        #expect(failures.isEmpty, "\(failures.count) failed: \(failures.prefix(3))")
+        #expect(writer.isRunning)  // it grew the file all along
     }
 
     // MARK: Empty files

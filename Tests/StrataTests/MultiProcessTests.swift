@@ -97,3 +97,53 @@ struct MultiProcessTests {
         #expect(try store.freeze().objects(ProcessEntry.self).count == 1)
     }
 }
+
+/// A map another process grew past this process's (LMDB's `MDB_MAP_RESIZED`) is adopted, never
+/// reported as it is (`MapAdoption`).
+@Suite(.fixtureChecks) struct MapGrowthTests {
+    /// A Store whose map is 1 MiB, and a file another process (64 GiB map) fills past it after
+    /// `beforeGrowing` ran.
+    static func smallStoreOfAGrownFile(beforeGrowing: (Store) throws -> Void = { _ in }) throws -> (Fixture, Store) {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        var small = reliabilityConfiguration(path: fixture.path)
+        small.maximumSize = 1 << 20
+        let store = try Store(configuration: small)
+        #expect(store.objects(ProcessEntry.self).isEmpty)
+        try beforeGrowing(store)
+        let writer = try StressProcess(["add-range", fixture.path, "1", "30000"])  // about 2 MiB of rows
+        #expect(writer.remainingLines() == ["done"])
+        #expect(writer.wait().status == 0)
+        return (fixture, store)
+    }
+
+    @Test func aStoreAdoptsTheMapAnotherProcessGrew() throws {
+        let (fixture, store) = try Self.smallStoreOfAGrownFile()
+        let size = (try FileManager.default.attributesOfItem(atPath: fixture.path)[.size] as? NSNumber)?.intValue
+        #expect(size ?? 0 > 1 << 20)
+        #expect(try store.refresh())
+        #expect(store.objects(ProcessEntry.self).count == 30_000)
+        #expect(store.object(ofType: ProcessEntry.self, forPrimaryKey: 30_000)?.writer == 1)
+        try store.write { try store.add(ProcessEntry()) }  // and writes on, in the larger map
+        try store.verify()
+    }
+
+    @Test func anotherOpenSnapshotDefersTheAdoptionWithATypedError() throws {
+        // A second Store of the file, on a queue, holds its snapshot: the map cannot be replaced under
+        // it. This Store's refresh fails with a typed error, and works once that snapshot is released.
+        let queue = DispatchQueue(label: "holder")
+        var holder: Store?
+        let (_, store) = try Self.smallStoreOfAGrownFile { store in
+            holder = try queue.sync { () throws -> Store in
+                let other = try Store(configuration: store.configuration, queue: queue)
+                _ = other.objects(ProcessEntry.self).count
+                return other
+            }
+        }
+        #expect(throws: StoreError.mapFull) { try store.refresh() }
+        #expect(store.objects(ProcessEntry.self).isEmpty)  // its snapshot is the one it had
+        queue.sync { holder?.invalidate() }
+        #expect(try store.refresh())
+        #expect(store.objects(ProcessEntry.self).count == 30_000)
+        queue.sync { holder = nil }
+    }
+}

@@ -65,7 +65,7 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
             Thread {
                 let transaction: OpaquePointer
                 do throws(LMDBError) {
-                    transaction = try LMDB.beginTransaction(environment.handle, flags: 0)
+                    transaction = try environment.beginTransaction(flags: 0)
                 } catch {
                     environment.writerGate.leave()
                     continuation.resume(throwing: StoreError(error))
@@ -115,6 +115,7 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
         } catch {
             outcome = .failure(StoreError(error))
         }
+        environment.transactionEnded()
         let next = outcome.isSuccess ? nextGroup() : nil
         if next == nil { environment.writerGate.leave() }
         let (logs, waiting) = state.withLock { ($0.logs, $0.waiting) }
@@ -127,11 +128,12 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
     private func nextGroup() -> CommitGroup? {
         let gate = environment.writerGate
         guard gate.isTaskFirstInLine,
-            let transaction = try? LMDB.beginTransaction(environment.handle, flags: 0)
+            let transaction = try? environment.beginTransaction(flags: 0)
         else { return nil }
         let next = CommitGroup(environment: environment, transaction: transaction, changes: changes, pin: pin)
         guard gate.passTurn(within: next) else {  // only the turn's holder takes waiters: not expected
             LMDB.abort(transaction)
+            environment.transactionEnded()
             return nil
         }
         return next

@@ -208,6 +208,9 @@ final class StoreCore: ObjectContext {
     func refresh() throws(StoreError) -> Bool {
         try checkConfined()
         guard session == nil, !isFrozen else { return false }
+        // Another process grew the file past this process's map, and other snapshots keep it from
+        // adopting it: stay at this version (its objects stay readable) rather than lose it.
+        if environment.moveNeedsUnadoptableMap(own: snapshot?.isActive == true ? 1 : 0) { throw .mapFull }
         iterations.detach()
         let before = seenVersion
         try StoreError.mapping { () throws(LMDBError) in

@@ -44,7 +44,8 @@ public final class DynamicStore {
         let path = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
         let options = EnvironmentOptions(
-            mapSize: max(64 << 10, (size + 4095) / 4096 * 4096), readOnly: true, maxTables: 4096)
+            mapSize: max(Store.Configuration.defaultMaximumSize, (size + 4095) / 4096 * 4096), readOnly: true,
+            maxTables: 4096)
         let lease = try StoreError.mapping {
             try EnvironmentRegistry.shared.lease(path: path, options: options, joiningAnyOptions: true)
         }

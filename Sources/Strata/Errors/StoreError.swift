@@ -51,7 +51,9 @@ public enum StoreError: Error, Equatable, Sendable {
 
     init(_ error: LMDBError) {
         switch error {
-        case .mapFull: self = .mapFull
+        // The file outgrew this process's map (another process allows more) while other transactions
+        // of this process kept it from adopting the larger one (`MapAdoption`).
+        case .mapFull, .mapResized: self = .mapFull
         case _ where error.meansDamagedFile: self = .corrupted("LMDB reported: \(error)")
         default: self = .storage(error)
         }

@@ -64,6 +64,8 @@ final class Environment: @unchecked Sendable {
     /// Named tables opened by committed transactions (`MDB_dbi` handles are valid for the whole
     /// environment once the transaction that opened them committed).
     private let openedTables = Locked<[String: Table]>([:])
+    /// Counts the open transactions, so that a map another process grew can be adopted.
+    private let mapAdoption = MapAdoption()
 
     /// Opens (creating if needed) the environment at `path`.
     ///
@@ -340,6 +342,30 @@ final class Environment: @unchecked Sendable {
     /// Run at open, and when the reader table is full.
     func clearStaleReaders() throws(LMDBError) -> Int {
         try LMDB.clearStaleReaders(handle)
+    }
+
+    // MARK: Transactions
+
+    /// Begins a (top-level) transaction, counted as open until `transactionEnded()`; adopts the map
+    /// when another process grew it past this one's (`MapAdoption`).
+    func beginTransaction(flags: UInt32) throws(LMDBError) -> OpaquePointer {
+        try mapAdoption.opening(handle) { () throws(LMDBError) in try LMDB.beginTransaction(handle, flags: flags) }
+    }
+
+    /// Renews a reset read transaction, counted as open until `transactionEnded()`.
+    func renewTransaction(_ transaction: OpaquePointer) throws(LMDBError) {
+        try mapAdoption.opening(handle) { () throws(LMDBError) in try LMDB.renew(transaction) }
+    }
+
+    /// A transaction begun or renewed here was committed, aborted or reset.
+    func transactionEnded() {
+        mapAdoption.ended()
+    }
+
+    /// Whether moving to the newest commit needs a map another process grew, which cannot be adopted
+    /// while transactions other than the caller's `own` are open (`MapAdoption`).
+    func moveNeedsUnadoptableMap(own: Int) -> Bool {
+        mapAdoption.cannotAdopt(handle, pageSize: pageSize, own: own)
     }
 
     // MARK: Writer lock bookkeeping

@@ -6,11 +6,13 @@ import CLMDB
 @available(*, noasync, message: "LMDB transactions are synchronous; never hold one across an await")
 struct ReadTransaction: ~Copyable {
     let handle: OpaquePointer
+    private let environment: Environment
     private(set) var isActive = true
     private var isFinished = false
 
     init(_ environment: Environment) throws(LMDBError) {
-        handle = try LMDB.beginTransaction(environment.handle, flags: UInt32(MDB_RDONLY))
+        handle = try environment.beginTransaction(flags: UInt32(MDB_RDONLY))
+        self.environment = environment
     }
 
     /// The commit this snapshot shows (LMDB's transaction id).
@@ -21,12 +23,13 @@ struct ReadTransaction: ~Copyable {
         guard isActive else { return }
         LMDB.reset(handle)
         isActive = false
+        environment.transactionEnded()
     }
 
     /// Moves the snapshot to the newest commit.
     mutating func renew() throws(LMDBError) {
         reset()
-        try LMDB.renew(handle)
+        try environment.renewTransaction(handle)
         isActive = true
     }
 
@@ -62,10 +65,13 @@ struct ReadTransaction: ~Copyable {
     /// Ends the snapshot, keeping the table handles opened in it.
     consuming func commit() throws(LMDBError) {
         isFinished = true
+        defer { if isActive { environment.transactionEnded() } }
         try LMDB.commit(handle)
     }
 
     deinit {
-        if !isFinished { LMDB.abort(handle) }
+        guard !isFinished else { return }
+        LMDB.abort(handle)
+        if isActive { environment.transactionEnded() }
     }
 }

@@ -21,7 +21,7 @@ struct WriteTransaction: ~Copyable {
     init(_ environment: Environment, hasTurn: Bool = false) throws(LMDBError) {
         if !hasTurn { environment.writerGate.enter() }
         do {
-            handle = try LMDB.beginTransaction(environment.handle, flags: 0)
+            handle = try environment.beginTransaction(flags: 0)
         } catch {
             environment.writerGate.leave()
             throw error
@@ -158,7 +158,10 @@ struct WriteTransaction: ~Copyable {
 
     private func end() {
         environment.noteWriter(nil)
-        if holdsTurn { environment.writerGate.leave() }
+        if holdsTurn {
+            environment.transactionEnded()  // a nested one was never counted: its parent is
+            environment.writerGate.leave()
+        }
     }
 
     deinit {
