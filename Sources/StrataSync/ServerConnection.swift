@@ -36,6 +36,9 @@ final class ServerConnection: Sendable {
         try? await connection.close()
     }
 
+    /// Whether the connection is gone: closed here, or by the server (which stopped, or restarted).
+    var isClosed: Bool { connection.isClosed }
+
     deinit {
         // A connection dropped without `close()` (a sync that was not stopped): closed now, kept
         // alive until it is (postgres-nio asserts that a connection is closed before it goes).

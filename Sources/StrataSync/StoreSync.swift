@@ -192,7 +192,10 @@ public actor StoreSync {
     }
 
     private func connected() async throws(SyncError) -> ServerConnection {
-        if let connection { return connection }
+        if let connection {
+            guard connection.isClosed else { return connection }
+            await dropConnection()  // it died with the server (or a network break): open a new one
+        }
         update { $0.connection = .connecting }
         do throws(SyncError) {
             let made = try await ServerConnection.connect(server)

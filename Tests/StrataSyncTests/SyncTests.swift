@@ -292,6 +292,50 @@ struct SyncTests {
         }
     }
 
+    @Test("the server stops and starts again: the next synchronize() of every client succeeds within seconds")
+    func serverRestartBetweenSynchronizations() async throws {
+        let scene = try SyncScene()
+        defer { scene.stop() }
+        let started = try await SyncClient(server: scene.server)
+        let plain = try await SyncClient(server: scene.server)  // never started: synchronize() alone
+        let idle = try await SyncClient(server: scene.server)  // not asked anything while the server is down
+        try await started.write { try $0.add(SyncItem(id: 1, title: "before")) }
+        try await started.sync.synchronize()
+        try await plain.sync.synchronize()
+        try await idle.sync.synchronize()
+        await started.sync.start()
+        #expect(try await plain.items().map(\.id) == [1])
+
+        try scene.cluster.stopServer()
+        try await started.write { try $0.add(SyncItem(id: 2, title: "offline")) }
+        try await plain.write { try $0.add(SyncItem(id: 3, title: "offline too")) }
+        for client in [started, plain] {
+            let failedAt = ContinuousClock.now
+            await #expect {
+                try await client.sync.synchronize()
+            } throws: { error in
+                if case .unreachable = error as? SyncError { return true }
+                return false
+            }
+            #expect(ContinuousClock.now - failedAt < .seconds(15))
+        }
+
+        try scene.cluster.restartServer()
+        for client in [idle, started, plain] {
+            let began = ContinuousClock.now
+            try await client.sync.synchronize()
+            #expect(ContinuousClock.now - began < .seconds(10), "took \(ContinuousClock.now - began)")
+        }
+        try await started.sync.synchronize()  // pulls what the plain client pushed after it
+        let expected = try await plain.items()
+        #expect(expected.map(\.id) == [1, 2, 3])
+        #expect(try await started.items() == expected)
+        try await idle.sync.synchronize()
+        #expect(try await idle.items() == expected)
+        #expect(try scene.serverItems() == expected)
+        await started.sync.stop()
+    }
+
     @Test("bad credentials: .authenticationFailed, and nothing of the outbox is lost")
     func badCredentials() async throws {
         let scene = try SyncScene()
