@@ -161,8 +161,13 @@ extension RandomCondition {
                 case (let a?, let b?): equal = utf8Equal(a, b)
                 default: equal = false
                 }
-                guard let value = values.nickname, let operand else { return op.holds(order: nil, equal: equal) }
-                return op.holds(order: compareStrings(value, operand), equal: equal)
+                // Realm's order for strings: nil before every string.
+                switch (values.nickname, operand) {
+                case (nil, nil): return op.holds(order: 0, equal: equal)
+                case (nil, _): return op.holds(order: -1, equal: equal)
+                case (_, nil): return op.holds(order: 1, equal: equal)
+                case (let value?, let operand?): return op.holds(order: compareStrings(value, operand), equal: equal)
+                }
             }
         case 6:
             let prefix = String(name.prefix(Int.random(in: 0...3, using: &rng)))

@@ -136,35 +136,40 @@ extension Query where Value: _QueryEquatable {
 }
 
 extension Query where Value: _QueryComparable {
-    /// Whether the property sorts before `rhs` (nil never does). Uses the primary key or an index
-    /// when the property has one, as do `<=`, `>` and `>=`.
+    /// Whether the property sorts before `rhs`. A nil never matches, nor does a comparison with nil,
+    /// except for `String?`: there nil sorts before every string, as in Realm (`< "b"` matches nil,
+    /// `> nil` every string). Uses the primary key or an index when the property has one, as do `<=`,
+    /// `>` and `>=`.
     public static func < (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered("<", rhs, lower: false) { $0 < 0 }
     }
 
-    /// Whether the property sorts before `rhs` or equals it (nil never does).
+    /// Whether the property sorts before `rhs` or equals it (nil: as `<`).
     public static func <= (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered("<=", rhs, lower: false) { $0 <= 0 }
     }
 
-    /// Whether the property sorts after `rhs` (nil never does).
+    /// Whether the property sorts after `rhs` (nil: as `<`).
     public static func > (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered(">", rhs, lower: true) { $0 > 0 }
     }
 
-    /// Whether the property sorts after `rhs` or equals it (nil never does).
+    /// Whether the property sorts after `rhs` or equals it (nil: as `<`).
     public static func >= (lhs: Query, rhs: Value) -> Query<Bool> {
         lhs.ordered(">=", rhs, lower: true) { $0 >= 0 }
     }
 
-    /// A comparison whose operand bounds an index range from below (`lower`) or above.
+    /// A comparison whose operand bounds an index range from below (`lower`) or above. (An index
+    /// keeps nil entries first: a range open below includes them, and each candidate is tested.)
     private func ordered(_ symbol: String, _ rhs: Value, lower: Bool, _ holds: @escaping (Int) -> Bool) -> Query<Bool> {
         var access: IndexAccess?
         if !rhs._queryIsNull, let operand = Operand(rhs) {
             access = lower ? .range(lower: operand, upper: nil) : .range(lower: nil, upper: operand)
         }
+        let ordersNil = Value._queryOrdersNil
         return valueTest("\(path) \(symbol) \(rhs)", access: access) { value in
-            !value._queryIsNull && !rhs._queryIsNull && holds(Value._queryCompare(value, rhs))
+            if ordersNil { return holds(Value._queryCompare(value, rhs)) }
+            return !value._queryIsNull && !rhs._queryIsNull && holds(Value._queryCompare(value, rhs))
         }
     }
 }

@@ -11,10 +11,18 @@ public protocol _QueryEquatable: _Persistable {
 
 /// Implementation detail: a stored type with an order, for `<`, `<=`, `>`, `>=`, `min`, `max` and
 /// sorting: integers, floating point, String (UTF-8 byte order), Date, Decimal, Bool (false first),
-/// and their optionals (nil first when sorting; never matched by a comparison).
+/// and their optionals (nil first when sorting; matched by a comparison only for `String?`, where nil
+/// sorts before every string, as in Realm).
 public protocol _QueryComparable: _QueryEquatable {
     /// -1, 0 or 1.
     static func _queryCompare(_ lhs: Self, _ rhs: Self) -> Int
+    /// Whether `<`, `<=`, `>` and `>=` order nil before every value (`String?`, as Realm does) rather
+    /// than never matching it.
+    static var _queryOrdersNil: Bool { get }
+}
+
+extension _QueryComparable {
+    public static var _queryOrdersNil: Bool { false }
 }
 
 /// Implementation detail: String and `String?`, for `contains`, `starts(with:)`, `ends(with:)`.
@@ -104,6 +112,10 @@ extension Optional: _QueryComparable where Wrapped: _QueryComparable & _Optional
         case (let a?, let b?): Wrapped._queryCompare(a, b)
         }
     }
+
+    /// Realm orders a nil string before every string (every string is greater than nil); other
+    /// optionals never compare with nil.
+    public static var _queryOrdersNil: Bool { Wrapped.self == String.self }
 }
 
 extension Optional: _QueryString where Wrapped == String {
