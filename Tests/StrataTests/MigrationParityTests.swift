@@ -41,6 +41,48 @@ enum WideningV2 {
     }
 }
 
+enum KeyingV1 {
+    final class Part: Object {
+        @Persisted var code: Int
+        @Persisted var name: String
+    }
+
+    final class Kit: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var main: Part?
+        @Persisted var parts: List<Part>
+    }
+}
+
+/// `Part` gains a primary key: an existing property.
+enum KeyingV2 {
+    final class Part: Object {
+        @Persisted(primaryKey: true) var code: Int
+        @Persisted var name: String
+    }
+
+    final class Kit: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var main: Part?
+        @Persisted var parts: List<Part>
+    }
+}
+
+/// `Part` gains a primary key: a new property, which the migration block fills.
+enum KeyingV3 {
+    final class Part: Object {
+        @Persisted(primaryKey: true) var sku: String
+        @Persisted var code: Int
+        @Persisted var name: String
+    }
+
+    final class Kit: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var main: Part?
+        @Persisted var parts: List<Part>
+    }
+}
+
 /// Migrations as realm-swift's tests expect them, and typos that must not commit.
 @Suite(.fixtureChecks) struct MigrationParityTests {
     private func v1File() throws -> Fixture {
@@ -204,5 +246,113 @@ enum WideningV2 {
             ])
         #expect(store.objects(WideningV2.Fresh.self).isEmpty)
         #expect(store.objects(WideningV2.Sample.self).map(\.id) == [1, 3])
+    }
+
+    // MARK: A primary key added in a migration (Realm runs the block, then keys the rows)
+
+    /// Parts 30, 10, 20 (stored in that order, without a key), and a kit linking to 20 and to [30, 10].
+    private func unkeyedParts() throws -> Fixture {
+        let fixture = Fixture([KeyingV1.Part.self, KeyingV1.Kit.self])
+        let store = try fixture.open()
+        try store.write {
+            var parts: [Int: KeyingV1.Part] = [:]
+            for (code, name) in [(30, "c"), (10, "a"), (20, "b")] {
+                let part = KeyingV1.Part()
+                part.code = code
+                part.name = name
+                parts[code] = part
+                try store.add(part)
+            }
+            let kit = KeyingV1.Kit()
+            kit.id = 1
+            kit.main = parts[20]
+            kit.parts.append(objectsIn: [parts[30]!, parts[10]!])
+            try store.add(kit)
+        }
+        return fixture
+    }
+
+    private func keyed(_ fixture: Fixture, _ types: [Object.Type], _ migration: Store.MigrationBlock?)
+        -> Store.Configuration
+    {
+        var configuration = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: types)
+        configuration.schemaVersion = 1
+        configuration.migration = migration
+        return configuration
+    }
+
+    @Test func anExistingPropertyBecomesThePrimaryKeyAndLinksFollow() throws {
+        let fixture = try unkeyedParts()
+        let ran = ResultBox<Bool>()
+        let store = try Store(
+            configuration: keyed(fixture, [KeyingV2.Part.self, KeyingV2.Kit.self]) { _, _ in ran.value = true })
+        #expect(ran.value == true)
+        #expect(store.objects(KeyingV2.Part.self).map(\.code) == [10, 20, 30])  // primary-key order now
+        #expect(store.object(ofType: KeyingV2.Part.self, forPrimaryKey: 20)?.name == "b")
+        let kit = try #require(store.object(ofType: KeyingV2.Kit.self, forPrimaryKey: 1))
+        #expect(kit.main?.code == 20)
+        #expect(kit.parts.map(\.code) == [30, 10])
+        try store.write {
+            #expect(throws: StoreError.alreadyExists(primaryKey: "10")) {
+                let again = KeyingV2.Part()
+                again.code = 10
+                try store.add(again)
+            }
+        }
+        try store.verify()
+    }
+
+    @Test func aNewPrimaryKeyPropertyIsFilledByTheBlock() throws {
+        let fixture = try unkeyedParts()
+        let store = try Store(
+            configuration: keyed(fixture, [KeyingV3.Part.self, KeyingV3.Kit.self]) { migration, _ in
+                try migration.enumerateObjects(ofType: "Part") { old, new in
+                    new?["sku"] = "P-\(old?["code"] as? Int ?? 0)"
+                }
+                try migration.create("Part", value: ["sku": "P-40", "code": 40, "name": "d"])
+            })
+        #expect(store.objects(KeyingV3.Part.self).map(\.sku) == ["P-10", "P-20", "P-30", "P-40"])
+        #expect(store.object(ofType: KeyingV3.Part.self, forPrimaryKey: "P-30")?.name == "c")
+        let kit = try #require(store.object(ofType: KeyingV3.Kit.self, forPrimaryKey: 1))
+        #expect(kit.main?.sku == "P-20")
+        #expect(kit.parts.map(\.sku) == ["P-30", "P-10"])
+        try store.verify()
+    }
+
+    @Test func duplicatePrimaryKeysAfterTheBlockAbandonTheMigration() throws {
+        let fixture = try unkeyedParts()
+        let bytes = fixture.fileBytes()
+        // The block leaves every new sku at its initial value "": three parts, one key.
+        #expect(throws: StoreError.alreadyExists(primaryKey: "")) {
+            _ = try Store(configuration: keyed(fixture, [KeyingV3.Part.self, KeyingV3.Kit.self]) { _, _ in })
+        }
+        #expect(fixture.fileBytes() == bytes)
+        // Without a migration (same schema version) the change is refused, as any other change is.
+        var unversioned = keyed(fixture, [KeyingV2.Part.self, KeyingV2.Kit.self], nil)
+        unversioned.schemaVersion = 0
+        #expect { _ = try Store(configuration: unversioned) } throws: { isCase($0, .migrationRequired("")) }
+        let old = try Store(configuration: fixture.configuration)
+        #expect(old.objects(KeyingV1.Part.self).count == 3)
+    }
+
+    // MARK: enumerateObjects after deleteData
+
+    @Test func enumerateAfterDeleteDataVisitsNothing() throws {
+        let fixture = try v1File()
+        let log = ResultBox<[String]>()
+        _ = try Store(
+            configuration: v2(fixture) { migration, _ in
+                var lines: [String] = []
+                // A type gone from the new schema, emptied: nothing to visit.
+                try migration.deleteData(forType: "Retired")
+                try migration.enumerateObjects(ofType: "Retired") { _, _ in lines.append("retired") }
+                // A type kept, emptied, then given a new object: the new one is no old object.
+                try migration.deleteData(forType: "Sample")
+                try migration.create("Sample", value: ["id": 2, "title": "made"])
+                try migration.enumerateObjects(ofType: "Sample") { old, _ in lines.append("sample \(old?["id"] ?? "-")")
+                }
+                log.value = lines
+            })
+        #expect(log.value == [])
     }
 }

@@ -242,13 +242,18 @@ enum MigrationV2 {
         #expect(fixture.fileBytes() == before)
     }
 
-    @Test func aChangedPrimaryKeyIsRefused() throws {
+    @Test func aChangedPrimaryKeyNeedsAMigrationThatKeysTheRowsAnew() throws {
         let fixture = try v1File()
         var configuration = Store.Configuration(
             fileURL: fixture.configuration.fileURL!, objectTypes: [ContactRekeyed.self])
         #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
         configuration.schemaVersion = 1
-        #expect { try Store(configuration: configuration) } throws: { isCase($0, .schemaMismatch("")) }
+        let store = try Store(configuration: configuration)  // as Realm: the primary key moves to `name`
+        #expect(store.objects(ContactRekeyed.self).map(\.name) == ["Ann", "Bob", "Cy"])
+        let ann = try #require(store.object(ofType: ContactRekeyed.self, forPrimaryKey: "Ann"))
+        #expect(ann.id == 1)
+        #expect(ann.pet?.species == "cat")
+        try store.verify()
     }
 
     @Test func deleteStoreIfMigrationNeededStartsAfresh() throws {

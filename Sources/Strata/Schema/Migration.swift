@@ -57,13 +57,13 @@ public final class Migration {
         }
         var keys: [[UInt8]] = []
         try context.forEachOld(table) { (key, _) throws(StoreError) in keys.append(Array(key)) }
+        let created = context.created[typeName] ?? []
         for key in keys {
+            // Deleted in this migration (`delete`, `deleteData`, for a type gone from the new schema
+            // too), or its key now names an object `create` made: not the old object any more.
+            guard try context.get(table, key: key) != nil, !created.contains(key) else { continue }
             let old = MigrationObject(context: context, type: oldType, key: key, isOld: true)
-            var new: MigrationObject?
-            if let newType {
-                guard try context.get(table, key: key) != nil else { continue }  // deleted in this migration
-                new = MigrationObject(context: context, type: newType, key: key, isOld: false)
-            }
+            let new = newType.map { MigrationObject(context: context, type: $0, key: key, isOld: false) }
             try block(old, new)
             try context.checkNotFailed()
         }
@@ -102,6 +102,7 @@ public final class Migration {
                 let pk = type.properties.first(where: \.isPrimaryKey).flatMap { values[$0.name] }
                 throw .alreadyExists(primaryKey: StoreError.PrimaryKey(pk.map { "\($0)" } ?? "?", typeName: typeName))
             }
+            context.created[typeName, default: []].insert(key)
             return key
         }
         return MigrationObject(context: context, type: type, key: key, isOld: false)

@@ -10,6 +10,12 @@ final class MigrationContext {
     /// The first failure of a call that cannot throw (a `MigrationObject` subscript): the migration is
     /// abandoned with it once the block returns.
     private(set) var failure: StoreError?
+    /// Types whose primary key changes: their rows keep their old keys until the block has run, then
+    /// are keyed anew (`rekeyRows`), so the block may set the new key's property.
+    var rekeyed: Set<String> = []
+    /// Per type, the keys of the objects `Migration.create` made: no old object's, even when one had
+    /// the same key (enumeration visits old objects only).
+    var created: [String: Set<[UInt8]>] = [:]
 
     init(
         write: consuming WriteTransaction, tables: [String: Table], old: StoredSchema?, new: StoredSchema,

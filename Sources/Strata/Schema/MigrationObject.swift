@@ -91,7 +91,7 @@ public final class MigrationObject {
             throw .invalidArgument(
                 "\(type.name) has no property \(property) in the new schema (setting it in a migration)")
         }
-        guard !type.properties[index].isPrimaryKey else {
+        guard !type.properties[index].isPrimaryKey || context.rekeyed.contains(type.name) else {
             throw .invalidArgument("the primary key of an existing object cannot change in a migration")
         }
         let context = self.context

@@ -213,28 +213,59 @@ extension MigrationContext {
         }
     }
 
-    /// The row key a new object of `type` gets: its primary key, or the next row id.
+    /// The row key a new object of `type` gets: its primary key, or the next row id (after every
+    /// key the type had before the migration, too, so that no old object's key is used again). A type
+    /// being keyed anew gets a key after every one its table holds, until `rekeyRows` keys it.
     func newRowKey(_ row: RowView, type: StoredSchema.StoredType) throws(StoreError) -> [UInt8] {
-        if let pk = type.properties.firstIndex(where: \.isPrimaryKey) {
-            guard let bytes = try column(row, pk, of: type) else {
-                throw .invalidArgument("\(type.name) needs a primary key")
-            }
-            do {
-                return try KeyEncoding.rowKey(column: bytes, type: type.properties[pk].type).withBytes { Array($0) }
-            } catch {
-                throw .invalidArgument("\(type.name): \(error)")
-            }
-        }
         let table = try table(TableName.objects(type.name))
-        let last: UInt64?
+        if rekeyed.contains(type.name) {
+            let last = try lastKey(of: table, old: false)
+            let lastOld = self.old?.type(named: type.name) == nil ? nil : try lastKey(of: table, old: true)
+            // Greater than both, and unique: the largest key, extended.
+            let greatest = [last ?? [], lastOld ?? []].max { $0.lexicographicallyPrecedes($1) } ?? []
+            return greatest + [0]
+        }
+        if let pk = type.properties.firstIndex(where: \.isPrimaryKey) {
+            return try primaryKeyRowKey(row, column: pk, of: type)
+        }
+        var last: UInt64 = 0
+        let hadType = self.old?.type(named: type.name) != nil
+        for key in [try lastKey(of: table, old: false), hadType ? try lastKey(of: table, old: true) : nil] {
+            guard let key, key.count == 8 else { continue }
+            last = max(last, key.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) })
+        }
+        return RowKey.integer(last + 1).withBytes { Array($0) }
+    }
+
+    /// The row key of an object whose primary key is `column`: the value's key encoding.
+    ///
+    /// - Throws: `.invalidArgument` when the object has no primary key value, or one too long.
+    func primaryKeyRowKey(_ row: RowView, column pk: Int, of type: StoredSchema.StoredType) throws(StoreError)
+        -> [UInt8]
+    {
+        guard let bytes = try column(row, pk, of: type) else {
+            throw .invalidArgument("\(type.name) needs a primary key")
+        }
         do {
-            last = try write!.withCursor(table) { (cursor) throws(LMDBError) -> UInt64? in
-                guard let entry = try cursor.last(), entry.key.count == 8 else { return nil }
-                return UInt64(bigEndian: entry.key.loadUnaligned(as: UInt64.self))
+            return try KeyEncoding.rowKey(column: bytes, type: type.properties[pk].type).withBytes { Array($0) }
+        } catch {
+            throw .invalidArgument("\(type.name): \(error)")
+        }
+    }
+
+    /// The greatest key of `table`, in this write or (`old`) as the file was.
+    private func lastKey(of table: Table, old: Bool) throws(StoreError) -> [UInt8]? {
+        do {
+            if old {
+                guard read != nil else { return nil }
+                return try read!.withCursor(table) { (cursor) throws(LMDBError) in
+                    try cursor.last().map { Array($0.key) }
+                }
+            }
+            return try write!.withCursor(table) { (cursor) throws(LMDBError) in try cursor.last().map { Array($0.key) }
             }
         } catch {
             throw StoreError(error)
         }
-        return RowKey.integer((last ?? 0) + 1).withBytes { Array($0) }
     }
 }

@@ -9,6 +9,8 @@ enum SchemaBinder {
         var newTypes: [ObjectSchema] = []
         /// Types whose columns changed (added, removed, retyped): every row is converted.
         var convertedTypes: [(code: ObjectSchema, stored: StoredSchema.StoredType)] = []
+        /// Converted types whose primary key changes: their rows are keyed anew after the migration block.
+        var rekeyedTypeNames: Set<String> = []
         /// Types whose indexes alone changed: the indexes are rebuilt, no migration is needed.
         var reindexedTypes: [(code: ObjectSchema, stored: StoredSchema.StoredType)] = []
         /// Stored types the code no longer declares (dropped by a migration).
@@ -22,9 +24,9 @@ enum SchemaBinder {
             isNewFile || versionChange || !newTypes.isEmpty || !convertedTypes.isEmpty || !reindexedTypes.isEmpty
         }
 
-        /// - Throws: `.migrationRequired` when a stored type's columns differ from the code's and the
-        ///   schema version did not grow; `.schemaMismatch` when the file's schema version is newer than
-        ///   the configuration's, or a primary key changed.
+        /// - Throws: `.migrationRequired` when a stored type's columns or primary key differ from the
+        ///   code's and the schema version did not grow; `.schemaMismatch` when the file's schema version
+        ///   is newer than the configuration's.
         init(code: [ObjectSchema], stored: StoredSchema?, schemaVersion: UInt64, readOnly: Bool) throws(StoreError) {
             guard let stored else {
                 isNewFile = true
@@ -45,10 +47,13 @@ enum SchemaBinder {
                 }
                 let change = storedType.change(to: schema)
                 if let keyChange = change.primaryKey {
-                    throw runsMigration
-                        ? .schemaMismatch("\(keyChange): a migration cannot change a type's primary key")
-                        : .migrationRequired(
+                    guard runsMigration else {
+                        throw .migrationRequired(
                             "the file's schema (version \(stored.schemaVersion)) differs from the code's: \(keyChange)")
+                    }
+                    rekeyedTypeNames.insert(schema.name)
+                    convertedTypes.append((schema, storedType))
+                    continue
                 }
                 if !change.columns.isEmpty {
                     differences += change.columns
@@ -322,6 +327,7 @@ enum SchemaBinder {
             guard let new = context.new.type(named: code.name) else { continue }
             try context.convertRows(from: stored, to: new)
         }
+        context.rekeyed = plan.rekeyedTypeNames
         if plan.runsMigration, let migration = requirements.migration {
             do {
                 try migration(Migration(context: context), context.old?.schemaVersion ?? 0)
@@ -339,6 +345,7 @@ enum SchemaBinder {
                 if let handle = context.tables[table] { try context.empty(handle) }
             }
         }
+        try context.rekeyRows()  // before links are repaired: they follow the rows to their new keys
         let rebuilt: [StoredSchema.StoredType] =
             plan.runsMigration
             ? context.new.types
