@@ -32,18 +32,58 @@ import Testing
         }
     }
 
-    @Test func writeCopyRefusesAnExistingFileAndAnOpenWrite() throws {
+    @Test func writeCopyInsideAWriteCopiesItsChanges() throws {
+        // As Realm's writeCopy(toFile:): the copy holds what the open write changed, the file does not.
+        let fixture = try mostlyFreeFile()
+        let store = try fixture.open()
+        let copyURL = fixture.directory.appendingPathComponent("in-write.strata")
+        try store.beginWrite()
+        try store.add(Blob(id: 500, bytes: 100))
+        try store.delete(store.objects(Blob.self).where { $0.id < 5 })
+        try store.writeCopy(to: copyURL)
+        #expect(throws: StoreError.self) { try store.writeCopy(to: copyURL) }  // the copy exists now
+        try store.cancelWrite()
+        #expect(store.objects(Blob.self).map(\.id) == Array(0..<10))
+        let copy = try Store(configuration: Store.Configuration(fileURL: copyURL, objectTypes: [Blob.self]))
+        #expect(copy.objects(Blob.self).map(\.id) == Array(5..<10) + [500])
+        #expect(copy.object(ofType: Blob.self, forPrimaryKey: 500)?.payload.count == 100)
+        try copy.verify()
+        try copy.write { try copy.add(Blob(id: 501, bytes: 10)) }
+        #expect(copy.objects(Blob.self).count == 7)
+    }
+
+    @Test func writeCopyInsideAWriteKeepsTypesTheStoreDoesNotList() throws {
+        let fixture = Fixture([Blob.self, Note.self])
+        do {
+            let both = try fixture.open()
+            try both.write {
+                try both.add(Blob(id: 1, bytes: 10))
+                let note = Note()
+                note.text = "kept"
+                try both.add(note)
+            }
+        }
+        // A Store of Blob alone: Note's tables are in the file, unknown to this process.
+        let blobsOnly = try Store(
+            configuration: Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [Blob.self]))
+        let copyURL = fixture.directory.appendingPathComponent("partial.strata")
+        try blobsOnly.write {
+            try blobsOnly.add(Blob(id: 2, bytes: 20))
+            try blobsOnly.writeCopy(to: copyURL)
+        }
+        let copy = try Store(configuration: Store.Configuration(fileURL: copyURL, objectTypes: [Blob.self, Note.self]))
+        #expect(copy.objects(Blob.self).map(\.id) == [1, 2])
+        #expect(copy.objects(Note.self).map(\.text) == ["kept"])
+        try copy.verify()
+    }
+
+    @Test func writeCopyRefusesAnExistingFile() throws {
         let fixture = try mostlyFreeFile()
         let store = try fixture.open()
         let target = fixture.directory.appendingPathComponent("copy.strata")
         try Data("keep me".utf8).write(to: target)
         #expect { try store.writeCopy(to: target) } throws: { isCase($0, .fileAccess(path: "", code: 0)) }
         #expect(try Data(contentsOf: target) == Data("keep me".utf8))
-        try store.beginWrite()
-        #expect(throws: StoreError.alreadyInWriteTransaction) {
-            try store.writeCopy(to: fixture.directory.appendingPathComponent("other.strata"))
-        }
-        try store.cancelWrite()
         #expect { try store.writeCopy(to: URL(string: "https://example.com/x")!) } throws: {
             isCase($0, .invalidArgument(""))
         }

@@ -188,6 +188,13 @@ enum LMDB {
         return dbi
     }
 
+    /// The flags a named table was created with (`MDB_DUPSORT`…).
+    static func tableFlags(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(LMDBError) -> UInt32 {
+        var flags: UInt32 = 0
+        try check(mdb_dbi_flags(txn, dbi, &flags))
+        return flags
+    }
+
     static func stat(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(LMDBError) -> MDB_stat {
         var stat = MDB_stat()
         try check(mdb_stat(txn, dbi, &stat))

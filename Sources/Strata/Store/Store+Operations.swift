@@ -235,20 +235,25 @@ extension Store {
         }
     }
 
-    /// Writes a copy of the Store's last commit to a new file, usable as a Store file of its own.
-    /// With `compact`, the copy leaves out free pages, so it is as small as the data.
+    /// Writes a copy of the Store to a new file, usable as a Store file of its own: of its last
+    /// commit, or, inside a write, of what the write sees, its uncommitted changes included (as
+    /// Realm's `writeCopy`; the write goes on, and may still be cancelled). With `compact` (always,
+    /// inside a write), the copy leaves out free pages, so it is as small as the data.
     ///
     /// ```swift
     /// try store.writeCopy(to: backups.appendingPathComponent("app-backup.strata"), compact: true)
     /// ```
-    /// - Throws: `.alreadyInWriteTransaction` inside a write (the copy would miss its changes),
-    ///   `.fileAccess` when the file exists or cannot be written, `.invalidArgument` for a non-file
-    ///   URL, `.wrongThread`, `.storage`.
+    /// - Throws: `.fileAccess` when the file exists or cannot be written, `.invalidArgument` for a
+    ///   non-file URL, `.wrongThread` (also inside a write continued on another thread), `.storage`.
     public func writeCopy(to url: URL, compact: Bool = false) throws(StoreError) {
         try core.checkConfined()
-        guard core.session == nil else { throw .alreadyInWriteTransaction }
         guard url.isFileURL else { throw .invalidArgument("\(url) is not a file URL") }
-        try StoreError.mapping { try core.environment.copy(to: url.path, compact: compact) }
+        if core.session != nil {
+            guard let transaction = try core.writableSession().transaction?.handle else { throw .notInWriteTransaction }
+            try StoreError.mapping { try core.environment.copy(of: transaction, to: url.path) }
+        } else {
+            try StoreError.mapping { try core.environment.copy(to: url.path, compact: compact) }
+        }
     }
 
     /// Moves the Store to the newest commit. Returns whether anything changed. Does nothing inside a
