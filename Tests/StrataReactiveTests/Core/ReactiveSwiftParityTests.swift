@@ -99,4 +99,50 @@ struct ReactiveSwiftParityTests {
         #expect(recorder.descriptions == ["value 1", "interrupted"])
         #expect(disposable.isDisposed)
     }
+
+    @Test(
+        "after observe(on:), disposing once the upstream has terminated still delivers .interrupted through the scheduler"
+    )
+    func interruptionOfATerminatedUpstreamGoesThroughTheScheduler() {
+        // SignalProducerSpec: "should deliver the interrupted event with respect to the asynchronous
+        // operator applied to a terminated upstream with a direct observation".
+        let scheduler = TestScheduler()
+        var interrupted = false
+        let disposable = SignalProducer<Int, Never>.empty.observe(on: scheduler).startWithInterrupted {
+            interrupted = true
+        }
+        disposable.dispose()
+        #expect(!interrupted)
+        scheduler.run()
+        #expect(interrupted)
+        // A value sent before the end is delivered first; the end that was pending becomes .interrupted.
+        let recorder = EventRecorder<Int, TestError>()
+        let failing = recorder.start(
+            SignalProducer<Int, TestError> { observer, _ in
+                observer.send(value: 7)
+                observer.send(error: TestError(1))
+            }.observe(on: scheduler))
+        failing.dispose()
+        #expect(recorder.descriptions.isEmpty)
+        scheduler.run()
+        #expect(recorder.descriptions == ["value 7", "interrupted"])
+        // Delivered before the disposal, the end stays as it was.
+        let done = EventRecorder<Int, Never>()
+        let completed = done.start(SignalProducer<Int, Never>(value: 1).observe(on: scheduler))
+        scheduler.run()
+        completed.dispose()
+        scheduler.run()
+        #expect(done.descriptions == ["value 1", "completed"])
+    }
+
+    @Test("after delay, disposing once the upstream has terminated delivers .interrupted through the scheduler")
+    func interruptionAfterDelayOfATerminatedUpstream() {
+        let scheduler = TestScheduler()
+        let recorder = EventRecorder<Int, Never>()
+        let disposable = recorder.start(SignalProducer<Int, Never>(value: 1).delay(5, on: scheduler))
+        disposable.dispose()
+        #expect(recorder.descriptions.isEmpty)
+        scheduler.run()
+        #expect(recorder.descriptions == ["interrupted"])
+    }
 }
