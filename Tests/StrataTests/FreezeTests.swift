@@ -129,3 +129,26 @@ final class PendingResult<R: Sendable>: @unchecked Sendable {
         return box.value!
     }
 }
+
+/// A frozen object handed to a live Store's write says it is frozen (it is no other thread's object).
+@Suite(.fixtureChecks) struct FrozenInAWriteTests {
+    @Test func addingDeletingOrLinkingAFrozenObjectSaysItIsFrozen() throws {
+        let fixture = Fixture()
+        let store = try fixture.open()
+        try store.write { try store.add(Person(id: 1, name: "Ann")) }
+        let frozen = try #require(store.object(ofType: Person.self, forPrimaryKey: 1)).freeze()
+        func isFrozenError(_ error: any Error) -> Bool {
+            guard case .invalidArgument(let reason) = error as? StoreError else { return false }
+            return reason.contains("frozen")
+        }
+        try store.write {
+            #expect(throws: (any Error).self) { try store.add(frozen, update: .modified) }
+            #expect { try store.add(frozen, update: .modified) } throws: { isFrozenError($0) }
+            #expect { try store.add(frozen) } throws: { isFrozenError($0) }
+            #expect { try store.delete(frozen) } throws: { isFrozenError($0) }
+            #expect { try store.add(Dog(name: "Rex", owner: frozen)) } throws: { isFrozenError($0) }
+        }
+        #expect(store.objects(Dog.self).isEmpty)
+        #expect(store.object(ofType: Person.self, forPrimaryKey: 1)?.name == "Ann")
+    }
+}

@@ -42,6 +42,25 @@ func standardError(of result: ExitTest.Result?) -> String {
         try? store.write { store.objects(Person.self)[0].id = 2 }
     }
 
+    static func queryAMemberOfAStoredValue(_ path: String) {
+        let store = storeForChild(path)
+        _ = store.objects(Person.self).where { $0.name.count == 1 }.count
+    }
+
+    @Test func aQueryPastAStoredValueNamesTheKeyPath() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            TrapTests.queryAMemberOfAStoredValue(path)
+        }
+        let output = standardError(of: result)
+        #expect(output.contains("Strata: Person.name then \\String."), "\(output)")
+        #expect(output.contains("is not a @Persisted property"))
+        #expect(output.contains("TrapTests.swift"))  // where the query was written
+        #expect(!output.contains("cannot be reflected"))
+    }
+
     @Test func readingADeletedObjectTraps() async throws {
         let fixture = Fixture([Person.self])
         let path = fixture.path

@@ -77,11 +77,16 @@ extension StoreCore {
     /// Whether this Store manages `object` already (adding it again changes nothing).
     ///
     /// - Throws: `.wrongThread` (a Store of this file on another thread manages it), `.invalidArgument`
-    ///   (a Store of another file does), `.invalidated` (this Store deleted it), `.deletedInAnotherThread`
+    ///   (a Store of another file does, or it is frozen), `.invalidated` (this Store deleted it), `.deletedInAnotherThread`
     ///   (another Store or process did).
     func isManagedHere(_ object: Object) throws(StoreError) -> Bool {
         guard let owner = object._core else { return false }
         guard owner === self else {
+            if owner.isFrozen {
+                throw .invalidArgument(
+                    "the \(type(of: object)) is frozen (a read-only snapshot): a write cannot add, delete or link it; "
+                        + "use thaw() for the live object, or add a new unmanaged one")
+            }
             throw owner.environment === environment
                 ? .wrongThread : .invalidArgument("\(type(of: object)) is managed by a Store of another file")
         }

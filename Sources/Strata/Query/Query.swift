@@ -14,7 +14,8 @@
 /// Semantics:
 /// - Strings compare by their UTF-8 bytes (`==`, `<`, `starts(with:)`…), as Realm and SQLite's BINARY
 ///   collation do; `.caseInsensitive` compares `lowercased()` forms.
-/// - Comparing nil with `<`, `<=`, `>`, `>=` is always false; `== nil` and `!= nil` test for nil.
+/// - Comparing nil with `<`, `<=`, `>`, `>=` is false, except for `String?`: there nil sorts before
+///   every string, as in Realm; `== nil` and `!= nil` test for nil.
 /// - Through a nil link (`$0.owner.name == "Ann"` for a dog without owner) every comparison is false.
 /// - Equality, `in` and ranges (`<`, `<=`, `>`, `>=`, case-sensitive `starts(with:)`) on the primary
 ///   key or an `indexed:` property use that index (see `Results.queryPlan`); everything else scans.
@@ -41,16 +42,30 @@ public struct Query<Value> {
     }
 
     private func member<Root: Object, V>(_ keyPath: KeyPath<Root, V>) -> Query<V> {
+        let place = QueryBuilding.callSite.map { "in the where { } at \($0)" } ?? ""
         let schema: ObjectSchema
         do {
             schema = try ObjectSchema.of(Root.self)
         } catch {
-            preconditionFailure("Strata: \(Root.self) cannot be queried: \(error)")
+            preconditionFailure(Self.pastStoredValueMessage(keyPath, after: path, place: place))
         }
-        let place = QueryBuilding.callSite.map { "in the where { } at \($0)" } ?? ""
         var extended = path
         extended.steps += KeyPathResolver.pathOrTrap(keyPath, in: schema, place: place).steps
         return Query<V>(.path(extended))
+    }
+}
+
+extension Query {
+    /// Why `keyPath`, read after `path` (`$0.name.count`: `\String.count` after `name`), cannot be
+    /// queried: it reads a member of a stored value, not a `@Persisted` property.
+    fileprivate static func pastStoredValueMessage(_ keyPath: AnyKeyPath, after path: PropertyPath, place: String)
+        -> String
+    {
+        let root = path.steps.first.map { $0.schema.name + "." } ?? ""
+        let valueType = type(of: keyPath).rootType
+        return "Strata: \(root)\(path) then \(keyPath)\(place.isEmpty ? "" : " (\(place))") is not a @Persisted "
+            + "property: it reads a member of the stored \(valueType) value, which a query cannot compare; a where { } "
+            + "compares @Persisted properties (filter { } runs Swift on each object)"
     }
 }
 
@@ -63,6 +78,19 @@ extension Query where Value: Object {
     /// A stored property of the queried type.
     public subscript<V: _Persistable>(dynamicMember keyPath: KeyPath<Value, V>) -> Query<V> {
         member(keyPath)
+    }
+}
+
+extension Query {
+    /// Not available: a key path past a stored property's value (`$0.name.count`, `$0.age.magnitude`)
+    /// names no `@Persisted` property, so a query cannot read it.
+    @available(
+        *, unavailable,
+        message:
+            "a where { } compares @Persisted properties; this reads a member of a stored value (use filter { } to run Swift on each object)"
+    )
+    public subscript<V>(dynamicMember keyPath: KeyPath<Value, V>) -> Query<V> {
+        fatalError("unavailable")
     }
 }
 
