@@ -170,13 +170,7 @@ extension MigrationContext {
                                 if try get(targetTable, key: Array(element)) != nil { kept.append(Array(element)) }
                             }
                             changed = changed || kept.count != elements.count
-                            encoder.writeListHeader(count: kept.count)
-                            for element in kept {
-                                let start = encoder.beginElement()
-                                element.withUnsafeBytes { encoder.write($0) }
-                                encoder.endElement(start)
-                            }
-                            encoder.endColumn()
+                            encoder.appendKeyList(kept)
                         } else if try get(targetTable, key: Array(current)) == nil {
                             changed = true
                             encoder.appendNullColumn()
@@ -267,5 +261,18 @@ extension MigrationContext {
         } catch {
             throw StoreError(error)
         }
+    }
+}
+
+extension _RowEncoder {
+    /// Appends a List-of-links column holding `keys` (each a row key's bytes).
+    mutating func appendKeyList(_ keys: [[UInt8]]) {
+        writeListHeader(count: keys.count)
+        for key in keys {
+            let start = beginElement()
+            key.withUnsafeBytes { write($0) }
+            endElement(start)
+        }
+        endColumn()
     }
 }

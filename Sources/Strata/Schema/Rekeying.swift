@@ -85,14 +85,7 @@ extension MigrationContext {
                     } catch {
                         throw .corrupted("\(type.name).\(property.name): \(error)")
                     }
-                    let targets = elements.compactMap { $0.flatMap { keys[Array($0)] } }
-                    encoder.writeListHeader(count: targets.count)
-                    for target in targets {
-                        let start = encoder.beginElement()
-                        target.withUnsafeBytes { encoder.write($0) }
-                        encoder.endElement(start)
-                    }
-                    encoder.endColumn()
+                    encoder.appendKeyList(elements.compactMap { $0.flatMap { keys[Array($0)] } })
                 }
             }
             try encoder.withRow { (bytes) throws(StoreError) in _ = try putRow(table, key: key, row: bytes) }
