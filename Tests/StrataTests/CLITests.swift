@@ -4,7 +4,7 @@ import StrataTestSupport
 import Testing
 
 /// The `strata` command, run as a process on good, empty and damaged files.
-@Suite(.fixtureChecks) struct CLITests {
+@Suite(.fixtureChecks, .offThePool) struct CLITests {
     struct Run {
         let status: Int32
         let stdout: String

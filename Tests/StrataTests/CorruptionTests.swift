@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 
 /// A deterministic generator, so a failing trial can be replayed.
-@Suite(.fixtureChecks) struct CorruptionTests {
+@Suite(.fixtureChecks, .offThePool) struct CorruptionTests {
     static func filledStore(_ fixture: Fixture, count: Int) throws -> Store {
         let store = try fixture.open()
         try store.write {
@@ -117,7 +117,7 @@ import Testing
     }
 }
 
-@Suite(.fixtureChecks) struct DamagedIndexedColumnTests {
+@Suite(.fixtureChecks, .offThePool) struct DamagedIndexedColumnTests {
     /// A damaged second indexed column must not leave the first index changed.
     @Test func deleteOfARowWithADamagedIndexedColumnChangesNothing() throws {
         let fixture = Fixture([AllTypes.self])
@@ -153,7 +153,7 @@ import Testing
     }
 }
 
-@Suite("A damaged key is reported as damage, never as something else", .fixtureChecks)
+@Suite("A damaged key is reported as damage, never as something else", .fixtureChecks, .offThePool)
 struct DamagedKeyTests {
     /// Stores a row of `Note` under a key that cannot be a row id (3 bytes; it sorts after every id).
     private func storeBadlyKeyedNote(in store: Store) throws {

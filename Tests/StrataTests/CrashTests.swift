@@ -7,7 +7,7 @@ import Testing
 /// Crash safety, as SQLite tests it: a writer process is killed (SIGKILL) at random moments; after
 /// each kill the file must hold every acknowledged commit in full, nothing partial, and verify.
 /// CI runs 100 kills per durability; `make soak` sets STRATA_CRASH_KILLS (2,000).
-@Suite("Crash safety", .serialized, .fixtureChecks)
+@Suite("Crash safety", .serialized, .fixtureChecks, .offThePool)
 struct CrashTests {
     static var kills: Int { ProcessInfo.processInfo.environment["STRATA_CRASH_KILLS"].flatMap(Int.init) ?? 100 }
 

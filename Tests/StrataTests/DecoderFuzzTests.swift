@@ -9,7 +9,7 @@ import Testing
 /// bytes and mutations of real rows: flipped bytes, truncations, extensions. Every input must be
 /// rejected with an error or decode; a crash or a trap fails the run. STRATA_FUZZ_SECONDS sets the
 /// time (CI: 3 s; `make soak`: 60 s).
-@Suite("Decoder fuzzing", .fixtureChecks)
+@Suite("Decoder fuzzing", .fixtureChecks, .offThePool)
 struct DecoderFuzzTests {
     static var seconds: Double { ProcessInfo.processInfo.environment["STRATA_FUZZ_SECONDS"].flatMap(Double.init) ?? 3 }
 

@@ -8,7 +8,7 @@ import Testing
 /// (`strata-stress check`) that reads every object and every property without calling `verify()`,
 /// so a crash is counted instead of ending the test run. Every trial must end in a typed error or in
 /// a clean read of exactly the values written: never a crash, a trap, or another value.
-@Suite("Damaged files", .serialized, .fixtureChecks)
+@Suite("Damaged files", .serialized, .fixtureChecks, .offThePool)
 struct FileDamageTests {
     static var trials: Int { ProcessInfo.processInfo.environment["STRATA_DAMAGE_TRIALS"].flatMap(Int.init) ?? 100 }
 

@@ -12,7 +12,7 @@ import Testing
 /// the log, the file is rebuilt as the disk could hold it then: every write before the last barrier,
 /// and of each later write any subset of its 512-byte sectors (torn, reordered, or lost). A helper
 /// opens the rebuilt file and reads every object (`strata-stress power-check`).
-@Suite("Simulated power cuts", .serialized, .fixtureChecks)
+@Suite("Simulated power cuts", .serialized, .fixtureChecks, .offThePool)
 struct PowerCutTests {
     static var cuts: Int { ProcessInfo.processInfo.environment["STRATA_POWER_CUTS"].flatMap(Int.init) ?? 100 }
 

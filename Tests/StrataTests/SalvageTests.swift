@@ -5,7 +5,7 @@ import Testing
 
 @testable import Strata
 
-@Suite("Salvaging a damaged file", .serialized, .fixtureChecks)
+@Suite("Salvaging a damaged file", .serialized, .fixtureChecks, .offThePool)
 struct SalvageTests {
     private func closedStore() throws -> Fixture { try Fixture.closedStoreOfPeople() }
 
