@@ -18,7 +18,9 @@
 /// cancelled. Observing failures, such as creating it off its Store's thread, arrive as one `.error`
 /// that ends the sequence.
 public struct ResultsChanges<Model: Object>: AsyncSequence, Sendable {
+    /// A change of the Results: `.initial` first, then `.update`s (or one `.error` that ends it).
     public typealias Element = CollectionChange<Results<Model>>
+    /// The sequence does not throw: a failure of the observation arrives as `.error`.
     public typealias Failure = Never
 
     private let feed: ChangeFeed<Model>
