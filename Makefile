@@ -2,7 +2,7 @@
 # Both install liblmdb-dev first when the machine lacks it (`make test` also PostgreSQL's server, for
 # the private cluster the sync tests start).
 
-.PHONY: lmdb postgresql demo demo-sync bench-sync test test-tsan soak build clean bench bench-smoke docs lint format
+.PHONY: lmdb postgresql demo demo-sync bench-sync test test-tsan soak stress build clean bench bench-smoke docs lint format
 
 lmdb:
 	@scripts/ensure-lmdb.sh
@@ -36,7 +36,7 @@ format:
 	swift format format --in-place --recursive Sources Tests Benchmarks/Sources
 
 # The concurrency tests under ThreadSanitizer (a separate build directory); any report fails the run.
-TSAN_TESTS = ConcurrencyTests|StorePoolTests|FrozenTests|ActorStoreTests|AsyncWriteTests|GroupCommitTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|MainQueueTests|StrataReactiveTests
+TSAN_TESTS = ConcurrencyTests|ChangesSequenceTests|MapGrowthTests|StorePoolTests|FrozenTests|ActorStoreTests|AsyncWriteTests|GroupCommitTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|MainQueueTests|StrataReactiveTests
 test-tsan: lmdb
 	swift build --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"
@@ -47,6 +47,13 @@ test-tsan: lmdb
 soak: lmdb
 	STRATA_CRASH_KILLS=2000 STRATA_DAMAGE_TRIALS=2000 STRATA_POWER_CUTS=10000 STRATA_FUZZ_SECONDS=60 \
 		swift test --filter "CrashTests|FileDamageTests|SalvageTests|PowerCutTests|DecoderFuzzTests|MultiProcessTests|ConcurrencyTests"
+
+# Processes sharing a file for STRESS_SECONDS (600 by default; Docs/Reliability.md): 4 writers, a reader
+# checking that versions and counts never go down and that its reader slot stays listed, a process
+# opening and closing Stores in a loop, both cores loaded. Not part of CI's time budget.
+stress: lmdb
+	swift build --build-tests
+	STRATA_STRESS_SECONDS=$(or $(STRESS_SECONDS),600) swift test --skip-build --filter MultiProcessStressTests
 
 build: lmdb
 	swift build

@@ -12,6 +12,9 @@ import StrataTestModels
 //                                                   "ok ID ID …" (the ProcessEntry ids), "bad: …" or "error: …"
 //   strata-stress add-range PATH FIRST COUNT        adds ProcessEntry FIRST..<FIRST+COUNT, 100 per write
 //   strata-stress delete-range PATH FIRST COUNT     deletes ProcessEntry FIRST..<FIRST+COUNT in one write
+//   strata-stress stress-writer PATH WRITER SECONDS  adds ProcessEntry in writes of 100 for SECONDS; "done N"
+//   strata-stress stress-reader PATH SECONDS        refreshes and checks versions, counts and its reader slot; "ok N"
+//   strata-stress stress-opener PATH SECONDS        opens and closes Stores of the file for SECONDS; "ok N"
 //   strata-stress grow PATH                         adds ProcessEntry 1, 2, … one per write, forever; "ack N" after each
 //   strata-stress hold-reader PATH                  opens a snapshot, says "ready", sleeps until killed
 //   strata-stress check PATH                        opens a (possibly damaged) file and reads every object and
@@ -171,6 +174,21 @@ func run() throws {
             try store.delete(store.objects(ProcessEntry.self).where { $0.id >= first && $0.id < first + count })
         }
         say("done")
+    case "stress-writer":
+        guard arguments.count == 5, let writer = Int(arguments[3]), let seconds = Double(arguments[4]) else {
+            fail("usage: strata-stress stress-writer PATH WRITER SECONDS")
+        }
+        try stressWriter(path: path, writer: writer, seconds: seconds)
+    case "stress-reader":
+        guard arguments.count == 4, let seconds = Double(arguments[3]) else {
+            fail("usage: strata-stress stress-reader PATH SECONDS")
+        }
+        try stressReader(path: path, seconds: seconds)
+    case "stress-opener":
+        guard arguments.count == 4, let seconds = Double(arguments[3]) else {
+            fail("usage: strata-stress stress-opener PATH SECONDS")
+        }
+        try stressOpener(path: path, seconds: seconds)
     case "grow":
         let store = try Store(configuration: reliabilityConfiguration(path: path))
         var id = (store.objects(ProcessEntry.self).max(of: \.id) ?? 0) + 1

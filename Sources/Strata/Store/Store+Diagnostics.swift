@@ -98,4 +98,14 @@ extension Store {
         let canonical = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         return EnvironmentRegistry.shared.isOpen(canonical)
     }
+
+    /// The version this Store's snapshot shows: what the multi-process stress test checks never goes
+    /// down.
+    ///
+    /// - Throws: `.wrongThread`, `.storage`.
+    @_spi(Testing)
+    public func _snapshotVersion() throws(StoreError) -> Int {
+        try core.checkConfined()
+        return try core.version()
+    }
 }
