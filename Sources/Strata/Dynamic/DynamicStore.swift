@@ -209,6 +209,8 @@ public final class DynamicStore {
     /// - Throws: `.fileAccess` with `EBUSY` when this or another process has the file open (copy it
     ///   with `writeCopy(to:compact:)` instead), `.fileAccess` when the copy cannot be written or
     ///   renamed, what `init(path:)` throws. The original file is left as it was on any failure.
+    /// - Warning: Whether another process has the file open is checked once, before the copy: what a
+    ///   process that opens the file meanwhile commits is lost when the copy replaces the file.
     public static func compactFile(atPath path: String) throws(StoreError) -> (bytesBefore: Int, bytesAfter: Int) {
         let canonical = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard !EnvironmentRegistry.shared.isOpen(canonical) else { throw .fileAccess(path: path, code: EBUSY) }
