@@ -39,6 +39,21 @@ final class ServerConnection: Sendable {
     /// Whether the connection is gone: closed here, or by the server (which stopped, or restarted).
     var isClosed: Bool { connection.isClosed }
 
+    /// Whether the server still answers on this connection within `timeout`. A connection whose
+    /// server stopped can still look open to postgres-nio, and a statement sent on it then waits for
+    /// the whole `requestTimeout` (seen under load: a push 30 s after the server stopped).
+    func answers(within timeout: Duration) async -> Bool {
+        guard !isClosed else { return false }
+        do {
+            try await within(timeout) { [connection, logger] in
+                _ = try await connection.query("SELECT 1", logger: logger)
+            }
+            return true
+        } catch {
+            return false
+        }
+    }
+
     deinit {
         // A connection dropped without `close()` (a sync that was not stopped): closed now, kept
         // alive until it is (postgres-nio asserts that a connection is closed before it goes).
@@ -50,13 +65,13 @@ final class ServerConnection: Sendable {
 
     @discardableResult
     func execute(_ query: PostgresQuery) async throws(SyncError) -> PostgresRowSequence {
-        try await withinRequestTimeout { [connection, logger] in try await connection.query(query, logger: logger) }
+        try await within(requestTimeout) { [connection, logger] in try await connection.query(query, logger: logger) }
     }
 
     func rows<each Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Value).Type)
         async throws(SyncError) -> [(repeat each Value)]
     {
-        let rows = try await withinRequestTimeout { [connection, logger] in
+        let rows = try await within(requestTimeout) { [connection, logger] in
             var found: [PostgresRow] = []
             for try await row in try await connection.query(query, logger: logger) { found.append(row) }
             return found
@@ -68,14 +83,16 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// Runs `request` and returns what it returns, or fails with `.unreachable` once `requestTimeout`
-    /// passed, closing the connection: postgres-nio's query on a connection whose server went away
+    /// How often a statement under way checks whether its connection closed.
+    private static let closeCheckInterval = Duration.milliseconds(100)
+
+    /// Runs `request` and returns what it returns, or fails with `.unreachable` once `timeout`
+    /// passed or the connection closed, closing it: postgres-nio's query on a connection whose server went away
     /// can wait for ever (seen with the server stopped between two statements).
-    private func withinRequestTimeout<R: Sendable>(_ request: @escaping @Sendable () async throws -> R)
+    private func within<R: Sendable>(_ timeout: Duration, _ request: @escaping @Sendable () async throws -> R)
         async throws(SyncError) -> R
     {
         let outcome = RequestOutcome<R>()
-        let timeout = requestTimeout
         let result: Result<R, any Error> = await withCheckedContinuation { continuation in
             outcome.setContinuation(continuation)
             let work = Task {
@@ -86,8 +103,20 @@ final class ServerConnection: Sendable {
                 }
             }
             let timer = Task { [connection] in
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }  // cancelled: answered
-                if outcome.finish(.failure(SyncError.unreachable("no answer within \(timeout)"))) {
+                // Also watches the connection: a statement in flight when the server stopped was
+                // seen to wait the whole timeout on a connection already closed.
+                let clock = ContinuousClock()
+                let deadline = clock.now + timeout
+                var failure = SyncError.unreachable("no answer within \(timeout)")
+                while clock.now < deadline {
+                    let pause = min(Self.closeCheckInterval, deadline - clock.now)
+                    guard (try? await Task.sleep(for: pause)) != nil else { return }  // cancelled: answered
+                    if connection.isClosed {
+                        failure = .unreachable("the server closed the connection")
+                        break
+                    }
+                }
+                if outcome.finish(.failure(failure)) {
                     work.cancel()
                     connection.close().whenComplete { _ in }
                 }

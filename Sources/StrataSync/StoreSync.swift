@@ -193,8 +193,11 @@ public actor StoreSync {
 
     private func connected() async throws(SyncError) -> ServerConnection {
         if let connection {
-            guard connection.isClosed else { return connection }
-            await dropConnection()  // it died with the server (or a network break): open a new one
+            // One round trip per synchronization: a statement on a connection that died with the
+            // server (or a network break) would wait `requestTimeout`, a failed probe only
+            // `connectTimeout`, and then a new connection is opened (or fails fast: `.unreachable`).
+            if await connection.answers(within: server.connectTimeout) { return connection }
+            await dropConnection()
         }
         update { $0.connection = .connecting }
         do throws(SyncError) {
