@@ -38,6 +38,54 @@ struct MultiProcessTests {
         try store.verify()
     }
 
+    @Test(
+        "a process that opens a file while it is compacted in place waits for the copy, and loses nothing",
+        arguments: ["on launch", "compactFile"])
+    func anOpenDuringAnInPlaceCompactionWaits(_ compaction: String) throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        let path = fixture.path
+        do {  // a file of mostly free pages, closed in this process
+            let store = try fixture.open()
+            try store.write {
+                for id in 0..<2_000 {
+                    let entry = ProcessEntry()
+                    entry.id = id
+                    try store.add(entry)
+                }
+            }
+            try store.write { try store.delete(store.objects(ProcessEntry.self).where { $0.id >= 100 }) }
+        }
+        #expect(!EnvironmentRegistry.shared.isOpen(path))
+        // Between the copy and its rename, another process opens the file and adds 100 objects.
+        let other = Locked<StressProcess?>(nil)
+        EnvironmentRegistry.beforeReplacingHook.withLock { hook in
+            hook = { compacted in
+                guard compacted == path, other.withLock({ $0 == nil }),
+                    let process = try? StressProcess(["add-range", path, "5000", "100"])
+                else { return }
+                other.withLock { $0 = process }
+                let deadline = Date().addingTimeInterval(3)  // done by then, unless its open waits
+                while process.isRunning, Date() < deadline { usleep(10_000) }
+            }
+        }
+        defer { EnvironmentRegistry.beforeReplacingHook.withLock { $0 = nil } }
+        var compacting = reliabilityConfiguration(path: path)
+        compacting.shouldCompactOnLaunch = { _, _ in true }
+        let store: Store
+        if compaction == "on launch" {
+            store = try Store(configuration: compacting)
+        } else {
+            _ = try DynamicStore.compactFile(atPath: path)
+            store = try Store(configuration: reliabilityConfiguration(path: path))
+        }
+        let process = try #require(other.withLock { $0 }, "the file was compacted")
+        #expect(process.remainingLines() == ["done"])
+        #expect(process.wait().status == 0)
+        try store.refresh()
+        #expect(store.objects(ProcessEntry.self).count == 200, "100 kept, 100 added by the other process")
+        try store.verify()
+    }
+
     @Test("asking whether another process has the file open keeps this process's reader slots")
     func probingTheLockFileKeepsOurReaders() throws {
         let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])

@@ -74,11 +74,8 @@ extension Store {
         public var deleteStoreIfMigrationNeeded = false
         /// Asked when the file is first opened in the process, with its size and the bytes its data
         /// uses: return true to compact it (a copy without free pages replaces it) before use.
-        /// Skipped when another process has the file open.
-        ///
-        /// - Warning: That check is made once, before the copy: a process that opens the file while
-        ///   the copy is written loses what it commits meanwhile. Only for a file one process opens
-        ///   first and alone (Docs/Migrations.md).
+        /// Skipped when another process has the file open; a process that opens the file while it is
+        /// compacted waits until the copy has replaced it.
         public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
 
         /// A store in the file at `fileURL`, created when it does not exist (its directory must).

@@ -201,7 +201,8 @@ public final class DynamicStore {
     }
 
     /// Replaces the file at `path` with a compacted copy of itself (no free pages), when no process
-    /// has it open. Returns the file's size before and after.
+    /// has it open. Returns the file's size before and after. A process that opens the file while it
+    /// is compacted waits until the copy has replaced it.
     ///
     /// ```swift
     /// let (before, after) = try DynamicStore.compactFile(atPath: path)
@@ -209,23 +210,16 @@ public final class DynamicStore {
     /// - Throws: `.fileAccess` with `EBUSY` when this or another process has the file open (copy it
     ///   with `writeCopy(to:compact:)` instead), `.fileAccess` when the copy cannot be written or
     ///   renamed, what `init(path:)` throws. The original file is left as it was on any failure.
-    /// - Warning: Whether another process has the file open is checked once, before the copy: what a
-    ///   process that opens the file meanwhile commits is lost when the copy replaces the file.
     public static func compactFile(atPath path: String) throws(StoreError) -> (bytesBefore: Int, bytesAfter: Int) {
         let canonical = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard !EnvironmentRegistry.shared.isOpen(canonical) else { throw .fileAccess(path: path, code: EBUSY) }
-        let compacted = canonical + ".compacting"
-        unlink(compacted)  // left by a crash during an earlier compaction
-        var store: DynamicStore? = try DynamicStore(path: canonical)
-        guard !store!.environment.isOpenInAnotherProcess else { throw .fileAccess(path: path, code: EBUSY) }
-        let before = fileSize(atPath: canonical) ?? 0
-        try store!.writeCopy(to: URL(fileURLWithPath: compacted), compact: true)
-        store = nil  // closes the environment before the file is replaced
-        guard rename(compacted, canonical) == 0 else {
-            let code = errno
-            unlink(compacted)
-            throw .fileAccess(path: path, code: code)
+        let options = try DynamicStore(path: canonical).environment.options  // a Strata file, and how to open it
+        do {
+            return try EnvironmentRegistry.shared.compactInPlace(path: canonical, options: options)
+        } catch {
+            // Named as the caller named it.
+            if case .fileAccess(_, EBUSY) = error { throw .fileAccess(path: path, code: EBUSY) }
+            throw StoreError(error)
         }
-        return (before, fileSize(atPath: canonical) ?? 0)
     }
 }

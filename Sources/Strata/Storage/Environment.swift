@@ -72,7 +72,16 @@ final class Environment: @unchecked Sendable {
     /// - Throws: `.fileAccess` when the location cannot be read or written, `.damaged` when the file
     ///   is not an LMDB file, comes from an incompatible version, or is shorter than its last used page
     ///   (reading it would fault), `.lmdb` for any other LMDB failure.
-    init(path: String, options: EnvironmentOptions, removeOnClose: [String] = []) throws(StorageError) {
+    /// `use`: the process's use of the file when the caller took it (an in-place compaction, which
+    /// keeps it if opening fails); otherwise a shared use is taken here, waiting while another
+    /// process compacts the file in place.
+    init(path: String, options: EnvironmentOptions, removeOnClose: [String] = [], use: FileUse? = nil)
+        throws(StorageError)
+    {
+        let fileUse = use ?? FileUse.shared(path: path, options: options)
+        var opened = false
+        defer { if !opened, use == nil { fileUse?.end() } }  // no environment of the file is open here
+        self.fileUse = fileUse
         if !options.readOnly { StoreFile.removeAbandonedCopies(of: path) }
         switch fileSize(atPath: path) {
         case nil where !options.readOnly && errno == ENOENT:
@@ -120,7 +129,7 @@ final class Environment: @unchecked Sendable {
         // mdb_env_stat of an open environment cannot fail; 4096 is LMDB's page size on Linux anyway.
         pageSize = (try? LMDB.stat(env).ms_psize).map(Int.init) ?? 4096
         maxKeySize = LMDB.maxKeySize(env)
-        // Thrown from here, the environment closes in deinit.
+        opened = true  // thrown from here, the environment closes in deinit, and ends the use
         if options.checksEveryPage, removeOnClose.isEmpty { try checkEveryPageOnce() }
     }
 
@@ -174,17 +183,10 @@ final class Environment: @unchecked Sendable {
     }
 
     private let isClosed = Locked(false)
-    /// A descriptor of the lock file for `isOpenInAnotherProcess`, kept until the environment closes:
-    /// closing any descriptor of a file drops every POSIX lock the process holds on it, LMDB's own
-    /// included (then other processes take this one's readers for dead ones and clear their slots).
-    private let lockProbe = Locked<Int32>(-1)
-
-    private func lockFileProbe() -> Int32? {
-        lockProbe.withLock { fd in
-            if fd < 0 { fd = open(path + "-lock", O_RDONLY | O_CLOEXEC) }
-            return fd >= 0 ? fd : nil
-        }
-    }
+    /// This process's use of the file (a `flock` on the lock file), ended when the environment closes;
+    /// its descriptor also serves `isOpenInAnotherProcess`. Nil when the lock file could not be opened.
+    private let fileUse: FileUse?
+    private let keepsFileUse = Locked(false)
 
     /// Closes the environment (once). Every transaction on it must have ended.
     func close() {
@@ -194,11 +196,15 @@ final class Environment: @unchecked Sendable {
         }
         guard !wasClosed else { return }
         LMDB.closeEnvironment(handle)
-        lockProbe.withLock { fd in
-            if fd >= 0 { closeFile(fd) }  // after LMDB released its locks anyway
-            fd = -1
-        }
+        if !keepsFileUse.withLock({ $0 }) { fileUse?.end() }  // after LMDB released its locks anyway
         for file in removeOnClose { unlink(file) }
+    }
+
+    /// Closes the environment but leaves the file's use to the caller, who took it (an in-place
+    /// compaction, which keeps the file to itself until the copy replaced it).
+    func closeKeepingUse() {
+        keepsFileUse.withLock { $0 = true }
+        close()
     }
 
     deinit {
@@ -328,7 +334,7 @@ final class Environment: @unchecked Sendable {
     /// Whether another process has the file open: LMDB keeps a shared lock on the first byte of the
     /// lock file while an environment is open (locks of this process never conflict with it).
     var isOpenInAnotherProcess: Bool {
-        guard let fd = lockFileProbe() else { return false }
+        guard let fd = fileUse?.descriptor else { return false }
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)

@@ -32,26 +32,38 @@ final class EnvironmentRegistry: Sendable {
         path: String, options: EnvironmentOptions, temporary: Bool = false, joiningAnyOptions: Bool = false
     ) throws(StorageError) -> EnvironmentLease {
         try entries.withLock { entries throws(StorageError) -> EnvironmentLease in
-            if var entry = entries[path] {
-                let open = entry.environment.options
-                let sameOptions =
-                    open.syncMode == options.syncMode && open.readOnly == options.readOnly
-                    && open.mapSize == options.mapSize
-                guard joiningAnyOptions || sameOptions else {
-                    throw .conflictingOptions(
-                        "\(path) is already open in this process with other options "
-                            + "(durability, readOnly and maximumSize must match)")
-                }
-                entry.leases += 1
-                entries[path] = entry
-                return EnvironmentLease(entry.environment, registry: self)
-            }
-            let files = temporary ? [path, path + "-lock"] : []
-            for file in files { unlink(file) }  // a file left by a crashed process with the same pid
-            let environment = try Environment(path: path, options: options, removeOnClose: files)
-            entries[path] = Entry(environment: environment, leases: 1)
-            return EnvironmentLease(environment, registry: self)
+            try lease(
+                path: path, options: options, temporary: temporary, joiningAnyOptions: joiningAnyOptions,
+                in: &entries)
         }
+    }
+
+    private func lease(
+        path: String, options: EnvironmentOptions, temporary: Bool = false, joiningAnyOptions: Bool = false,
+        in entries: inout [String: Entry]
+    ) throws(StorageError) -> EnvironmentLease {
+        if var entry = entries[path] {
+            let open = entry.environment.options
+            let sameOptions =
+                open.syncMode == options.syncMode && open.readOnly == options.readOnly
+                && open.mapSize == options.mapSize
+            guard joiningAnyOptions || sameOptions else {
+                throw .conflictingOptions(
+                    "\(path) is already open in this process with other options "
+                        + "(durability, readOnly and maximumSize must match)")
+            }
+            entry.leases += 1
+            entries[path] = entry
+            return EnvironmentLease(entry.environment, registry: self)
+        }
+        let files = temporary ? [path, path + "-lock"] : []
+        for file in files { unlink(file) }  // a file left by a crashed process with the same pid
+        return register(try Environment(path: path, options: options, removeOnClose: files), in: &entries)
+    }
+
+    private func register(_ environment: Environment, in entries: inout [String: Entry]) -> EnvironmentLease {
+        entries[environment.path] = Entry(environment: environment, leases: 1)
+        return EnvironmentLease(environment, registry: self)
     }
 
     fileprivate func release(_ environment: Environment) {
@@ -68,31 +80,94 @@ final class EnvironmentRegistry: Sendable {
         }
     }
 
-    /// A lease on the environment of `path`. On the process's first open of the file, asks
-    /// `shouldCompact` (total bytes, used bytes) and, if it agrees and no other process has the file
-    /// open, replaces the file with a compacted copy first.
+    /// A lease on the environment of `path`. On the process's first open of the file, when no other
+    /// process has it open, asks `shouldCompact` (total bytes, used bytes) and, if it agrees, replaces
+    /// the file with a compacted copy first. Processes that open the file meanwhile wait (`FileUse`).
     ///
     /// - Throws: what `lease` throws; `.fileAccess` when the copy cannot be written or put in place.
     func lease(
         path: String, options: EnvironmentOptions, compactingIf shouldCompact: (Int, Int) -> Bool
     ) throws(StorageError) -> EnvironmentLease {
-        let isFirstOpen = !isOpen(path)
-        var lease: EnvironmentLease? = try self.lease(path: path, options: options)
-        guard isFirstOpen, !options.readOnly, let environment = lease?.environment, !environment.isOpenInAnotherProcess
-        else { return lease! }
-        let usage = try environment.usage()
-        guard shouldCompact(usage.totalBytes, usage.usedBytes) else { return lease! }
+        // Under the registry's lock throughout: this process's other opens of the file wait too.
+        try entries.withLock { entries throws(StorageError) -> EnvironmentLease in
+            guard entries[path] == nil, !options.readOnly,
+                let use = FileUse.exclusive(path: path, options: options)
+            else { return try lease(path: path, options: options, in: &entries) }
+            var opened: Environment?
+            do throws(StorageError) {
+                let environment = try Environment(path: path, options: options, use: use)
+                opened = environment
+                // A process that takes no `FileUse` (another LMDB program) still shows in LMDB's lock.
+                guard !environment.isOpenInAnotherProcess else {
+                    use.share()
+                    return register(environment, in: &entries)
+                }
+                let usage = try environment.usage()
+                guard shouldCompact(usage.totalBytes, usage.usedBytes) else {
+                    use.share()
+                    return register(environment, in: &entries)
+                }
+                _ = try Self.replaceWithCompactedCopy(environment, use: use)
+                use.share()
+                return register(try Environment(path: path, options: options, use: use), in: &entries)
+            } catch {
+                opened?.closeKeepingUse()
+                use.end()  // no environment of the file is open in this process now
+                throw error
+            }
+        }
+    }
+
+    /// Replaces the file at `path` with a compacted copy of itself, when no process has it open (this
+    /// one included); processes that open it meanwhile wait until it is replaced (`FileUse`).
+    /// Returns the file's size before and after.
+    ///
+    /// - Throws: `.fileAccess` with `EBUSY` when a process has the file open, `.fileAccess` when the copy
+    ///   cannot be written or put in place (the original is then left as it was), what
+    ///   `Environment.init` throws.
+    func compactInPlace(path: String, options: EnvironmentOptions) throws(StorageError) -> (Int, Int) {
+        try entries.withLock { entries throws(StorageError) -> (Int, Int) in
+            guard entries[path] == nil, let use = FileUse.exclusive(path: path, options: options) else {
+                throw .fileAccess(path: path, code: EBUSY)
+            }
+            defer { use.end() }  // after the environment closed
+            let environment = try Environment(path: path, options: options, use: use)
+            guard !environment.isOpenInAnotherProcess else {
+                environment.closeKeepingUse()
+                throw .fileAccess(path: path, code: EBUSY)
+            }
+            return try Self.replaceWithCompactedCopy(environment, use: use)
+        }
+    }
+
+    #if DEBUG
+        /// Tests: runs with the file's path once its compacted copy is written, before the copy
+        /// replaces it.
+        static let beforeReplacingHook = Locked<(@Sendable (String) -> Void)?>(nil)
+    #endif
+
+    /// Writes a compacted copy of `environment`'s file beside it, closes `environment`, and renames
+    /// the copy over the file. `use` holds the file exclusively (no process can open the original and
+    /// commit to it meanwhile) and stays with the caller.
+    private static func replaceWithCompactedCopy(
+        _ environment: Environment, use: FileUse
+    ) throws(StorageError) -> (Int, Int) {
+        let path = environment.path
         let compacted = path + ".compacting"
         unlink(compacted)  // left by a crash during an earlier compaction
+        let before = fileSize(atPath: path) ?? 0
+        defer { environment.closeKeepingUse() }
         try environment.copy(to: compacted, compact: true)
-        lease = nil  // closes the environment: nothing else of this process holds it
-        guard !isOpen(path), rename(compacted, path) == 0 else {
+        #if DEBUG
+            beforeReplacingHook.withLock { $0 }?(path)
+        #endif
+        environment.closeKeepingUse()  // before the file is replaced
+        guard rename(compacted, path) == 0 else {
             let code = errno
             unlink(compacted)
-            if isOpen(path) { return try self.lease(path: path, options: options) }  // opened meanwhile: keep as is
             throw .fileAccess(path: path, code: code)
         }
-        return try self.lease(path: path, options: options)
+        return (before, fileSize(atPath: path) ?? 0)
     }
 
     /// Deletes the file at `path` and its lock file, unless this process has it open.
