@@ -78,10 +78,9 @@ final class Environment: @unchecked Sendable {
     init(path: String, options: EnvironmentOptions, removeOnClose: [String] = [], use: FileUse? = nil)
         throws(StorageError)
     {
-        let fileUse = use ?? FileUse.shared(path: path, options: options)
+        var fileUse = use
         var opened = false
         defer { if !opened, use == nil { fileUse?.end() } }  // no environment of the file is open here
-        self.fileUse = fileUse
         if !options.readOnly { StoreFile.removeAbandonedCopies(of: path) }
         switch fileSize(atPath: path) {
         case nil where !options.readOnly && errno == ENOENT:
@@ -94,6 +93,10 @@ final class Environment: @unchecked Sendable {
         case nil:
             break  // LMDB reports why it cannot open it
         }
+        // Once the file is known to be a store (a foreign file is left without a lock file). The check
+        // may have read a file a compaction then replaced: its compacted copy is as sound.
+        if fileUse == nil { fileUse = FileUse.shared(path: path, options: options) }
+        self.fileUse = fileUse
         let env: OpaquePointer
         do {
             env = try LMDB.createEnvironment()
