@@ -338,13 +338,7 @@ final class Environment: @unchecked Sendable {
     /// lock file while an environment is open (locks of this process never conflict with it).
     var isOpenInAnotherProcess: Bool {
         guard let fd = fileUse?.descriptor else { return false }
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        lock.l_start = 0
-        lock.l_len = 1
-        guard fcntl(fd, F_GETLK, &lock) == 0 else { return true }
-        return lock.l_type != Int16(F_UNLCK)
+        return FileUse.lmdbLockHeldElsewhere(fd)
     }
 
     /// Clears the reader slots of dead processes (`mdb_reader_check`); returns how many it cleared.
@@ -358,12 +352,42 @@ final class Environment: @unchecked Sendable {
     /// Begins a (top-level) transaction, counted as open until `transactionEnded()`; adopts the map
     /// when another process grew it past this one's (`MapAdoption`).
     func beginTransaction(flags: UInt32) throws(LMDBError) -> OpaquePointer {
-        try mapAdoption.opening(handle) { () throws(LMDBError) in try LMDB.beginTransaction(handle, flags: flags) }
+        let transaction = try mapAdoption.opening(handle) { () throws(LMDBError) in
+            try LMDB.beginTransaction(handle, flags: flags)
+        }
+        guard flags & UInt32(MDB_RDONLY) != 0 else { return transaction }
+        do {
+            try settleSnapshot(transaction)
+        } catch {
+            LMDB.abort(transaction)  // reset by the failed renewal: no longer counted as open
+            throw error
+        }
+        return transaction
     }
 
     /// Renews a reset read transaction, counted as open until `transactionEnded()`.
     func renewTransaction(_ transaction: OpaquePointer) throws(LMDBError) {
         try mapAdoption.opening(handle) { () throws(LMDBError) in try LMDB.renew(transaction) }
+        try settleSnapshot(transaction)
+    }
+
+    /// Makes sure a read transaction shows the commit its id names, renewing it until it does.
+    ///
+    /// LMDB 0.9 (`mdb_txn_renew0`) publishes the newest transaction id T in the reader slot, then
+    /// copies the roots from meta page `T % 2`. A thread preempted between the two while two more
+    /// commits land copies the roots of T + 2, which overwrote that meta page: the snapshot shows a
+    /// newer commit than its id, and the next snapshot (T + 1) shows fewer objects. Seen as a count
+    /// going down under load (`MultiProcessTests.fourWriters`: 31,000 at version 310, then 30,900 at
+    /// 311). libmdbx re-checks the meta page after copying it; through LMDB's public API: once the
+    /// roots are copied, the newest commit must be at most T + 1, or the copy may be of T + 2.
+    ///
+    /// - Throws: what renewing throws; the transaction is then reset, and counted as ended.
+    private func settleSnapshot(_ transaction: OpaquePointer) throws(LMDBError) {
+        while let newest = try? LMDB.info(handle).me_last_txnid, newest > LMDB.transactionID(transaction) + 1 {
+            LMDB.reset(transaction)
+            mapAdoption.ended()
+            try mapAdoption.opening(handle) { () throws(LMDBError) in try LMDB.renew(transaction) }
+        }
     }
 
     /// A transaction begun or renewed here was committed, aborted or reset.

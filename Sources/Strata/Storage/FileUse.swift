@@ -56,11 +56,28 @@ final class FileUse: Sendable {
     /// descriptor of a failed attempt is closed.
     static func exclusive(path: String, options: EnvironmentOptions) -> FileUse? {
         guard let fd = openLockFile(of: path, options: options, create: true) else { return nil }
-        guard lock(fd, LOCK_EX | LOCK_NB) else {
-            close(fd)
-            return nil
+        // A shared use can outlive its process's close by a moment: a child being spawned holds a
+        // copy of every descriptor until its exec closes it. While LMDB's own lock shows no other
+        // process, try again for a while.
+        for _ in 0..<40 {
+            if lock(fd, LOCK_EX | LOCK_NB) { return FileUse(descriptor: fd) }
+            guard !lmdbLockHeldElsewhere(fd) else { break }
+            usleep(5_000)
         }
-        return FileUse(descriptor: fd)
+        close(fd)
+        return nil
+    }
+
+    /// Whether another process holds LMDB's shared lock on the lock file's first byte (it has the
+    /// file open). `fcntl` locks are per process: a child being spawned holds none of them.
+    static func lmdbLockHeldElsewhere(_ fd: Int32) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        guard fcntl(fd, F_GETLK, &lock) == 0 else { return true }
+        return lock.l_type != Int16(F_UNLCK)
     }
 
     /// Turns an exclusive use into a shared one, letting the processes waiting to open the file in.
