@@ -86,6 +86,37 @@ struct MultiProcessTests {
         try store.verify()
     }
 
+    @Test("every snapshot shows the commit its version names, while 4 processes commit and 4 threads refresh")
+    func snapshotsMatchTheirVersions() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        let configuration = fixture.configuration
+        let base = try fixture.open().core.version()  // every later commit adds exactly 100 objects
+        let writers = try (0..<4).map { try StressProcess(["add-range", fixture.path, "\($0 * 10_000)", "10000"]) }
+        let mismatches = Locked<[String]>([])
+        let running = Locked(true)
+        let readers = (0..<4).map { _ in
+            let thread = Thread {
+                guard let store = try? Store(configuration: configuration) else { return }
+                while running.withLock({ $0 }) {
+                    guard (try? store.refresh()) != nil, let version = try? store.core.version() else { continue }
+                    let count = store.objects(ProcessEntry.self).count
+                    if count != (version - base) * 100 {
+                        mismatches.withLock { $0.append("version \(version) shows \(count) objects") }
+                    }
+                }
+            }
+            thread.start()
+            return thread
+        }
+        for writer in writers {
+            #expect(writer.wait().status == 0)
+        }
+        running.withLock { $0 = false }
+        while readers.contains(where: { !$0.isFinished }) { usleep(1_000) }
+        #expect(mismatches.withLock { $0 }.isEmpty, "\(mismatches.withLock { $0.prefix(5) })")
+        #expect(try fixture.open().objects(ProcessEntry.self).count == 40_000)
+    }
+
     @Test("asking whether another process has the file open keeps this process's reader slots")
     func probingTheLockFileKeepsOurReaders() throws {
         let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
