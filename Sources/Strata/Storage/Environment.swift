@@ -383,7 +383,11 @@ final class Environment: @unchecked Sendable {
     ///
     /// - Throws: what renewing throws; the transaction is then reset, and counted as ended.
     private func settleSnapshot(_ transaction: OpaquePointer) throws(LMDBError) {
-        while let newest = try? LMDB.info(handle).me_last_txnid, newest > LMDB.transactionID(transaction) + 1 {
+        // Bounded: only commits landing faster than renewals run could keep it going; the last
+        // snapshot would then be kept as LMDB made it.
+        for _ in 0..<1_000 {
+            guard let newest = try? LMDB.info(handle).me_last_txnid, newest > LMDB.transactionID(transaction) + 1
+            else { return }
             LMDB.reset(transaction)
             mapAdoption.ended()
             try mapAdoption.opening(handle) { () throws(LMDBError) in try LMDB.renew(transaction) }
