@@ -65,6 +65,14 @@ for path, (layer, lines) in sorted(files.items()):
                     f"{path.relative_to(root.parent.parent)}:{number}: {LAYERS[layer]} names {name}, "
                     f"declared in {LAYERS[above]} (a layer above)")
 
+# LMDB's C API is the storage layer's alone.
+for path, (layer, lines) in sorted(files.items()):
+    for number, line in enumerate(lines, start=1):
+        if re.match(r"^\s*(?:@\w+\s+)?import\s+(?:\w+\s+)?CLMDB\b", line) and LAYERS[layer] != "Storage":
+            problems.append(
+                f"{path.relative_to(root.parent.parent)}:{number}: {LAYERS[layer]} imports CLMDB "
+                f"(only Storage/ may)")
+
 for problem in problems:
     print(problem)
 print(f"layers: {len(files)} files in {len(LAYERS)} layers checked, {len(problems)} problems")

@@ -1,4 +1,3 @@
-import CLMDB
 import Dispatch
 import Foundation
 
