@@ -112,7 +112,8 @@ final class ObserverRegistry {
     /// The other queue a notification goes to, or nil for this Store's own (the main queue is a main
     /// thread Store's own).
     ///
-    /// - Throws: `.invalidArgument` for a frozen Store, or a concurrent queue.
+    /// - Throws: `.invalidArgument` for a frozen Store, or a queue known to be concurrent (a global
+    ///   one, or one a Store was refused on; another is found when a Store is opened there).
     func foreignDeliveryQueue(_ queue: DispatchQueue?) throws(StoreError) -> DispatchQueue? {
         guard !core.isFrozen else { throw .invalidArgument("a frozen snapshot never changes: observe the live Store") }
         guard let queue else { return nil }

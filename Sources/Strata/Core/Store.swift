@@ -39,6 +39,10 @@ public struct Store {
     /// Opens the Store for `configuration` confined to a serial queue. Call it on that queue. The
     /// main queue and the main thread are one: on it, this is the main thread's Store.
     ///
+    /// The first Store opened on a queue learns that the queue is serial by adding a block to it and
+    /// seeing that the block waits for the caller's (up to 20 ms, once per queue: Dispatch has no
+    /// public way to ask).
+    ///
     /// - Throws: `.wrongThread` when not called on `queue`, `.invalidArgument` for a concurrent queue
     ///   (one made with `.concurrent`, or a global queue), and what `init(configuration:)` throws.
     /// - Warning: LMDB's writer lock belongs to a thread: begin and commit each write inside one block
@@ -49,12 +53,13 @@ public struct Store {
             core = try StoreCache.core(for: configuration, confinement: .currentThread)
             return
         }
-        guard !DispatchQueues.isConcurrent(queue) else {
+        guard !DispatchQueues.isConcurrent(queue), case let confinement = try Confinement.queue(queue),
+            DispatchQueues.learnKind(ofCurrent: queue) == .serial else {
             throw .invalidArgument(
                 "\(queue.label) is a concurrent queue: a Store needs a serial queue (two blocks of a concurrent "
                     + "queue may use it at once)")
         }
-        core = try StoreCache.core(for: configuration, confinement: try .queue(queue), queue: queue)
+        core = try StoreCache.core(for: configuration, confinement: confinement, queue: queue)
     }
 
     /// Opens a Store isolated to `actor` instead of a thread: the actor's code uses it, and its
@@ -77,16 +82,11 @@ public struct Store {
     /// Each call makes a new Store (actors' Stores are not cached); several of one file, for several
     /// actors, coexist with the threads' Stores of it.
     ///
-    /// - Throws: what `init(configuration:)` throws; `.invalidArgument` when this Swift runtime cannot
-    ///   tell which actor code runs on.
+    /// - Throws: what `init(configuration:)` throws; `.invalidArgument` when not called on `actor`.
     /// - Warning: Off the actor, the Store's throwing APIs throw `.wrongThread` and its objects'
     ///   properties trap, as a thread's Store does off its thread. A `write { }` block must not
     ///   `await` (LMDB's writer lock belongs to one thread).
     public init(configuration: Configuration, actor: isolated any Actor) async throws(StoreError) {
-        guard CurrentExecutor.isAvailable else {
-            throw .invalidArgument(
-                "this Swift runtime has no swift_task_getCurrentExecutor: a Store cannot be isolated to an actor")
-        }
         let token = ActorToken(executor: actor.unownedExecutor, isMainActor: actor === MainActor.shared)
         guard token.isCurrent else {
             throw .invalidArgument("Store(configuration:actor:) did not run on the actor it was given")

@@ -1,8 +1,16 @@
 import Dispatch
 
-/// Identifies a serial queue that Stores are confined to (set as the queue's specific value).
+/// Identifies a dispatch queue that Stores are confined to or deliver on: set as the queue's
+/// specific value (the public way to recognise a queue: on Linux every access to
+/// `DispatchQueue.main` or `.global()` makes a new wrapper, so wrappers cannot be compared with `===`).
 @usableFromInline
-final class QueueToken: Sendable {}
+final class QueueToken: Sendable {
+    /// Whether the queue may run two blocks at once, once known: marked for the global queues,
+    /// learned for others when a Store is first opened on them (`DispatchQueues.learnKind`).
+    let kind: Locked<DispatchQueues.Kind?>
+
+    init(kind: DispatchQueues.Kind?) { self.kind = Locked(kind) }
+}
 
 /// Where a Store may be used: the thread that opened it, a serial dispatch queue, or an actor.
 @usableFromInline
@@ -14,22 +22,14 @@ enum Confinement {
     /// An actor's Store: used by the actor's code on any thread its jobs run on.
     case actor(ActorToken)
 
-    private static let queueKey = DispatchSpecificKey<QueueToken>()
-
     static var currentThread: Confinement { .thread(.current) }
 
     /// Confinement to `queue`, which the caller must be running on.
     ///
     /// - Throws: `.wrongThread` when not called from `queue`.
     static func queue(_ queue: DispatchQueue) throws(StoreError) -> Confinement {
-        let token: QueueToken
-        if let existing = queue.getSpecific(key: queueKey) {
-            token = existing
-        } else {
-            token = QueueToken()
-            queue.setSpecific(key: queueKey, value: token)
-        }
-        guard DispatchQueue.getSpecific(key: queueKey) === token else { throw .wrongThread }
+        let token = DispatchQueues.token(of: queue)
+        guard isCurrentQueue(token) else { throw .wrongThread }
         return .queue(token)
     }
 
@@ -45,7 +45,7 @@ enum Confinement {
 
     @usableFromInline
     static func isCurrentQueue(_ token: QueueToken) -> Bool {
-        DispatchQueue.getSpecific(key: queueKey) === token
+        DispatchQueue.getSpecific(key: DispatchQueues.tokenKey) === token
     }
 
     /// Whether one thread at a time uses what is confined (not a frozen snapshot, read from any).
@@ -65,53 +65,79 @@ enum Confinement {
     }
 }
 
-/// What a `DispatchQueue` is, seen through the dispatch object it wraps. On Linux every access to
-/// `DispatchQueue.main` (or `.global()`) makes a new wrapper, so wrappers cannot be compared with
-/// `===`; and a concurrent queue cannot confine a Store (two of its blocks may run at once).
+/// What a `DispatchQueue` is, told through public Dispatch API only: each queue Strata meets gets a
+/// `QueueToken` as its specific value, and a queue's kind is marked (the global queues) or learned
+/// by watching it run a block (`learnKind`). Dispatch has no public question "is this queue
+/// serial?"; Docs/Concurrency.md says what the probe gives and where it cannot answer.
 enum DispatchQueues {
-    /// The dispatch object a queue wraps (on Linux, its `__wrapped` field), or nil where the wrapper
-    /// is the object itself or its layout is unknown.
-    private static func object(of queue: DispatchQueue) -> UnsafeRawPointer? {
-        #if canImport(Darwin)
-            return UnsafeRawPointer(Unmanaged.passUnretained(queue).toOpaque())
-        #else
-            for child in Mirror(reflecting: queue).children where child.label == "__wrapped" {
-                return (child.value as? OpaquePointer).map(UnsafeRawPointer.init)
-            }
-            return nil
-        #endif
+    enum Kind: Sendable {
+        case serial
+        /// A queue made with `.concurrent`, or a global one: two of its blocks may run at once.
+        case concurrent
     }
 
-    /// The first word of a dispatch object: its class (vtable), the same for every queue of a kind.
-    private static func kind(of queue: DispatchQueue) -> UInt? {
-        #if canImport(Darwin)
-            return nil
-        #else
-            object(of: queue)?.load(as: UInt.self)
-        #endif
+    static let tokenKey = DispatchSpecificKey<QueueToken>()
+    /// Makes getting or setting a queue's token one step (two threads meeting a new queue agree).
+    private static let tokens = Locked(())
+
+    /// The main queue's token, and the global queues' (marked concurrent), set once.
+    private static let marked: QueueToken = {
+        for qos in [DispatchQoS.QoSClass.background, .utility, .default, .userInitiated, .userInteractive, .unspecified] {
+            _ = token(of: .global(qos: qos), kind: .concurrent)
+        }
+        return token(of: .main, kind: .serial)
+    }()
+
+    /// The token of `queue`, set on it the first time.
+    static func token(of queue: DispatchQueue) -> QueueToken {
+        _ = marked
+        return token(of: queue, kind: nil)
     }
 
-    /// The kinds of queue a Store cannot be confined to: made with `.concurrent`, and the global ones.
-    private static let concurrentKinds: Set<UInt> = Set(
-        [DispatchQueue(label: "strata.kind.concurrent", attributes: .concurrent), DispatchQueue.global()]
-            .compactMap(kind(of:)))
+    private static func token(of queue: DispatchQueue, kind: Kind?) -> QueueToken {
+        tokens.withLock { _ in
+            if let existing = queue.getSpecific(key: tokenKey) { return existing }
+            let token = QueueToken(kind: kind)
+            queue.setSpecific(key: tokenKey, value: token)
+            return token
+        }
+    }
 
-    /// Whether both wrap the same queue.
+    /// Whether both are the same queue.
     static func isSame(_ a: DispatchQueue, _ b: DispatchQueue) -> Bool {
-        if a === b { return true }
-        guard let first = object(of: a), let second = object(of: b) else { return false }
-        return first == second
+        a === b || token(of: a) === token(of: b)
     }
 
     /// Whether `queue` is the main queue.
     static func isMain(_ queue: DispatchQueue) -> Bool {
-        isSame(queue, .main)
+        token(of: queue) === marked
     }
 
-    /// Whether `queue` may run two blocks at once (a `.concurrent` queue, or a global one). Unknown
-    /// kinds count as serial.
+    /// Whether `queue` is known to run two blocks at once (a global queue, or one `learnKind` saw do
+    /// it). A queue not yet probed counts as serial.
     static func isConcurrent(_ queue: DispatchQueue) -> Bool {
-        guard let kind = kind(of: queue) else { return false }
-        return concurrentKinds.contains(kind)
+        token(of: queue).kind.withLock { $0 } == .concurrent
+    }
+
+    /// How long `learnKind` waits for its block to start beside the caller's.
+    static let probeWait = DispatchTimeInterval.milliseconds(20)
+
+    /// Learns the kind of `queue` once, from a block running on it (the caller's): a block added to
+    /// a serial queue cannot start before the caller's ends, one added to a concurrent queue starts
+    /// beside it. The caller waits up to `probeWait` for the block (a serial queue waits it all, once
+    /// per queue); a concurrent queue too busy to start a block in that time counts as serial.
+    ///
+    /// - Returns: the queue's kind.
+    @discardableResult
+    static func learnKind(ofCurrent queue: DispatchQueue) -> Kind {
+        let token = token(of: queue)
+        if let known = token.kind.withLock({ $0 }) { return known }
+        let started = DispatchSemaphore(value: 0)
+        queue.async { started.signal() }
+        let kind: Kind = started.wait(timeout: .now() + probeWait) == .success ? .concurrent : .serial
+        return token.kind.withLock { known in
+            if known == nil { known = kind }
+            return known!
+        }
     }
 }
