@@ -65,13 +65,18 @@ for path, (layer, lines) in sorted(files.items()):
                     f"{path.relative_to(root.parent.parent)}:{number}: {LAYERS[layer]} names {name}, "
                     f"declared in {LAYERS[above]} (a layer above)")
 
-# LMDB's C API is the storage layer's alone.
+# LMDB's C API is the storage layer's alone: no other layer imports CLMDB, calls LMDB's wrappers
+# (`LMDB.…`) or holds one of its handles (`OpaquePointer`).
 for path, (layer, lines) in sorted(files.items()):
+    if LAYERS[layer] == "Storage":
+        continue
     for number, line in enumerate(lines, start=1):
-        if re.match(r"^\s*(?:@\w+\s+)?import\s+(?:\w+\s+)?CLMDB\b", line) and LAYERS[layer] != "Storage":
-            problems.append(
-                f"{path.relative_to(root.parent.parent)}:{number}: {LAYERS[layer]} imports CLMDB "
-                f"(only Storage/ may)")
+        where = f"{path.relative_to(root.parent.parent)}:{number}: {LAYERS[layer]}"
+        if re.match(r"^\s*(?:@\w+\s+)?import\s+(?:\w+\s+)?CLMDB\b", line):
+            problems.append(f"{where} imports CLMDB (only Storage/ may)")
+        for name in ("LMDB", "OpaquePointer"):
+            if re.search(rf"\b{name}\b", line):
+                problems.append(f"{where} names {name} (LMDB's C API and handles are Storage/'s alone)")
 
 for problem in problems:
     print(problem)

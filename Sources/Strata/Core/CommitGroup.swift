@@ -21,7 +21,7 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
 
     /// The group's LMDB transaction. Used by one member at a time (the holder of the writer's turn),
     /// through a nested transaction; the turn's hand-offs order the members' accesses.
-    let transaction: OpaquePointer
+    let transaction: GroupTransaction
 
     private struct State {
         /// Per member write committed into the group: its change log (nil: not logged).
@@ -41,7 +41,7 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
     static let maximumTurns = 256
 
     private init(
-        environment: Environment, transaction: OpaquePointer, changes: ChangeHub,
+        environment: Environment, transaction: GroupTransaction, changes: ChangeHub,
         pin: @escaping @Sendable (Int) -> PinnedSnapshot?
     ) {
         self.environment = environment
@@ -62,9 +62,9 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
             // A thread of its own, not a global queue's: it blocks while the members write, and a
             // global queue has as many threads as cores (two blocked groups would stall a third).
             Thread {
-                let transaction: OpaquePointer
+                let transaction: GroupTransaction
                 do throws(LMDBError) {
-                    transaction = try environment.beginTransaction(flags: 0)
+                    transaction = try GroupTransaction(environment)
                 } catch {
                     environment.writerGate.leave()
                     continuation.resume(throwing: StoreError(error))
@@ -100,21 +100,20 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
     /// task a trip to a new thread), nil when the turn was given back.
     private func commitWhenClosed() -> CommitGroup? {
         closed.wait()
-        let version = LMDB.transactionID(transaction)
+        let version = transaction.version
         let outcome: Result<Void, StoreError>
         do throws(LMDBError) {
             #if DEBUG
                 if let fault = Self.injectedFault(for: environment.path) {
-                    LMDB.abort(transaction)
+                    transaction.abort()
                     throw fault
                 }
             #endif
-            try LMDB.commit(transaction)  // frees the transaction even when it fails
+            try transaction.commit()  // frees the transaction even when it fails
             outcome = .success(())
         } catch {
             outcome = .failure(StoreError(error))
         }
-        environment.transactionEnded()
         let next = outcome.isSuccess ? nextGroup() : nil
         if next == nil { environment.writerGate.leave() }
         let (logs, waiting) = state.withLock { ($0.logs, $0.waiting) }
@@ -127,12 +126,11 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
     private func nextGroup() -> CommitGroup? {
         let gate = environment.writerGate
         guard gate.isTaskFirstInLine,
-            let transaction = try? environment.beginTransaction(flags: 0)
+            let transaction = try? GroupTransaction(environment)
         else { return nil }
         let next = CommitGroup(environment: environment, transaction: transaction, changes: changes, pin: pin)
         guard gate.passTurn(within: next) else {  // only the turn's holder takes waiters: not expected
-            LMDB.abort(transaction)
-            environment.transactionEnded()
+            transaction.abort()
             return nil
         }
         return next

@@ -254,7 +254,7 @@ final class StoreCore: ObjectContext {
         let transaction: WriteTransaction
         if let commitGroup {
             transaction = try StoreError.mapping {
-                try WriteTransaction(nestedIn: commitGroup.transaction, of: environment)
+                try WriteTransaction(nestedIn: commitGroup.transaction)
             }
         } else {
             transaction = try StoreError.mapping { try WriteTransaction(environment, hasTurn: hasTurn) }

@@ -31,9 +31,7 @@ struct WriteTransaction: ~Copyable {
         environment.noteWriter(.current)
     }
 
-    /// Begins a write nested in `parent`, a transaction of `environment` begun on another thread and
-    /// left idle meanwhile (a commit group's): it commits into `parent`, whose own commit makes it
-    /// durable. Whoever began `parent` holds the writer's turn and LMDB's lock.
+    /// Begins a write nested in `parent`, a transaction of `environment` (`GroupTransaction`'s).
     init(nestedIn parent: OpaquePointer, of environment: Environment) throws(LMDBError) {
         handle = try LMDB.beginTransaction(environment.handle, parent: parent, flags: 0)
         self.environment = environment
