@@ -152,14 +152,11 @@ struct MultiProcessTests {
         #expect(!environment.readers().contains { $0.processID == reader.pid })
     }
 
-    @Test("every reader slot taken (frozen snapshots hold one each): a typed error, not a hang; freed slots work again")
-    func readerSlotsExhausted() throws {
-        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
-        let store = try fixture.open()
-        try store.write { try store.add(ProcessEntry()) }
+    /// Freezes a new version of `store` until opening a snapshot fails (at most `limit` times).
+    private static func freezeUntilFull(_ store: Store, limit: Int) -> (frozen: [Store], failure: StoreError?) {
         var frozen: [Store] = []
         var failure: StoreError?
-        while failure == nil, frozen.count < 1_000 {
+        while failure == nil, frozen.count < limit {
             do {
                 frozen.append(try store.freeze())
                 let changed = ProcessEntry()
@@ -169,11 +166,45 @@ struct MultiProcessTests {
                 failure = error as? StoreError ?? .invalidArgument("\(error)")
             }
         }
+        return (frozen, failure)
+    }
+
+    @Test("every reader slot taken (frozen snapshots hold one each): a typed error saying who holds them; freed slots work again")
+    func readerSlotsExhausted() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self]) { $0.maximumReaders = 40 }
+        let store = try fixture.open()
+        try store.write { try store.add(ProcessEntry()) }
+        var (frozen, failure) = Self.freezeUntilFull(store, limit: 1_000)
         #expect(failure == .storage(.readersFull))
-        #expect(frozen.count > 100, "LMDB's default of 126 slots, less this process's own")
-        #expect(frozen.count < 126, "LMDB's default of 126 slots, less this process's own")
+        #expect(frozen.count > 30 && frozen.count < 40, "40 slots, less this process's own: \(frozen.count)")
+        let description = failure.map { "\($0)" } ?? ""
+        #expect(description.contains("40 of the file's 40 reader slots are in use: 40 by this process"), "\(description)")
+        #expect(description.contains("1 live Stores of threads, queues and actors"), "\(description)")
+        #expect(description.contains("\(frozen.count) frozen versions"), "\(description)")
+        #expect(description.contains("none by other processes"), "\(description)")
         frozen.removeAll()
         #expect(try store.freeze().objects(ProcessEntry.self).count == 1)
+    }
+
+    @Test("by default the reader table has room for 1,024: 600 frozen versions and a thread's Store")
+    func readerSlotsByDefault() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self]) { $0.durability = .noSync }
+        let store = try fixture.open()
+        try store.write { try store.add(ProcessEntry()) }
+        let (frozen, failure) = Self.freezeUntilFull(store, limit: 600)
+        #expect(failure == nil)
+        #expect(frozen.count == 600)
+    }
+
+    @Test("maximumReaders outside 1...1,048,576 is refused")
+    func maximumReadersChecked() {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self]) { $0.maximumReaders = 0 }
+        #expect {
+            try fixture.open()
+        } throws: { error in
+            guard case .invalidArgument(let message) = error as? StoreError else { return false }
+            return message.contains("maximumReaders")
+        }
     }
 }
 

@@ -72,6 +72,18 @@ extension Store {
         ///
         /// - Warning: Every object in the file is lost; for caches only.
         public var deleteStoreIfMigrationNeeded = false
+        /// The size of the file's table of reader slots (LMDB's `mdb_env_set_maxreaders`). Each live
+        /// Store (one per thread, queue or actor), each frozen version and each commit kept for
+        /// notifications holds a slot while it lives, in every process that has the file open; when
+        /// none is left, opening a snapshot throws `.storage(.readersFull)`, whose description says
+        /// who holds them.
+        ///
+        /// The default, 1,024, is LMDB's 126 made room for servers (a `StorePool`'s queues and an
+        /// actor per connection, each with a Store, plus frozen versions handed between tasks). A
+        /// slot costs 64 bytes of the lock file, and LMDB only walks the slots used so far, so room
+        /// not used costs nothing at commit. The table's size is fixed by the first process to open
+        /// the file (while no other has it open); later ones use that size.
+        public var maximumReaders: Int = Int(EnvironmentOptions.defaultMaxReaders)
         /// Asked when the file is first opened in the process, with its size and the bytes its data
         /// uses: return true to compact it (a copy without free pages replaces it) before use.
         /// Skipped when another process has the file open; a process that opens the file while it is
@@ -140,12 +152,16 @@ extension Store {
                     case .noMetaSync: .noMetaSync
                     case .noSync: .noSync
                     }
+                guard (1...(1 << 20)).contains(maximumReaders) else {
+                    throw .invalidArgument("maximumReaders \(maximumReaders) is not between 1 and 1,048,576")
+                }
                 guard filePermissions <= 0o777 else {
                     throw .invalidArgument(
                         "filePermissions 0o\(String(filePermissions, radix: 8)) has bits beyond 0o777")
                 }
                 return EnvironmentOptions(
-                    mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly, fileMode: mode_t(filePermissions),
+                    mapSize: pageRounded, syncMode: syncMode, readOnly: readOnly, maxReaders: UInt32(maximumReaders),
+                    fileMode: mode_t(filePermissions),
                     checksEveryPage: openingCheck == .full)
             }
         }

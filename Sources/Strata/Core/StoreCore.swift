@@ -148,16 +148,18 @@ final class StoreCore: ObjectContext {
         switch snapshot?.isActive {
         case nil:
             do {
-                snapshot = try ReadTransaction(environment)
-            } catch .readersFull {
-                guard try environment.clearStaleReaders() > 0 else { throw .readersFull }
-                snapshot = try ReadTransaction(environment)  // a dead process held a slot
+                snapshot = try ReadTransaction(environment, for: readerHolder)
+            } catch let full where full == .readersFull {
+                guard try environment.clearStaleReaders() > 0 else { throw full }
+                snapshot = try ReadTransaction(environment, for: readerHolder)  // a dead process held a slot
             }
         case false?: try snapshot!.renew()
         case true?: return
         }
         seenVersion = snapshot?.version ?? 0
     }
+
+    private var readerHolder: ReaderHolder { isFrozen ? .frozen : .store }
 
     /// The version (LMDB transaction id) this Store sees.
     func version() throws(StoreError) -> Int {

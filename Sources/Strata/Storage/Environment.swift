@@ -21,12 +21,15 @@ struct EnvironmentOptions: Hashable, Sendable {
     var mapSize: Int
     var syncMode: SyncMode = .full
     var readOnly = false
-    var maxReaders: UInt32 = 126
+    var maxReaders: UInt32 = EnvironmentOptions.defaultMaxReaders
     var maxTables: UInt32 = 256
     /// Permissions of a newly created file (and its lock file).
     var fileMode: mode_t = 0o600
     /// Walk every page and row when the process opens the file (`Environment.checkEveryPageOnce`).
     var checksEveryPage = true
+
+    /// LMDB's own default is 126; why Strata's is higher: `Store.Configuration.maximumReaders`.
+    static let defaultMaxReaders: UInt32 = 1_024
 
     var flags: UInt32 {
         var flags = UInt32(MDB_NOSUBDIR | MDB_NOTLS)
@@ -66,6 +69,8 @@ final class Environment: @unchecked Sendable {
     private let openedTables = Locked<[String: Table]>([:])
     /// Counts the open transactions, so that a map another process grew can be adopted.
     private let mapAdoption = MapAdoption()
+    /// The reader slots this process's snapshots hold, per holder (`readersFull`'s report).
+    private let readerSlots = Locked([Int](repeating: 0, count: ReaderHolder.allCases.count))
 
     /// Opens (creating if needed) the environment at `path`.
     ///
@@ -325,6 +330,36 @@ final class Environment: @unchecked Sendable {
         }
     }
 
+    func readerSlotTaken(by holder: ReaderHolder) {
+        readerSlots.withLock { $0[holder.rawValue] += 1 }
+    }
+
+    func readerSlotGiven(by holder: ReaderHolder) {
+        readerSlots.withLock { $0[holder.rawValue] -= 1 }
+    }
+
+    /// Who holds the reader slots: how many the table has, how many this process's snapshots hold
+    /// (per holder) and how many other processes' do (per process).
+    func readerSlotReport() -> String {
+        let capacity = LMDB.maxReaders(handle)
+        let ownProcess = getpid()
+        let slots = readers()
+        let others = Dictionary(grouping: slots.filter { $0.processID != ownProcess }, by: \.processID)
+        let held = readerSlots.withLock { $0 }
+        let own = slots.count - others.values.reduce(0) { $0 + $1.count }
+        var report = "\(slots.count) of the file's \(capacity) reader slots are in use: \(own) by this process ("
+        report += ReaderHolder.allCases.map { "\(held[$0.rawValue]) \($0.described)" }.joined(separator: ", ") + ")"
+        if others.isEmpty {
+            report += ", none by other processes"
+        } else {
+            let listed = others.sorted { $0.value.count > $1.value.count }.prefix(5)
+            report += ", \(slots.count - own) by \(others.count) other process(es) ("
+            report += listed.map { "pid \($0.key): \($0.value.count)" }.joined(separator: ", ")
+            report += others.count > listed.count ? ", …)" : ")"
+        }
+        return report + "; Store.Configuration.maximumReaders sets the table's size when the file is first opened"
+    }
+
     /// The newest committed version.
     func latestVersion() throws(StorageError) -> Int {
         do {
@@ -351,9 +386,16 @@ final class Environment: @unchecked Sendable {
 
     /// Begins a (top-level) transaction, counted as open until `transactionEnded()`; adopts the map
     /// when another process grew it past this one's (`MapAdoption`).
+    ///
+    /// - Throws: what `mdb_txn_begin` returns; `.readersFull` says who holds the slots.
     func beginTransaction(flags: UInt32) throws(LMDBError) -> OpaquePointer {
-        let transaction = try mapAdoption.opening(handle) { () throws(LMDBError) in
-            try LMDB.beginTransaction(handle, flags: flags)
+        let transaction: OpaquePointer
+        do {
+            transaction = try mapAdoption.opening(handle) { () throws(LMDBError) in
+                try LMDB.beginTransaction(handle, flags: flags)
+            }
+        } catch .readersFull {
+            throw LMDBError(code: LMDBError.readersFull.code, detail: readerSlotReport())
         }
         guard flags & UInt32(MDB_RDONLY) != 0 else { return transaction }
         do {

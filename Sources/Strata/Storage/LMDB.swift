@@ -45,6 +45,11 @@ enum LMDB {
         try check(mdb_env_set_maxreaders(env, readers))
     }
 
+    static func maxReaders(_ env: OpaquePointer) -> Int {
+        var readers: UInt32 = 0
+        return mdb_env_get_maxreaders(env, &readers) == 0 ? Int(readers) : 0
+    }
+
     static func setMaxTables(_ env: OpaquePointer, _ tables: UInt32) throws(LMDBError) {
         try check(mdb_env_set_maxdbs(env, MDB_dbi(tables)))
     }

@@ -20,14 +20,31 @@ import CLMDB
 public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The raw code: negative for LMDB's own errors, positive for `errno` values.
     public let code: Int32
+    /// What Strata knew when the error happened (for `.readersFull`: who holds the reader slots).
+    /// Not part of equality: `.readersFull` matches every `MDB_READERS_FULL`.
+    public let detail: String?
 
     /// The error for an LMDB (`MDB_*`) or `errno` code.
-    public init(code: Int32) { self.code = code }
-
-    /// LMDB's own text for the code (`mdb_strerror`, which falls back to `strerror` for `errno` values).
-    public var description: String {
-        "\(String(cString: mdb_strerror(code))) (\(code))"
+    public init(code: Int32) {
+        self.code = code
+        detail = nil
     }
+
+    init(code: Int32, detail: String) {
+        self.code = code
+        self.detail = detail
+    }
+
+    /// LMDB's own text for the code (`mdb_strerror`, which falls back to `strerror` for `errno`
+    /// values), and the detail if there is one.
+    public var description: String {
+        "\(String(cString: mdb_strerror(code))) (\(code))" + (detail.map { ": \($0)" } ?? "")
+    }
+
+    /// Errors are equal when their codes are.
+    public static func == (lhs: LMDBError, rhs: LMDBError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Matches any error equal to `pattern`, so `catch LMDBError.mapFull` and `case .mapFull` work.
     public static func ~= (pattern: LMDBError, value: any Error) -> Bool {

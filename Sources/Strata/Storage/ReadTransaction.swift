@@ -10,9 +10,15 @@ struct ReadTransaction: ~Copyable {
     private(set) var isActive = true
     private var isFinished = false
 
-    init(_ environment: Environment) throws(LMDBError) {
+    private let holder: ReaderHolder
+
+    /// Begins a snapshot at the newest commit; it holds a reader slot, counted for `holder`, until it
+    /// ends.
+    init(_ environment: Environment, for holder: ReaderHolder = .other) throws(LMDBError) {
         handle = try environment.beginTransaction(flags: UInt32(MDB_RDONLY))
         self.environment = environment
+        self.holder = holder
+        environment.readerSlotTaken(by: holder)
     }
 
     /// The commit this snapshot shows (LMDB's transaction id).
@@ -65,7 +71,10 @@ struct ReadTransaction: ~Copyable {
     /// Ends the snapshot, keeping the table handles opened in it.
     consuming func commit() throws(LMDBError) {
         isFinished = true
-        defer { if isActive { environment.transactionEnded() } }
+        defer {
+            if isActive { environment.transactionEnded() }
+            environment.readerSlotGiven(by: holder)
+        }
         try LMDB.commit(handle)
     }
 
@@ -73,5 +82,6 @@ struct ReadTransaction: ~Copyable {
         guard !isFinished else { return }
         LMDB.abort(handle)
         if isActive { environment.transactionEnded() }
+        environment.readerSlotGiven(by: holder)
     }
 }
