@@ -2,6 +2,11 @@
 # Both install liblmdb-dev first when the machine lacks it (`make test` also PostgreSQL's server, for
 # the private cluster the sync tests start).
 
+# The package's traits (Package.swift): the sync library and the `strata` command, with their
+# third-party packages. An app depending on Strata alone enables neither; this repository's own
+# builds enable both, everywhere, so that one build serves every target.
+TRAITS = --traits Sync,CLI
+
 .PHONY: lmdb postgresql demo demo-sync bench-sync test test-tsan soak stress build clean bench bench-smoke docs lint format
 
 lmdb:
@@ -11,15 +16,15 @@ postgresql:
 	@scripts/ensure-postgresql.sh
 
 demo: lmdb
-	swift run strata-demo
+	swift run $(TRAITS) strata-demo
 
 # Two devices kept in step through a private PostgreSQL the demo starts and stops (builds postgres-nio).
 demo-sync: lmdb postgresql
-	swift run strata-sync-demo
+	swift run $(TRAITS) strata-sync-demo
 
 # S1 and S2 of Docs/Benchmarks.md against a private PostgreSQL (release build; SCALE=0.1 for a quick run).
 bench-sync: lmdb postgresql
-	swift build -c release --product strata-sync-bench && .build/release/strata-sync-bench --scale $(or $(SCALE),1)
+	swift build $(TRAITS) -c release --product strata-sync-bench && .build/release/strata-sync-bench --scale $(or $(SCALE),1)
 
 # Builds the tests (failing on a warning in Strata's own code), runs them, and ends with the names of
 # the tests that failed. TESTS=NAME passes --filter NAME.
@@ -38,25 +43,25 @@ format:
 # The concurrency tests under ThreadSanitizer (a separate build directory); any report fails the run.
 TSAN_TESTS = ConcurrencyTests|ChangesSequenceTests|MapGrowthTests|StorePoolTests|FrozenTests|ActorStoreTests|AsyncWriteTests|GroupCommitTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|MainQueueTests|StrataReactiveTests
 test-tsan: lmdb
-	swift build --build-tests --sanitize=thread --build-path .build-tsan
-	TSAN_OPTIONS=halt_on_error=1 swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"
+	swift build $(TRAITS) --build-tests --sanitize=thread --build-path .build-tsan
+	TSAN_OPTIONS=halt_on_error=1 swift test $(TRAITS) --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"
 
 # The reliability tests at full scale (Docs/Reliability.md): 2,000 kills per durability, 2,000 damaged
 # files per kind (and salvages of 400), 10,000 simulated power cuts per durability, a minute of
 # decoder fuzzing.
 soak: lmdb
 	STRATA_CRASH_KILLS=2000 STRATA_DAMAGE_TRIALS=2000 STRATA_POWER_CUTS=10000 STRATA_FUZZ_SECONDS=60 \
-		swift test --filter "CrashTests|FileDamageTests|SalvageTests|PowerCutTests|DecoderFuzzTests|MultiProcessTests|ConcurrencyTests"
+		swift test $(TRAITS) --filter "CrashTests|FileDamageTests|SalvageTests|PowerCutTests|DecoderFuzzTests|MultiProcessTests|ConcurrencyTests"
 
 # Processes sharing a file for STRESS_SECONDS (600 by default; Docs/Reliability.md): 4 writers, a reader
 # checking that versions and counts never go down and that its reader slot stays listed, a process
 # opening and closing Stores in a loop, both cores loaded. Not part of CI's time budget.
 stress: lmdb
-	swift build --build-tests
-	STRATA_STRESS_SECONDS=$(or $(STRESS_SECONDS),600) swift test --skip-build --filter MultiProcessStressTests
+	swift build $(TRAITS) --build-tests
+	STRATA_STRESS_SECONDS=$(or $(STRESS_SECONDS),600) swift test $(TRAITS) --skip-build --filter MultiProcessStressTests
 
 build: lmdb
-	swift build
+	swift build $(TRAITS)
 
 # The side-by-side comparison (raw LMDB, Strata, GRDB) at full scale; writes Docs/Benchmarks.md.
 # (Removing release.yaml makes SwiftPM re-plan: it misses files added to the path dependency "..".)
@@ -75,10 +80,10 @@ SYMBOLS = .build/symbol-graphs
 docs: lmdb
 	python3 scripts/check-docs.py
 	scripts/check-package-snippet.sh
-	swift package dump-symbol-graph --minimum-access-level public --skip-synthesized-members --skip-inherited-docs
+	swift package $(TRAITS) dump-symbol-graph --minimum-access-level public --skip-synthesized-members --skip-inherited-docs
 	rm -rf $(SYMBOLS) && mkdir -p $(SYMBOLS)
-	cp $$(swift build --show-bin-path)/../symbolgraph/Strata.symbols.json $$(swift build --show-bin-path)/../symbolgraph/Strata@*.json $(SYMBOLS)/
-	python3 scripts/check-doc-comments.py $(SYMBOLS)/Strata*.json $$(swift build --show-bin-path)/../symbolgraph/StrataReactive*.json
+	cp $$(swift build $(TRAITS) --show-bin-path)/../symbolgraph/Strata.symbols.json $$(swift build $(TRAITS) --show-bin-path)/../symbolgraph/Strata@*.json $(SYMBOLS)/
+	python3 scripts/check-doc-comments.py $(SYMBOLS)/Strata*.json $$(swift build $(TRAITS) --show-bin-path)/../symbolgraph/StrataReactive*.json
 	docc convert Sources/Strata/Strata.docc --additional-symbol-graph-dir $(SYMBOLS) \
 		--fallback-display-name Strata --fallback-bundle-identifier org.strata.Strata \
 		--output-path .build/docs --warnings-as-errors

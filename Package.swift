@@ -1,6 +1,10 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// PostgreSQL's client, for the targets of the Sync trait.
+let postgresNIO: Target.Dependency = .product(
+    name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Sync"]))
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v15)],
@@ -11,10 +15,19 @@ let package = Package(
         .executable(name: "strata-demo", targets: ["strata-demo"]),
         .executable(name: "strata", targets: ["StrataCLI"]),
     ],
+    // An app that depends on Strata (or StrataReactive) resolves and builds nothing but this package
+    // and LMDB: the third-party packages are behind traits, off unless asked for. Why traits and not
+    // packages of their own: one package, one build of Strata for the tests of all three, and no
+    // test support exported as a product. A dependency only a disabled trait uses is not resolved.
+    traits: [
+        .trait(name: "Sync", description: "StrataSync, sync through PostgreSQL (depends on postgres-nio)"),
+        .trait(name: "CLI", description: "the `strata` command (depends on swift-argument-parser)"),
+        .default(enabledTraits: []),
+    ],
     dependencies: [
-        // The CLI's only third-party dependency; the library products depend on LMDB alone.
+        // The CLI's only third-party dependency, with the CLI trait.
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        // StrataSync's only dependency (and the sync tests'): the PostgreSQL client.
+        // StrataSync's only dependency (and the sync tests'), with the Sync trait: the PostgreSQL client.
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
@@ -26,7 +39,7 @@ let package = Package(
         .target(name: "Strata", dependencies: ["CLMDB"]),
         .target(name: "StrataReactive", dependencies: ["Strata"]),
         // Sync through PostgreSQL: the only target that depends on postgres-nio.
-        .target(name: "StrataSync", dependencies: ["Strata", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .target(name: "StrataSync", dependencies: ["Strata", postgresNIO]),
         // A private PostgreSQL cluster (initdb and pg_ctl in a temporary directory) for the sync tests,
         // the sync demo and the sync benchmarks. Not a product.
         .target(name: "PrivatePostgres"),
@@ -36,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "strata-sync-bench",
             dependencies: [
-                "Strata", "StrataSync", "PrivatePostgres", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "Strata", "StrataSync", "PrivatePostgres", postgresNIO,
             ]
         ),
         // The patterns of Docs/Guides (a repository with a single source of truth, a table applying
@@ -45,7 +58,7 @@ let package = Package(
         .executableTarget(name: "strata-demo", dependencies: ["Strata", "StrataReactive", "StrataExamples"]),
         .executableTarget(
             name: "StrataCLI",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"]))]
         ),
         // The tests' model types (also used by the stress process), and the tests' fixture.
         .target(name: "StrataTestModels", dependencies: ["Strata"], path: "Tests/StrataTestModels"),
@@ -70,7 +83,7 @@ let package = Package(
             name: "StrataSyncTests",
             dependencies: [
                 "Strata", "StrataSync", "StrataTestSupport", "StrataTestModels", "strata-sync-client", "strata-sync-demo",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                postgresNIO,
             ]
         ),
         .testTarget(

@@ -8,7 +8,10 @@ mkdir -p .build
 build_log=.build/make-test-build.log
 test_log=.build/make-test.log
 
-swift build --build-tests 2>&1 | tee "$build_log"
+# The package's traits (Package.swift): the tests cover the sync library and the command too.
+traits=(--traits Sync,CLI)
+
+swift build "${traits[@]}" --build-tests 2>&1 | tee "$build_log"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
     echo
@@ -24,7 +27,7 @@ if [ -n "$warnings" ]; then
     exit 1
 fi
 
-swift test --skip-build "$@" 2>&1 | tee "$test_log"
+swift test "${traits[@]}" --skip-build "$@" 2>&1 | tee "$test_log"
 status=${PIPESTATUS[0]}
 if [ "$status" -eq 0 ]; then exit 0; fi
 

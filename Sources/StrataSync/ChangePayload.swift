@@ -1,55 +1,57 @@
-@_spi(StrataSync) import Strata
+#if Sync
+    @_spi(StrataSync) import Strata
 
-/// The bytes of a change's properties in `strata.changes.payloads` (one element per change): a count (UInt16), then per
-/// property its name's length (UInt16), its name (UTF-8), its value's length (Int32, -1: null) and
-/// its value as the sending file stores it, little-endian. Clients apply it as it is; the server's
-/// typed tables hold the same values for other programs.
-enum ChangePayload {
-    static func encode(_ properties: [OutgoingChange.Property]) -> [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(2 + properties.reduce(0) { $0 + 6 + $1.name.utf8.count + ($1.bytes?.count ?? 0) })
-        append16(properties.count, to: &bytes)
-        for property in properties {
-            append16(property.name.utf8.count, to: &bytes)
-            bytes += property.name.utf8
-            let length = Int32(property.bytes?.count ?? -1)
-            withUnsafeBytes(of: length.littleEndian) { bytes += $0 }
-            if let value = property.bytes { bytes += value }
-        }
-        return bytes
-    }
-
-    /// - Throws: `SyncError.server` when the bytes are not a payload (nothing of the batch is applied).
-    static func decode(_ bytes: [UInt8], sequence: Int64) throws(SyncError) -> [IncomingChange.Property] {
-        var position = 0
-        func take(_ count: Int) throws(SyncError) -> ArraySlice<UInt8> {
-            guard count >= 0, position + count <= bytes.count else {
-                throw .server(
-                    sqlState: nil, message: "change \(sequence): its payload of \(bytes.count) bytes ends early")
+    /// The bytes of a change's properties in `strata.changes.payloads` (one element per change): a count (UInt16), then per
+    /// property its name's length (UInt16), its name (UTF-8), its value's length (Int32, -1: null) and
+    /// its value as the sending file stores it, little-endian. Clients apply it as it is; the server's
+    /// typed tables hold the same values for other programs.
+    enum ChangePayload {
+        static func encode(_ properties: [OutgoingChange.Property]) -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(2 + properties.reduce(0) { $0 + 6 + $1.name.utf8.count + ($1.bytes?.count ?? 0) })
+            append16(properties.count, to: &bytes)
+            for property in properties {
+                append16(property.name.utf8.count, to: &bytes)
+                bytes += property.name.utf8
+                let length = Int32(property.bytes?.count ?? -1)
+                withUnsafeBytes(of: length.littleEndian) { bytes += $0 }
+                if let value = property.bytes { bytes += value }
             }
-            defer { position += count }
-            return bytes[position..<position + count]
+            return bytes
         }
-        func take16() throws(SyncError) -> Int {
-            let two = try take(2)
-            return Int(two[two.startIndex]) | Int(two[two.startIndex + 1]) << 8
-        }
-        var properties: [IncomingChange.Property] = []
-        for _ in 0..<(try take16()) {
-            let name = String(decoding: try take(try take16()), as: UTF8.self)
-            let four = try take(4)
-            let length = four.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            let value = Int32(bitPattern: length) < 0 ? nil : Array(try take(Int(length)))
-            properties.append(IncomingChange.Property(name: name, bytes: value))
-        }
-        guard position == bytes.count else {
-            throw .server(sqlState: nil, message: "change \(sequence): its payload has bytes past its properties")
-        }
-        return properties
-    }
 
-    private static func append16(_ value: Int, to bytes: inout [UInt8]) {
-        bytes.append(UInt8(truncatingIfNeeded: value))
-        bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        /// - Throws: `SyncError.server` when the bytes are not a payload (nothing of the batch is applied).
+        static func decode(_ bytes: [UInt8], sequence: Int64) throws(SyncError) -> [IncomingChange.Property] {
+            var position = 0
+            func take(_ count: Int) throws(SyncError) -> ArraySlice<UInt8> {
+                guard count >= 0, position + count <= bytes.count else {
+                    throw .server(
+                        sqlState: nil, message: "change \(sequence): its payload of \(bytes.count) bytes ends early")
+                }
+                defer { position += count }
+                return bytes[position..<position + count]
+            }
+            func take16() throws(SyncError) -> Int {
+                let two = try take(2)
+                return Int(two[two.startIndex]) | Int(two[two.startIndex + 1]) << 8
+            }
+            var properties: [IncomingChange.Property] = []
+            for _ in 0..<(try take16()) {
+                let name = String(decoding: try take(try take16()), as: UTF8.self)
+                let four = try take(4)
+                let length = four.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                let value = Int32(bitPattern: length) < 0 ? nil : Array(try take(Int(length)))
+                properties.append(IncomingChange.Property(name: name, bytes: value))
+            }
+            guard position == bytes.count else {
+                throw .server(sqlState: nil, message: "change \(sequence): its payload has bytes past its properties")
+            }
+            return properties
+        }
+
+        private static func append16(_ value: Int, to bytes: inout [UInt8]) {
+            bytes.append(UInt8(truncatingIfNeeded: value))
+            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
+        }
     }
-}
+#endif

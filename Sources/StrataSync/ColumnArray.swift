@@ -1,134 +1,136 @@
-import Foundation
-import NIOCore
-import PostgresNIO
-@_spi(StrataSync) import Strata
+#if Sync
+    import Foundation
+    import NIOCore
+    import PostgresNIO
+    @_spi(StrataSync) import Strata
 
-/// One column of a batch as a one-dimensional PostgreSQL array in binary form, nulls included
-/// (postgres-nio's own arrays cannot hold a null). A push binds one per column and `unnest`s them
-/// into rows: PostgreSQL reads binary values without parsing text, the cheapest way in for many rows.
-struct ColumnArray: PostgresDynamicTypeEncodable {
-    /// How a property's values travel: binary where PostgreSQL's binary form is simple, else text
-    /// that the statement casts (`cast`) to the column's type.
-    enum Element {
-        case bool, int8, float8, text, bytea, uuid, timestamptz
-        /// Text cast to the column's type (`numeric`, `jsonb`).
-        case castText
+    /// One column of a batch as a one-dimensional PostgreSQL array in binary form, nulls included
+    /// (postgres-nio's own arrays cannot hold a null). A push binds one per column and `unnest`s them
+    /// into rows: PostgreSQL reads binary values without parsing text, the cheapest way in for many rows.
+    struct ColumnArray: PostgresDynamicTypeEncodable {
+        /// How a property's values travel: binary where PostgreSQL's binary form is simple, else text
+        /// that the statement casts (`cast`) to the column's type.
+        enum Element {
+            case bool, int8, float8, text, bytea, uuid, timestamptz
+            /// Text cast to the column's type (`numeric`, `jsonb`).
+            case castText
 
-        init(_ type: SyncType, keyTypes: [String: SyncType]) {
-            switch type {
-            case .bool: self = .bool
-            case .integer: self = .int8
-            case .double: self = .float8
-            case .string: self = .text
-            case .data: self = .bytea
-            case .uuid: self = .uuid
-            case .date: self = .timestamptz
-            case .unsigned, .decimal, .list: self = .castText
-            case .optional(let wrapped): self.init(wrapped, keyTypes: keyTypes)
-            case .link(let target): self.init(keyTypes[target] ?? .string, keyTypes: keyTypes)
+            init(_ type: SyncType, keyTypes: [String: SyncType]) {
+                switch type {
+                case .bool: self = .bool
+                case .integer: self = .int8
+                case .double: self = .float8
+                case .string: self = .text
+                case .data: self = .bytea
+                case .uuid: self = .uuid
+                case .date: self = .timestamptz
+                case .unsigned, .decimal, .list: self = .castText
+                case .optional(let wrapped): self.init(wrapped, keyTypes: keyTypes)
+                case .link(let target): self.init(keyTypes[target] ?? .string, keyTypes: keyTypes)
+                }
+            }
+
+            var types: (element: PostgresDataType, array: PostgresDataType) {
+                switch self {
+                case .bool: (.bool, .boolArray)
+                case .int8: (.int8, .int8Array)
+                case .float8: (.float8, .float8Array)
+                case .text, .castText: (.text, .textArray)
+                case .bytea: (.bytea, .byteaArray)
+                case .uuid: (.uuid, .uuidArray)
+                case .timestamptz: (.timestamptz, .timestamptzArray)
+                }
             }
         }
 
-        var types: (element: PostgresDataType, array: PostgresDataType) {
-            switch self {
-            case .bool: (.bool, .boolArray)
-            case .int8: (.int8, .int8Array)
-            case .float8: (.float8, .float8Array)
-            case .text, .castText: (.text, .textArray)
-            case .bytea: (.bytea, .byteaArray)
-            case .uuid: (.uuid, .uuidArray)
-            case .timestamptz: (.timestamptz, .timestamptzArray)
+        let element: Element
+        private var elements = ByteBuffer()
+        private(set) var count = 0
+        private var hasNull = false
+
+        init(_ element: Element, capacity: Int = 0) {
+            self.element = element
+            elements.reserveCapacity(capacity * 12)
+        }
+
+        var psqlType: PostgresDataType { element.types.array }
+        var psqlFormat: PostgresFormat { .binary }
+
+        mutating func appendNull() {
+            elements.writeInteger(Int32(-1))
+            count += 1
+            hasNull = true
+        }
+
+        mutating func append(_ flag: Bool) {
+            elements.writeInteger(Int32(1))
+            elements.writeInteger(UInt8(flag ? 1 : 0))
+            count += 1
+        }
+
+        /// Appends `value` as this column's element type.
+        ///
+        /// - Throws: `SyncError.unsupportedType` for a value that is not of the column's type.
+        mutating func append(_ value: SyncValue) throws(SyncError) {
+            switch (element, value) {
+            case (_, .null): appendNull()
+            case (.bool, .bool(let flag)): append(flag)
+            case (.int8, .integer(let integer)): appendFixed(integer)
+            case (.float8, .double(let double)): appendFixed(double.bitPattern)
+            case (.text, .string(let string)): appendBytes(string.utf8)
+            case (.bytea, .data(let data)): appendBytes(data)
+            case (.uuid, .uuid(let uuid)): appendBytes(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+            case (.timestamptz, .date(let date)): appendFixed(Self.postgresMicroseconds(date))
+            case (.castText, .unsigned(let integer)): appendBytes(String(integer).utf8)
+            case (.castText, .integer(let integer)): appendBytes(String(integer).utf8)
+            case (.castText, .decimal(let decimal)): appendBytes("\(decimal)".utf8)
+            case (.castText, .list):
+                var json = ""
+                JSONText.append(value, to: &json)
+                appendBytes(json.utf8)
+            default:
+                throw .unsupportedType("the value \(value) in a column of \(element)")
             }
         }
-    }
 
-    let element: Element
-    private var elements = ByteBuffer()
-    private(set) var count = 0
-    private var hasNull = false
-
-    init(_ element: Element, capacity: Int = 0) {
-        self.element = element
-        elements.reserveCapacity(capacity * 12)
-    }
-
-    var psqlType: PostgresDataType { element.types.array }
-    var psqlFormat: PostgresFormat { .binary }
-
-    mutating func appendNull() {
-        elements.writeInteger(Int32(-1))
-        count += 1
-        hasNull = true
-    }
-
-    mutating func append(_ flag: Bool) {
-        elements.writeInteger(Int32(1))
-        elements.writeInteger(UInt8(flag ? 1 : 0))
-        count += 1
-    }
-
-    /// Appends `value` as this column's element type.
-    ///
-    /// - Throws: `SyncError.unsupportedType` for a value that is not of the column's type.
-    mutating func append(_ value: SyncValue) throws(SyncError) {
-        switch (element, value) {
-        case (_, .null): appendNull()
-        case (.bool, .bool(let flag)): append(flag)
-        case (.int8, .integer(let integer)): appendFixed(integer)
-        case (.float8, .double(let double)): appendFixed(double.bitPattern)
-        case (.text, .string(let string)): appendBytes(string.utf8)
-        case (.bytea, .data(let data)): appendBytes(data)
-        case (.uuid, .uuid(let uuid)): appendBytes(withUnsafeBytes(of: uuid.uuid) { Array($0) })
-        case (.timestamptz, .date(let date)): appendFixed(Self.postgresMicroseconds(date))
-        case (.castText, .unsigned(let integer)): appendBytes(String(integer).utf8)
-        case (.castText, .integer(let integer)): appendBytes(String(integer).utf8)
-        case (.castText, .decimal(let decimal)): appendBytes("\(decimal)".utf8)
-        case (.castText, .list):
-            var json = ""
-            JSONText.append(value, to: &json)
-            appendBytes(json.utf8)
-        default:
-            throw .unsupportedType("the value \(value) in a column of \(element)")
+        private mutating func appendFixed<I: FixedWidthInteger>(_ integer: I) {
+            elements.writeInteger(Int32(I.bitWidth / 8))
+            elements.writeInteger(integer)  // big-endian, PostgreSQL's byte order
+            count += 1
         }
-    }
 
-    private mutating func appendFixed<I: FixedWidthInteger>(_ integer: I) {
-        elements.writeInteger(Int32(I.bitWidth / 8))
-        elements.writeInteger(integer)  // big-endian, PostgreSQL's byte order
-        count += 1
-    }
+        /// Appends bytes as they are: an element of a `text` (UTF-8) or `bytea` column.
+        mutating func append(bytes: some Collection<UInt8>) {
+            appendBytes(bytes)
+        }
 
-    /// Appends bytes as they are: an element of a `text` (UTF-8) or `bytea` column.
-    mutating func append(bytes: some Collection<UInt8>) {
-        appendBytes(bytes)
-    }
+        private mutating func appendBytes(_ bytes: some Collection<UInt8>) {
+            elements.writeInteger(Int32(bytes.count))
+            elements.writeBytes(bytes)
+            count += 1
+        }
 
-    private mutating func appendBytes(_ bytes: some Collection<UInt8>) {
-        elements.writeInteger(Int32(bytes.count))
-        elements.writeBytes(bytes)
-        count += 1
-    }
+        /// PostgreSQL's timestamp: microseconds since 2000-01-01 UTC.
+        private static func postgresMicroseconds(_ date: Date) -> Int64 {
+            Int64(((date.timeIntervalSince1970 - 946_684_800) * 1_000_000).rounded())
+        }
 
-    /// PostgreSQL's timestamp: microseconds since 2000-01-01 UTC.
-    private static func postgresMicroseconds(_ date: Date) -> Int64 {
-        Int64(((date.timeIntervalSince1970 - 946_684_800) * 1_000_000).rounded())
-    }
-
-    func encode<JSONEncoder: PostgresJSONEncoder>(
-        into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
-    ) {
-        guard count > 0 else {
-            buffer.writeInteger(Int32(0))  // no dimensions: the empty array
-            buffer.writeInteger(Int32(0))
+        func encode<JSONEncoder: PostgresJSONEncoder>(
+            into buffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
+        ) {
+            guard count > 0 else {
+                buffer.writeInteger(Int32(0))  // no dimensions: the empty array
+                buffer.writeInteger(Int32(0))
+                buffer.writeInteger(element.types.element.rawValue)
+                return
+            }
+            buffer.writeInteger(Int32(1))
+            buffer.writeInteger(Int32(hasNull ? 1 : 0))
             buffer.writeInteger(element.types.element.rawValue)
-            return
+            buffer.writeInteger(Int32(count))
+            buffer.writeInteger(Int32(1))  // lower bound
+            var elements = elements
+            buffer.writeBuffer(&elements)
         }
-        buffer.writeInteger(Int32(1))
-        buffer.writeInteger(Int32(hasNull ? 1 : 0))
-        buffer.writeInteger(element.types.element.rawValue)
-        buffer.writeInteger(Int32(count))
-        buffer.writeInteger(Int32(1))  // lower bound
-        var elements = elements
-        buffer.writeBuffer(&elements)
     }
-}
+#endif

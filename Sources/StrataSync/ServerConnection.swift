@@ -1,384 +1,389 @@
-import Foundation
-import PostgresNIO
-@_spi(StrataSync) import Strata
+#if Sync
+    import Foundation
+    import PostgresNIO
+    @_spi(StrataSync) import Strata
 
-/// One connection to the server of record, and the statements of the protocol: create the tables,
-/// push a batch of outbox changes, pull the changes after a position. Every failure comes out as a
-/// `SyncError`.
-final class ServerConnection: Sendable {
-    let connection: PostgresConnection
-    private let logger: Logger
-    private let requestTimeout: Duration
+    /// One connection to the server of record, and the statements of the protocol: create the tables,
+    /// push a batch of outbox changes, pull the changes after a position. Every failure comes out as a
+    /// `SyncError`.
+    final class ServerConnection: Sendable {
+        let connection: PostgresConnection
+        private let logger: Logger
+        private let requestTimeout: Duration
 
-    private init(connection: PostgresConnection, logger: Logger, requestTimeout: Duration) {
-        self.connection = connection
-        self.logger = logger
-        self.requestTimeout = requestTimeout
-    }
-
-    /// Connects, or fails with `.unreachable` within the server's `connectTimeout`.
-    static func connect(_ server: SyncServer) async throws(SyncError) -> ServerConnection {
-        var configuration = PostgresConnection.Configuration(
-            host: server.host, port: server.port, username: server.username, password: server.password,
-            database: server.database, tls: .disable)
-        let (seconds, attoseconds) = server.connectTimeout.components
-        configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let logger = Logger(label: "strata.sync")
-        do {
-            let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-            return ServerConnection(connection: connection, logger: logger, requestTimeout: server.requestTimeout)
-        } catch {
-            throw Self.syncError(error)
+        private init(connection: PostgresConnection, logger: Logger, requestTimeout: Duration) {
+            self.connection = connection
+            self.logger = logger
+            self.requestTimeout = requestTimeout
         }
-    }
 
-    func close() async {
-        try? await connection.close()
-    }
-
-    /// Whether the connection is gone: closed here, or by the server (which stopped, or restarted).
-    var isClosed: Bool { connection.isClosed }
-
-    /// Whether the server still answers on this connection within `timeout`. A connection whose
-    /// server stopped can still look open to postgres-nio, and a statement sent on it then waits for
-    /// the whole `requestTimeout` (seen under load: a push 30 s after the server stopped).
-    func answers(within timeout: Duration) async -> Bool {
-        guard !isClosed else { return false }
-        do {
-            try await within(timeout) { [connection, logger] in
-                _ = try await connection.query("SELECT 1", logger: logger)
+        /// Connects, or fails with `.unreachable` within the server's `connectTimeout`.
+        static func connect(_ server: SyncServer) async throws(SyncError) -> ServerConnection {
+            var configuration = PostgresConnection.Configuration(
+                host: server.host, port: server.port, username: server.username, password: server.password,
+                database: server.database, tls: .disable)
+            let (seconds, attoseconds) = server.connectTimeout.components
+            configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let logger = Logger(label: "strata.sync")
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: configuration, id: 1, logger: logger)
+                return ServerConnection(connection: connection, logger: logger, requestTimeout: server.requestTimeout)
+            } catch {
+                throw Self.syncError(error)
             }
-            return true
-        } catch {
-            return false
         }
-    }
 
-    deinit {
-        // A connection dropped without `close()` (a sync that was not stopped): closed now, kept
-        // alive until it is (postgres-nio asserts that a connection is closed before it goes).
-        let connection = connection
-        connection.close().whenComplete { _ in _ = connection }
-    }
-
-    // MARK: Statements
-
-    @discardableResult
-    func execute(_ query: PostgresQuery) async throws(SyncError) -> PostgresRowSequence {
-        try await within(requestTimeout) { [connection, logger] in try await connection.query(query, logger: logger) }
-    }
-
-    func rows<each Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Value).Type)
-        async throws(SyncError) -> [(repeat each Value)]
-    {
-        let rows = try await within(requestTimeout) { [connection, logger] in
-            var found: [PostgresRow] = []
-            for try await row in try await connection.query(query, logger: logger) { found.append(row) }
-            return found
+        func close() async {
+            try? await connection.close()
         }
-        do {
-            return try rows.map { try $0.decode(types) }
-        } catch {
-            throw Self.syncError(error)
-        }
-    }
 
-    /// How often a statement under way checks whether its connection closed.
-    private static let closeCheckInterval = Duration.milliseconds(100)
+        /// Whether the connection is gone: closed here, or by the server (which stopped, or restarted).
+        var isClosed: Bool { connection.isClosed }
 
-    /// Runs `request` and returns what it returns, or fails with `.unreachable` once `timeout`
-    /// passed or the connection closed, closing it: postgres-nio's query on a connection whose server went away
-    /// can wait for ever (seen with the server stopped between two statements).
-    private func within<R: Sendable>(_ timeout: Duration, _ request: @escaping @Sendable () async throws -> R)
-        async throws(SyncError) -> R
-    {
-        let outcome = RequestOutcome<R>()
-        let result: Result<R, any Error> = await withCheckedContinuation { continuation in
-            outcome.setContinuation(continuation)
-            let work = Task {
-                do {
-                    outcome.finish(.success(try await request()))
-                } catch {
-                    outcome.finish(.failure(error))
+        /// Whether the server still answers on this connection within `timeout`. A connection whose
+        /// server stopped can still look open to postgres-nio, and a statement sent on it then waits for
+        /// the whole `requestTimeout` (seen under load: a push 30 s after the server stopped).
+        func answers(within timeout: Duration) async -> Bool {
+            guard !isClosed else { return false }
+            do {
+                try await within(timeout) { [connection, logger] in
+                    _ = try await connection.query("SELECT 1", logger: logger)
                 }
+                return true
+            } catch {
+                return false
             }
-            let timer = Task { [connection] in
-                // Also watches the connection: a statement in flight when the server stopped was
-                // seen to wait the whole timeout on a connection already closed.
-                let clock = ContinuousClock()
-                let deadline = clock.now + timeout
-                var failure = SyncError.unreachable("no answer within \(timeout)")
-                while clock.now < deadline {
-                    let pause = min(Self.closeCheckInterval, deadline - clock.now)
-                    guard (try? await Task.sleep(for: pause)) != nil else { return }  // cancelled: answered
-                    if connection.isClosed {
-                        failure = .unreachable("the server closed the connection")
-                        break
+        }
+
+        deinit {
+            // A connection dropped without `close()` (a sync that was not stopped): closed now, kept
+            // alive until it is (postgres-nio asserts that a connection is closed before it goes).
+            let connection = connection
+            connection.close().whenComplete { _ in _ = connection }
+        }
+
+        // MARK: Statements
+
+        @discardableResult
+        func execute(_ query: PostgresQuery) async throws(SyncError) -> PostgresRowSequence {
+            try await within(requestTimeout) { [connection, logger] in try await connection.query(query, logger: logger)
+            }
+        }
+
+        func rows<each Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Value).Type)
+            async throws(SyncError) -> [(repeat each Value)]
+        {
+            let rows = try await within(requestTimeout) { [connection, logger] in
+                var found: [PostgresRow] = []
+                for try await row in try await connection.query(query, logger: logger) { found.append(row) }
+                return found
+            }
+            do {
+                return try rows.map { try $0.decode(types) }
+            } catch {
+                throw Self.syncError(error)
+            }
+        }
+
+        /// How often a statement under way checks whether its connection closed.
+        private static let closeCheckInterval = Duration.milliseconds(100)
+
+        /// Runs `request` and returns what it returns, or fails with `.unreachable` once `timeout`
+        /// passed or the connection closed, closing it: postgres-nio's query on a connection whose server went away
+        /// can wait for ever (seen with the server stopped between two statements).
+        private func within<R: Sendable>(_ timeout: Duration, _ request: @escaping @Sendable () async throws -> R)
+            async throws(SyncError) -> R
+        {
+            let outcome = RequestOutcome<R>()
+            let result: Result<R, any Error> = await withCheckedContinuation { continuation in
+                outcome.setContinuation(continuation)
+                let work = Task {
+                    do {
+                        outcome.finish(.success(try await request()))
+                    } catch {
+                        outcome.finish(.failure(error))
                     }
                 }
-                if outcome.finish(.failure(failure)) {
-                    work.cancel()
-                    connection.close().whenComplete { _ in }
-                }
-            }
-            outcome.setTimer(timer)
-        }
-        outcome.cancelTimer()  // else every statement would leave a task asleep for `requestTimeout`
-        switch result {
-        case .success(let value): return value
-        case .failure(let error): throw Self.syncError(error)
-        }
-    }
-
-    /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
-    func transaction<R>(_ body: () async throws(SyncError) -> R) async throws(SyncError) -> R {
-        try await execute("BEGIN")
-        do throws(SyncError) {
-            let result = try await body()
-            try await execute("COMMIT")
-            return result
-        } catch {
-            _ = try? await execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    // MARK: The protocol
-
-    /// Creates what is missing of the server's tables (under a lock, so clients may start together),
-    /// and checks that the server describes `types` as this client does.
-    ///
-    /// - Throws: `.schemaMismatch` when the server's protocol version or a type's columns differ.
-    func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType]) async throws(SyncError) {
-        // A push finds its objects by key, 2,000 at a time: with PostgreSQL's default page cost (4,
-        // for spinning disks) the planner scans the whole typed table instead of probing its index
-        // once per key, and every push then costs as much as the table is big.
-        try await execute("SET random_page_cost = 1.1")
-        try await transaction { () throws(SyncError) in
-            try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
-            for statement in ServerSchema.meta { try await execute(PostgresQuery(unsafeSQL: statement)) }
-            try await execute(
-                "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING"
-            )
-            let version = try await rows("SELECT value FROM strata.sync_meta WHERE key = 'protocol'", as: String.self)
-            guard version.first == ServerSchema.protocolVersion else {
-                throw .schemaMismatch(
-                    "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)"
-                )
-            }
-            for statement in ServerSchema.tables { try await execute(PostgresQuery(unsafeSQL: statement)) }
-            for type in types {
-                let fingerprint = ServerSchema.fingerprint(type)
-                let stored = try await rows(
-                    "SELECT fingerprint FROM strata.types WHERE name = \(type.name)", as: String.self)
-                if let stored = stored.first {
-                    guard stored == fingerprint else {
-                        throw .schemaMismatch("\(type.name) is [\(stored)] on the server, [\(fingerprint)] here")
+                let timer = Task { [connection] in
+                    // Also watches the connection: a statement in flight when the server stopped was
+                    // seen to wait the whole timeout on a connection already closed.
+                    let clock = ContinuousClock()
+                    let deadline = clock.now + timeout
+                    var failure = SyncError.unreachable("no answer within \(timeout)")
+                    while clock.now < deadline {
+                        let pause = min(Self.closeCheckInterval, deadline - clock.now)
+                        guard (try? await Task.sleep(for: pause)) != nil else { return }  // cancelled: answered
+                        if connection.isClosed {
+                            failure = .unreachable("the server closed the connection")
+                            break
+                        }
                     }
-                    continue
+                    if outcome.finish(.failure(failure)) {
+                        work.cancel()
+                        connection.close().whenComplete { _ in }
+                    }
                 }
-                try await execute(PostgresQuery(unsafeSQL: ServerSchema.createStateTable(type, keyTypes: keyTypes)))
-                var columns = "["
-                for (index, property) in type.properties.enumerated() {
-                    if index > 0 { columns += "," }
-                    columns += "{\"name\":"
-                    JSONText.appendString(property.name, to: &columns)
-                    columns += ",\"type\":"
-                    JSONText.appendString("\(property.type)", to: &columns)
-                    columns += "}"
-                }
-                columns += "]"
+                outcome.setTimer(timer)
+            }
+            outcome.cancelTimer()  // else every statement would leave a task asleep for `requestTimeout`
+            switch result {
+            case .success(let value): return value
+            case .failure(let error): throw Self.syncError(error)
+            }
+        }
+
+        /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
+        func transaction<R>(_ body: () async throws(SyncError) -> R) async throws(SyncError) -> R {
+            try await execute("BEGIN")
+            do throws(SyncError) {
+                let result = try await body()
+                try await execute("COMMIT")
+                return result
+            } catch {
+                _ = try? await execute("ROLLBACK")
+                throw error
+            }
+        }
+
+        // MARK: The protocol
+
+        /// Creates what is missing of the server's tables (under a lock, so clients may start together),
+        /// and checks that the server describes `types` as this client does.
+        ///
+        /// - Throws: `.schemaMismatch` when the server's protocol version or a type's columns differ.
+        func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType]) async throws(SyncError) {
+            // A push finds its objects by key, 2,000 at a time: with PostgreSQL's default page cost (4,
+            // for spinning disks) the planner scans the whole typed table instead of probing its index
+            // once per key, and every push then costs as much as the table is big.
+            try await execute("SET random_page_cost = 1.1")
+            try await transaction { () throws(SyncError) in
+                try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
+                for statement in ServerSchema.meta { try await execute(PostgresQuery(unsafeSQL: statement)) }
                 try await execute(
-                    "INSERT INTO strata.types VALUES (\(type.name), \(fingerprint), \(columns)::jsonb)")
+                    "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING"
+                )
+                let version = try await rows(
+                    "SELECT value FROM strata.sync_meta WHERE key = 'protocol'", as: String.self)
+                guard version.first == ServerSchema.protocolVersion else {
+                    throw .schemaMismatch(
+                        "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)"
+                    )
+                }
+                for statement in ServerSchema.tables { try await execute(PostgresQuery(unsafeSQL: statement)) }
+                for type in types {
+                    let fingerprint = ServerSchema.fingerprint(type)
+                    let stored = try await rows(
+                        "SELECT fingerprint FROM strata.types WHERE name = \(type.name)", as: String.self)
+                    if let stored = stored.first {
+                        guard stored == fingerprint else {
+                            throw .schemaMismatch("\(type.name) is [\(stored)] on the server, [\(fingerprint)] here")
+                        }
+                        continue
+                    }
+                    try await execute(PostgresQuery(unsafeSQL: ServerSchema.createStateTable(type, keyTypes: keyTypes)))
+                    var columns = "["
+                    for (index, property) in type.properties.enumerated() {
+                        if index > 0 { columns += "," }
+                        columns += "{\"name\":"
+                        JSONText.appendString(property.name, to: &columns)
+                        columns += ",\"type\":"
+                        JSONText.appendString("\(property.type)", to: &columns)
+                        columns += "}"
+                    }
+                    columns += "]"
+                    try await execute(
+                        "INSERT INTO strata.types VALUES (\(type.name), \(fingerprint), \(columns)::jsonb)")
+                }
             }
         }
-    }
 
-    /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet
-    /// get the next sequence numbers, go into `strata.changes` (one row) and the typed tables, and the
-    /// client's position moves past them. Returns the last sequence number given (nil: nothing was new).
-    func push(_ batch: PreparedPush, clientID: UUID) async throws(SyncError) -> Int64? {
-        try await transaction { () throws(SyncError) -> Int64? in
-            // Locks the client's row: a retried batch waits for the first try, then finds it accepted.
-            let accepted = try await rows(
-                """
-                INSERT INTO strata.clients (client_id) VALUES (\(clientID))
-                ON CONFLICT (client_id) DO UPDATE SET last_push = now() RETURNING pushed_through
-                """, as: Int64.self)
-            let pushedThrough = accepted.first ?? 0
-            guard let batch = try batch.after(pushedThrough) else { return nil }
-            let log = batch.log
-            // The sequence's row stays locked until this transaction ends: pushes commit one at a
-            // time, in the order of their numbers. The client's position and the notification (sent
-            // at commit) ride along.
-            let numbered = try await rows(
-                """
-                WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(log.count) WHERE id = 1 RETURNING last_seq),
-                    c AS (UPDATE strata.clients SET pushed_through = \(batch.clientSequence) WHERE client_id = \(clientID))
-                INSERT INTO strata.changes
-                    (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
-                SELECT s.last_seq - \(log.count) + 1, s.last_seq, \(clientID), \(batch.clientSequence),
-                    \(log.typeNames), \(log.keys), \(log.kinds), \(log.payloads)
-                FROM s, pg_notify(\(ServerSchema.channel), s.last_seq::text) AS notified
-                RETURNING last_seq
-                """, as: Int64.self)
-            let last = numbered.first ?? 0
-            for step in batch.tableSteps {
-                switch step {
-                case .run(let statement): try await execute(statement)
-                case .insert(let insert, let replaced):
-                    try await execute("SAVEPOINT strata_insert")
-                    do throws(SyncError) {
-                        try await execute(insert)
-                    } catch .server(sqlState: "23505", _) {  // unique_violation: some are there already
-                        try await execute("ROLLBACK TO SAVEPOINT strata_insert")
-                        try await execute(try replaced.delete())
-                        try await execute(insert)
+        /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet
+        /// get the next sequence numbers, go into `strata.changes` (one row) and the typed tables, and the
+        /// client's position moves past them. Returns the last sequence number given (nil: nothing was new).
+        func push(_ batch: PreparedPush, clientID: UUID) async throws(SyncError) -> Int64? {
+            try await transaction { () throws(SyncError) -> Int64? in
+                // Locks the client's row: a retried batch waits for the first try, then finds it accepted.
+                let accepted = try await rows(
+                    """
+                    INSERT INTO strata.clients (client_id) VALUES (\(clientID))
+                    ON CONFLICT (client_id) DO UPDATE SET last_push = now() RETURNING pushed_through
+                    """, as: Int64.self)
+                let pushedThrough = accepted.first ?? 0
+                guard let batch = try batch.after(pushedThrough) else { return nil }
+                let log = batch.log
+                // The sequence's row stays locked until this transaction ends: pushes commit one at a
+                // time, in the order of their numbers. The client's position and the notification (sent
+                // at commit) ride along.
+                let numbered = try await rows(
+                    """
+                    WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(log.count) WHERE id = 1 RETURNING last_seq),
+                        c AS (UPDATE strata.clients SET pushed_through = \(batch.clientSequence) WHERE client_id = \(clientID))
+                    INSERT INTO strata.changes
+                        (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
+                    SELECT s.last_seq - \(log.count) + 1, s.last_seq, \(clientID), \(batch.clientSequence),
+                        \(log.typeNames), \(log.keys), \(log.kinds), \(log.payloads)
+                    FROM s, pg_notify(\(ServerSchema.channel), s.last_seq::text) AS notified
+                    RETURNING last_seq
+                    """, as: Int64.self)
+                let last = numbered.first ?? 0
+                for step in batch.tableSteps {
+                    switch step {
+                    case .run(let statement): try await execute(statement)
+                    case .insert(let insert, let replaced):
+                        try await execute("SAVEPOINT strata_insert")
+                        do throws(SyncError) {
+                            try await execute(insert)
+                        } catch .server(sqlState: "23505", _) {  // unique_violation: some are there already
+                            try await execute("ROLLBACK TO SAVEPOINT strata_insert")
+                            try await execute(try replaced.delete())
+                            try await execute(insert)
+                        }
                     }
                 }
+                return last
             }
-            return last
         }
-    }
 
-    /// The changes after `position` to `types`, in order: those of the pushes that hold the next
-    /// `limit` sequence numbers (whole pushes, so perhaps more). Returns the position they bring the
-    /// client to (past other types' changes too), and whether that is the server's last.
-    func pull(after position: Int64, types: Set<String>, limit: Int) async throws(SyncError)
-        -> (changes: [IncomingChange], through: Int64, caughtUp: Bool)
-    {
-        // Every number up to the sequence's last is committed (a push holds the sequence's row).
-        let sequence: [Int64] = try await rows("SELECT last_seq FROM strata.sequence WHERE id = 1", as: Int64.self)
-        let newest = sequence.first ?? 0
-        let windowEnd = position + Int64(max(1, limit))
-        let found = try await rows(
-            """
-            SELECT first_seq, last_seq, type_names, object_keys, kinds, payloads FROM strata.changes
-            WHERE first_seq >= (SELECT coalesce(max(first_seq), 0) FROM strata.changes WHERE first_seq <= \(position))
-                AND first_seq <= \(windowEnd) AND last_seq > \(position)
-            ORDER BY first_seq
-            """,
-            as: (Int64, Int64, [String], [ByteBuffer], [String], [ByteBuffer]).self)
-        var changes: [IncomingChange] = []
-        for (first, last, typeNames, keys, kindNames, payloads) in found {
-            let count = typeNames.count
-            guard last - first + 1 == Int64(count), keys.count == count, kindNames.count == count,
-                payloads.count == count
-            else {
-                throw .server(sqlState: nil, message: "the changes \(first)...\(last) do not have one element each")
-            }
-            for index in 0..<count where first + Int64(index) > position && types.contains(typeNames[index]) {
-                let sequence = first + Int64(index)
-                guard let kind = Self.kind(named: kindNames[index]) else {
-                    throw .server(sqlState: nil, message: "change \(sequence) is of kind \(kindNames[index])")
+        /// The changes after `position` to `types`, in order: those of the pushes that hold the next
+        /// `limit` sequence numbers (whole pushes, so perhaps more). Returns the position they bring the
+        /// client to (past other types' changes too), and whether that is the server's last.
+        func pull(after position: Int64, types: Set<String>, limit: Int) async throws(SyncError)
+            -> (changes: [IncomingChange], through: Int64, caughtUp: Bool)
+        {
+            // Every number up to the sequence's last is committed (a push holds the sequence's row).
+            let sequence: [Int64] = try await rows("SELECT last_seq FROM strata.sequence WHERE id = 1", as: Int64.self)
+            let newest = sequence.first ?? 0
+            let windowEnd = position + Int64(max(1, limit))
+            let found = try await rows(
+                """
+                SELECT first_seq, last_seq, type_names, object_keys, kinds, payloads FROM strata.changes
+                WHERE first_seq >= (SELECT coalesce(max(first_seq), 0) FROM strata.changes WHERE first_seq <= \(position))
+                    AND first_seq <= \(windowEnd) AND last_seq > \(position)
+                ORDER BY first_seq
+                """,
+                as: (Int64, Int64, [String], [ByteBuffer], [String], [ByteBuffer]).self)
+            var changes: [IncomingChange] = []
+            for (first, last, typeNames, keys, kindNames, payloads) in found {
+                let count = typeNames.count
+                guard last - first + 1 == Int64(count), keys.count == count, kindNames.count == count,
+                    payloads.count == count
+                else {
+                    throw .server(sqlState: nil, message: "the changes \(first)...\(last) do not have one element each")
                 }
-                let properties = try ChangePayload.decode(Array(buffer: payloads[index]), sequence: sequence)
-                changes.append(
-                    IncomingChange(
-                        sequence: sequence, typeName: typeNames[index], kind: kind, key: Array(buffer: keys[index]),
-                        properties: properties))
+                for index in 0..<count where first + Int64(index) > position && types.contains(typeNames[index]) {
+                    let sequence = first + Int64(index)
+                    guard let kind = Self.kind(named: kindNames[index]) else {
+                        throw .server(sqlState: nil, message: "change \(sequence) is of kind \(kindNames[index])")
+                    }
+                    let properties = try ChangePayload.decode(Array(buffer: payloads[index]), sequence: sequence)
+                    changes.append(
+                        IncomingChange(
+                            sequence: sequence, typeName: typeNames[index], kind: kind, key: Array(buffer: keys[index]),
+                            properties: properties))
+                }
+            }
+            // The numbers after the last push read that no push holds (none while they are dense) are
+            // passed too, up to the window's end; never past the sequence's last.
+            let through = max(position, found.last?.1 ?? min(newest, windowEnd))
+            return (changes, through, through >= newest)
+        }
+
+        static func kindName(_ kind: CapturedChange.Kind) -> String {
+            switch kind {
+            case .insert: "insert"
+            case .update: "update"
+            case .delete: "delete"
             }
         }
-        // The numbers after the last push read that no push holds (none while they are dense) are
-        // passed too, up to the window's end; never past the sequence's last.
-        let through = max(position, found.last?.1 ?? min(newest, windowEnd))
-        return (changes, through, through >= newest)
-    }
 
-    static func kindName(_ kind: CapturedChange.Kind) -> String {
-        switch kind {
-        case .insert: "insert"
-        case .update: "update"
-        case .delete: "delete"
-        }
-    }
-
-    static func kind(named name: String) -> CapturedChange.Kind? {
-        switch name {
-        case "insert": .insert
-        case "update": .update
-        case "delete": .delete
-        default: nil
-        }
-    }
-
-    // MARK: Errors
-
-    /// What a failure of postgres-nio or SwiftNIO means for sync (never handed out as it is).
-    static func syncError(_ error: any Error) -> SyncError {
-        if let error = error as? SyncError { return error }
-        guard let error = error as? PSQLError else { return .unreachable(String(describing: error)) }
-        switch error.code {
-        case .server:
-            let state = error.serverInfo?[.sqlState]
-            let message = error.serverInfo?[.message] ?? "no message"
-            if state == "28P01" || state == "28000" { return .authenticationFailed(message) }
-            if let state, state.hasPrefix("08") || state.hasPrefix("57P") { return .unreachable(message) }
-            return .server(sqlState: state, message: message)
-        case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
-            return .unreachable(error.underlying.map { String(describing: $0) } ?? "\(error.code)")
-        case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
-            return .authenticationFailed("\(error.code)")
-        default:
-            return .server(sqlState: nil, message: "\(error.code)")
-        }
-    }
-}
-
-extension ServerConnection {
-    /// Listens on `channel` and calls `onNotification` for each notification, until the connection
-    /// closes or the task is cancelled.
-    func listen(channel: String, onNotification: @escaping @Sendable () async -> Void) async throws(SyncError) {
-        do {
-            try await connection.listen(on: channel) { notifications in
-                for try await _ in notifications { await onNotification() }
+        static func kind(named name: String) -> CapturedChange.Kind? {
+            switch name {
+            case "insert": .insert
+            case "update": .update
+            case "delete": .delete
+            default: nil
             }
-        } catch {
-            throw Self.syncError(error)
         }
-    }
-}
 
-/// The first of a request's answer and its timeout, handed to the one waiting for it.
-private final class RequestOutcome<R: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var continuation: CheckedContinuation<Result<R, any Error>, Never>?
-    private var early: Result<R, any Error>?
-    private var done = false
-    private var timer: Task<Void, Never>?
+        // MARK: Errors
 
-    func setTimer(_ timer: Task<Void, Never>) {
-        lock.withLock { self.timer = timer }
-    }
-
-    func cancelTimer() {
-        lock.withLock { timer }?.cancel()
-    }
-
-    func setContinuation(_ continuation: CheckedContinuation<Result<R, any Error>, Never>) {
-        let ready: Result<R, any Error>? = lock.withLock {
-            if let early { return early }
-            self.continuation = continuation
-            return nil
-        }
-        if let ready { continuation.resume(returning: ready) }
-    }
-
-    /// Hands `result` on unless another came first; returns whether it was the first.
-    @discardableResult
-    func finish(_ result: Result<R, any Error>) -> Bool {
-        let waiting: CheckedContinuation<Result<R, any Error>, Never>?? = lock.withLock {
-            guard !done else { return .none }
-            done = true
-            if let continuation {
-                self.continuation = nil
-                return .some(continuation)
+        /// What a failure of postgres-nio or SwiftNIO means for sync (never handed out as it is).
+        static func syncError(_ error: any Error) -> SyncError {
+            if let error = error as? SyncError { return error }
+            guard let error = error as? PSQLError else { return .unreachable(String(describing: error)) }
+            switch error.code {
+            case .server:
+                let state = error.serverInfo?[.sqlState]
+                let message = error.serverInfo?[.message] ?? "no message"
+                if state == "28P01" || state == "28000" { return .authenticationFailed(message) }
+                if let state, state.hasPrefix("08") || state.hasPrefix("57P") { return .unreachable(message) }
+                return .server(sqlState: state, message: message)
+            case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
+                return .unreachable(error.underlying.map { String(describing: $0) } ?? "\(error.code)")
+            case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
+                return .authenticationFailed("\(error.code)")
+            default:
+                return .server(sqlState: nil, message: "\(error.code)")
             }
-            early = result
-            return .some(nil)
         }
-        guard case .some(let continuation) = waiting else { return false }
-        continuation?.resume(returning: result)
-        return true
     }
-}
+
+    extension ServerConnection {
+        /// Listens on `channel` and calls `onNotification` for each notification, until the connection
+        /// closes or the task is cancelled.
+        func listen(channel: String, onNotification: @escaping @Sendable () async -> Void) async throws(SyncError) {
+            do {
+                try await connection.listen(on: channel) { notifications in
+                    for try await _ in notifications { await onNotification() }
+                }
+            } catch {
+                throw Self.syncError(error)
+            }
+        }
+    }
+
+    /// The first of a request's answer and its timeout, handed to the one waiting for it.
+    private final class RequestOutcome<R: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Result<R, any Error>, Never>?
+        private var early: Result<R, any Error>?
+        private var done = false
+        private var timer: Task<Void, Never>?
+
+        func setTimer(_ timer: Task<Void, Never>) {
+            lock.withLock { self.timer = timer }
+        }
+
+        func cancelTimer() {
+            lock.withLock { timer }?.cancel()
+        }
+
+        func setContinuation(_ continuation: CheckedContinuation<Result<R, any Error>, Never>) {
+            let ready: Result<R, any Error>? = lock.withLock {
+                if let early { return early }
+                self.continuation = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+
+        /// Hands `result` on unless another came first; returns whether it was the first.
+        @discardableResult
+        func finish(_ result: Result<R, any Error>) -> Bool {
+            let waiting: CheckedContinuation<Result<R, any Error>, Never>?? = lock.withLock {
+                guard !done else { return .none }
+                done = true
+                if let continuation {
+                    self.continuation = nil
+                    return .some(continuation)
+                }
+                early = result
+                return .some(nil)
+            }
+            guard case .some(let continuation) = waiting else { return false }
+            continuation?.resume(returning: result)
+            return true
+        }
+    }
+#endif

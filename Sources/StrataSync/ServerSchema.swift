@@ -1,208 +1,210 @@
-import Foundation
-@_spi(StrataSync) import Strata
+#if Sync
+    import Foundation
+    @_spi(StrataSync) import Strata
 
-/// The SQL StrataSync keeps on its server, all in the schema `strata`:
-///
-/// - `strata.sync_meta(key, value)`: the protocol version.
-/// - `strata.sequence`: one row, the last sequence number given out. A push locks it until it
-///   commits, so the changes become visible in the order of their numbers.
-/// - `strata.clients(client_id, pushed_through)`: per client, the last of its outbox places the
-///   server accepted (a retried batch is recognised and skipped).
-/// - `strata.changes(first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds,
-///   payloads, committed_at)`: every accepted change, in order (what clients pull), one row per push
-///   with one array element per change: change `first_seq + i - 1` is element `i` of each array.
-///   One row per change cost a table row and an index entry each, more than the typed tables' rows.
-/// - `strata.change_log(seq, client_id, type_name, object_key, kind, payload, committed_at)`: a view
-///   of `strata.changes` with one row per change, for other programs.
-/// - `strata.types(name, fingerprint, columns)`: each synced type and its columns.
-/// - `strata."<Type>"`: the current objects of each type, one typed column per property (what other
-///   programs read).
-enum ServerSchema {
-    static let protocolVersion = "2"
-    static let channel = "strata_changes"
-    /// Taken while the tables are created, so that two clients starting together do not collide.
-    static let creationLock: Int64 = 0x5354_5241_5441  // "STRATA"
+    /// The SQL StrataSync keeps on its server, all in the schema `strata`:
+    ///
+    /// - `strata.sync_meta(key, value)`: the protocol version.
+    /// - `strata.sequence`: one row, the last sequence number given out. A push locks it until it
+    ///   commits, so the changes become visible in the order of their numbers.
+    /// - `strata.clients(client_id, pushed_through)`: per client, the last of its outbox places the
+    ///   server accepted (a retried batch is recognised and skipped).
+    /// - `strata.changes(first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds,
+    ///   payloads, committed_at)`: every accepted change, in order (what clients pull), one row per push
+    ///   with one array element per change: change `first_seq + i - 1` is element `i` of each array.
+    ///   One row per change cost a table row and an index entry each, more than the typed tables' rows.
+    /// - `strata.change_log(seq, client_id, type_name, object_key, kind, payload, committed_at)`: a view
+    ///   of `strata.changes` with one row per change, for other programs.
+    /// - `strata.types(name, fingerprint, columns)`: each synced type and its columns.
+    /// - `strata."<Type>"`: the current objects of each type, one typed column per property (what other
+    ///   programs read).
+    enum ServerSchema {
+        static let protocolVersion = "2"
+        static let channel = "strata_changes"
+        /// Taken while the tables are created, so that two clients starting together do not collide.
+        static let creationLock: Int64 = 0x5354_5241_5441  // "STRATA"
 
-    /// What holds the protocol version, made before it is compared.
-    static let meta: [String] = [
-        "CREATE SCHEMA IF NOT EXISTS strata",
-        "CREATE TABLE IF NOT EXISTS strata.sync_meta (key text PRIMARY KEY, value text NOT NULL)",
-    ]
+        /// What holds the protocol version, made before it is compared.
+        static let meta: [String] = [
+            "CREATE SCHEMA IF NOT EXISTS strata",
+            "CREATE TABLE IF NOT EXISTS strata.sync_meta (key text PRIMARY KEY, value text NOT NULL)",
+        ]
 
-    /// The tables of the protocol, made once its version is known to match.
-    static let tables: [String] = [
-        """
-        CREATE TABLE IF NOT EXISTS strata.sequence (
-            id int PRIMARY KEY CHECK (id = 1), last_seq bigint NOT NULL)
-        """,
-        "INSERT INTO strata.sequence VALUES (1, 0) ON CONFLICT DO NOTHING",
-        """
-        CREATE TABLE IF NOT EXISTS strata.clients (
-            client_id uuid PRIMARY KEY, pushed_through bigint NOT NULL DEFAULT 0,
-            last_push timestamptz NOT NULL DEFAULT now())
-        """,
-        // Made only when missing: ALTER TABLE would wait for every push and pull under way.
-        """
-        DO $$ BEGIN
-            IF to_regclass('strata.changes') IS NULL THEN
-                CREATE TABLE strata.changes (
-                    first_seq bigint PRIMARY KEY, last_seq bigint NOT NULL, client_id uuid NOT NULL,
-                    client_seq bigint NOT NULL, type_names text[] NOT NULL, object_keys bytea[] NOT NULL,
-                    kinds text[] NOT NULL, payloads bytea[] NOT NULL,
-                    committed_at timestamptz NOT NULL DEFAULT now());
-                -- lz4 where the server has it (PostgreSQL 14 and later, built with it): a push's
-                -- arrays shrink 3-4 times for a fraction of the time pglz takes.
-                BEGIN
-                    EXECUTE 'ALTER TABLE strata.changes ALTER COLUMN type_names SET COMPRESSION lz4, '
-                        'ALTER COLUMN object_keys SET COMPRESSION lz4, ALTER COLUMN kinds SET COMPRESSION lz4, '
-                        'ALTER COLUMN payloads SET COMPRESSION lz4';
-                EXCEPTION WHEN OTHERS THEN NULL;
-                END;
-                CREATE VIEW strata.change_log AS
-                    SELECT c.first_seq + u.i - 1 AS seq, c.client_id, u.type_name, u.object_key, u.kind,
-                        u.payload, c.committed_at
-                    FROM strata.changes AS c,
-                        unnest(c.type_names, c.object_keys, c.kinds, c.payloads)
-                            WITH ORDINALITY AS u(type_name, object_key, kind, payload, i);
-            END IF;
-        END $$
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS strata.types (
-            name text PRIMARY KEY, fingerprint text NOT NULL, columns jsonb NOT NULL)
-        """,
-    ]
+        /// The tables of the protocol, made once its version is known to match.
+        static let tables: [String] = [
+            """
+            CREATE TABLE IF NOT EXISTS strata.sequence (
+                id int PRIMARY KEY CHECK (id = 1), last_seq bigint NOT NULL)
+            """,
+            "INSERT INTO strata.sequence VALUES (1, 0) ON CONFLICT DO NOTHING",
+            """
+            CREATE TABLE IF NOT EXISTS strata.clients (
+                client_id uuid PRIMARY KEY, pushed_through bigint NOT NULL DEFAULT 0,
+                last_push timestamptz NOT NULL DEFAULT now())
+            """,
+            // Made only when missing: ALTER TABLE would wait for every push and pull under way.
+            """
+            DO $$ BEGIN
+                IF to_regclass('strata.changes') IS NULL THEN
+                    CREATE TABLE strata.changes (
+                        first_seq bigint PRIMARY KEY, last_seq bigint NOT NULL, client_id uuid NOT NULL,
+                        client_seq bigint NOT NULL, type_names text[] NOT NULL, object_keys bytea[] NOT NULL,
+                        kinds text[] NOT NULL, payloads bytea[] NOT NULL,
+                        committed_at timestamptz NOT NULL DEFAULT now());
+                    -- lz4 where the server has it (PostgreSQL 14 and later, built with it): a push's
+                    -- arrays shrink 3-4 times for a fraction of the time pglz takes.
+                    BEGIN
+                        EXECUTE 'ALTER TABLE strata.changes ALTER COLUMN type_names SET COMPRESSION lz4, '
+                            'ALTER COLUMN object_keys SET COMPRESSION lz4, ALTER COLUMN kinds SET COMPRESSION lz4, '
+                            'ALTER COLUMN payloads SET COMPRESSION lz4';
+                    EXCEPTION WHEN OTHERS THEN NULL;
+                    END;
+                    CREATE VIEW strata.change_log AS
+                        SELECT c.first_seq + u.i - 1 AS seq, c.client_id, u.type_name, u.object_key, u.kind,
+                            u.payload, c.committed_at
+                        FROM strata.changes AS c,
+                            unnest(c.type_names, c.object_keys, c.kinds, c.payloads)
+                                WITH ORDINALITY AS u(type_name, object_key, kind, payload, i);
+                END IF;
+            END $$
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS strata.types (
+                name text PRIMARY KEY, fingerprint text NOT NULL, columns jsonb NOT NULL)
+            """,
+        ]
 
-    /// A type's columns as one line (compared between clients and server).
-    static func fingerprint(_ type: SyncTypeSchema) -> String {
-        "key=\(type.primaryKey);" + type.properties.map { "\($0.name):\($0.type)" }.joined(separator: ",")
-    }
-
-    static func quoted(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    static func table(_ type: String) -> String { "strata." + quoted(type) }
-
-    /// The PostgreSQL type of a property: links are the primary key of their target, lists jsonb.
-    static func sqlType(_ type: SyncType, keyTypes: [String: SyncType]) -> String {
-        switch type {
-        case .bool: "boolean"
-        case .integer: "bigint"
-        case .unsigned: "numeric(20)"
-        case .double: "double precision"
-        case .string: "text"
-        case .data: "bytea"
-        case .date: "timestamptz"
-        case .uuid: "uuid"
-        case .decimal: "numeric"
-        case .optional(let wrapped): sqlType(wrapped, keyTypes: keyTypes)
-        case .link(let target): keyTypes[target].map { sqlType($0, keyTypes: keyTypes) } ?? "text"
-        case .list: "jsonb"
+        /// A type's columns as one line (compared between clients and server).
+        static func fingerprint(_ type: SyncTypeSchema) -> String {
+            "key=\(type.primaryKey);" + type.properties.map { "\($0.name):\($0.type)" }.joined(separator: ",")
         }
-    }
 
-    static func isNullable(_ type: SyncType) -> Bool {
-        switch type {
-        case .optional, .link: true
-        default: false
+        static func quoted(_ identifier: String) -> String {
+            "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
-    }
 
-    /// `CREATE TABLE` for a type's current objects.
-    static func createStateTable(_ type: SyncTypeSchema, keyTypes: [String: SyncType]) -> String {
-        let columns = type.properties.map { property in
-            var column = quoted(property.name) + " " + sqlType(property.type, keyTypes: keyTypes)
-            if property.name == type.primaryKey {
-                column += " PRIMARY KEY"
-            } else if !isNullable(property.type) {
-                column += " NOT NULL"
-            }
-            return column
-        }
-        return "CREATE TABLE IF NOT EXISTS \(table(type.name)) (\(columns.joined(separator: ", ")))"
-    }
-}
+        static func table(_ type: String) -> String { "strata." + quoted(type) }
 
-/// Values as JSON text: list properties (`jsonb` columns) and `strata.types.columns`.
-enum JSONText {
-    static func append(_ value: SyncValue, to text: inout String, nested: Bool = false) {
-        switch value {
-        case .null: text += "null"
-        case .bool(let bool): text += bool ? "true" : "false"
-        case .integer(let integer): text += String(integer)
-        case .unsigned(let integer): text += String(integer)
-        case .double(let double):
-            if double.isFinite {
-                text += "\(double)"
-            } else {
-                appendString(double.isNaN ? "NaN" : (double > 0 ? "Infinity" : "-Infinity"), to: &text)
-            }
-        case .string(let string): appendString(string, to: &text)
-        case .data(let data):
-            // bytea's hex input: what other programs then read as bytes
-            appendString(nested ? data.base64EncodedString() : "\\x" + hex(data), to: &text)
-        case .date(let date): appendString(isoDate(date), to: &text)
-        case .uuid(let uuid): appendString(uuid.uuidString.lowercased(), to: &text)
-        case .decimal(let decimal): appendString("\(decimal)", to: &text)
-        case .list(let values):
-            text += "["
-            for (index, element) in values.enumerated() {
-                if index > 0 { text += "," }
-                append(element, to: &text, nested: true)
-            }
-            text += "]"
-        }
-    }
-
-    static func appendString(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                text +=
-                    "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                    + String(scalar.value, radix: 16)
-            default: text.unicodeScalars.append(scalar)
+        /// The PostgreSQL type of a property: links are the primary key of their target, lists jsonb.
+        static func sqlType(_ type: SyncType, keyTypes: [String: SyncType]) -> String {
+            switch type {
+            case .bool: "boolean"
+            case .integer: "bigint"
+            case .unsigned: "numeric(20)"
+            case .double: "double precision"
+            case .string: "text"
+            case .data: "bytea"
+            case .date: "timestamptz"
+            case .uuid: "uuid"
+            case .decimal: "numeric"
+            case .optional(let wrapped): sqlType(wrapped, keyTypes: keyTypes)
+            case .link(let target): keyTypes[target].map { sqlType($0, keyTypes: keyTypes) } ?? "text"
+            case .list: "jsonb"
             }
         }
-        text += "\""
+
+        static func isNullable(_ type: SyncType) -> Bool {
+            switch type {
+            case .optional, .link: true
+            default: false
+            }
+        }
+
+        /// `CREATE TABLE` for a type's current objects.
+        static func createStateTable(_ type: SyncTypeSchema, keyTypes: [String: SyncType]) -> String {
+            let columns = type.properties.map { property in
+                var column = quoted(property.name) + " " + sqlType(property.type, keyTypes: keyTypes)
+                if property.name == type.primaryKey {
+                    column += " PRIMARY KEY"
+                } else if !isNullable(property.type) {
+                    column += " NOT NULL"
+                }
+                return column
+            }
+            return "CREATE TABLE IF NOT EXISTS \(table(type.name)) (\(columns.joined(separator: ", ")))"
+        }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".unicodeScalars)
+    /// Values as JSON text: list properties (`jsonb` columns) and `strata.types.columns`.
+    enum JSONText {
+        static func append(_ value: SyncValue, to text: inout String, nested: Bool = false) {
+            switch value {
+            case .null: text += "null"
+            case .bool(let bool): text += bool ? "true" : "false"
+            case .integer(let integer): text += String(integer)
+            case .unsigned(let integer): text += String(integer)
+            case .double(let double):
+                if double.isFinite {
+                    text += "\(double)"
+                } else {
+                    appendString(double.isNaN ? "NaN" : (double > 0 ? "Infinity" : "-Infinity"), to: &text)
+                }
+            case .string(let string): appendString(string, to: &text)
+            case .data(let data):
+                // bytea's hex input: what other programs then read as bytes
+                appendString(nested ? data.base64EncodedString() : "\\x" + hex(data), to: &text)
+            case .date(let date): appendString(isoDate(date), to: &text)
+            case .uuid(let uuid): appendString(uuid.uuidString.lowercased(), to: &text)
+            case .decimal(let decimal): appendString("\(decimal)", to: &text)
+            case .list(let values):
+                text += "["
+                for (index, element) in values.enumerated() {
+                    if index > 0 { text += "," }
+                    append(element, to: &text, nested: true)
+                }
+                text += "]"
+            }
+        }
 
-    static func hex(_ data: Data) -> String {
-        var text = String.UnicodeScalarView()
-        for byte in data {
-            text.append(hexDigits[Int(byte >> 4)])
-            text.append(hexDigits[Int(byte & 0xF)])
+        static func appendString(_ string: String, to text: inout String) {
+            text += "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                case "\t": text += "\\t"
+                case _ where scalar.value < 0x20:
+                    text +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            text += "\""
         }
-        return String(text)
-    }
 
-    /// RFC 3339 in UTC with microseconds (PostgreSQL's precision).
-    static func isoDate(_ date: Date) -> String {
-        var seconds = date.timeIntervalSince1970.rounded(.down)
-        var micros = Int(((date.timeIntervalSince1970 - seconds) * 1_000_000).rounded())
-        if micros == 1_000_000 {
-            seconds += 1
-            micros = 0
+        private static let hexDigits = Array("0123456789abcdef".unicodeScalars)
+
+        static func hex(_ data: Data) -> String {
+            var text = String.UnicodeScalarView()
+            for byte in data {
+                text.append(hexDigits[Int(byte >> 4)])
+                text.append(hexDigits[Int(byte & 0xF)])
+            }
+            return String(text)
         }
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        func padded(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+
+        /// RFC 3339 in UTC with microseconds (PostgreSQL's precision).
+        static func isoDate(_ date: Date) -> String {
+            var seconds = date.timeIntervalSince1970.rounded(.down)
+            var micros = Int(((date.timeIntervalSince1970 - seconds) * 1_000_000).rounded())
+            if micros == 1_000_000 {
+                seconds += 1
+                micros = 0
+            }
+            var time = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&time, &parts)
+            func padded(_ value: Int, _ width: Int) -> String {
+                let digits = String(value)
+                return String(repeating: "0", count: max(0, width - digits.count)) + digits
+            }
+            return
+                "\(padded(Int(parts.tm_year) + 1900, 4))-\(padded(Int(parts.tm_mon) + 1, 2))-\(padded(Int(parts.tm_mday), 2))"
+                + "T\(padded(Int(parts.tm_hour), 2)):\(padded(Int(parts.tm_min), 2)):\(padded(Int(parts.tm_sec), 2))"
+                + ".\(padded(micros, 6))Z"
         }
-        return
-            "\(padded(Int(parts.tm_year) + 1900, 4))-\(padded(Int(parts.tm_mon) + 1, 2))-\(padded(Int(parts.tm_mday), 2))"
-            + "T\(padded(Int(parts.tm_hour), 2)):\(padded(Int(parts.tm_min), 2)):\(padded(Int(parts.tm_sec), 2))"
-            + ".\(padded(micros, 6))Z"
     }
-}
+#endif

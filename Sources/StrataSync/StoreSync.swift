@@ -1,398 +1,471 @@
-import Foundation
-@_spi(StrataSync) import Strata
+#if Sync
+    import Foundation
+    @_spi(StrataSync) import Strata
 
-/// Keeps a Store's file in step with a PostgreSQL server of record, and through it with every other
-/// client: local commits of the synced types are pushed (from the outbox their own transaction filled),
-/// and the changes of others are pulled and applied in Strata writes, which observers hear of as of
-/// local ones.
-///
-/// ```swift
-/// let server = SyncServer(host: "db.internal", username: "app", password: secret, database: "app")
-/// let sync = try await StoreSync(configuration: configuration, server: server, types: [Todo.self])
-/// await sync.start()                         // pushes and pulls in the background from now on
-/// try await sync.synchronize()               // or: push, then pull, and return when caught up
-/// for await state in sync.states { print(state.pending, state.connection) }
-/// ```
-/// Offline is normal: local writes (of any Store of the file) never wait for the network, and what
-/// they change waits in the outbox until the server has it. The rules when two clients change the
-/// same object are in Docs/Sync.md.
-///
-/// - Warning: Enable sync before other Stores of the file write what is to be synced: capture
-///   starts with the first commit after `init`. Call `stop()` before dropping a started sync.
-public actor StoreSync {
-    /// Where sync stands: what waits to be pushed, how far pulls have come, the connection.
-    public struct State: Sendable, Equatable {
-        public enum Connection: Sendable, Equatable {
-            case offline, connecting, connected
-        }
-
-        /// Changes committed locally that the server has not acknowledged yet.
-        public var pending: Int
-        /// The server sequence number the file applied changes through.
-        public var lastSequence: Int64
-        public var connection: Connection
-        /// The last failure (nil after a synchronization that succeeded).
-        public var lastError: SyncError?
-    }
-
-    public let server: SyncServer
-    /// This client's id on the server (kept in the file, made when sync first opens it).
-    public private(set) var clientID = UUID()
-
-    private var store: Store!
-    private var typeSchemas: [String: SyncTypeSchema] = [:]
-    private var keyTypes: [String: SyncType] = [:]
-    private var typeNames: [String] = []
-    private var connection: ServerConnection?
-    private var listener: ServerConnection?
-    private let broadcast = StateBroadcast(State(pending: 0, lastSequence: 0, connection: .offline, lastError: nil))
-    private var busy = false
-    private var waitingForTurn: [CheckedContinuation<Void, Never>] = []
-    private var backgroundTask: Task<Void, Never>?
-    private var listenerTask: Task<Void, Never>?
-    private var wakeRequested = false
-    private var watchTask: Task<Void, Never>?
-    /// The outbox place `state.pending` has counted through.
-    private var countedThrough: UInt64 = 0
-
-    /// Opens the Store of `configuration` for sync (isolated to this actor), starts capturing the
-    /// changes of `types` in its outbox, and reads or makes the client id. Does not connect: the
-    /// server is first asked by `synchronize()` or `start()`.
+    /// Keeps a Store's file in step with a PostgreSQL server of record, and through it with every other
+    /// client: local commits of the synced types are pushed (from the outbox their own transaction filled),
+    /// and the changes of others are pulled and applied in Strata writes, which observers hear of as of
+    /// local ones.
     ///
-    /// - Throws: `.unsupportedType` for a type without a primary key, `.store` when the file cannot
-    ///   be opened or a type is not in its schema.
-    public init(configuration: Store.Configuration, server: SyncServer, types: [Object.Type]) async throws(SyncError) {
-        self.server = server
-        do throws(StoreError) {
-            store = try await Store(configuration: configuration, actor: self)
-            let schemas = try store.syncSchema(of: types)
-            try store.captureChanges(of: types)
-            if let stored = try store.syncSetting("client").flatMap(UUID.init(uuidString:)) {
-                clientID = stored
-            } else {
-                let made = clientID
-                try Self.typed { try store.write { try store.setSyncSetting("client", to: made.uuidString) } }
+    /// ```swift
+    /// let server = SyncServer(host: "db.internal", username: "app", password: secret, database: "app")
+    /// let sync = try await StoreSync(configuration: configuration, server: server, types: [Todo.self])
+    /// await sync.start()                         // pushes and pulls in the background from now on
+    /// try await sync.synchronize()               // or: push, then pull, and return when caught up
+    /// for await state in sync.states { print(state.pending, state.connection) }
+    /// ```
+    /// Offline is normal: local writes (of any Store of the file) never wait for the network, and what
+    /// they change waits in the outbox until the server has it. The rules when two clients change the
+    /// same object are in Docs/Sync.md.
+    ///
+    /// - Warning: Enable sync before other Stores of the file write what is to be synced: capture
+    ///   starts with the first commit after `init`. Call `stop()` before dropping a started sync.
+    public actor StoreSync {
+        /// Where sync stands: what waits to be pushed, how far pulls have come, the connection.
+        public struct State: Sendable, Equatable {
+            public enum Connection: Sendable, Equatable {
+                case offline, connecting, connected
             }
-            typeNames = schemas.map(\.name)
-            typeSchemas = Dictionary(uniqueKeysWithValues: schemas.map { ($0.name, $0) })
-            keyTypes = Dictionary(
-                uniqueKeysWithValues: schemas.map { schema in
-                    (schema.name, schema.properties.first { $0.name == schema.primaryKey }!.type)
-                })
-            try recountPending()
-            let position = try store.syncPosition()
-            update { $0.lastSequence = position }
-        } catch {
-            if case .schemaMismatch(let reason) = error, reason.contains("primary key") {
-                throw .unsupportedType(reason)
-            }
-            throw .store(error)
+
+            /// Changes committed locally that the server has not acknowledged yet. Follows this
+            /// process's commits as they land; commits of other processes to the file once `start()`ed
+            /// (within a second), or at `synchronize()`.
+            public var pending: Int
+            /// The server sequence number the file applied changes through.
+            public var lastSequence: Int64
+            public var connection: Connection
+            /// The last failure (nil after a synchronization that succeeded).
+            public var lastError: SyncError?
         }
-        watchTask = Task { [weak self] in
-            var version: Int?
-            while !Task.isCancelled {
-                guard let sync = self else { return }
-                version = await sync.noteLocalCommits(since: version)
+
+        public let server: SyncServer
+        /// This client's id on the server (kept in the file, made when sync first opens it).
+        public private(set) var clientID = UUID()
+
+        private var store: Store!
+        private var typeSchemas: [String: SyncTypeSchema] = [:]
+        private var keyTypes: [String: SyncType] = [:]
+        private var typeNames: [String] = []
+        private var connection: ServerConnection?
+        private var listener: ServerConnection?
+        private let broadcast = StateBroadcast(State(pending: 0, lastSequence: 0, connection: .offline, lastError: nil))
+        private var busy = false
+        private var waitingForTurn: [CheckedContinuation<Void, Never>] = []
+        private var backgroundTask: Task<Void, Never>?
+        private var listenerTask: Task<Void, Never>?
+        private var wakeRequested = false
+        /// The background loop waiting in `waitForWork` for a wake.
+        private var workWaiter: CheckedContinuation<Void, Never>?
+        /// Tells this actor of each commit this process makes to the file (`noteLocalCommits`).
+        private var commitWatch: CommitWatch?
+        /// While started: looks for other processes' commits to the file (`otherProcessesCheck`).
+        private var otherProcessesTask: Task<Void, Never>?
+        /// The version `noteLocalCommits` counted through.
+        private var notedVersion: Int?
+        /// A look at the outbox is scheduled or running (commits that land meanwhile are seen by it).
+        private var noting = false
+        /// The outbox place `state.pending` has counted through.
+        private var countedThrough: UInt64 = 0
+
+        /// Opens the Store of `configuration` for sync (isolated to this actor), starts capturing the
+        /// changes of `types` in its outbox, and reads or makes the client id. Does not connect: the
+        /// server is first asked by `synchronize()` or `start()`.
+        ///
+        /// - Throws: `.unsupportedType` for a type without a primary key, `.store` when the file cannot
+        ///   be opened or a type is not in its schema.
+        public init(configuration: Store.Configuration, server: SyncServer, types: [Object.Type])
+            async throws(SyncError)
+        {
+            self.server = server
+            do throws(StoreError) {
+                store = try await Store(configuration: configuration, actor: self)
+                let schemas = try store.syncSchema(of: types)
+                try store.captureChanges(of: types)
+                if let stored = try store.syncSetting("client").flatMap(UUID.init(uuidString:)) {
+                    clientID = stored
+                } else {
+                    let made = clientID
+                    try Self.typed { try store.write { try store.setSyncSetting("client", to: made.uuidString) } }
+                }
+                typeNames = schemas.map(\.name)
+                typeSchemas = Dictionary(uniqueKeysWithValues: schemas.map { ($0.name, $0) })
+                keyTypes = Dictionary(
+                    uniqueKeysWithValues: schemas.map { schema in
+                        (schema.name, schema.properties.first { $0.name == schema.primaryKey }!.type)
+                    })
+                try recountPending()
+                let position = try store.syncPosition()
+                update { $0.lastSequence = position }
+            } catch {
+                if case .schemaMismatch(let reason) = error, reason.contains("primary key") {
+                    throw .unsupportedType(reason)
+                }
+                throw .store(error)
+            }
+            // Event-driven: nothing runs while nothing commits (a sync never started costs no CPU).
+            commitWatch = store.watchCommits { [weak self] in
+                Task { await self?.commitSeen() }
+            }
+        }
+
+        /// How often a started sync looks for commits other processes made to its file (cheap: the
+        /// file's last version, no transaction); this process's own commits wake it at once.
+        static let otherProcessesCheck = Duration.seconds(1)
+
+        /// Runs `body`, whose errors are the Store's (a `write` block throws untyped).
+        private static func typed(_ body: () throws -> Void) throws(StoreError) {
+            do {
+                try body()
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw .invalidArgument("\(error)")
+            }
+        }
+
+        // MARK: State
+
+        /// Where sync stands now.
+        public nonisolated var state: State { broadcast.current }
+
+        /// The state now, then each change of it, for as long as the consumer iterates (each access makes a
+        /// new sequence; a slow consumer sees the newest state, not every one).
+        public nonisolated var states: AsyncStream<State> { broadcast.subscribe() }
+
+        private func update(_ change: (inout State) -> Void) {
+            broadcast.update(change)
+        }
+
+        /// Counts what the outbox holds again (cheap once pushes emptied it).
+        private func recountPending() throws(StoreError) {
+            let recorded = try store.capturedChanges()
+            if let last = recorded.last { countedThrough = max(countedThrough, last.sequence) }
+            update { $0.pending = recorded.count }
+        }
+
+        /// When the file has a new commit: counts what it recorded in the outbox, and wakes the
+        /// background sync if that is anything. Returns the version whose outbox was read.
+        /// A commit of this process landed: counts what it captured, once, however many commits come
+        /// at once.
+        private func commitSeen() async {
+            guard !noting else { return }
+            noting = true
+            defer { noting = false }
+            // Until the outbox read shows the file's last commit: `latestCommitVersion` can name a
+            // commit a snapshot cannot see yet (LMDB shows it while the commit syncs).
+            for _ in 0..<200 {
+                guard noteLocalCommits() else { return }
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
-    }
 
-    /// Runs `body`, whose errors are the Store's (a `write` block throws untyped).
-    private static func typed(_ body: () throws -> Void) throws(StoreError) {
-        do {
-            try body()
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw .invalidArgument("\(error)")
+        /// Counts what commits after the last look captured. Returns true when the file has a commit
+        /// the look could not see yet (look again soon).
+        @discardableResult
+        private func noteLocalCommits() -> Bool {
+            // `latestCommitVersion` is cheap (no transaction). A read that failed is retried too.
+            guard let latest = try? store.latestCommitVersion(), latest != notedVersion else { return false }
+            guard let (seen, recorded) = try? store.capturedChangesWithVersion(after: countedThrough) else {
+                return true
+            }
+            if let last = recorded.last {
+                countedThrough = last.sequence
+                update { $0.pending += recorded.count }
+                requestWork()
+            }
+            notedVersion = seen
+            return seen < latest
         }
-    }
 
-    // MARK: State
+        // MARK: Synchronizing
 
-    /// Where sync stands now.
-    public nonisolated var state: State { broadcast.current }
-
-    /// The state now, then each change of it, for as long as the consumer iterates (each access makes a
-    /// new sequence; a slow consumer sees the newest state, not every one).
-    public nonisolated var states: AsyncStream<State> { broadcast.subscribe() }
-
-    private func update(_ change: (inout State) -> Void) {
-        broadcast.update(change)
-    }
-
-    /// Counts what the outbox holds again (cheap once pushes emptied it).
-    private func recountPending() throws(StoreError) {
-        let recorded = try store.capturedChanges()
-        if let last = recorded.last { countedThrough = max(countedThrough, last.sequence) }
-        update { $0.pending = recorded.count }
-    }
-
-    /// When the file has a new commit: counts what it recorded in the outbox, and wakes the
-    /// background sync if that is anything. Returns the version whose outbox was read.
-    private func noteLocalCommits(since version: Int?) -> Int? {
-        // `latestCommitVersion` is cheap (no transaction) but may name a commit that a snapshot
-        // cannot see yet (LMDB shows it while the commit syncs): the version read is the snapshot's,
-        // so such a commit is read again at the next look. A read that failed is retried too.
-        guard let latest = try? store.latestCommitVersion(), latest != version,
-            let (seen, recorded) = try? store.capturedChangesWithVersion(after: countedThrough)
-        else { return version }
-        if let last = recorded.last {
-            countedThrough = last.sequence
-            update { $0.pending += recorded.count }
-            wakeRequested = true
+        /// Pushes what the outbox holds, then pulls and applies what the server has, until caught up
+        /// (with the server as it was when the pull began). Calls wait for each other.
+        ///
+        /// - Throws: `.unreachable`, `.authenticationFailed`, `.schemaMismatch`, `.server`, `.store`.
+        ///   What was acknowledged before a failure stays acknowledged; nothing else is lost.
+        public func synchronize() async throws(SyncError) {
+            try await inTurn { (connection) throws(SyncError) in
+                try await pushAll(connection)
+                try await pullAll(connection)
+            }
         }
-        return seen
-    }
 
-    // MARK: Synchronizing
-
-    /// Pushes what the outbox holds, then pulls and applies what the server has, until caught up
-    /// (with the server as it was when the pull began). Calls wait for each other.
-    ///
-    /// - Throws: `.unreachable`, `.authenticationFailed`, `.schemaMismatch`, `.server`, `.store`.
-    ///   What was acknowledged before a failure stays acknowledged; nothing else is lost.
-    public func synchronize() async throws(SyncError) {
-        try await inTurn { (connection) throws(SyncError) in
-            try await pushAll(connection)
-            try await pullAll(connection)
+        /// Sends what the outbox holds, until it is empty (Realm's `uploadAllLocalChanges`).
+        ///
+        /// - Throws: as `synchronize()`.
+        public func push() async throws(SyncError) {
+            try await inTurn { (connection) throws(SyncError) in try await pushAll(connection) }
         }
-    }
 
-    /// Sends what the outbox holds, until it is empty (Realm's `uploadAllLocalChanges`).
-    ///
-    /// - Throws: as `synchronize()`.
-    public func push() async throws(SyncError) {
-        try await inTurn { (connection) throws(SyncError) in try await pushAll(connection) }
-    }
-
-    /// Applies what the server has after the file's position, until caught up, without sending
-    /// anything (Realm's `downloadAllServerChanges`). Pending local changes stay on top.
-    ///
-    /// - Throws: as `synchronize()`.
-    public func pull() async throws(SyncError) {
-        try await inTurn { (connection) throws(SyncError) in try await pullAll(connection) }
-    }
-
-    /// Runs `body` with a connection when no other call is under way; a failure drops the connection
-    /// and shows in the state.
-    private func inTurn(_ body: (ServerConnection) async throws(SyncError) -> Void) async throws(SyncError) {
-        await takeTurn()
-        defer { giveTurn() }
-        do {
-            try await body(try await connected())
-            update { $0.lastError = nil }
-        } catch {
-            await dropConnection()
-            update { $0.lastError = error }
-            try? recountPending()
-            throw error
+        /// Applies what the server has after the file's position, until caught up, without sending
+        /// anything (Realm's `downloadAllServerChanges`). Pending local changes stay on top.
+        ///
+        /// - Throws: as `synchronize()`.
+        public func pull() async throws(SyncError) {
+            try await inTurn { (connection) throws(SyncError) in try await pullAll(connection) }
         }
-    }
 
-    private func connected() async throws(SyncError) -> ServerConnection {
-        if let connection {
-            // One round trip per synchronization: a statement on a connection that died with the
-            // server (or a network break) would wait `requestTimeout`, a failed probe only
-            // `connectTimeout`, and then a new connection is opened (or fails fast: `.unreachable`).
-            if await connection.answers(within: server.connectTimeout) { return connection }
-            await dropConnection()
-        }
-        update { $0.connection = .connecting }
-        do throws(SyncError) {
-            let made = try await ServerConnection.connect(server)
-            do throws(SyncError) {
-                try await made.prepare(types: typeNames.map { typeSchemas[$0]! }, keyTypes: keyTypes)
+        /// Runs `body` with a connection when no other call is under way; a failure drops the connection
+        /// and shows in the state.
+        private func inTurn(_ body: (ServerConnection) async throws(SyncError) -> Void) async throws(SyncError) {
+            await takeTurn()
+            defer { giveTurn() }
+            do {
+                try await body(try await connected())
+                update { $0.lastError = nil }
             } catch {
-                await made.close()
+                await dropConnection()
+                update { $0.lastError = error }
+                try? recountPending()
                 throw error
             }
-            connection = made
-            update { $0.connection = .connected }
-            return made
-        } catch {
-            update { $0.connection = .offline }
-            throw error
         }
-    }
 
-    private func dropConnection() async {
-        guard let dropped = connection else {
-            update { $0.connection = .offline }
-            return
-        }
-        connection = nil
-        update { $0.connection = .offline }
-        await dropped.close()
-    }
-
-    /// Sends the outbox, batch after batch. While the server works on one batch, this actor reads
-    /// the next from the outbox and builds its statements (two cores: the client's work hides behind
-    /// the server's). A batch leaves the outbox once the server acknowledged it.
-    private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
-        var next = try preparedBatch(after: 0)
-        // The batch the server acknowledged last, still in the outbox: removed while the next is pushed.
-        var acknowledged: (through: UInt64, count: Int)?
-        while let (batch, prepared) = next, let through = batch.through {
-            let clientID = clientID
-            async let failed: SyncError? = {
+        private func connected() async throws(SyncError) -> ServerConnection {
+            if let connection {
+                // One round trip per synchronization: a statement on a connection that died with the
+                // server (or a network break) would wait `requestTimeout`, a failed probe only
+                // `connectTimeout`, and then a new connection is opened (or fails fast: `.unreachable`).
+                if await connection.answers(within: server.connectTimeout) { return connection }
+                await dropConnection()
+            }
+            update { $0.connection = .connecting }
+            do throws(SyncError) {
+                let made = try await ServerConnection.connect(server)
                 do throws(SyncError) {
-                    if let prepared { _ = try await connection.push(prepared, clientID: clientID) }
-                    return nil
+                    try await made.prepare(types: typeNames.map { typeSchemas[$0]! }, keyTypes: keyTypes)
                 } catch {
-                    return error
+                    await made.close()
+                    throw error
                 }
-            }()
-            if let done = acknowledged.take() { try await removeAcknowledged(done) }
-            let following = Result { () throws(SyncError) in try preparedBatch(after: through) }
-            if let error = await failed { throw error }
-            acknowledged = (through, batch.recordedCount)
-            next = try following.get()
-        }
-        if let done = acknowledged { try await removeAcknowledged(done) }
-        try storeCall { () throws(StoreError) in try recountPending() }
-    }
-
-    /// Removes a batch the server acknowledged from the outbox.
-    private func removeAcknowledged(_ batch: (through: UInt64, count: Int)) async throws(SyncError) {
-        try await storeWrite { store in try store.removeCapturedChanges(through: batch.through) }
-        update { $0.pending = max(0, $0.pending - batch.count) }
-    }
-
-    /// The outbox's next batch after `place`, and its push built (nil when it sends nothing: its
-    /// changes were all to objects deleted since); nil when the outbox holds nothing after `place`.
-    private func preparedBatch(after place: UInt64) throws(SyncError) -> (OutgoingBatch, PreparedPush?)? {
-        let batch = try storeCall { () throws(StoreError) in
-            try store.outgoingChanges(after: place, limit: server.batchSize)
-        }
-        guard batch.through != nil else { return nil }
-        if batch.changes.isEmpty { return (batch, nil) }
-        return (batch, try PreparedPush(batch.changes, types: typeSchemas, keyTypes: keyTypes))
-    }
-
-    private func pullAll(_ connection: ServerConnection) async throws(SyncError) {
-        while true {
-            let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
-            let (changes, through, caughtUp) = try await connection.pull(
-                after: position, types: Set(typeNames), limit: server.batchSize)
-            if through > position || !changes.isEmpty {
-                try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
-                update { $0.lastSequence = through }
-            }
-            if caughtUp { break }
-        }
-    }
-
-    private func storeCall<R>(_ body: () throws(StoreError) -> R) throws(SyncError) -> R {
-        do {
-            return try body()
-        } catch {
-            throw .store(error)
-        }
-    }
-
-    private func storeWrite(_ body: (Store) throws -> Void) async throws(SyncError) {
-        let store = self.store!
-        do {
-            try await store.asyncWrite { try body(store) }
-        } catch {
-            throw .store(error as? StoreError ?? .invalidArgument("\(error)"))
-        }
-    }
-
-    // MARK: In the background
-
-    /// Synchronizes from now on, in the background: soon after each local commit, when the server
-    /// notifies a change (LISTEN/NOTIFY), and every `pollInterval` anyway. Failures are retried with
-    /// a growing pause, and show in `state.lastError`; the connection state shows offline meanwhile.
-    public func start() {
-        guard backgroundTask == nil else { return }
-        backgroundTask = Task { [weak self] in
-            var pause = Duration.milliseconds(50)
-            while !Task.isCancelled, let sync = self {
-                do {
-                    try await sync.synchronize()
-                    pause = .milliseconds(50)
-                    await sync.waitForWork()
-                } catch {
-                    try? await Task.sleep(for: pause)
-                    pause = min(pause * 2, max(sync.server.pollInterval, .seconds(2)))
-                }
+                connection = made
+                update { $0.connection = .connected }
+                return made
+            } catch {
+                update { $0.connection = .offline }
+                throw error
             }
         }
-        listenerTask = Task { [weak self, server] in
-            var pause = Duration.milliseconds(50)
-            while !Task.isCancelled {
-                do {
-                    let listener = try await ServerConnection.connect(server)
-                    pause = .milliseconds(50)
-                    await self?.setListener(listener)
-                    try? await listener.listen(channel: ServerSchema.channel) { [weak self] in
-                        await self?.wake()
+
+        private func dropConnection() async {
+            guard let dropped = connection else {
+                update { $0.connection = .offline }
+                return
+            }
+            connection = nil
+            update { $0.connection = .offline }
+            await dropped.close()
+        }
+
+        /// Sends the outbox, batch after batch. While the server works on one batch, this actor reads
+        /// the next from the outbox and builds its statements (two cores: the client's work hides behind
+        /// the server's). A batch leaves the outbox once the server acknowledged it.
+        private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
+            var next = try preparedBatch(after: 0)
+            // The batch the server acknowledged last, still in the outbox: removed while the next is pushed.
+            var acknowledged: (through: UInt64, count: Int)?
+            while let (batch, prepared) = next, let through = batch.through {
+                let clientID = clientID
+                async let failed: SyncError? = {
+                    do throws(SyncError) {
+                        if let prepared { _ = try await connection.push(prepared, clientID: clientID) }
+                        return nil
+                    } catch {
+                        return error
                     }
-                    await listener.close()
-                } catch {}
-                guard self != nil else { return }
-                try? await Task.sleep(for: pause)
-                pause = min(pause * 2, .seconds(2))
+                }()
+                if let done = acknowledged.take() { try await removeAcknowledged(done) }
+                let following = Result { () throws(SyncError) in try preparedBatch(after: through) }
+                if let error = await failed { throw error }
+                acknowledged = (through, batch.recordedCount)
+                next = try following.get()
+            }
+            if let done = acknowledged { try await removeAcknowledged(done) }
+            try storeCall { () throws(StoreError) in try recountPending() }
+        }
+
+        /// Removes a batch the server acknowledged from the outbox.
+        private func removeAcknowledged(_ batch: (through: UInt64, count: Int)) async throws(SyncError) {
+            try await storeWrite { store in try store.removeCapturedChanges(through: batch.through) }
+            update { $0.pending = max(0, $0.pending - batch.count) }
+        }
+
+        /// The outbox's next batch after `place`, and its push built (nil when it sends nothing: its
+        /// changes were all to objects deleted since); nil when the outbox holds nothing after `place`.
+        private func preparedBatch(after place: UInt64) throws(SyncError) -> (OutgoingBatch, PreparedPush?)? {
+            let batch = try storeCall { () throws(StoreError) in
+                try store.outgoingChanges(after: place, limit: server.batchSize)
+            }
+            guard batch.through != nil else { return nil }
+            if batch.changes.isEmpty { return (batch, nil) }
+            return (batch, try PreparedPush(batch.changes, types: typeSchemas, keyTypes: keyTypes))
+        }
+
+        private func pullAll(_ connection: ServerConnection) async throws(SyncError) {
+            while true {
+                let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
+                let (changes, through, caughtUp) = try await connection.pull(
+                    after: position, types: Set(typeNames), limit: server.batchSize)
+                if through > position || !changes.isEmpty {
+                    try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
+                    update { $0.lastSequence = through }
+                }
+                if caughtUp { break }
             }
         }
-    }
 
-    /// Stops the background work started by `start()` and closes the connections. Local writes go
-    /// on; a later `start()` or `synchronize()` sends what they change.
-    public func stop() async {
-        let tasks = [backgroundTask, listenerTask].compactMap { $0 }
-        backgroundTask = nil
-        listenerTask = nil
-        for task in tasks { task.cancel() }
-        await listener?.close()  // ends the listening task's wait
-        listener = nil
-        for task in tasks { await task.value }
-        await takeTurn()
-        await dropConnection()
-        giveTurn()
-    }
-
-    private func takeTurn() async {
-        guard busy else {
-            busy = true
-            return
+        private func storeCall<R>(_ body: () throws(StoreError) -> R) throws(SyncError) -> R {
+            do {
+                return try body()
+            } catch {
+                throw .store(error)
+            }
         }
-        await withCheckedContinuation { waitingForTurn.append($0) }
-    }
 
-    /// Hands the turn to the next waiting call (which then holds it), or frees it.
-    private func giveTurn() {
-        if waitingForTurn.isEmpty {
-            busy = false
-        } else {
-            waitingForTurn.removeFirst().resume()
+        private func storeWrite(_ body: (Store) throws -> Void) async throws(SyncError) {
+            let store = self.store!
+            do {
+                try await store.asyncWrite { try body(store) }
+            } catch {
+                throw .store(error as? StoreError ?? .invalidArgument("\(error)"))
+            }
+        }
+
+        // MARK: In the background
+
+        /// Synchronizes from now on, in the background: soon after each local commit, when the server
+        /// notifies a change (LISTEN/NOTIFY), and every `pollInterval` anyway while the server cannot
+        /// notify (every 30 seconds while it can). Failures are retried with
+        /// a growing pause, and show in `state.lastError`; the connection state shows offline meanwhile.
+        public func start() {
+            guard backgroundTask == nil else { return }
+            otherProcessesTask = Task { [weak self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: Self.otherProcessesCheck)
+                    guard let sync = self else { return }
+                    await sync.commitSeen()
+                }
+            }
+            backgroundTask = Task { [weak self] in
+                var pause = Duration.milliseconds(50)
+                while !Task.isCancelled, let sync = self {
+                    do {
+                        try await sync.synchronize()
+                        pause = .milliseconds(50)
+                        await sync.waitForWork()
+                    } catch {
+                        try? await Task.sleep(for: pause)
+                        pause = min(pause * 2, max(sync.server.pollInterval, .seconds(2)))
+                    }
+                }
+            }
+            listenerTask = Task { [weak self, server] in
+                var pause = Duration.milliseconds(50)
+                while !Task.isCancelled {
+                    do {
+                        let listener = try await ServerConnection.connect(server)
+                        pause = .milliseconds(50)
+                        await self?.setListener(listener)
+                        try? await listener.listen(channel: ServerSchema.channel) { [weak self] in
+                            await self?.wake()
+                        }
+                        await self?.setListener(nil)
+                        await listener.close()
+                    } catch {}
+                    guard self != nil else { return }
+                    try? await Task.sleep(for: pause)
+                    pause = min(pause * 2, .seconds(2))
+                }
+            }
+        }
+
+        /// Stops the background work started by `start()` and closes the connections. Local writes go
+        /// on; a later `start()` or `synchronize()` sends what they change.
+        public func stop() async {
+            let tasks = [backgroundTask, listenerTask, otherProcessesTask].compactMap { $0 }
+            backgroundTask = nil
+            listenerTask = nil
+            otherProcessesTask = nil
+            for task in tasks { task.cancel() }
+            await listener?.close()  // ends the listening task's wait
+            listener = nil
+            for task in tasks { await task.value }
+            await takeTurn()
+            await dropConnection()
+            giveTurn()
+        }
+
+        private func takeTurn() async {
+            guard busy else {
+                busy = true
+                return
+            }
+            await withCheckedContinuation { waitingForTurn.append($0) }
+        }
+
+        /// Hands the turn to the next waiting call (which then holds it), or frees it.
+        private func giveTurn() {
+            if waitingForTurn.isEmpty {
+                busy = false
+            } else {
+                waitingForTurn.removeFirst().resume()
+            }
+        }
+
+        private func setListener(_ made: ServerConnection?) {
+            listener = made
+        }
+
+        /// How long an idle sync waits before asking the server anyway: `pollInterval` while the
+        /// server cannot notify (no listening connection), `listeningPollInterval` while it can.
+        private var idleWait: Duration {
+            listener == nil ? server.pollInterval : max(server.pollInterval, Self.listeningPollInterval)
+        }
+
+        /// While the server notifies each change (LISTEN/NOTIFY), a poll only covers a lost notification.
+        static let listeningPollInterval = Duration.seconds(30)
+
+        private func wake() {
+            requestWork()
+        }
+
+        /// Wakes the background loop if it waits, or makes its next wait return at once.
+        private func requestWork() {
+            wakeRequested = true
+            workWaiter?.resume()
+            workWaiter = nil
+        }
+
+        /// Returns when there may be something to do: a local commit, a notification, or `pollInterval`
+        /// (or the task is cancelled). Waits suspended: an idle sync runs nothing until then.
+        private func waitForWork() async {
+            if !wakeRequested {
+                let timer = Task { [weak self, idleWait] in
+                    try? await Task.sleep(for: idleWait)
+                    await self?.requestWork()
+                }
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                        if wakeRequested || Task.isCancelled {
+                            waiter.resume()
+                        } else {
+                            workWaiter = waiter
+                        }
+                    }
+                } onCancel: {
+                    Task { await self.requestWork() }
+                }
+                timer.cancel()
+            }
+            wakeRequested = false
+        }
+
+        deinit {
+            commitWatch?.cancel()
+            backgroundTask?.cancel()
+            listenerTask?.cancel()
+            otherProcessesTask?.cancel()
         }
     }
-
-    private func setListener(_ made: ServerConnection) {
-        listener = made
-    }
-
-    private func wake() {
-        wakeRequested = true
-    }
-
-    /// Returns when there may be something to do: a local commit, a notification, or `pollInterval`.
-    private func waitForWork() async {
-        let clock = ContinuousClock()
-        let deadline = clock.now + server.pollInterval
-        while !Task.isCancelled, !wakeRequested, clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        wakeRequested = false
-    }
-
-    deinit {
-        watchTask?.cancel()
-        backgroundTask?.cancel()
-        listenerTask?.cancel()
-    }
-}
+#endif

@@ -1,28 +1,32 @@
-import Foundation
-import StrataTestSupport
-import Testing
+#if Sync
+    import Foundation
+    import StrataTestSupport
+    import Testing
 
-/// `make demo-sync` runs this executable: it must get to its end on any machine the tests run on.
-@Suite("strata-sync-demo")
-struct SyncDemoTests {
-    @Test("the two-device scene runs to its end against the private PostgreSQL it starts and stops")
-    func demoRuns() async throws {
-        let executable = executableBesideTests("strata-sync-demo")
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sync-demo-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = executable
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = process.standardOutput
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        let transcript = try String(contentsOf: output, encoding: .utf8)
-        #expect(process.terminationStatus == 0, "\(transcript)")
-        #expect(transcript.contains("  laptop: #1 Buy almond milk (priority 2) | #3 Book flights (priority 3, done)"))
-        #expect(transcript.contains("  1|Buy almond milk|f|2"))
-        #expect(transcript.contains("Both devices hold the same 502 todos, as the server does."))
-        #expect(transcript.hasSuffix("stopped and removed the private PostgreSQL\nDone.\n"))
+    /// `make demo-sync` runs this executable: it must get to its end on any machine the tests run on.
+    @Suite("strata-sync-demo")
+    struct SyncDemoTests {
+        @Test("the two-device scene runs to its end against the private PostgreSQL it starts and stops")
+        func demoRuns() async throws {
+            let executable = executableBesideTests("strata-sync-demo")
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "sync-demo-\(UUID().uuidString).out")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: output) }
+            let process = Process()
+            process.executableURL = executable
+            process.standardOutput = try FileHandle(forWritingTo: output)
+            process.standardError = process.standardOutput
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+            let transcript = try String(contentsOf: output, encoding: .utf8)
+            #expect(process.terminationStatus == 0, "\(transcript)")
+            #expect(
+                transcript.contains("  laptop: #1 Buy almond milk (priority 2) | #3 Book flights (priority 3, done)"))
+            #expect(transcript.contains("  1|Buy almond milk|f|2"))
+            #expect(transcript.contains("Both devices hold the same 502 todos, as the server does."))
+            #expect(transcript.hasSuffix("stopped and removed the private PostgreSQL\nDone.\n"))
+        }
     }
-}
+#endif

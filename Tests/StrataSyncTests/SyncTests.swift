@@ -1,449 +1,457 @@
-import Foundation
-import Strata
-import StrataSync
-import StrataTestSupport
-import Testing
+#if Sync
+    import Foundation
+    import Strata
+    import StrataSync
+    import StrataTestSupport
+    import Testing
 
-@Suite("StrataSync against a private PostgreSQL", .serialized)
-struct SyncTests {
-    @Test("what one client commits, another pulls: inserts, updates, deletes, links; the server's tables agree")
-    func twoClientsConverge() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let alice = try await SyncClient(server: scene.server)
-        let bob = try await SyncClient(server: scene.server)
-        try await alice.write { store in
-            let owner = SyncOwner(name: "alice")
-            try store.add(owner)
-            for id in 1...5 {
-                let item = SyncItem(id: id, title: "item \(id)", count: id)
-                item.owner = id.isMultiple(of: 2) ? owner : nil
-                try store.add(item)
-            }
-        }
-        #expect(await waitUntil(timeout: .seconds(60)) { alice.sync.state.pending == 6 })
-        try await alice.sync.synchronize()
-        #expect(alice.sync.state.pending == 0)
-        try await bob.sync.synchronize()
-        let expected = try await alice.items()
-        #expect(expected.count == 5)
-        #expect(try await bob.items() == expected)
-        #expect(try scene.serverItems() == expected)
-
-        try await bob.write { store in
-            let items = store.objects(SyncItem.self)
-            try store.delete(items.filter { $0.id == 1 }.first!)
-            items.filter { $0.id == 2 }.first!.note = "from bob"
-            items.filter { $0.id == 3 }.first!.owner = store.object(ofType: SyncOwner.self, forPrimaryKey: "alice")
-        }
-        try await bob.sync.synchronize()
-        try await alice.sync.synchronize()
-        let after = try await bob.items()
-        #expect(after.map(\.id) == [2, 3, 4, 5])
-        #expect(after.first { $0.id == 2 }?.note == "from bob")
-        #expect(after.first { $0.id == 3 }?.owner == "alice")
-        #expect(try await alice.items() == after)
-        #expect(try scene.serverItems() == after)
-        #expect(alice.sync.state.lastSequence == bob.sync.state.lastSequence)
-    }
-
-    @Test("the same property set on two clients: the change the server sequenced last wins everywhere")
-    func lastSequencedWins() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let alice = try await SyncClient(server: scene.server)
-        let bob = try await SyncClient(server: scene.server)
-        try await alice.write { try $0.add(SyncItem(id: 1, title: "first", count: 1)) }
-        try await alice.sync.synchronize()
-        try await bob.sync.synchronize()
-
-        try await alice.write { $0.objects(SyncItem.self).first!.title = "alice's" }
-        try await bob.write { store in
-            store.objects(SyncItem.self).first!.title = "bob's"
-            store.objects(SyncItem.self).first!.count = 2
-        }
-        try await alice.sync.synchronize()  // sequenced first
-        try await bob.sync.synchronize()  // bob's pending title is re-applied over alice's, then sequenced last
-        #expect(try await bob.items().first?.title == "bob's")
-        try await alice.sync.synchronize()
-        let expected = [ItemState(id: 1, title: "bob's", count: 2, note: nil, owner: nil)]
-        #expect(try await alice.items() == expected)
-        #expect(try await bob.items() == expected)
-        #expect(try scene.serverItems() == expected)
-    }
-
-    @Test("two clients insert an object of the same key: the insert the server sequenced last wins everywhere")
-    func sameKeyInsertedTwice() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let alice = try await SyncClient(server: scene.server)
-        let bob = try await SyncClient(server: scene.server)
-        try await alice.write { try $0.add(SyncItem(id: 5, title: "alice's five", count: 1)) }
-        try await bob.write { store in
-            try store.add(SyncItem(id: 4, title: "bob's four", count: 4))
-            try store.add(SyncItem(id: 5, title: "bob's five", count: 2))
-            try store.add(SyncItem(id: 6, title: "bob's six", count: 6))
-        }
-        try await alice.sync.synchronize()
-        try await bob.sync.synchronize()  // its insert of 5 finds alice's row on the server
-        try await alice.sync.synchronize()
-        let expected = [
-            ItemState(id: 4, title: "bob's four", count: 4, note: nil, owner: nil),
-            ItemState(id: 5, title: "bob's five", count: 2, note: nil, owner: nil),
-            ItemState(id: 6, title: "bob's six", count: 6, note: nil, owner: nil),
-        ]
-        #expect(try scene.serverItems() == expected)
-        #expect(try await alice.items() == expected)
-        #expect(try await bob.items() == expected)
-        #expect(bob.sync.state.pending == 0)
-    }
-
-    @Test("a client's pending change is not undone by a pull; other properties of the object still arrive")
-    func pendingChangesStayOnTop() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let alice = try await SyncClient(server: scene.server)
-        let bob = try await SyncClient(server: scene.server)
-        try await alice.write { try $0.add(SyncItem(id: 1, title: "first", count: 1)) }
-        try await alice.sync.synchronize()
-        try await bob.sync.synchronize()
-        try await alice.write { store in
-            store.objects(SyncItem.self).first!.title = "alice's"
-            store.objects(SyncItem.self).first!.count = 10
-        }
-        try await alice.sync.synchronize()
-        try await bob.write { $0.objects(SyncItem.self).first!.title = "bob's, not pushed" }
-        // Bob's outbox holds the title: a pull brings the count, not the title.
-        #expect(await waitUntil(timeout: .seconds(60)) { bob.sync.state.pending == 1 })
-        try await bob.sync.pull()
-        #expect(
-            try await bob.items() == [ItemState(id: 1, title: "bob's, not pushed", count: 10, note: nil, owner: nil)])
-    }
-
-    @Test("a delete wins over earlier updates; a later insert of the same key recreates the object")
-    func deleteAndRecreate() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let alice = try await SyncClient(server: scene.server)
-        let bob = try await SyncClient(server: scene.server)
-        try await alice.write { try $0.add(SyncItem(id: 7, title: "v1", count: 1)) }
-        try await alice.sync.synchronize()
-        try await bob.sync.synchronize()
-
-        try await bob.write { $0.objects(SyncItem.self).first!.count = 2 }
-        try await bob.sync.synchronize()
-        try await alice.write { try $0.delete($0.objects(SyncItem.self).first!) }  // alice has not seen bob's update
-        try await alice.sync.synchronize()
-        try await bob.sync.synchronize()
-        #expect(try await alice.items().isEmpty)
-        #expect(try await bob.items().isEmpty)
-        #expect(try scene.serverItems().isEmpty)
-
-        try await bob.write { try $0.add(SyncItem(id: 7, title: "v2", count: 3)) }
-        try await bob.sync.synchronize()
-        try await alice.sync.synchronize()
-        let expected = [ItemState(id: 7, title: "v2", count: 3, note: nil, owner: nil)]
-        #expect(try await alice.items() == expected)
-        #expect(try scene.serverItems() == expected)
-    }
-
-    @Test("values of every kind reach the server's typed columns and the other client: inserts, partial updates, nulls")
-    func everyKindOfValue() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let fixture = { Fixture([SyncItem.self, SyncOwner.self, SyncKinds.self]) }
-        let alice = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncKinds.self])
-        let bob = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncKinds.self])
-        let full = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
-        let empty = UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!
-        try await alice.write { store in
-            let kinds = SyncKinds()
-            kinds.id = full
-            kinds.flag = true
-            kinds.big = .max
-            kinds.ratio = 0.1
-            kinds.blob = Data([0, 1, 255])
-            kinds.at = Date(timeIntervalSince1970: 1_700_000_000.25)
-            kinds.amount = Decimal(string: "12.345")!
-            kinds.numbers.append(objectsIn: [1, -2, 3])
-            kinds.small = -8
-            kinds.label = "it's \"quoted\", é"
-            try store.add(kinds)
-            let bare = SyncKinds()
-            bare.id = empty
-            try store.add(bare)
-        }
-        try await alice.sync.synchronize()
-        let query = """
-            SELECT id, flag, big, ratio, encode(blob, 'hex'), extract(epoch FROM at), amount, numbers::text,
-                coalesce(small::text, '<nil>'), coalesce(label, '<nil>')
-            FROM strata."SyncKinds" ORDER BY id
-            """
-        let inserted = try scene.cluster.psql(query, database: scene.database)
-        #expect(
-            inserted.split(separator: "\n") == [
-                "00000000-0000-0000-0000-00000000000a|t|18446744073709551615|0.1|0001ff|1700000000.250000|12.345|[1, -2, 3]|-8|it's \"quoted\", é",
-                "00000000-0000-0000-0000-00000000000b|f|0|0||978307200.000000|0|[]|<nil>|<nil>",
-            ])
-        // One batch sets a different property of each object: each row sets only its own.
-        try await alice.write { store in
-            store.object(ofType: SyncKinds.self, forPrimaryKey: full)!.label = nil
-            store.object(ofType: SyncKinds.self, forPrimaryKey: empty)!.ratio = -2.5
-            store.object(ofType: SyncKinds.self, forPrimaryKey: empty)!.small = 7
-        }
-        try await alice.sync.synchronize()
-        #expect(
-            try scene.cluster.psql(
-                "SELECT id, ratio, coalesce(small::text, '<nil>'), coalesce(label, '<nil>') FROM strata.\"SyncKinds\" ORDER BY id",
-                database: scene.database
-            ).split(separator: "\n") == [
-                "00000000-0000-0000-0000-00000000000a|0.1|-8|<nil>",
-                "00000000-0000-0000-0000-00000000000b|-2.5|7|<nil>",
-            ])
-        try await bob.sync.synchronize()
-        let describe: @Sendable (Store) -> [String] = { store in
-            store.objects(SyncKinds.self).sorted { $0.id.uuidString < $1.id.uuidString }.map { kinds in
-                "\(kinds.id) \(kinds.flag) \(kinds.big) \(kinds.ratio) \(Array(kinds.blob)) "
-                    + "\(kinds.at.timeIntervalSince1970) \(kinds.amount) \(Array(kinds.numbers)) "
-                    + "\(kinds.small.map(String.init) ?? "nil") \(kinds.label ?? "nil")"
-            }
-        }
-        let expected = try await alice.read(describe)
-        #expect(expected.count == 2)
-        #expect(try await bob.read(describe) == expected)
-    }
-
-    @Test("a client offline for 1,000 commits catches up, and so does the other")
-    func offlineThousandCommits() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        var offline = scene.server
-        offline.port = try closedPort()
-        offline.connectTimeout = .seconds(1)
-        let fixture = Fixture([SyncItem.self, SyncOwner.self])
-        do {
-            let away = try await SyncClient(server: offline, fixture: fixture)
-            for commit in 0..<1_000 {
-                try await away.write { store in
-                    if let item = store.object(ofType: SyncItem.self, forPrimaryKey: commit % 100) {
-                        item.count += 1
-                    } else {
-                        try store.add(SyncItem(id: commit % 100, title: "item \(commit % 100)", count: 1))
-                    }
+    @Suite("StrataSync against a private PostgreSQL", .serialized)
+    struct SyncTests {
+        @Test("what one client commits, another pulls: inserts, updates, deletes, links; the server's tables agree")
+        func twoClientsConverge() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let alice = try await SyncClient(server: scene.server)
+            let bob = try await SyncClient(server: scene.server)
+            try await alice.write { store in
+                let owner = SyncOwner(name: "alice")
+                try store.add(owner)
+                for id in 1...5 {
+                    let item = SyncItem(id: id, title: "item \(id)", count: id)
+                    item.owner = id.isMultiple(of: 2) ? owner : nil
+                    try store.add(item)
                 }
             }
-            await #expect(throws: SyncError.self) { try await away.sync.synchronize() }
-            #expect(away.sync.state.pending == 1_000)
-            #expect(away.sync.state.connection == .offline)
-        }
-        let back = try await SyncClient(server: scene.server, fixture: fixture)
-        try await back.sync.synchronize()
-        #expect(back.sync.state.pending == 0)
-        let other = try await SyncClient(server: scene.server)
-        try await other.sync.synchronize()
-        let expected = try await back.items()
-        #expect(expected.count == 100 && expected.allSatisfy { $0.count == 10 })
-        #expect(try await other.items() == expected)
-        #expect(try scene.serverItems() == expected)
-    }
+            #expect(await waitUntil(timeout: .seconds(60)) { alice.sync.state.pending == 6 })
+            try await alice.sync.synchronize()
+            #expect(alice.sync.state.pending == 0)
+            try await bob.sync.synchronize()
+            let expected = try await alice.items()
+            #expect(expected.count == 5)
+            #expect(try await bob.items() == expected)
+            #expect(try scene.serverItems() == expected)
 
-    @Test("observers of a client hear of pulled changes as of local ones; a started sync delivers promptly")
-    func observersHearRemoteChanges() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let alice = try await SyncClient(server: scene.server)
-        let bob = try await SyncClient(server: scene.server)
-        await alice.sync.start()
-        await bob.sync.start()
-        let heard = Box<[String]>([])  // "insertions/modifications/deletions" of each update
-        try await bob.observeItems { change in
-            if case .update(_, let deletions, let insertions, let modifications) = change {
-                heard.mutate { $0.append("\(insertions)/\(modifications)/\(deletions)") }
+            try await bob.write { store in
+                let items = store.objects(SyncItem.self)
+                try store.delete(items.filter { $0.id == 1 }.first!)
+                items.filter { $0.id == 2 }.first!.note = "from bob"
+                items.filter { $0.id == 3 }.first!.owner = store.object(ofType: SyncOwner.self, forPrimaryKey: "alice")
             }
+            try await bob.sync.synchronize()
+            try await alice.sync.synchronize()
+            let after = try await bob.items()
+            #expect(after.map(\.id) == [2, 3, 4, 5])
+            #expect(after.first { $0.id == 2 }?.note == "from bob")
+            #expect(after.first { $0.id == 3 }?.owner == "alice")
+            #expect(try await alice.items() == after)
+            #expect(try scene.serverItems() == after)
+            #expect(alice.sync.state.lastSequence == bob.sync.state.lastSequence)
         }
-        try await alice.write { try $0.add(SyncItem(id: 1, title: "one", count: 1)) }
-        #expect(await waitUntil(timeout: .seconds(60)) { heard.value.contains("[0]/[]/[]") }, "\(heard.value)")
-        try await alice.write { $0.objects(SyncItem.self).first!.count = 2 }
-        #expect(await waitUntil(timeout: .seconds(60)) { heard.value.contains("[]/[0]/[]") }, "\(heard.value)")
-        await alice.sync.stop()
-        await bob.sync.stop()
-        #expect(try await bob.items() == [ItemState(id: 1, title: "one", count: 2, note: nil, owner: nil)])
-    }
 
-    @Test("the server unreachable at start: a typed error within the timeout; local writes go on")
-    func unreachableAtStart() async throws {
-        var server = SyncServer(username: "strata", password: "strata", database: "app", connectTimeout: .seconds(2))
-        server.port = try closedPort()
-        let client = try await SyncClient(server: server)
-        try await client.write { try $0.add(SyncItem(id: 1)) }
-        let started = ContinuousClock.now
-        await #expect {
-            try await client.sync.synchronize()
-        } throws: { error in
-            if case .unreachable = error as? SyncError { return true }
-            return false
+        @Test("the same property set on two clients: the change the server sequenced last wins everywhere")
+        func lastSequencedWins() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let alice = try await SyncClient(server: scene.server)
+            let bob = try await SyncClient(server: scene.server)
+            try await alice.write { try $0.add(SyncItem(id: 1, title: "first", count: 1)) }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+
+            try await alice.write { $0.objects(SyncItem.self).first!.title = "alice's" }
+            try await bob.write { store in
+                store.objects(SyncItem.self).first!.title = "bob's"
+                store.objects(SyncItem.self).first!.count = 2
+            }
+            try await alice.sync.synchronize()  // sequenced first
+            try await bob.sync.synchronize()  // bob's pending title is re-applied over alice's, then sequenced last
+            #expect(try await bob.items().first?.title == "bob's")
+            try await alice.sync.synchronize()
+            let expected = [ItemState(id: 1, title: "bob's", count: 2, note: nil, owner: nil)]
+            #expect(try await alice.items() == expected)
+            #expect(try await bob.items() == expected)
+            #expect(try scene.serverItems() == expected)
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(client.sync.state.connection == .offline)
-        #expect(client.sync.state.pending == 1)
-        if case .unreachable = client.sync.state.lastError {
-        } else {
-            Issue.record("\(String(describing: client.sync.state.lastError))")
+
+        @Test("two clients insert an object of the same key: the insert the server sequenced last wins everywhere")
+        func sameKeyInsertedTwice() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let alice = try await SyncClient(server: scene.server)
+            let bob = try await SyncClient(server: scene.server)
+            try await alice.write { try $0.add(SyncItem(id: 5, title: "alice's five", count: 1)) }
+            try await bob.write { store in
+                try store.add(SyncItem(id: 4, title: "bob's four", count: 4))
+                try store.add(SyncItem(id: 5, title: "bob's five", count: 2))
+                try store.add(SyncItem(id: 6, title: "bob's six", count: 6))
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()  // its insert of 5 finds alice's row on the server
+            try await alice.sync.synchronize()
+            let expected = [
+                ItemState(id: 4, title: "bob's four", count: 4, note: nil, owner: nil),
+                ItemState(id: 5, title: "bob's five", count: 2, note: nil, owner: nil),
+                ItemState(id: 6, title: "bob's six", count: 6, note: nil, owner: nil),
+            ]
+            #expect(try scene.serverItems() == expected)
+            #expect(try await alice.items() == expected)
+            #expect(try await bob.items() == expected)
+            #expect(bob.sync.state.pending == 0)
         }
-    }
 
-    @Test("the server stops and starts again: the next synchronize() of every client succeeds within seconds")
-    func serverRestartBetweenSynchronizations() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let started = try await SyncClient(server: scene.server)
-        let plain = try await SyncClient(server: scene.server)  // never started: synchronize() alone
-        let idle = try await SyncClient(server: scene.server)  // not asked anything while the server is down
-        try await started.write { try $0.add(SyncItem(id: 1, title: "before")) }
-        try await started.sync.synchronize()
-        try await plain.sync.synchronize()
-        try await idle.sync.synchronize()
-        await started.sync.start()
-        #expect(try await plain.items().map(\.id) == [1])
+        @Test("a client's pending change is not undone by a pull; other properties of the object still arrive")
+        func pendingChangesStayOnTop() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let alice = try await SyncClient(server: scene.server)
+            let bob = try await SyncClient(server: scene.server)
+            try await alice.write { try $0.add(SyncItem(id: 1, title: "first", count: 1)) }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            try await alice.write { store in
+                store.objects(SyncItem.self).first!.title = "alice's"
+                store.objects(SyncItem.self).first!.count = 10
+            }
+            try await alice.sync.synchronize()
+            try await bob.write { $0.objects(SyncItem.self).first!.title = "bob's, not pushed" }
+            // Bob's outbox holds the title: a pull brings the count, not the title.
+            #expect(await waitUntil(timeout: .seconds(60)) { bob.sync.state.pending == 1 })
+            try await bob.sync.pull()
+            #expect(
+                try await bob.items() == [
+                    ItemState(id: 1, title: "bob's, not pushed", count: 10, note: nil, owner: nil)
+                ])
+        }
 
-        try scene.cluster.stopServer()
-        try await started.write { try $0.add(SyncItem(id: 2, title: "offline")) }
-        try await plain.write { try $0.add(SyncItem(id: 3, title: "offline too")) }
-        for client in [started, plain] {
-            let failedAt = ContinuousClock.now
+        @Test("a delete wins over earlier updates; a later insert of the same key recreates the object")
+        func deleteAndRecreate() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let alice = try await SyncClient(server: scene.server)
+            let bob = try await SyncClient(server: scene.server)
+            try await alice.write { try $0.add(SyncItem(id: 7, title: "v1", count: 1)) }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+
+            try await bob.write { $0.objects(SyncItem.self).first!.count = 2 }
+            try await bob.sync.synchronize()
+            // alice has not seen bob's update
+            try await alice.write { try $0.delete($0.objects(SyncItem.self).first!) }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            #expect(try await alice.items().isEmpty)
+            #expect(try await bob.items().isEmpty)
+            #expect(try scene.serverItems().isEmpty)
+
+            try await bob.write { try $0.add(SyncItem(id: 7, title: "v2", count: 3)) }
+            try await bob.sync.synchronize()
+            try await alice.sync.synchronize()
+            let expected = [ItemState(id: 7, title: "v2", count: 3, note: nil, owner: nil)]
+            #expect(try await alice.items() == expected)
+            #expect(try scene.serverItems() == expected)
+        }
+
+        @Test(
+            "values of every kind reach the server's typed columns and the other client: inserts, partial updates, nulls"
+        )
+        func everyKindOfValue() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let fixture = { Fixture([SyncItem.self, SyncOwner.self, SyncKinds.self]) }
+            let alice = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncKinds.self])
+            let bob = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncKinds.self])
+            let full = UUID(uuidString: "00000000-0000-0000-0000-00000000000A")!
+            let empty = UUID(uuidString: "00000000-0000-0000-0000-00000000000B")!
+            try await alice.write { store in
+                let kinds = SyncKinds()
+                kinds.id = full
+                kinds.flag = true
+                kinds.big = .max
+                kinds.ratio = 0.1
+                kinds.blob = Data([0, 1, 255])
+                kinds.at = Date(timeIntervalSince1970: 1_700_000_000.25)
+                kinds.amount = Decimal(string: "12.345")!
+                kinds.numbers.append(objectsIn: [1, -2, 3])
+                kinds.small = -8
+                kinds.label = "it's \"quoted\", é"
+                try store.add(kinds)
+                let bare = SyncKinds()
+                bare.id = empty
+                try store.add(bare)
+            }
+            try await alice.sync.synchronize()
+            let query = """
+                SELECT id, flag, big, ratio, encode(blob, 'hex'), extract(epoch FROM at), amount, numbers::text,
+                    coalesce(small::text, '<nil>'), coalesce(label, '<nil>')
+                FROM strata."SyncKinds" ORDER BY id
+                """
+            let inserted = try scene.cluster.psql(query, database: scene.database)
+            #expect(
+                inserted.split(separator: "\n") == [
+                    "00000000-0000-0000-0000-00000000000a|t|18446744073709551615|0.1|0001ff|1700000000.250000|12.345|[1, -2, 3]|-8|it's \"quoted\", é",
+                    "00000000-0000-0000-0000-00000000000b|f|0|0||978307200.000000|0|[]|<nil>|<nil>",
+                ])
+            // One batch sets a different property of each object: each row sets only its own.
+            try await alice.write { store in
+                store.object(ofType: SyncKinds.self, forPrimaryKey: full)!.label = nil
+                store.object(ofType: SyncKinds.self, forPrimaryKey: empty)!.ratio = -2.5
+                store.object(ofType: SyncKinds.self, forPrimaryKey: empty)!.small = 7
+            }
+            try await alice.sync.synchronize()
+            #expect(
+                try scene.cluster.psql(
+                    "SELECT id, ratio, coalesce(small::text, '<nil>'), coalesce(label, '<nil>') FROM strata.\"SyncKinds\" ORDER BY id",
+                    database: scene.database
+                ).split(separator: "\n") == [
+                    "00000000-0000-0000-0000-00000000000a|0.1|-8|<nil>",
+                    "00000000-0000-0000-0000-00000000000b|-2.5|7|<nil>",
+                ])
+            try await bob.sync.synchronize()
+            let describe: @Sendable (Store) -> [String] = { store in
+                store.objects(SyncKinds.self).sorted { $0.id.uuidString < $1.id.uuidString }.map { kinds in
+                    "\(kinds.id) \(kinds.flag) \(kinds.big) \(kinds.ratio) \(Array(kinds.blob)) "
+                        + "\(kinds.at.timeIntervalSince1970) \(kinds.amount) \(Array(kinds.numbers)) "
+                        + "\(kinds.small.map(String.init) ?? "nil") \(kinds.label ?? "nil")"
+                }
+            }
+            let expected = try await alice.read(describe)
+            #expect(expected.count == 2)
+            #expect(try await bob.read(describe) == expected)
+        }
+
+        @Test("a client offline for 1,000 commits catches up, and so does the other")
+        func offlineThousandCommits() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            var offline = scene.server
+            offline.port = try closedPort()
+            offline.connectTimeout = .seconds(1)
+            let fixture = Fixture([SyncItem.self, SyncOwner.self])
+            do {
+                let away = try await SyncClient(server: offline, fixture: fixture)
+                for commit in 0..<1_000 {
+                    try await away.write { store in
+                        if let item = store.object(ofType: SyncItem.self, forPrimaryKey: commit % 100) {
+                            item.count += 1
+                        } else {
+                            try store.add(SyncItem(id: commit % 100, title: "item \(commit % 100)", count: 1))
+                        }
+                    }
+                }
+                await #expect(throws: SyncError.self) { try await away.sync.synchronize() }
+                #expect(away.sync.state.pending == 1_000)
+                #expect(away.sync.state.connection == .offline)
+            }
+            let back = try await SyncClient(server: scene.server, fixture: fixture)
+            try await back.sync.synchronize()
+            #expect(back.sync.state.pending == 0)
+            let other = try await SyncClient(server: scene.server)
+            try await other.sync.synchronize()
+            let expected = try await back.items()
+            #expect(expected.count == 100 && expected.allSatisfy { $0.count == 10 })
+            #expect(try await other.items() == expected)
+            #expect(try scene.serverItems() == expected)
+        }
+
+        @Test("observers of a client hear of pulled changes as of local ones; a started sync delivers promptly")
+        func observersHearRemoteChanges() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let alice = try await SyncClient(server: scene.server)
+            let bob = try await SyncClient(server: scene.server)
+            await alice.sync.start()
+            await bob.sync.start()
+            let heard = Box<[String]>([])  // "insertions/modifications/deletions" of each update
+            try await bob.observeItems { change in
+                if case .update(_, let deletions, let insertions, let modifications) = change {
+                    heard.mutate { $0.append("\(insertions)/\(modifications)/\(deletions)") }
+                }
+            }
+            try await alice.write { try $0.add(SyncItem(id: 1, title: "one", count: 1)) }
+            #expect(await waitUntil(timeout: .seconds(60)) { heard.value.contains("[0]/[]/[]") }, "\(heard.value)")
+            try await alice.write { $0.objects(SyncItem.self).first!.count = 2 }
+            #expect(await waitUntil(timeout: .seconds(60)) { heard.value.contains("[]/[0]/[]") }, "\(heard.value)")
+            await alice.sync.stop()
+            await bob.sync.stop()
+            #expect(try await bob.items() == [ItemState(id: 1, title: "one", count: 2, note: nil, owner: nil)])
+        }
+
+        @Test("the server unreachable at start: a typed error within the timeout; local writes go on")
+        func unreachableAtStart() async throws {
+            var server = SyncServer(
+                username: "strata", password: "strata", database: "app", connectTimeout: .seconds(2))
+            server.port = try closedPort()
+            let client = try await SyncClient(server: server)
+            try await client.write { try $0.add(SyncItem(id: 1)) }
+            let started = ContinuousClock.now
             await #expect {
                 try await client.sync.synchronize()
             } throws: { error in
                 if case .unreachable = error as? SyncError { return true }
                 return false
             }
-            #expect(ContinuousClock.now - failedAt < .seconds(15))
-        }
-
-        try scene.cluster.restartServer()
-        for client in [idle, started, plain] {
-            let began = ContinuousClock.now
-            try await client.sync.synchronize()
-            #expect(ContinuousClock.now - began < .seconds(10), "took \(ContinuousClock.now - began)")
-        }
-        try await started.sync.synchronize()  // pulls what the plain client pushed after it
-        let expected = try await plain.items()
-        #expect(expected.map(\.id) == [1, 2, 3])
-        #expect(try await started.items() == expected)
-        try await idle.sync.synchronize()
-        #expect(try await idle.items() == expected)
-        #expect(try scene.serverItems() == expected)
-        await started.sync.stop()
-    }
-
-    @Test("bad credentials: .authenticationFailed, and nothing of the outbox is lost")
-    func badCredentials() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        var server = scene.server
-        server.password = "wrong"
-        let client = try await SyncClient(server: server)
-        try await client.write { try $0.add(SyncItem(id: 1)) }
-        await #expect {
-            try await client.sync.synchronize()
-        } throws: { error in
-            if case .authenticationFailed = error as? SyncError { return true }
-            return false
-        }
-        #expect(client.sync.state.pending == 1)
-    }
-
-    @Test("a server whose tables describe a type otherwise: .schemaMismatch, nothing pushed")
-    func schemaMismatch() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let first = try await SyncClient(server: scene.server)
-        try await first.sync.synchronize()
-        _ = try scene.cluster.psql(
-            "UPDATE strata.types SET fingerprint = 'key=id;id:integer,title:string' WHERE name = 'SyncItem'",
-            database: scene.database)
-        let second = try await SyncClient(server: scene.server)
-        try await second.write { try $0.add(SyncItem(id: 1)) }
-        await #expect {
-            try await second.sync.synchronize()
-        } throws: { error in
-            if case .schemaMismatch = error as? SyncError { return true }
-            return false
-        }
-        #expect(second.sync.state.pending == 1)
-        #expect(try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database) == "0")
-    }
-
-    @Test("a server of another sync protocol version: .schemaMismatch, nothing pushed")
-    func protocolVersionMismatch() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        let first = try await SyncClient(server: scene.server)
-        try await first.sync.synchronize()
-        _ = try scene.cluster.psql(
-            "UPDATE strata.sync_meta SET value = '1' WHERE key = 'protocol'", database: scene.database)
-        let second = try await SyncClient(server: scene.server)
-        try await second.write { try $0.add(SyncItem(id: 1)) }
-        await #expect {
-            try await second.sync.synchronize()
-        } throws: { error in
-            guard case .schemaMismatch(let reason) = error as? SyncError else { return false }
-            return reason.contains("protocol 1")
-        }
-        #expect(second.sync.state.pending == 1)
-        #expect(try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database) == "0")
-    }
-
-    @Test("pulls in windows smaller and larger than the pushes: every change once, in order, to the last sequence")
-    func pullWindows() async throws {
-        let scene = try SyncScene()
-        defer { scene.stop() }
-        var small = scene.server
-        small.batchSize = 7
-        let pusher = try await SyncClient(server: small)
-        for round in 0..<5 {  // pushes of up to 7 changes: rows of 1 to 7 changes
-            try await pusher.write { store in
-                for id in (round * 20)..<(round * 20 + 20) { try store.add(SyncItem(id: id, title: "r\(round)")) }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(client.sync.state.connection == .offline)
+            #expect(client.sync.state.pending == 1)
+            if case .unreachable = client.sync.state.lastError {
+            } else {
+                Issue.record("\(String(describing: client.sync.state.lastError))")
             }
-            try await pusher.write { $0.objects(SyncItem.self).filter { $0.id == round * 20 }.first!.count = round }
-            try await pusher.sync.synchronize()
         }
-        let expected = try await pusher.items()
-        #expect(expected.count == 100)
-        let last = pusher.sync.state.lastSequence
-        for batchSize in [1, 3, 50, 2_000] {
+
+        @Test("the server stops and starts again: the next synchronize() of every client succeeds within seconds")
+        func serverRestartBetweenSynchronizations() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let started = try await SyncClient(server: scene.server)
+            let plain = try await SyncClient(server: scene.server)  // never started: synchronize() alone
+            let idle = try await SyncClient(server: scene.server)  // not asked anything while the server is down
+            try await started.write { try $0.add(SyncItem(id: 1, title: "before")) }
+            try await started.sync.synchronize()
+            try await plain.sync.synchronize()
+            try await idle.sync.synchronize()
+            await started.sync.start()
+            #expect(try await plain.items().map(\.id) == [1])
+
+            try scene.cluster.stopServer()
+            try await started.write { try $0.add(SyncItem(id: 2, title: "offline")) }
+            try await plain.write { try $0.add(SyncItem(id: 3, title: "offline too")) }
+            for client in [started, plain] {
+                let failedAt = ContinuousClock.now
+                await #expect {
+                    try await client.sync.synchronize()
+                } throws: { error in
+                    if case .unreachable = error as? SyncError { return true }
+                    return false
+                }
+                #expect(ContinuousClock.now - failedAt < .seconds(15))
+            }
+
+            try scene.cluster.restartServer()
+            for client in [idle, started, plain] {
+                let began = ContinuousClock.now
+                try await client.sync.synchronize()
+                #expect(ContinuousClock.now - began < .seconds(10), "took \(ContinuousClock.now - began)")
+            }
+            try await started.sync.synchronize()  // pulls what the plain client pushed after it
+            let expected = try await plain.items()
+            #expect(expected.map(\.id) == [1, 2, 3])
+            #expect(try await started.items() == expected)
+            try await idle.sync.synchronize()
+            #expect(try await idle.items() == expected)
+            #expect(try scene.serverItems() == expected)
+            await started.sync.stop()
+        }
+
+        @Test("bad credentials: .authenticationFailed, and nothing of the outbox is lost")
+        func badCredentials() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
             var server = scene.server
-            server.batchSize = batchSize
-            let puller = try await SyncClient(server: server)
-            try await puller.sync.pull()
-            #expect(try await puller.items() == expected, "batch size \(batchSize)")
-            #expect(puller.sync.state.lastSequence == last, "batch size \(batchSize)")
+            server.password = "wrong"
+            let client = try await SyncClient(server: server)
+            try await client.write { try $0.add(SyncItem(id: 1)) }
+            await #expect {
+                try await client.sync.synchronize()
+            } throws: { error in
+                if case .authenticationFailed = error as? SyncError { return true }
+                return false
+            }
+            #expect(client.sync.state.pending == 1)
+        }
+
+        @Test("a server whose tables describe a type otherwise: .schemaMismatch, nothing pushed")
+        func schemaMismatch() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let first = try await SyncClient(server: scene.server)
+            try await first.sync.synchronize()
+            _ = try scene.cluster.psql(
+                "UPDATE strata.types SET fingerprint = 'key=id;id:integer,title:string' WHERE name = 'SyncItem'",
+                database: scene.database)
+            let second = try await SyncClient(server: scene.server)
+            try await second.write { try $0.add(SyncItem(id: 1)) }
+            await #expect {
+                try await second.sync.synchronize()
+            } throws: { error in
+                if case .schemaMismatch = error as? SyncError { return true }
+                return false
+            }
+            #expect(second.sync.state.pending == 1)
+            #expect(try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database) == "0")
+        }
+
+        @Test("a server of another sync protocol version: .schemaMismatch, nothing pushed")
+        func protocolVersionMismatch() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let first = try await SyncClient(server: scene.server)
+            try await first.sync.synchronize()
+            _ = try scene.cluster.psql(
+                "UPDATE strata.sync_meta SET value = '1' WHERE key = 'protocol'", database: scene.database)
+            let second = try await SyncClient(server: scene.server)
+            try await second.write { try $0.add(SyncItem(id: 1)) }
+            await #expect {
+                try await second.sync.synchronize()
+            } throws: { error in
+                guard case .schemaMismatch(let reason) = error as? SyncError else { return false }
+                return reason.contains("protocol 1")
+            }
+            #expect(second.sync.state.pending == 1)
+            #expect(try scene.cluster.psql("SELECT count(*) FROM strata.change_log", database: scene.database) == "0")
+        }
+
+        @Test("pulls in windows smaller and larger than the pushes: every change once, in order, to the last sequence")
+        func pullWindows() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            var small = scene.server
+            small.batchSize = 7
+            let pusher = try await SyncClient(server: small)
+            for round in 0..<5 {  // pushes of up to 7 changes: rows of 1 to 7 changes
+                try await pusher.write { store in
+                    for id in (round * 20)..<(round * 20 + 20) { try store.add(SyncItem(id: id, title: "r\(round)")) }
+                }
+                try await pusher.write { $0.objects(SyncItem.self).filter { $0.id == round * 20 }.first!.count = round }
+                try await pusher.sync.synchronize()
+            }
+            let expected = try await pusher.items()
+            #expect(expected.count == 100)
+            let last = pusher.sync.state.lastSequence
+            for batchSize in [1, 3, 50, 2_000] {
+                var server = scene.server
+                server.batchSize = batchSize
+                let puller = try await SyncClient(server: server)
+                try await puller.sync.pull()
+                #expect(try await puller.items() == expected, "batch size \(batchSize)")
+                #expect(puller.sync.state.lastSequence == last, "batch size \(batchSize)")
+            }
+        }
+
+        @Test("a type without a primary key cannot be synced: .unsupportedType")
+        func typeWithoutPrimaryKey() async throws {
+            let fixture = Fixture([SyncItem.self, SyncOwner.self, Note.self])
+            let server = SyncServer(username: "strata", database: "app")
+            await #expect {
+                _ = try await StoreSync(configuration: fixture.configuration, server: server, types: [Note.self])
+            } throws: { error in
+                if case .unsupportedType = error as? SyncError { return true }
+                return false
+            }
         }
     }
 
-    @Test("a type without a primary key cannot be synced: .unsupportedType")
-    func typeWithoutPrimaryKey() async throws {
-        let fixture = Fixture([SyncItem.self, SyncOwner.self, Note.self])
-        let server = SyncServer(username: "strata", database: "app")
-        await #expect {
-            _ = try await StoreSync(configuration: fixture.configuration, server: server, types: [Note.self])
-        } throws: { error in
-            if case .unsupportedType = error as? SyncError { return true }
-            return false
-        }
+    /// A loopback port nobody listens on.
+    func closedPort() throws -> Int {
+        try PostgresCluster.freePort()
     }
-}
 
-/// A loopback port nobody listens on.
-func closedPort() throws -> Int {
-    try PostgresCluster.freePort()
-}
-
-/// A value shared with callbacks.
-final class Box<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value { lock.withLock { stored } }
-    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
-}
+    /// A value shared with callbacks.
+    final class Box<Value: Sendable>: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Value
+        init(_ value: Value) { stored = value }
+        var value: Value { lock.withLock { stored } }
+        func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+    }
+#endif

@@ -169,7 +169,7 @@ struct MultiProcessTests {
         return (frozen, failure)
     }
 
-    @Test("every reader slot taken (frozen snapshots hold one each): a typed error saying who holds them; freed slots work again")
+    @Test("every reader slot taken (frozen versions hold one each): a typed error naming the holders; freed ones work")
     func readerSlotsExhausted() throws {
         let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self]) { $0.maximumReaders = 40 }
         let store = try fixture.open()
@@ -178,7 +178,8 @@ struct MultiProcessTests {
         #expect(failure == .storage(.readersFull))
         #expect(frozen.count > 30 && frozen.count < 40, "40 slots, less this process's own: \(frozen.count)")
         let description = failure.map { "\($0)" } ?? ""
-        #expect(description.contains("40 of the file's 40 reader slots are in use: 40 by this process"), "\(description)")
+        #expect(
+            description.contains("40 of the file's 40 reader slots are in use: 40 by this process"), "\(description)")
         #expect(description.contains("1 live Stores of threads, queues and actors"), "\(description)")
         #expect(description.contains("\(frozen.count) frozen versions"), "\(description)")
         #expect(description.contains("none by other processes"), "\(description)")

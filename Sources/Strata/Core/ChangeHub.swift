@@ -7,6 +7,7 @@ final class ChangeHub: Sendable {
     private struct State {
         var logs: [Int: CommitLog] = [:]
         var listeners: [ObjectIdentifier: ChangeListener] = [:]
+        var watches: [ObjectIdentifier: CommitWatch] = [:]
         /// Per Store with observers: the oldest version one of them stands at. Logs up to the oldest
         /// of these are needed by nobody.
         var positions: [ObjectIdentifier: Int] = [:]
@@ -79,16 +80,25 @@ final class ChangeHub: Sendable {
         _ = state.withLock { $0.listeners.removeValue(forKey: ObjectIdentifier(listener)) }
     }
 
-    /// Records a commit's log (if it was logged) and wakes every listener.
+    func register(_ watch: CommitWatch) {
+        state.withLock { $0.watches[ObjectIdentifier(watch)] = watch }
+    }
+
+    func unregister(_ watch: CommitWatch) {
+        _ = state.withLock { $0.watches.removeValue(forKey: ObjectIdentifier(watch)) }
+    }
+
+    /// Records a commit's log (if it was logged), wakes every listener and tells every watch.
     func published(_ log: CommitLog?) {
-        let listeners = state.withLock { state -> [ChangeListener] in
+        let (listeners, watches) = state.withLock { state -> ([ChangeListener], [CommitWatch]) in
             if let log, !state.positions.isEmpty {
                 state.keep(log)
                 state.trim()
             }
-            return Array(state.listeners.values)
+            return (Array(state.listeners.values), Array(state.watches.values))
         }
         for listener in listeners { listener.wake() }
+        for watch in watches { watch.committed() }
     }
 
     /// A Store's observers now stand at `version` or later (nil: it has none left).

@@ -54,7 +54,8 @@ public struct Store {
             return
         }
         guard !DispatchQueues.isConcurrent(queue), case let confinement = try Confinement.queue(queue),
-            DispatchQueues.learnKind(ofCurrent: queue) == .serial else {
+            DispatchQueues.learnKind(ofCurrent: queue) == .serial
+        else {
             throw .invalidArgument(
                 "\(queue.label) is a concurrent queue: a Store needs a serial queue (two blocks of a concurrent "
                     + "queue may use it at once)")
@@ -68,7 +69,7 @@ public struct Store {
     ///
     /// ```swift
     /// actor Library {
-    ///     let store: Store
+    ///     var store: Store!  // `self` is handed over once every property has a value
     ///     init(configuration: Store.Configuration) async throws {
     ///         store = try await Store(configuration: configuration, actor: self)
     ///     }

@@ -82,7 +82,9 @@ enum DispatchQueues {
 
     /// The main queue's token, and the global queues' (marked concurrent), set once.
     private static let marked: QueueToken = {
-        for qos in [DispatchQoS.QoSClass.background, .utility, .default, .userInitiated, .userInteractive, .unspecified] {
+        for qos in [
+            DispatchQoS.QoSClass.background, .utility, .default, .userInitiated, .userInteractive, .unspecified,
+        ] {
             _ = token(of: .global(qos: qos), kind: .concurrent)
         }
         return token(of: .main, kind: .serial)

@@ -84,4 +84,14 @@ extension Store {
     public func latestCommitVersion() throws(StoreError) -> Int {
         try StoreError.mapping { () throws(StorageError) in try core.environment.latestVersion() }
     }
+
+    /// Calls `onCommit` after each commit this process makes to the file, by any of its Stores, on the
+    /// committing thread, until the returned watch is cancelled. Keep it short: it runs
+    /// inside the commit's caller.
+    @_spi(StrataSync)
+    public func watchCommits(_ onCommit: @escaping @Sendable () -> Void) -> CommitWatch {
+        let watch = CommitWatch(hub: core.shared.changes, onCommit: onCommit)
+        core.shared.changes.register(watch)
+        return watch
+    }
 }

@@ -1,65 +1,68 @@
-import Foundation
-import Strata
+#if CLI
+    import Foundation
+    import Strata
 
-/// `dump --format json`: `{"Type": [{…}, …], …}`, streamed object by object.
-enum JSONDump {
-    static func write(_ types: [DynamicObjectType], of store: DynamicStore, limit: Int) throws(StoreError) {
-        Output.write("{")
-        for (position, type) in types.enumerated() {
-            Output.write(position == 0 ? "\n  " : ",\n  ")
-            Output.write(quoted(type.name) + ": [")
-            var first = true
-            try store.forEachObject(ofType: type.name, limit: limit) { object in
-                Output.write(first ? "\n    {" : ",\n    {")
-                first = false
-                var fields = object.values.map { "\(quoted($0.name)): \(value($0.value))" }
-                if type.primaryKey == nil { fields.insert("\"_rowID\": \(object.primaryKey)", at: 0) }
-                Output.write(fields.joined(separator: ", "))
-                Output.write("}")
+    /// `dump --format json`: `{"Type": [{…}, …], …}`, streamed object by object.
+    enum JSONDump {
+        static func write(_ types: [DynamicObjectType], of store: DynamicStore, limit: Int) throws(StoreError) {
+            Output.write("{")
+            for (position, type) in types.enumerated() {
+                Output.write(position == 0 ? "\n  " : ",\n  ")
+                Output.write(quoted(type.name) + ": [")
+                var first = true
+                try store.forEachObject(ofType: type.name, limit: limit) { object in
+                    Output.write(first ? "\n    {" : ",\n    {")
+                    first = false
+                    var fields = object.values.map { "\(quoted($0.name)): \(value($0.value))" }
+                    if type.primaryKey == nil { fields.insert("\"_rowID\": \(object.primaryKey)", at: 0) }
+                    Output.write(fields.joined(separator: ", "))
+                    Output.write("}")
+                }
+                Output.write(first ? "]" : "\n  ]")
             }
-            Output.write(first ? "]" : "\n  ]")
+            Output.write(types.isEmpty ? "}\n" : "\n}\n")
         }
-        Output.write(types.isEmpty ? "}\n" : "\n}\n")
-    }
 
-    /// A value as JSON text.
-    static func value(_ value: Any?) -> String {
-        switch value {
-        case nil: return "null"
-        case let bool as Bool: return bool ? "true" : "false"
-        case let string as String: return quoted(string)
-        case let double as Double: return double.isFinite ? "\(double)" : quoted("\(double)")
-        case let float as Float: return float.isFinite ? "\(float)" : quoted("\(float)")
-        case let integer as any BinaryInteger: return "\(integer)"
-        case let decimal as Decimal: return decimal.isNaN ? quoted("NaN") : "\(decimal)"
-        case let data as Data: return quoted(data.base64EncodedString())
-        case let date as Date: return quoted(date.formatted(utcTimestamp))
-        case let uuid as UUID: return quoted(uuid.uuidString)
-        case let link as DynamicLink: return quoted(link.primaryKey)
-        case let array as [Any]: return "[" + array.map { Self.value($0) }.joined(separator: ", ") + "]"
-        case let other?: return quoted("\(other)")
-        }
-    }
-
-    /// ISO 8601 with milliseconds and the zone: `2026-11-23T12:00:00.000Z` (it lacked the `Z`).
-    static let utcTimestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
-
-    /// A JSON string literal.
-    static func quoted(_ string: String) -> String {
-        var result = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                result +=
-                    "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4).replacingOccurrences(of: " ", with: "0")
-            default: result.unicodeScalars.append(scalar)
+        /// A value as JSON text.
+        static func value(_ value: Any?) -> String {
+            switch value {
+            case nil: return "null"
+            case let bool as Bool: return bool ? "true" : "false"
+            case let string as String: return quoted(string)
+            case let double as Double: return double.isFinite ? "\(double)" : quoted("\(double)")
+            case let float as Float: return float.isFinite ? "\(float)" : quoted("\(float)")
+            case let integer as any BinaryInteger: return "\(integer)"
+            case let decimal as Decimal: return decimal.isNaN ? quoted("NaN") : "\(decimal)"
+            case let data as Data: return quoted(data.base64EncodedString())
+            case let date as Date: return quoted(date.formatted(utcTimestamp))
+            case let uuid as UUID: return quoted(uuid.uuidString)
+            case let link as DynamicLink: return quoted(link.primaryKey)
+            case let array as [Any]: return "[" + array.map { Self.value($0) }.joined(separator: ", ") + "]"
+            case let other?: return quoted("\(other)")
             }
         }
-        return result + "\""
+
+        /// ISO 8601 with milliseconds and the zone: `2026-11-23T12:00:00.000Z` (it lacked the `Z`).
+        static let utcTimestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
+
+        /// A JSON string literal.
+        static func quoted(_ string: String) -> String {
+            var result = "\""
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": result += "\\\""
+                case "\\": result += "\\\\"
+                case "\n": result += "\\n"
+                case "\r": result += "\\r"
+                case "\t": result += "\\t"
+                case _ where scalar.value < 0x20:
+                    result +=
+                        "\\u"
+                        + String(scalar.value, radix: 16).leftPadded(to: 4).replacingOccurrences(of: " ", with: "0")
+                default: result.unicodeScalars.append(scalar)
+                }
+            }
+            return result + "\""
+        }
     }
-}
+#endif

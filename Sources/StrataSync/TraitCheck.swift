@@ -1,0 +1,3 @@
+#if !Sync
+    #warning("StrataSync is empty: enable the package's Sync trait (.package(..., traits: [\"Sync\"]))")
+#endif
