@@ -75,11 +75,15 @@ bench-smoke: lmdb
 
 # Every public symbol of Strata and StrataReactive has a doc comment, and the DocC catalog builds
 # without a warning (into .build/docs). dump-symbol-graph rewrites the graphs on every run. Every
-# relative link of the documents resolves, and the README's package snippet builds.
+# relative link of the documents resolves, the README's package snippet builds, and every Swift block
+# of README.md, Docs/ and the DocC articles compiles (scripts/check-doc-snippets.py, against this
+# build's modules; a block marked <!-- fragment --> is skipped).
 SYMBOLS = .build/symbol-graphs
 docs: lmdb
 	python3 scripts/check-docs.py
 	scripts/check-package-snippet.sh
+	swift build $(TRAITS) --build-tests
+	python3 scripts/check-doc-snippets.py
 	swift package $(TRAITS) dump-symbol-graph --minimum-access-level public --skip-synthesized-members --skip-inherited-docs
 	rm -rf $(SYMBOLS) && mkdir -p $(SYMBOLS)
 	cp $$(swift build $(TRAITS) --show-bin-path)/../symbolgraph/Strata.symbols.json $$(swift build $(TRAITS) --show-bin-path)/../symbolgraph/Strata@*.json $(SYMBOLS)/

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compiles every Swift code block of README.md and Docs/ (make docs), so that a sample a user copies
+"""Compiles every Swift code block of README.md, Docs/ and the DocC articles (make docs), so that a sample a user copies
 builds. Each block is the main.swift of a program of its own, compiled through SIL's mandatory
 passes (definite initialization, isolation) against the modules of the last `swift build` with the
 package's traits. A block sees what it imports, and the names of scripts/doc-snippets/Context.swift
@@ -10,7 +10,9 @@ scripts/check-package-snippet.sh. Exits 1 naming each block that does not compil
 import concurrent.futures, os, pathlib, re, shlex, subprocess, sys, tempfile
 
 root = pathlib.Path(__file__).resolve().parent.parent
-documents = [root / "README.md", *sorted((root / "Docs").rglob("*.md"))]
+documents = [
+    root / "README.md", *sorted((root / "Docs").rglob("*.md")), *sorted((root / "Sources/Strata/Strata.docc").glob("*.md"))
+]
 fence = re.compile(r"^```swift\s*$")
 
 
@@ -30,6 +32,19 @@ def blocks(path):
             index = end + 1
         else:
             index += 1
+
+
+def imports(document):
+    """What a block of `document` sees besides its own imports: Foundation, Strata, StrataReactive,
+    the shared context, and the guides' patterns (StrataExamples) in Docs/Guides or StrataSync in
+    Docs/Sync.md."""
+    relative = str(document.relative_to(root))
+    modules = ["Foundation", "Strata", "StrataReactive", "DocContext"]
+    if relative.startswith("Docs/Guides/"):
+        modules.append("StrataExamples")
+    if relative == "Docs/Sync.md":
+        modules.append("StrataSync")
+    return modules
 
 
 def compiler_arguments():
@@ -82,29 +97,29 @@ def main():
             folder = work / re.sub(r"[^A-Za-z0-9]+", "-", name)
             folder.mkdir()
             source = folder / "main.swift"
-            source.write_text("import Foundation\nimport Strata\nimport DocContext\n" + code + "\n")
-            jobs.append((name, source))
+            source.write_text("".join(f"import {module}\n" for module in imports(document)) + code + "\n")
+            jobs.append((name, source, len(imports(document))))
 
     def compile_one(job):
-        name, source = job
+        name, source, offset = job
         result = subprocess.run(
             ["swiftc", "-swift-version", "6", "-emit-sil", "-o", os.devnull, "-module-name", "Snippet",
              str(source), "-I", str(work), *base],
             capture_output=True, text=True)
         errors = [l for l in (result.stdout + result.stderr).split("\n") if ": error:" in l]
-        return name, result.returncode, errors, source
+        return name, result.returncode, errors, source, offset
 
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for name, status, errors, source in pool.map(compile_one, jobs):
+        for name, status, errors, source, offset in pool.map(compile_one, jobs):
             if status != 0:
                 failures += 1
                 print(f"{name}: does not compile ({source}):")
                 for error in errors[:8]:
-                    # Lines of the block: the generated file has 3 import lines first.
+                    # Lines of the block: the generated file has its import lines first.
                     match = re.match(r".*main\.swift:(\d+):(\d+): error: (.*)", error)
                     if match:
-                        print(f"  block line {int(match.group(1)) - 3}: {match.group(3)}")
+                        print(f"  block line {int(match.group(1)) - offset}: {match.group(3)}")
                     else:
                         print("  " + error)
     print(f"doc snippets: {len(jobs)} Swift blocks compiled, {skipped} skipped (fragments, the package snippet), "
