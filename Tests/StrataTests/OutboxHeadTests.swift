@@ -11,7 +11,7 @@ private func outboxParts(_ store: Store) throws -> (head: [UInt8]?, metaRecords:
     let reader = try ReadTransaction(store.core.environment)
     let head = try OutboxHead.key.withBytes { (key) throws(LMDBError) in try reader.get(.main, key: key).map(Array.init)
     }
-    let meta = try #require(store.core.metaTable)
+    let meta = try #require(store.core.outbox.meta)
     let metaRecords = try reader.withCursor(meta) { (cursor) throws(LMDBError) in
         var count = 0
         let first = try ChangeCapture.entryKey(0).withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
@@ -139,7 +139,7 @@ struct OutboxHeadTests {
         for id in 1...100 { try store.write { try store.add(Person(id: id)) } }
         let changes = try store.capturedChanges()
         // The first block, cut inside its second record.
-        let meta = try #require(store.core.metaTable)
+        let meta = try #require(store.core.outbox.meta)
         let firstKey = ChangeCapture.entryKey(changes[0].sequence)
         var transaction: WriteTransaction? = try WriteTransaction(store.core.environment)
         let block = try firstKey.withBytes { (key) throws(LMDBError) in

@@ -249,8 +249,8 @@ extension Store {
         try core.checkConfined()
         guard url.isFileURL else { throw .invalidArgument("\(url) is not a file URL") }
         if core.session != nil {
-            guard let transaction = try core.writableSession().transaction?.handle else { throw .notInWriteTransaction }
-            try StoreError.mapping { try core.environment.copy(of: transaction, to: url.path) }
+            let session = try core.writableSession()
+            try StoreError.mapping { try session.writeCopy(to: url.path, of: core.environment) }
         } else {
             try StoreError.mapping { try core.environment.copy(to: url.path, compact: compact) }
         }

@@ -29,7 +29,7 @@ extension Store {
     @_spi(StrataSync)
     public func outgoingChanges(after sequence: UInt64 = 0, limit: Int = .max) throws(StoreError) -> OutgoingBatch {
         try core.checkConfined()
-        return try core.outgoingChanges(after: sequence, limit: limit)
+        return try core.sync.outgoingChanges(after: sequence, limit: limit)
     }
 
     /// Applies changes pulled from the server in the open write (call it inside `write` or
@@ -44,7 +44,7 @@ extension Store {
     @_spi(StrataSync)
     @discardableResult
     public func applyIncomingChanges(_ changes: [IncomingChange], through position: Int64) throws(StoreError) -> Int {
-        try core.applyIncomingChanges(changes, through: position)
+        try core.sync.applyIncomingChanges(changes, through: position)
     }
 
     /// The server position this file applied changes through (0: none yet).
@@ -53,7 +53,7 @@ extension Store {
     @_spi(StrataSync)
     public func syncPosition() throws(StoreError) -> Int64 {
         try core.checkConfined()
-        return try core.syncMetaValue(SyncMeta.pulledKey).map(StoreCore.decodePosition) ?? 0
+        return try core.sync.syncMetaValue(SyncMeta.pulledKey).map(SyncExchange.decodePosition) ?? 0
     }
 
     /// A value sync keeps in the file (`name` under the `sync.` prefix), such as its client id.
@@ -62,7 +62,9 @@ extension Store {
     @_spi(StrataSync)
     public func syncSetting(_ name: String) throws(StoreError) -> String? {
         try core.checkConfined()
-        return try core.syncMetaValue(Array((SyncMeta.prefix + name).utf8)).map { String(decoding: $0, as: UTF8.self) }
+        return try core.sync.syncMetaValue(Array((SyncMeta.prefix + name).utf8)).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// Stores a sync setting in the open write.
@@ -71,7 +73,7 @@ extension Store {
     @_spi(StrataSync)
     public func setSyncSetting(_ name: String, to value: String) throws(StoreError) {
         let session = try core.writableSession()
-        try core.setSyncMetaValue(Array((SyncMeta.prefix + name).utf8), Array(value.utf8), session: session)
+        try core.sync.setSyncMetaValue(Array((SyncMeta.prefix + name).utf8), Array(value.utf8), session: session)
     }
 }
 

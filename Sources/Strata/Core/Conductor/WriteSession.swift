@@ -22,16 +22,6 @@ final class WriteSession {
     @exclusivity(unchecked) var changeLog: [TableChanges]?
     /// Whether the change log is published for observers (else it is kept for change capture only).
     @exclusivity(unchecked) var logsForObservers = false
-    /// Per table (binding ordinal), whether the file captures its changes (`ChangeCapture`); nil for none.
-    @exclusivity(unchecked) var captured: [Bool]?
-    /// Whether this write's changes go to the outbox (not those a sync pull applies).
-    var capturesThisWrite = true
-    /// The meta table, once looked up.
-    var metaTable: Table?
-    /// The outbox record being encoded at commit (its capacity kept from write to write).
-    var outboxRecord: [UInt8] = []
-    /// The outbox's head (`OutboxHead`) being extended at commit (its capacity kept likewise).
-    var outboxHead: [UInt8] = []
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
 
@@ -55,7 +45,6 @@ final class WriteSession {
         self.transaction = .some(transaction)
         thread = .current
         failure = nil
-        capturesThisWrite = true
         forgetLastKeys()
     }
 
@@ -81,6 +70,45 @@ final class WriteSession {
 
     func abort() {
         transaction.take()?.abort()
+    }
+
+    /// The id the write's commit will have.
+    var version: Int { transaction?.version ?? 0 }
+
+    // MARK: The transaction's calls, for the parts that keep values beside rows (LMDB's errors)
+
+    func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+        try transaction!.get(table, key: key)
+    }
+
+    /// Stores a pair; false when `.noOverwrite` found the key.
+    func put(
+        _ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, options: PutOptions = []
+    ) throws(LMDBError) -> Bool {
+        try transaction!.put(table, key: key, value: value, options: options)
+    }
+
+    /// Deletes a pair; false when it was not there.
+    func delete(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
+        try transaction!.delete(table, key: key)
+    }
+
+    func count(_ table: Table) throws(LMDBError) -> Int {
+        try transaction!.count(table)
+    }
+
+    func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R {
+        try transaction!.withCursor(table, body)
+    }
+
+    func openTableCursor(_ table: Table) throws(LMDBError) -> TableCursor {
+        try transaction!.openTableCursor(table)
+    }
+
+    /// A copy of the file as this write sees it (`Environment.copy(of:to:)`).
+    func writeCopy(to path: String, of environment: Environment) throws(StorageError) {
+        guard let handle = transaction?.handle else { throw .lmdb(.badTransaction) }
+        try environment.copy(of: handle, to: path)
     }
 
     // MARK: Calls, with failures as StoreError

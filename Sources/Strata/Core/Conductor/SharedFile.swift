@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What the Stores of one file in this process share beside its environment: the hub that carries
 /// each commit to the other Stores, and the frozen snapshots alive (for `Store.diagnostics()`).
 /// One per open environment; it lives as long as a Store of the file does.
@@ -10,11 +8,8 @@ final class SharedFile: Sendable {
     let changes = ChangeHub()
     /// The frozen snapshots of this process, by frozen core.
     let frozenSnapshots = Locked<[ObjectIdentifier: FrozenSnapshot]>([:])
-    /// The names of the types whose changes the file captures (`ChangeCapture`), once read from it.
-    let capturedTypes = Locked<Set<String>?>(nil)
-    /// Changes whenever `capturedTypes` does (0: not read yet): a write compares it with the one its
-    /// Store saw last, an atomic load instead of a look-up in the file.
-    let captureGeneration = Atomic<Int>(0)
+    /// The types whose changes the file captures, once read from it (`Outbox`).
+    let capture = CapturedTypes()
 
     private static let all = Locked<[ObjectIdentifier: WeakSharedFile]>([:])
 

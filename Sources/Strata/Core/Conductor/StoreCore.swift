@@ -31,9 +31,10 @@ final class StoreCore: ObjectContext {
     @exclusivity(unchecked) private(set) var session: WriteSession?
     /// The commit group of the `asyncWrite` whose block runs now: writes begun meanwhile nest in it.
     var commitGroup: CommitGroup?
-    /// The captured types as this Store last saw them (`capturedBindings`): the file's generation of
-    /// the list, and per binding whether it is captured (nil: none).
-    var capture: (generation: Int, bindings: [Bool]?) = (0, nil)
+    /// Change capture: records each write's changes to captured types in the file's outbox, at commit.
+    let outbox: Outbox
+    /// What StrataSync asks beyond the outbox: outgoing values, incoming changes applied.
+    var sync: SyncExchange { SyncExchange(core: self) }
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
     /// their list of keys for one version.
     @exclusivity(unchecked) private(set) var tableVersions: [UInt64]
@@ -72,6 +73,7 @@ final class StoreCore: ObjectContext {
         shared = SharedFile.of(lease.environment)
         self.cacheKey = cacheKey
         tables = TableBindings(bindings, cachesLookups: confinement.isConfinedToOneThread)
+        outbox = Outbox(environment: lease.environment, capture: shared.capture, bindings: bindings)
         tableVersions = Array(repeating: 1, count: bindings.count)
         if case .thread = confinement {
             deliveryQueue = Thread.isMainThread ? .main : nil
@@ -163,25 +165,25 @@ final class StoreCore: ObjectContext {
 
     /// The version (LMDB transaction id) this Store sees.
     func version() throws(StoreError) -> Int {
-        if let session { return session.transaction?.version ?? 0 }
+        if let session { return session.version }
         try StoreError.mapping { () throws(LMDBError) in try activateSnapshot() }
         return seenVersion
     }
 
     func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
-        if let session { return try session.transaction!.get(table, key: key) }
+        if let session { return try session.get(table, key: key) }
         try activateSnapshot()
         return try snapshot!.get(table, key: key)
     }
 
     func count(_ table: Table) throws(LMDBError) -> Int {
-        if let session { return try session.transaction!.count(table) }
+        if let session { return try session.count(table) }
         try activateSnapshot()
         return try snapshot!.count(table)
     }
 
     func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R {
-        if let session { return try session.transaction!.withCursor(table, body) }
+        if let session { return try session.withCursor(table, body) }
         try activateSnapshot()
         return try snapshot!.withCursor(table, body)
     }
@@ -189,7 +191,7 @@ final class StoreCore: ObjectContext {
     /// A cursor on `table` in the current transaction (the write's, or the snapshot).
     func openCursor(on table: Table) throws(StoreError) -> TableCursor {
         try StoreError.mapping { () throws(LMDBError) -> TableCursor in
-            if let session { return try session.transaction!.openTableCursor(table) }
+            if let session { return try session.openTableCursor(table) }
             try activateSnapshot()
             return try snapshot!.openTableCursor(table)
         }
@@ -263,15 +265,16 @@ final class StoreCore: ObjectContext {
         }
         let session = idleSession.take() ?? WriteSession(tableCount: bindings.count)
         session.begin(transaction)
+        let captures: Bool
         do {
-            session.captured = try capturedBindings(session)
+            captures = try outbox.writeBegan(session)
         } catch {
             session.abort()
             endWrite(session)
             throw error
         }
         session.logsForObservers = shared.changes.isObserved
-        if session.logsForObservers || session.captured != nil {
+        if session.logsForObservers || captures {
             session.resetChangeLog(tableCount: bindings.count)
         } else {
             session.changeLog = nil
@@ -289,15 +292,15 @@ final class StoreCore: ObjectContext {
     func commitWrite(withoutNotifying skippedObservers: [ObserverState] = []) throws(StoreError) {
         let session = try writableSession()
         let skipped = try observers.observers(of: skippedObservers)
-        if let captured = session.captured, session.capturesThisWrite, let changes = session.changeLog {
+        if outbox.recordsThisWrite, let changes = session.changeLog {
             do {
-                try recordCapturedChanges(session, log: changes, captured: captured)
+                try outbox.recordCommit(of: changes, in: session)
             } catch {
                 try? cancelWrite()  // nothing of a write whose changes could not be captured is stored
                 throw error
             }
         }
-        let version = session.transaction?.version ?? 0
+        let version = session.version
         var log = (session.logsForObservers ? session.changeLog : nil).map { changes in
             CommitLog(
                 version: version,
@@ -344,6 +347,27 @@ final class StoreCore: ObjectContext {
         session.abort()
         ownDeletions.writeRolledBack()
         endWrite(session)
+    }
+
+    /// Runs `body` in the open write (`joiningOpenWrite`), or in a write of its own: begun here,
+    /// committed after `body`, cancelled if `body` throws. `committed` runs after a commit of its own.
+    ///
+    /// - Throws: what `body` throws, and what `beginWrite` and `commitWrite` throw.
+    func inWrite<Result>(
+        joiningOpenWrite: Bool = false, _ body: (WriteSession) throws(StoreError) -> Result,
+        committed: (Result) -> Void = { _ in }
+    ) throws(StoreError) -> Result {
+        if joiningOpenWrite, session != nil { return try body(writableSession()) }
+        try beginWrite()
+        do {
+            let result = try body(session!)
+            try commitWrite()
+            committed(result)
+            return result
+        } catch {
+            if session != nil { try? cancelWrite() }  // a rollback stores nothing: its failure loses nothing
+            throw error
+        }
     }
 
     private func endWrite(_ session: WriteSession) {

@@ -209,24 +209,6 @@ extension ChangeCapture {
     }
 }
 
-extension ReadTransaction {
-    /// `ChangeCapture.walkOutbox` in this snapshot: the meta table's records after `sequence`, then
-    /// the head's.
-    ///
-    /// - Throws: `.corrupted` for a head or block that cannot be read, `.storage`, or what `visit`
-    ///   throws.
-    func walkOutbox(
-        meta: Table, after sequence: UInt64, visit: (UInt64, UnsafeRawBufferPointer) throws(StoreError) -> Bool
-    ) throws(StoreError) {
-        let head = try StoreError.mapping { () throws(LMDBError) in
-            try OutboxHead.key.withBytes { (key) throws(LMDBError) in try get(.main, key: key) }
-        }
-        try ChangeCapture.walkOutbox(
-            after: sequence, head: head,
-            withMetaCursor: { (body) throws(LMDBError) in try withCursor(meta, body) }, visit: visit)
-    }
-}
-
 extension OutboxHead.HeadFailure where Body == StoreError {
     /// Damage as `.corrupted`; the body's error as it is.
     var storeError: StoreError {

@@ -7,35 +7,32 @@ enum SyncMeta {
     static let prefix = "sync."
 }
 
-extension StoreCore {
+/// What StrataSync asks of a Store beyond the outbox (`Outbox`): the values of the changes it sends,
+/// read in one snapshot, and the changes it receives applied in a write with the pull position.
+/// A part of the conductor, made for each call (`StoreCore.sync`): it holds nothing of its own.
+struct SyncExchange {
+    let core: StoreCore
+
     // MARK: Values of outgoing changes
 
     /// The outbox's changes after `sequence` (whole commits, until `limit` changes), each with the
     /// current bytes and values of the properties it names, read in one snapshot. An insert or update
     /// of an object that is gone is left out: the delete that removed it follows in the outbox.
     func outgoingChanges(after sequence: UInt64, limit: Int) throws(StoreError) -> OutgoingBatch {
-        guard let meta = metaTable, limit > 0 else { return OutgoingBatch(changes: [], through: nil, recordedCount: 0) }
-        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(environment) }
+        guard limit > 0 else { return OutgoingBatch(changes: [], through: nil, recordedCount: 0) }
+        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
         var records: [(sequence: UInt64, entries: [OutboxEntry])] = []
         var count = 0
-        try reader.walkOutbox(
-            meta: meta, after: sequence,
-            visit: {
-                (recorded, record) throws(StoreError) in
-                do {
-                    let entries = try OutboxEntry.decodeRecord(record)
-                    records.append((recorded, entries))
-                    count += entries.count
-                } catch {
-                    throw .corrupted("outbox record \(recorded): \(error)")
-                }
-                return count < limit
-            })
+        try core.outbox.walk(after: sequence, in: reader) { (recorded, entries) throws(StoreError) in
+            records.append((recorded, entries))
+            count += entries.count
+            return count < limit
+        }
         var changes: [OutgoingChange] = []
         changes.reserveCapacity(count)
         for (sequence, entries) in records {
             for entry in entries {
-                guard let binding = bindings.first(where: { $0.name == entry.typeName }) else {
+                guard let binding = core.bindings.first(where: { $0.name == entry.typeName }) else {
                     throw .schemaMismatch("the outbox names \(entry.typeName), a type outside this Store's schema")
                 }
                 if let change = try outgoingChange(entry, sequence: sequence, binding: binding, reader: reader) {
@@ -62,8 +59,8 @@ extension StoreCore {
         return try entry.key.withBytes { (keyBytes) throws(StoreError) -> OutgoingChange? in
             let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(binding.table, key: keyBytes) }
             guard let stored else { return nil }
-            let key = try rows.decodeRowKey(keyBytes, binding: binding)
-            let row = try rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
+            let key = try core.rows.decodeRowKey(keyBytes, binding: binding)
+            let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
             var properties: [OutgoingChange.Property] = []
             for column in entry.columns where column >= 0 && column < binding.columnCount {
                 let bytes: UnsafeRawBufferPointer?
@@ -92,7 +89,7 @@ extension StoreCore {
             return try syncValue(bytes, type: wrapped)
         case .link(let target):
             guard let bytes else { return .null }
-            guard let binding = bindings.first(where: { $0.name == target }) else {
+            guard let binding = core.bindings.first(where: { $0.name == target }) else {
                 throw .schemaMismatch("a link to \(target), a type outside this Store's schema")
             }
             return try syncKeyValue(bytes, of: binding)
@@ -149,7 +146,7 @@ extension StoreCore {
 
     /// The primary key a stored key encodes.
     func syncKeyValue(_ bytes: UnsafeRawBufferPointer, of binding: TableBinding) throws(StoreError) -> SyncValue {
-        switch try rows.decodeRowKey(bytes, binding: binding) {
+        switch try core.rows.decodeRowKey(bytes, binding: binding) {
         case .integer(let raw):
             if binding.hasSignedKeys { return .integer(Int64(bitPattern: raw ^ (1 << 63))) }
             return binding.primaryKeyType == .uint64 ? .unsigned(raw) : .integer(Int64(bitPattern: raw))
@@ -162,7 +159,7 @@ extension StoreCore {
     }
 }
 
-extension StoreCore {
+extension SyncExchange {
     // MARK: Incoming changes
 
     /// What the outbox still holds for one object: it was inserted or deleted here (every remote
@@ -183,27 +180,27 @@ extension StoreCore {
     ///   `.corrupted` (bytes that are not a value of the property: nothing of the batch is applied),
     ///   `.mapFull`, `.storage`.
     func applyIncomingChanges(_ changes: [IncomingChange], through position: Int64) throws(StoreError) -> Int {
-        let session = try writableSession()
-        guard let meta = metaTable else { throw .corrupted("the file has no meta table") }
-        session.capturesThisWrite = false
+        let session = try core.writableSession()
+        guard let meta = core.outbox.meta else { throw .corrupted("the file has no meta table") }
+        core.outbox.skipThisWrite()
         let pulled = try syncMetaValue(SyncMeta.pulledKey, session: session).map(Self.decodePosition) ?? 0
         let fresh = changes.filter { $0.sequence > pulled }
         let resolved = try fresh.map { (change) throws(StoreError) in try resolveIncoming(change) }
-        let pending = try pendingChanges(session: session, meta: meta)
+        let pending = try pendingChanges(session: session)
         var applied = 0
         for (change, binding, columns) in resolved {
             let held = pending[PendingKey(type: binding.name, key: change.key)]
             if case .object = held { continue }
             let key = try change.key.withBytes { (bytes) throws(StoreError) in
-                try rows.decodeRowKey(bytes, binding: binding)
+                try core.rows.decodeRowKey(bytes, binding: binding)
             }
             switch change.kind {
             case .delete:
-                if try deleteRow(key: key, binding: binding, session: session) { applied += 1 }
+                if try core.deleteRow(key: key, binding: binding, session: session) { applied += 1 }
             case .insert, .update:
                 let heldNames: Set<String>
                 if case .properties(let names) = held { heldNames = names } else { heldNames = [] }
-                let old = try copyOfRow(binding, key: key, session: session)
+                let old = try core.copyOfRow(binding, key: key, session: session)
                 if old == nil, change.kind == .update { continue }  // deleted here, or never seen
                 if try storeIncoming(
                     columns, key: key, old: old, keeping: heldNames, binding: binding, session: session)
@@ -220,11 +217,12 @@ extension StoreCore {
     private func resolveIncoming(_ change: IncomingChange) throws(StoreError)
         -> (IncomingChange, TableBinding, [Int: [UInt8]?])
     {
-        guard let binding = bindings.first(where: { $0.name == change.typeName }) else {
+        guard let binding = core.bindings.first(where: { $0.name == change.typeName }) else {
             throw .schemaMismatch(
                 "change \(change.sequence) is to \(change.typeName), a type outside this Store's schema")
         }
-        _ = try change.key.withBytes { (bytes) throws(StoreError) in try rows.decodeRowKey(bytes, binding: binding) }
+        _ = try change.key.withBytes { (bytes) throws(StoreError) in try core.rows.decodeRowKey(bytes, binding: binding)
+        }
         var columns: [Int: [UInt8]?] = [:]
         for property in change.properties {
             guard let column = binding.columnNames.firstIndex(of: property.name) else {
@@ -285,10 +283,10 @@ extension StoreCore {
         return try session.rowEncoder.withEncodedRow(columns: binding.columnCount) {
             (encoded) throws(StoreError) -> Bool in
             if let old {
-                try replaceRow(encoded, old: old, key: key, binding: binding, session: session)
+                try core.replaceRow(encoded, old: old, key: key, binding: binding, session: session)
                 return true
             }
-            return try insertRow(encoded, key: key, binding: binding, session: session)
+            return try core.insertRow(encoded, key: key, binding: binding, session: session)
         }
     }
 
@@ -323,64 +321,52 @@ extension StoreCore {
     }
 
     /// What the outbox holds, by object, read in the write's transaction.
-    private func pendingChanges(session: WriteSession, meta: Table) throws(StoreError) -> [PendingKey: Pending] {
+    private func pendingChanges(session: WriteSession) throws(StoreError) -> [PendingKey: Pending] {
         var pending: [PendingKey: Pending] = [:]
-        let head = try StoreError.mapping { () throws(LMDBError) in
-            try OutboxHead.key.withBytes { (key) throws(LMDBError) in try session.transaction!.get(.main, key: key) }
+        try core.outbox.walk(after: 0, in: session) { (_, entries) throws(StoreError) in
+            for change in entries {
+                let key = PendingKey(type: change.typeName, key: change.key)
+                guard change.kind == .update else {
+                    pending[key] = .object
+                    continue
+                }
+                if case .object = pending[key] { continue }
+                let binding = core.bindings.first { $0.name == change.typeName }
+                let names = change.columns.compactMap { column in
+                    binding.flatMap { column < $0.columnNames.count ? $0.columnNames[column] : nil }
+                }
+                if case .properties(let held) = pending[key] {
+                    pending[key] = .properties(held.union(names))
+                } else {
+                    pending[key] = .properties(Set(names))
+                }
+            }
+            return true
         }
-        try ChangeCapture.walkOutbox(
-            after: 0, head: head,
-            withMetaCursor: { (body) throws(LMDBError) in try session.transaction!.withCursor(meta, body) },
-            visit: { (_, record) throws(StoreError) in
-                let entries: [OutboxEntry]
-                do {
-                    entries = try OutboxEntry.decodeRecord(record)
-                } catch {
-                    throw .corrupted("an outbox record: \(error)")
-                }
-                for change in entries {
-                    let key = PendingKey(type: change.typeName, key: change.key)
-                    guard change.kind == .update else {
-                        pending[key] = .object
-                        continue
-                    }
-                    if case .object = pending[key] { continue }
-                    let binding = bindings.first { $0.name == change.typeName }
-                    let names = change.columns.compactMap { column in
-                        binding.flatMap { column < $0.columnNames.count ? $0.columnNames[column] : nil }
-                    }
-                    if case .properties(let held) = pending[key] {
-                        pending[key] = .properties(held.union(names))
-                    } else {
-                        pending[key] = .properties(Set(names))
-                    }
-                }
-                return true
-            })
         return pending
     }
 
     // MARK: Sync's own values in the meta table
 
     func syncMetaValue(_ key: [UInt8], session: WriteSession? = nil) throws(StoreError) -> [UInt8]? {
-        guard let meta = metaTable else { return nil }
+        guard let meta = core.outbox.meta else { return nil }
         return try StoreError.mapping { () throws(LMDBError) -> [UInt8]? in
             try key.withBytes { (key) throws(LMDBError) -> [UInt8]? in
-                if let session, session.transaction != nil {
-                    return try session.transaction!.get(meta, key: key).map { Array($0) }
+                if let session {
+                    return try session.get(meta, key: key).map { Array($0) }
                 }
-                let reader = try ReadTransaction(environment)
+                let reader = try ReadTransaction(core.environment)
                 return try reader.get(meta, key: key).map { Array($0) }
             }
         }
     }
 
     func setSyncMetaValue(_ key: [UInt8], _ value: [UInt8], session: WriteSession) throws(StoreError) {
-        guard let meta = metaTable else { throw .corrupted("the file has no meta table") }
+        guard let meta = core.outbox.meta else { throw .corrupted("the file has no meta table") }
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
                 try value.withBytes { (value) throws(LMDBError) in
-                    _ = try session.transaction!.put(meta, key: key, value: value)
+                    _ = try session.put(meta, key: key, value: value)
                 }
             }
         }
