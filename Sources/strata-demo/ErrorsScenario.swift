@@ -138,9 +138,10 @@ final class ErrorsScenario {
 
         var pinning = file("readers.strata")
         pinning.durability = .noSync
+        pinning.maximumReaders = 64  // 1,024 by default
         let pinned = try Store(configuration: pinning)
         var snapshots: [Store] = []
-        expect("a frozen snapshot per version until LMDB's reader table is full") {
+        expect("a frozen snapshot per version until the reader table (maximumReaders = 64) is full") {
             for round in 0..<1_000 {
                 snapshots.append(try pinned.freeze())
                 try pinned.write {

@@ -89,4 +89,22 @@ struct ActorIsolationTests {
         let targeting = DispatchQueue(label: "strata.tests.targeting", target: .global())
         #expect(targeting.sync { DispatchQueues.learnKind(ofCurrent: targeting) } == .serial)
     }
+
+    @Test("a concurrent queue is recognised while every thread of Dispatch's pool is busy")
+    func concurrentKindWithABusyPool() {
+        let release = DispatchSemaphore(value: 0)
+        let blockers = 64
+        let blocked = DispatchGroup()
+        for _ in 0..<blockers {
+            DispatchQueue.global().async(group: blocked) { _ = release.wait(timeout: .now() + 10) }
+        }
+        defer {
+            for _ in 0..<blockers { release.signal() }
+            blocked.wait()
+        }
+        for round in 0..<5 {
+            let concurrent = DispatchQueue(label: "strata.tests.busy-pool-\(round)", attributes: .concurrent)
+            #expect(concurrent.sync { DispatchQueues.learnKind(ofCurrent: concurrent) } == .concurrent)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Identifies a dispatch queue that Stores are confined to or deliver on: set as the queue's
 /// specific value (the public way to recognise a queue: on Linux every access to
@@ -121,22 +122,27 @@ enum DispatchQueues {
         token(of: queue).kind.withLock { $0 } == .concurrent
     }
 
-    /// How long `learnKind` waits for its block to start beside the caller's.
+    /// How long `learnKind` waits for its block to run beside the caller's.
     static let probeWait = DispatchTimeInterval.milliseconds(20)
 
-    /// Learns the kind of `queue` once, from a block running on it (the caller's): a block added to
-    /// a serial queue cannot start before the caller's ends, one added to a concurrent queue starts
-    /// beside it. The caller waits up to `probeWait` for the block (a serial queue waits it all, once
-    /// per queue); a concurrent queue too busy to start a block in that time counts as serial.
+    /// Learns the kind of `queue` once, from a block running on it (the caller's): a thread of its
+    /// own calls `queue.sync` with a block. On a concurrent queue that block runs at once, on that
+    /// thread, beside the caller's (no thread of Dispatch's pool is needed, so a busy pool cannot
+    /// delay it); on a serial queue it waits for the caller's block to end. The caller waits up to
+    /// `probeWait` for it (a serial queue waits it all, once per queue; the probing thread then runs
+    /// its empty block after the caller's and ends). A thread that cannot start within that time
+    /// makes a concurrent queue count as serial.
     ///
     /// - Returns: the queue's kind.
     @discardableResult
     static func learnKind(ofCurrent queue: DispatchQueue) -> Kind {
         let token = token(of: queue)
         if let known = token.kind.withLock({ $0 }) { return known }
-        let started = DispatchSemaphore(value: 0)
-        queue.async { started.signal() }
-        let kind: Kind = started.wait(timeout: .now() + probeWait) == .success ? .concurrent : .serial
+        let ran = DispatchSemaphore(value: 0)
+        let probe = Thread { queue.sync { ran.signal() } }
+        probe.name = "strata.queue-kind"
+        probe.start()
+        let kind: Kind = ran.wait(timeout: .now() + probeWait) == .success ? .concurrent : .serial
         return token.kind.withLock { known in
             if known == nil { known = kind }
             return known!

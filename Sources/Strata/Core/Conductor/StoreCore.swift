@@ -353,6 +353,7 @@ final class StoreCore: ObjectContext {
     /// committed after `body`, cancelled if `body` throws. `committed` runs after a commit of its own.
     ///
     /// - Throws: what `body` throws, and what `beginWrite` and `commitWrite` throw.
+    @discardableResult
     func inWrite<Result>(
         joiningOpenWrite: Bool = false, _ body: (WriteSession) throws(StoreError) -> Result,
         committed: (Result) -> Void = { _ in }

@@ -39,9 +39,9 @@ public struct Store {
     /// Opens the Store for `configuration` confined to a serial queue. Call it on that queue. The
     /// main queue and the main thread are one: on it, this is the main thread's Store.
     ///
-    /// The first Store opened on a queue learns that the queue is serial by adding a block to it and
-    /// seeing that the block waits for the caller's (up to 20 ms, once per queue: Dispatch has no
-    /// public way to ask).
+    /// The first Store opened on a queue learns that the queue is serial by seeing that a block
+    /// another thread runs with `queue.sync` waits for the caller's (up to 20 ms, once per queue:
+    /// Dispatch has no public way to ask).
     ///
     /// - Throws: `.wrongThread` when not called on `queue`, `.invalidArgument` for a concurrent queue
     ///   (one made with `.concurrent`, or a global queue), and what `init(configuration:)` throws.

@@ -181,7 +181,7 @@ extension SyncExchange {
     ///   `.mapFull`, `.storage`.
     func applyIncomingChanges(_ changes: [IncomingChange], through position: Int64) throws(StoreError) -> Int {
         let session = try core.writableSession()
-        guard let meta = core.outbox.meta else { throw .corrupted("the file has no meta table") }
+        guard core.outbox.meta != nil else { throw .corrupted("the file has no meta table") }
         core.outbox.skipThisWrite()
         let pulled = try syncMetaValue(SyncMeta.pulledKey, session: session).map(Self.decodePosition) ?? 0
         let fresh = changes.filter { $0.sequence > pulled }
