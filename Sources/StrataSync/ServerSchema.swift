@@ -1,6 +1,6 @@
 #if Sync
     import Foundation
-    @_spi(StrataSync) import Strata
+    @_spi(StrataSync) @_spi(StrataTools) import Strata
 
     /// The SQL StrataSync keeps on its server, all in the schema `strata`:
     ///
@@ -157,22 +157,7 @@
         }
 
         static func appendString(_ string: String, to text: inout String) {
-            text += "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": text += "\\\""
-                case "\\": text += "\\\\"
-                case "\n": text += "\\n"
-                case "\r": text += "\\r"
-                case "\t": text += "\\t"
-                case _ where scalar.value < 0x20:
-                    text +=
-                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
-                        + String(scalar.value, radix: 16)
-                default: text.unicodeScalars.append(scalar)
-                }
-            }
-            text += "\""
+            JSONString.append(string, to: &text)
         }
 
         private static let hexDigits = Array("0123456789abcdef".unicodeScalars)

@@ -57,13 +57,14 @@ struct MultiProcessTests {
         }
         #expect(!EnvironmentRegistry.shared.isOpen(path))
         // Between the copy and its rename, another process opens the file and adds 100 objects.
-        let other = Locked<StressProcess?>(nil)
+        // Made on the hook's thread, used on this one once the hook returned (the lock orders them).
+        let other = Locked<Unchecked<StressProcess>?>(nil)
         EnvironmentRegistry.beforeReplacingHook.withLock { hook in
             hook = { compacted in
                 guard compacted == path, other.withLock({ $0 == nil }),
                     let process = try? StressProcess(["add-range", path, "5000", "100"])
                 else { return }
-                other.withLock { $0 = process }
+                other.withLock { $0 = Unchecked(process) }
                 let deadline = Date().addingTimeInterval(3)  // done by then, unless its open waits
                 while process.isRunning, Date() < deadline { usleep(10_000) }
             }
@@ -78,7 +79,7 @@ struct MultiProcessTests {
             _ = try DynamicStore.compactFile(atPath: path)
             store = try Store(configuration: reliabilityConfiguration(path: path))
         }
-        let process = try #require(other.withLock { $0 }, "the file was compacted")
+        let process = try #require(other.withLock { $0 }?.value, "the file was compacted")
         #expect(process.remainingLines() == ["done"])
         #expect(process.wait().status == 0)
         try store.refresh()

@@ -30,13 +30,35 @@ enum DynamicValue {
     static func decode(
         _ bytes: UnsafeRawBufferPointer?, type: PropertyType, link: (String, [UInt8]) throws(StoreError) -> Any?
     ) throws(StoreError) -> Any? {
+        try walk(
+            bytes, type: type, null: nil, link: { (target, key) throws(StoreError) in try link(target, Array(key)) },
+            list: { $0.map { $0 as Any } }, isNull: { $0 == nil },
+            scalar: { (bytes, type) throws(StoreError) -> Any? in
+                guard let swiftType = swiftType(type) else { throw .corrupted("\(type) is not a scalar type") }
+                guard let value = try swiftType._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0))
+                else { throw .corrupted("undecodable \(type) value") }
+                return value
+            })
+    }
+
+    /// The one walk of a stored column by its property type: optional, link, list (a link to a
+    /// deleted object is left out of it), scalar. What each becomes is the caller's (`decode`: `Any`;
+    /// StrataSync's values: `SyncValue`, decoded by the Swift type directly, with no `Any`).
+    ///
+    /// - Throws: `.corrupted` for a null where the type has none, or bytes that are not a value of
+    ///   the type; what `link` and `scalar` throw.
+    static func walk<Value>(
+        _ bytes: UnsafeRawBufferPointer?, type: PropertyType, null: Value,
+        link: (String, UnsafeRawBufferPointer) throws(StoreError) -> Value, list: ([Value]) -> Value,
+        isNull: (Value) -> Bool, scalar: (UnsafeRawBufferPointer, PropertyType) throws(StoreError) -> Value
+    ) throws(StoreError) -> Value {
         switch type {
         case .optional(let wrapped):
-            guard let bytes else { return nil }
-            return try decode(bytes, type: wrapped, link: link)
+            guard let bytes else { return null }
+            return try walk(bytes, type: wrapped, null: null, link: link, list: list, isNull: isNull, scalar: scalar)
         case .link(let target):
-            guard let bytes else { return nil }
-            return try link(target, Array(bytes))
+            guard let bytes else { return null }
+            return try link(target, bytes)
         case .list(let element):
             guard let bytes else { throw .corrupted("a List column is null") }
             let parts: [UnsafeRawBufferPointer?]
@@ -45,21 +67,18 @@ enum DynamicValue {
             } catch {
                 throw .corrupted("\(error)")
             }
-            var values: [Any] = []
+            var values: [Value] = []
+            values.reserveCapacity(parts.count)
             for part in parts {
-                let value = try decode(part, type: element, link: link)
-                if case .link = element, value == nil { continue }  // a link to a deleted object
-                values.append(value as Any)
+                let value = try walk(
+                    part, type: element, null: null, link: link, list: list, isNull: isNull, scalar: scalar)
+                if case .link = element, isNull(value) { continue }  // a link to a deleted object
+                values.append(value)
             }
-            return values
+            return list(values)
         default:
-            guard let bytes, let swiftType = swiftType(type) else {
-                throw .corrupted("null in a non-optional \(type) column")
-            }
-            guard let value = try swiftType._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0)) else {
-                throw .corrupted("undecodable \(type) value")
-            }
-            return value
+            guard let bytes else { throw .corrupted("null in a non-optional \(type) column") }
+            return try scalar(bytes, type)
         }
     }
 

@@ -5,7 +5,7 @@ import Foundation
 /// Why not `Synchronization.Mutex`: on Linux it locks with futex system calls that ThreadSanitizer
 /// cannot see, so every access it guards is reported as a race, and the concurrency tests must run
 /// under ThreadSanitizer with zero reports. `NSLock` is a pthread mutex, which it understands.
-final class Locked<State>: @unchecked Sendable {  // `state` is only touched under `lock`
+final class Locked<State> {
     private let lock = NSLock()
     private var state: State
 
@@ -19,3 +19,7 @@ final class Locked<State>: @unchecked Sendable {  // `state` is only touched und
         return try body(&state)
     }
 }
+
+/// Shared between threads only when what it guards may be (as NIO's `NIOLockedValueBox`): `state` is
+/// only touched under `lock`.
+extension Locked: @unchecked Sendable where State: Sendable {}

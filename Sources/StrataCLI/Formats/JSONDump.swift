@@ -1,6 +1,6 @@
 #if CLI
     import Foundation
-    import Strata
+    @_spi(StrataTools) import Strata
 
     /// `dump --format json`: `{"Type": [{…}, …], …}`, streamed object by object.
     enum JSONDump {
@@ -46,23 +46,6 @@
         static let utcTimestamp = Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)
 
         /// A JSON string literal.
-        static func quoted(_ string: String) -> String {
-            var result = "\""
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": result += "\\\""
-                case "\\": result += "\\\\"
-                case "\n": result += "\\n"
-                case "\r": result += "\\r"
-                case "\t": result += "\\t"
-                case _ where scalar.value < 0x20:
-                    result +=
-                        "\\u"
-                        + String(scalar.value, radix: 16).leftPadded(to: 4).replacingOccurrences(of: " ", with: "0")
-                default: result.unicodeScalars.append(scalar)
-                }
-            }
-            return result + "\""
-        }
+        static func quoted(_ string: String) -> String { JSONString.quoted(string) }
     }
 #endif

@@ -73,7 +73,7 @@ final class StoreCore: ObjectContext {
         shared = SharedFile.of(lease.environment)
         self.cacheKey = cacheKey
         tables = TableBindings(bindings, cachesLookups: confinement.isConfinedToOneThread)
-        outbox = Outbox(environment: lease.environment, capture: shared.capture, bindings: bindings)
+        outbox = Outbox(environment: lease.environment, capture: shared.capture, tables: tables)
         tableVersions = Array(repeating: 1, count: bindings.count)
         if case .thread = confinement {
             deliveryQueue = Thread.isMainThread ? .main : nil

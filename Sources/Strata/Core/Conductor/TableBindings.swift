@@ -4,6 +4,7 @@
 final class TableBindings {
     let all: [TableBinding]
     private let byType: [ObjectIdentifier: TableBinding]
+    private let byName: [String: TableBinding]
     /// Per binding (by ordinal): the link properties of every type that point to it.
     let incomingLinks: [[(origin: TableBinding, link: LinkBinding)]]
     /// Whether the last look-up is kept (not for a frozen Store, read from many threads at once).
@@ -13,6 +14,7 @@ final class TableBindings {
     init(_ bindings: [TableBinding], cachesLookups: Bool) {
         all = bindings
         byType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
+        byName = Dictionary(bindings.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         incomingLinks = bindings.map { target in
             bindings.flatMap { origin in
                 origin.links.filter { $0.target == target.name }.map { (origin: origin, link: $0) }
@@ -34,10 +36,13 @@ final class TableBindings {
 
     /// - Throws: `.schemaMismatch` when no type of that stored name is in this Store's schema.
     func binding(named name: String) throws(StoreError) -> TableBinding {
-        guard let binding = all.first(where: { $0.name == name }) else {
-            throw .schemaMismatch("\(name) is not in this Store's schema")
-        }
+        guard let binding = byName[name] else { throw .schemaMismatch("\(name) is not in this Store's schema") }
         return binding
+    }
+
+    /// The binding of the type stored under `name`, if the schema has one.
+    func existingBinding(named name: String) -> TableBinding? {
+        byName[name]
     }
 
     /// The binding of a type known to be in the schema (a snapshot of the Store's own configuration).

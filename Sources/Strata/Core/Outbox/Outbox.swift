@@ -21,7 +21,7 @@ final class CapturedTypes: Sendable {
 final class Outbox {
     private let environment: Environment
     private let capture: CapturedTypes
-    private let bindings: [TableBinding]
+    private let tables: TableBindings
 
     /// The captured types as this Store last saw them: the file's generation of the list, and per
     /// binding (by ordinal) whether it is captured (nil: none).
@@ -37,10 +37,10 @@ final class Outbox {
     /// The head (`OutboxHead`) being extended at commit.
     private var head: [UInt8] = []
 
-    init(environment: Environment, capture: CapturedTypes, bindings: [TableBinding]) {
+    init(environment: Environment, capture: CapturedTypes, tables: TableBindings) {
         self.environment = environment
         self.capture = capture
-        self.bindings = bindings
+        self.tables = tables
     }
 
     /// The meta table's handle (opened with the file; valid for the environment's life).
@@ -79,7 +79,7 @@ final class Outbox {
         // newer than the generation kept are read again at the next write, never older ones kept.
         let current = capture.generation.load(ordering: .acquiring)
         let names = capture.names.withLock { $0 } ?? []
-        let captured = bindings.map { names.contains($0.name) }
+        let captured = tables.all.map { names.contains($0.name) }
         seen = (current, captured.contains(true) ? captured : nil)
         return seen.bindings
     }
@@ -127,7 +127,7 @@ final class Outbox {
         defer { swap(&record, &self.record) }
         record.removeAll(keepingCapacity: true)
         record.append(OutboxEntry.version)
-        for binding in bindings where captured[binding.ordinal] && !log[binding.ordinal].isEmpty {
+        for binding in tables.all where captured[binding.ordinal] && !log[binding.ordinal].isEmpty {
             let changes = log[binding.ordinal]
             for key in changes.deleted {
                 OutboxEntry.append(kind: .delete, typeName: binding.name, key: key, columns: [], to: &record)
@@ -336,7 +336,7 @@ final class Outbox {
 
     /// An entry as the SPI hands it out: its columns named by the properties they store.
     private func capturedChange(_ entry: OutboxEntry, sequence: UInt64) -> CapturedChange {
-        let binding = bindings.first { $0.name == entry.typeName }
+        let binding = tables.existingBinding(named: entry.typeName)
         let names = entry.columns.map { column in
             binding.flatMap { binding in
                 column < binding.propertyOfColumn.count

@@ -32,7 +32,7 @@ struct SyncExchange {
         changes.reserveCapacity(count)
         for (sequence, entries) in records {
             for entry in entries {
-                guard let binding = core.bindings.first(where: { $0.name == entry.typeName }) else {
+                guard let binding = core.tables.existingBinding(named: entry.typeName) else {
                     throw .schemaMismatch("the outbox names \(entry.typeName), a type outside this Store's schema")
                 }
                 if let change = try outgoingChange(entry, sequence: sequence, binding: binding, reader: reader) {
@@ -83,36 +83,14 @@ struct SyncExchange {
     /// A column's value, links as the primary key of the object they point to. Decoded by the
     /// property's Swift type directly (no `Any`: a push reads every property of every change).
     func syncValue(_ bytes: UnsafeRawBufferPointer?, type: PropertyType) throws(StoreError) -> SyncValue {
-        switch type {
-        case .optional(let wrapped):
-            guard let bytes else { return .null }
-            return try syncValue(bytes, type: wrapped)
-        case .link(let target):
-            guard let bytes else { return .null }
-            guard let binding = core.bindings.first(where: { $0.name == target }) else {
-                throw .schemaMismatch("a link to \(target), a type outside this Store's schema")
-            }
-            return try syncKeyValue(bytes, of: binding)
-        case .list(let element):
-            guard let bytes else { throw .corrupted("a List column is null") }
-            let parts: [UnsafeRawBufferPointer?]
-            do {
-                parts = try ListFormat.elements(bytes)
-            } catch {
-                throw .corrupted("\(error)")
-            }
-            var values: [SyncValue] = []
-            values.reserveCapacity(parts.count)
-            for part in parts {
-                let value = try syncValue(part, type: element)
-                if case .link = element, value == .null { continue }  // a link to a deleted object
-                values.append(value)
-            }
-            return .list(values)
-        default:
-            guard let bytes else { throw .corrupted("null in a non-optional \(type) column") }
-            return try Self.syncScalar(bytes, type: type)
-        }
+        try DynamicValue.walk(
+            bytes, type: type, null: .null,
+            link: { (target, key) throws(StoreError) in
+                guard let binding = core.tables.existingBinding(named: target) else {
+                    throw .schemaMismatch("a link to \(target), a type outside this Store's schema")
+                }
+                return try syncKeyValue(key, of: binding)
+            }, list: { .list($0) }, isNull: { $0 == .null }, scalar: Self.syncScalar)
     }
 
     private static func syncScalar(_ bytes: UnsafeRawBufferPointer, type: PropertyType) throws(StoreError) -> SyncValue
@@ -217,7 +195,7 @@ extension SyncExchange {
     private func resolveIncoming(_ change: IncomingChange) throws(StoreError)
         -> (IncomingChange, TableBinding, [Int: [UInt8]?])
     {
-        guard let binding = core.bindings.first(where: { $0.name == change.typeName }) else {
+        guard let binding = core.tables.existingBinding(named: change.typeName) else {
             throw .schemaMismatch(
                 "change \(change.sequence) is to \(change.typeName), a type outside this Store's schema")
         }
@@ -331,7 +309,7 @@ extension SyncExchange {
                     continue
                 }
                 if case .object = pending[key] { continue }
-                let binding = core.bindings.first { $0.name == change.typeName }
+                let binding = core.tables.existingBinding(named: change.typeName)
                 let names = change.columns.compactMap { column in
                     binding.flatMap { column < $0.columnNames.count ? $0.columnNames[column] : nil }
                 }
