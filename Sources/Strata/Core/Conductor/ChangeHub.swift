@@ -95,7 +95,9 @@ final class ChangeHub: Sendable {
                 state.keep(log)
                 state.trim()
             }
-            return (Array(state.listeners.values), Array(state.watches.values))
+            // Most files have neither: no array is made for them (one commit each, W2).
+            let listeners = state.listeners.isEmpty ? [] : Array(state.listeners.values)
+            return (listeners, state.watches.isEmpty ? [] : Array(state.watches.values))
         }
         for listener in listeners { listener.wake() }
         for watch in watches { watch.committed() }
