@@ -6,7 +6,7 @@ import Testing
 
 /// Eight threads mixing writes, reads, refreshes, handoffs and notifications for a fixed number of
 /// operations, with exact final counts. CI also runs it under ThreadSanitizer (`.ci/run`).
-@Suite("Concurrency", .fixtureChecks)
+@Suite("Concurrency", .fixtureChecks, .offThePool)
 struct ConcurrencyTests {
     static let threads = 8
     static let operationsPerThread = 300

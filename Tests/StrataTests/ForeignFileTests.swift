@@ -7,7 +7,7 @@ import Testing
 
 /// Files Strata did not create are refused before LMDB opens them: nothing is written to them, not
 /// even a reader slot in their lock file.
-@Suite(.fixtureChecks) struct ForeignFileTests {
+@Suite(.fixtureChecks, .offThePool) struct ForeignFileTests {
     /// Makes an LMDB file as another program would: named tables (or only the unnamed one) with data.
     static func makePlainLMDBFile(at path: String, tables: [String]) throws {
         let env = try LMDB.createEnvironment()

@@ -8,7 +8,7 @@ import Testing
 /// versions and counts never go down and that its reader slot stays listed, and a process that opens
 /// and closes Stores of the file in a loop, with both cores loaded. Not in `make test` (it takes
 /// `STRATA_STRESS_SECONDS`, 600 for the figures in the docs): `make stress`.
-@Suite(.fixtureChecks) struct MultiProcessStressTests {
+@Suite(.fixtureChecks, .offThePool) struct MultiProcessStressTests {
     static let seconds = ProcessInfo.processInfo.environment["STRATA_STRESS_SECONDS"].flatMap(Double.init)
 
     @Test(.enabled(if: seconds != nil, "set STRATA_STRESS_SECONDS (make stress)"))

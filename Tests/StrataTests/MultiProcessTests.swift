@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite("Processes sharing a file", .serialized, .fixtureChecks)
+@Suite("Processes sharing a file", .serialized, .fixtureChecks, .offThePool)
 struct MultiProcessTests {
     @Test("4 processes each add 10,000 uniquely keyed objects, 100 per write, at once: exactly 40,000")
     func fourWriters() throws {
@@ -212,7 +212,7 @@ struct MultiProcessTests {
 
 /// A map another process grew past this process's (LMDB's `MDB_MAP_RESIZED`) is adopted, never
 /// reported as it is (`MapAdoption`).
-@Suite(.fixtureChecks) struct MapGrowthTests {
+@Suite(.fixtureChecks, .offThePool) struct MapGrowthTests {
     /// A Store whose map is 1 MiB, and a file another process (64 GiB map) fills past it after
     /// `beforeGrowing` ran.
     static func smallStoreOfAGrownFile(beforeGrowing: (Store) throws -> Void = { _ in }) throws -> (Fixture, Store) {

@@ -7,7 +7,7 @@ import Testing
 
 /// Damage present when a file is opened is found by opening (`Store.OpeningCheck.full`), before any
 /// object is handed out: a thrown `.corrupted`, never a crash nor a trap later.
-@Suite("Opening checks every page and row", .serialized, .fixtureChecks)
+@Suite("Opening checks every page and row", .serialized, .fixtureChecks, .offThePool)
 struct OpeningCheckTests {
     private func closedStore() throws -> Fixture {
         let fixture = try Fixture.closedStoreOfPeople()

@@ -122,26 +122,33 @@ enum DispatchQueues {
         token(of: queue).kind.withLock { $0 } == .concurrent
     }
 
-    /// How long `learnKind` waits for its block to run beside the caller's.
-    static let probeWait = DispatchTimeInterval.milliseconds(20)
+    /// How long `learnKind` waits for its block to run beside the caller's, once its thread runs.
+    static let probeWait = DispatchTimeInterval.milliseconds(50)
 
     /// Learns the kind of `queue` once, from a block running on it (the caller's): a thread of its
     /// own calls `queue.sync` with a block. On a concurrent queue that block runs at once, on that
     /// thread, beside the caller's (no thread of Dispatch's pool is needed, so a busy pool cannot
-    /// delay it); on a serial queue it waits for the caller's block to end. The caller waits up to
-    /// `probeWait` for it (a serial queue waits it all, once per queue; the probing thread then runs
-    /// its empty block after the caller's and ends). A thread that cannot start within that time
-    /// makes a concurrent queue count as serial.
+    /// delay it); on a serial queue it waits for the caller's block to end. Once that thread runs, the
+    /// caller waits up to `probeWait` for the block (a serial queue waits it all, once per queue; the
+    /// probing thread then runs its empty block after the caller's and ends). Only a thread kept from
+    /// running for that long after it started makes a concurrent queue count as serial.
     ///
     /// - Returns: the queue's kind.
     @discardableResult
     static func learnKind(ofCurrent queue: DispatchQueue) -> Kind {
         let token = token(of: queue)
         if let known = token.kind.withLock({ $0 }) { return known }
+        let started = DispatchSemaphore(value: 0)
         let ran = DispatchSemaphore(value: 0)
-        let probe = Thread { queue.sync { ran.signal() } }
+        let probe = Thread {
+            started.signal()
+            queue.sync { _ = ran.signal() }
+        }
         probe.name = "strata.queue-kind"
         probe.start()
+        // The wait counts from the probing thread's start: a loaded machine can be slow to run a new
+        // thread, not to run a block inline on a thread that runs.
+        _ = started.wait(timeout: .now() + .seconds(5))
         let kind: Kind = ran.wait(timeout: .now() + probeWait) == .success ? .concurrent : .serial
         return token.kind.withLock { known in
             if known == nil { known = kind }

@@ -40,7 +40,7 @@ public struct Store {
     /// main queue and the main thread are one: on it, this is the main thread's Store.
     ///
     /// The first Store opened on a queue learns that the queue is serial by seeing that a block
-    /// another thread runs with `queue.sync` waits for the caller's (up to 20 ms, once per queue:
+    /// another thread runs with `queue.sync` waits for the caller's (up to 50 ms, once per queue:
     /// Dispatch has no public way to ask).
     ///
     /// - Throws: `.wrongThread` when not called on `queue`, `.invalidArgument` for a concurrent queue
