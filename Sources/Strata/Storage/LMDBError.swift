@@ -44,6 +44,7 @@ public struct LMDBError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Errors are equal when their codes are.
     public static func == (lhs: LMDBError, rhs: LMDBError) -> Bool { lhs.code == rhs.code }
 
+    /// Hashes the code alone, as equality compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Matches any error equal to `pattern`, so `catch LMDBError.mapFull` and `case .mapFull` work.
