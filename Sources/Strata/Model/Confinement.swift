@@ -79,7 +79,7 @@ enum DispatchQueues {
 
     static let tokenKey = DispatchSpecificKey<QueueToken>()
     /// Makes getting or setting a queue's token one step (two threads meeting a new queue agree).
-    private static let tokens = Locked(())
+    private static let tokensLock = NSLock()
 
     /// The main queue's token, and the global queues' (marked concurrent), set once.
     private static let marked: QueueToken = {
@@ -98,12 +98,13 @@ enum DispatchQueues {
     }
 
     private static func token(of queue: DispatchQueue, kind: Kind?) -> QueueToken {
-        tokens.withLock { _ in
-            if let existing = queue.getSpecific(key: tokenKey) { return existing }
-            let token = QueueToken(kind: kind)
-            queue.setSpecific(key: tokenKey, value: token)
-            return token
-        }
+        // An NSLock, not `Locked<Void>`: ThreadSanitizer reports the inout access to a zero-sized state.
+        tokensLock.lock()
+        defer { tokensLock.unlock() }
+        if let existing = queue.getSpecific(key: tokenKey) { return existing }
+        let token = QueueToken(kind: kind)
+        queue.setSpecific(key: tokenKey, value: token)
+        return token
     }
 
     /// Whether both are the same queue.
