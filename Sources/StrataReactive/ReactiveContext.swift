@@ -19,7 +19,7 @@ public enum ReactiveContext: Sendable {
 /// Runs reactive writes in their context: the shared machinery of `add`, `update` and `remove`.
 enum ReactiveWrite {
     /// The serial queue background writes run on (one at a time, in the order they were started).
-    static let backgroundQueue = DispatchQueue(label: "strata.reactive.background", qos: .userInitiated)
+    static let backgroundQueue = Store._serialQueue(label: "strata.reactive.background", qos: .userInitiated)
 
     /// A producer of one write.
     ///

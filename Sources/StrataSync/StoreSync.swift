@@ -1,5 +1,6 @@
 #if Sync
     import Foundation
+    import Synchronization
     @_spi(StrataSync) import Strata
 
     /// Keeps a Store's file in step with a PostgreSQL server of record, and through it with every other
@@ -64,6 +65,8 @@
         private var notedVersion: Int?
         /// A look at the outbox is scheduled or running (commits that land meanwhile are seen by it).
         private var noting = false
+        /// A commit watch's call started a look that has not begun yet.
+        private nonisolated let commitNoted = Atomic<Bool>(false)
         /// The outbox place `state.pending` has counted through.
         private var countedThrough: UInt64 = 0
 
@@ -104,7 +107,9 @@
             }
             // Event-driven: nothing runs while nothing commits (a sync never started costs no CPU).
             commitWatch = store.watchCommits { [weak self] in
-                Task { await self?.commitSeen() }
+                // One task for the commits that land before it runs, not one per commit.
+                guard let self, !self.commitNoted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+                Task { await self.commitSeen() }
             }
         }
 
@@ -148,6 +153,7 @@
         /// A commit of this process landed: counts what it captured, once, however many commits come
         /// at once.
         private func commitSeen() async {
+            commitNoted.store(false, ordering: .releasing)  // a commit from now on starts another look
             guard !noting else { return }
             noting = true
             defer { noting = false }

@@ -90,6 +90,14 @@ struct ActorIsolationTests {
         #expect(targeting.sync { DispatchQueues.learnKind(ofCurrent: targeting) } == .serial)
     }
 
+    @Test("a queue Strata makes is known serial before any Store opens on it: no probe")
+    func queuesStrataMakes() {
+        let made = DispatchQueues.makeSerial(label: "strata.tests.made")
+        #expect(DispatchQueues.token(of: made).kind.withLock { $0 } == .serial)
+        let other = DispatchQueue(label: "strata.tests.not-made")
+        #expect(DispatchQueues.token(of: other).kind.withLock { $0 } == nil)
+    }
+
     @Test("a concurrent queue is recognised while every thread of Dispatch's pool is busy")
     func concurrentKindWithABusyPool() {
         let release = DispatchSemaphore(value: 0)

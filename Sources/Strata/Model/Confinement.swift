@@ -107,6 +107,15 @@ enum DispatchQueues {
         return token
     }
 
+    /// A serial queue made by Strata: its kind is known, so the first Store opened on it does not
+    /// probe it (`learnKind`).
+    static func makeSerial(label: String, qos: DispatchQoS = .unspecified) -> DispatchQueue {
+        let queue = DispatchQueue(label: label, qos: qos)
+        _ = marked
+        _ = token(of: queue, kind: .serial)
+        return queue
+    }
+
     /// Whether both are the same queue.
     static func isSame(_ a: DispatchQueue, _ b: DispatchQueue) -> Bool {
         a === b || token(of: a) === token(of: b)

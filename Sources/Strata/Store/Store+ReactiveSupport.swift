@@ -1,7 +1,16 @@
+import Dispatch
+
 /// What StrataReactive needs beyond the public API: checks that throw where the public calls trap,
 /// an add whose objects are managed later on another thread's Store, and an observation whose
 /// initial value arrives synchronously. Not for applications: `@_spi(StrataReactive)`.
 extension Store {
+    /// A serial queue whose kind Stores know, so that the first Store opened on it does not probe it
+    /// (`Store(configuration:queue:)` otherwise waits 50 ms once per queue to learn it is serial).
+    @_spi(StrataReactive)
+    public static func _serialQueue(label: String, qos: DispatchQoS) -> DispatchQueue {
+        DispatchQueues.makeSerial(label: label, qos: qos)
+    }
+
     /// - Throws: `.wrongThread` off the Store's thread or queue.
     @_spi(StrataReactive)
     public func _checkConfined() throws(StoreError) {

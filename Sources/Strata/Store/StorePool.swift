@@ -106,7 +106,7 @@ private final class Lane: @unchecked Sendable {
     private var opened: Store?
 
     init(label: String) {
-        queue = DispatchQueue(label: label)
+        queue = DispatchQueues.makeSerial(label: label)  // no probe of its kind when its Store opens
     }
 
     /// The queue's Store, opened on first use. Call on `queue`.
