@@ -24,7 +24,8 @@
                 case .data: self = .bytea
                 case .uuid: self = .uuid
                 case .date: self = .timestamptz
-                case .unsigned, .decimal, .list: self = .castText
+                case .objectId: self = .text
+                case .unsigned, .decimal, .decimal128, .list: self = .castText
                 case .optional(let wrapped): self.init(wrapped, keyTypes: keyTypes)
                 case .link(let target): self.init(keyTypes[target] ?? .string, keyTypes: keyTypes)
                 }
@@ -84,6 +85,8 @@
             case (.castText, .unsigned(let integer)): appendBytes(String(integer).utf8)
             case (.castText, .integer(let integer)): appendBytes(String(integer).utf8)
             case (.castText, .decimal(let decimal)): appendBytes("\(decimal)".utf8)
+            case (.castText, .decimal128(let decimal)): appendBytes(JSONText.numericText(decimal).utf8)
+            case (.text, .objectId(let id)): appendBytes(id.stringValue.utf8)
             case (.castText, .list):
                 var json = ""
                 JSONText.append(value, to: &json)

@@ -96,7 +96,8 @@
             case .data: "bytea"
             case .date: "timestamptz"
             case .uuid: "uuid"
-            case .decimal: "numeric"
+            case .decimal, .decimal128: "numeric"
+            case .objectId: "text"
             case .optional(let wrapped): sqlType(wrapped, keyTypes: keyTypes)
             case .link(let target): keyTypes[target].map { sqlType($0, keyTypes: keyTypes) } ?? "text"
             case .list: "jsonb"
@@ -146,6 +147,8 @@
             case .date(let date): appendString(isoDate(date), to: &text)
             case .uuid(let uuid): appendString(uuid.uuidString.lowercased(), to: &text)
             case .decimal(let decimal): appendString("\(decimal)", to: &text)
+            case .decimal128(let decimal): appendString(numericText(decimal), to: &text)
+            case .objectId(let id): appendString(id.stringValue, to: &text)
             case .list(let values):
                 text += "["
                 for (index, element) in values.enumerated() {
@@ -154,6 +157,11 @@
                 }
                 text += "]"
             }
+        }
+
+        /// A Decimal128 as PostgreSQL's `numeric` reads it (`NaN`, `Infinity`, `-Infinity`, digits).
+        static func numericText(_ decimal: Decimal128) -> String {
+            decimal.isNaN ? "NaN" : decimal.description
         }
 
         static func appendString(_ string: String, to text: inout String) {

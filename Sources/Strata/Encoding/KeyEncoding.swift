@@ -48,6 +48,9 @@ enum KeyEncoding {
         case .uuid:
             guard bytes.count == 16 else { throw RowDamage("a UUID primary key has \(bytes.count) bytes") }
             return .wide(bytes)
+        case .objectId:
+            guard bytes.count == 12 else { throw RowDamage("an ObjectId primary key has \(bytes.count) bytes") }
+            return .bytes(Array(bytes))
         default:
             let value = try integer(bytes, type)
             if let signed = value.signed { return .signed(signed) }
@@ -95,6 +98,15 @@ enum KeyEncoding {
         case .uuid:
             guard bytes.count == 16 else { throw RowDamage("an indexed UUID has \(bytes.count) bytes") }
             key.append(contentsOf: bytes)
+        case .objectId:
+            guard bytes.count == 12 else { throw RowDamage("an indexed ObjectId has \(bytes.count) bytes") }
+            key.append(contentsOf: bytes)
+        case .decimal128:
+            guard bytes.count == 16 else { throw RowDamage("an indexed Decimal128 has \(bytes.count) bytes") }
+            let value = Decimal128(
+                high: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                low: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
+            Decimal128.appendIndexKey(of: value, to: &key)
         case .bool:
             guard bytes.count == 1 else { throw RowDamage("an indexed Bool has \(bytes.count) bytes") }
             key.append(bytes[0])

@@ -5,6 +5,7 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
     case uint8, uint16, uint32, uint64
     case float, double
     case string, data, date, uuid, decimal
+    case objectId, decimal128
     case optional(PropertyType)
     /// A to-one link to the type of that name (always optional).
     case link(String)
@@ -29,6 +30,8 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         case .date: "Date"
         case .uuid: "UUID"
         case .decimal: "Decimal"
+        case .objectId: "ObjectId"
+        case .decimal128: "Decimal128"
         case .optional(let wrapped): "\(wrapped)?"
         case .link(let name): "\(name)?"
         case .list(.link(let name)): "List<\(name)>"
@@ -42,6 +45,7 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64: .integer
         case .string: .string
         case .uuid: .uuid
+        case .objectId: .objectId
         default: nil
         }
     }
@@ -91,7 +95,7 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         switch self {
         case .optional(let wrapped): wrapped.isIndexable
         case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64: true
-        case .string, .uuid, .bool, .date: true
+        case .string, .uuid, .bool, .date, .objectId, .decimal128: true
         default: false
         }
     }

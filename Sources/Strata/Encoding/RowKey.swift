@@ -3,7 +3,7 @@ import Foundation
 /// How a table's keys are encoded: fixed 8-byte big-endian integers (integer primary keys, and the
 /// row ids of types without a primary key), tagged UTF-8 strings, or 16-byte UUIDs.
 enum KeyKind: String, Codable, Hashable, Sendable {
-    case integer, string, uuid
+    case integer, string, uuid, objectId
 }
 
 /// The encoded key of a row. Byte order equals value order, so LMDB's default comparison (memcmp)
@@ -13,6 +13,7 @@ enum KeyKind: String, Codable, Hashable, Sendable {
 /// - Unsigned integers and row ids: big-endian.
 /// - Strings: a 0x01 tag byte, then UTF-8 (LMDB refuses empty keys; the tag makes "" storable).
 /// - UUIDs: their 16 bytes, held as two big-endian halves (no array to allocate per key).
+/// - ObjectIds: their 12 bytes (which sort as the ids).
 @usableFromInline
 enum RowKey: Hashable, Sendable {
     case integer(UInt64)
@@ -32,6 +33,10 @@ enum RowKey: Hashable, Sendable {
         bytes.append(stringTag)
         bytes.append(contentsOf: value.utf8)
         return .bytes(bytes)
+    }
+
+    static func objectId(_ value: ObjectId) -> RowKey {
+        .bytes(value.bytes)
     }
 
     static func uuid(_ value: UUID) -> RowKey {
@@ -57,6 +62,9 @@ enum RowKey: Hashable, Sendable {
         case .uuid:
             guard bytes.count == 16 else { throw RowDamage("a UUID key has \(bytes.count) bytes, not 16") }
             self = .wide(bytes)
+        case .objectId:
+            guard bytes.count == 12 else { throw RowDamage("an ObjectId key has \(bytes.count) bytes, not 12") }
+            self = .bytes(Array(bytes))
         }
     }
 
@@ -91,6 +99,8 @@ enum RowKey: Hashable, Sendable {
             String(decoding: bytes.dropFirst(), as: UTF8.self)
         case (.wide, .uuid):
             withBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)).uuidString }
+        case (.bytes(let bytes), .objectId) where bytes.count == 12:
+            bytes.withBytes { ObjectId(stored: $0).stringValue }
         default:
             withBytes { (raw: UnsafeRawBufferPointer) in raw.map { String($0, radix: 16) }.joined() }
         }

@@ -68,7 +68,7 @@ public protocol _ListElement {
     ) throws(StoreError) -> Self?
 }
 
-/// Implementation detail: the types a primary key may have (integers, String, UUID).
+/// Implementation detail: the types a primary key may have (integers, String, UUID, ObjectId).
 public protocol _PrimaryKeyValue: _PersistableValue {
     /// The value as a key, to look a row up without encoding a column first.
     var _strataPrimaryKey: _PrimaryKey { get }
@@ -81,6 +81,7 @@ public struct _PrimaryKey {
         case unsigned(UInt64)
         case string(String)
         case uuid(UUID)
+        case objectId(ObjectId)
     }
 
     let value: Value

@@ -27,6 +27,9 @@ extension Double: _QueryNumeric {}
 extension Decimal: _QueryNumeric {
     public var _queryDouble: Double { NSDecimalNumber(decimal: self).doubleValue }
 }
+extension Decimal128: _QueryNumeric {
+    public var _queryDouble: Double { doubleValue }
+}
 
 extension Results {
     // MARK: Queries

@@ -22,6 +22,8 @@ enum DynamicValue {
         case .date: Date.self
         case .uuid: UUID.self
         case .decimal: Decimal.self
+        case .objectId: ObjectId.self
+        case .decimal128: Decimal128.self
         case .optional, .link, .list: nil
         }
     }
@@ -175,6 +177,10 @@ enum DynamicValue {
         case .double: return floating ?? integer.map { Double($0) }
         case .float: return floating.map { Float($0) } ?? integer.map { Float($0) }
         case .decimal: return integer.map { Decimal(Int64(truncatingIfNeeded: $0)) } ?? floating.map { Decimal($0) }
+        case .decimal128:
+            if let decimal = value as? Decimal { return Decimal128(decimal) }
+            return integer.flatMap { Decimal128(exactly: $0) } ?? floating.map { Decimal128($0) }
+        case .objectId: return (value as? String).flatMap { try? ObjectId(string: $0) }
         case .string: return (value as? Substring).map(String.init)
         default: return nil
         }
@@ -196,6 +202,7 @@ extension DynamicValue {
         case .double: (number as? NSNumber)?.doubleValue
         case .float: (number as? NSNumber)?.floatValue
         case .decimal: (number as? NSNumber)?.decimalValue
+        case .decimal128: (number as? NSNumber).map { Decimal128($0.decimalValue) }
         default: nil
         }
     }

@@ -117,6 +117,7 @@ extension StoreCore {
             let key = RowKey.string(string)
             return key.byteCount <= environment.maxKeySize ? key : nil
         case (.uuid(let uuid), .uuid): return .uuid(uuid)
+        case (.objectId(let id), .objectId): return .objectId(id)
         default: return nil
         }
     }

@@ -14,13 +14,15 @@ public enum SyncValue: Sendable, Hashable {
     case date(Date)
     case uuid(UUID)
     case decimal(Decimal)
+    case objectId(ObjectId)
+    case decimal128(Decimal128)
     case list([SyncValue])
 }
 
 /// The type of a property, as sync describes it to its server.
 @_spi(StrataSync)
 public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
-    case bool, integer, unsigned, double, string, data, date, uuid, decimal
+    case bool, integer, unsigned, double, string, data, date, uuid, decimal, objectId, decimal128
     case optional(SyncType)
     /// A link to an object of the named type (always optional).
     case link(String)
@@ -37,6 +39,8 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
         case .date: self = .date
         case .uuid: self = .uuid
         case .decimal: self = .decimal
+        case .objectId: self = .objectId
+        case .decimal128: self = .decimal128
         case .optional(let wrapped): self = .optional(SyncType(wrapped))
         case .link(let target): self = .link(target)
         case .list(let element): self = .list(SyncType(element))
@@ -54,6 +58,8 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
         case .date: "date"
         case .uuid: "uuid"
         case .decimal: "decimal"
+        case .objectId: "objectId"
+        case .decimal128: "decimal128"
         case .optional(let wrapped): "\(wrapped)?"
         case .link(let target): "link(\(target))"
         case .list(let element): "list(\(element))"

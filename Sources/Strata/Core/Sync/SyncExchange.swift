@@ -118,6 +118,8 @@ struct SyncExchange {
         case .date: return .date(try decoded(Date.self))
         case .uuid: return .uuid(try decoded(UUID.self))
         case .decimal: return .decimal(try decoded(Decimal.self))
+        case .objectId: return .objectId(try decoded(ObjectId.self))
+        case .decimal128: return .decimal128(try decoded(Decimal128.self))
         case .optional, .link, .list: throw .corrupted("\(type) is not a scalar type")
         }
     }
@@ -131,6 +133,8 @@ struct SyncExchange {
         case .wide(let high, let low):
             var halves = (high.bigEndian, low.bigEndian)
             return .uuid(withUnsafeBytes(of: &halves) { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+        case .bytes(let bytes) where binding.keyKind == .objectId:
+            return .objectId(bytes.withBytes { ObjectId(stored: $0) })
         case .bytes(let bytes):
             return .string(String(decoding: bytes.dropFirst(), as: UTF8.self))
         }
@@ -288,6 +292,7 @@ extension SyncExchange {
         case .unsigned(let integer): key = .integer(integer)
         case .string(let string): key = .string(string)
         case .uuid(let uuid): key = .uuid(uuid)
+        case .objectId(let id): key = .objectId(id)
         default: throw .corrupted("a primary key of \(binding.name) is \(value)")
         }
         return key.storedBytes

@@ -1,0 +1,21 @@
+import Foundation
+import Strata
+
+/// ObjectId and Decimal128 in every place a value can be: key, index, optional, List.
+public final class Ledger: Object {
+    @Persisted(primaryKey: true) public var id = ObjectId.generate()
+    @Persisted(indexed: true) public var amount: Decimal128
+    @Persisted public var plainAmount: Decimal128
+    @Persisted public var fee: Decimal128?
+    @Persisted(indexed: true) public var reference: ObjectId?
+    @Persisted public var history: List<Decimal128>
+    @Persisted public var related: List<ObjectId>
+    @Persisted public var label: String
+
+    public convenience init(amount: Decimal128, label: String = "") {
+        self.init()
+        self.amount = amount
+        plainAmount = amount
+        self.label = label
+    }
+}
