@@ -25,7 +25,7 @@
                 case .uuid: self = .uuid
                 case .date: self = .timestamptz
                 case .objectId: self = .text
-                case .unsigned, .decimal, .decimal128, .list: self = .castText
+                case .unsigned, .decimal, .decimal128, .list, .set, .map: self = .castText
                 case .optional(let wrapped): self.init(wrapped, keyTypes: keyTypes)
                 case .link(let target): self.init(keyTypes[target] ?? .string, keyTypes: keyTypes)
                 }
@@ -87,10 +87,12 @@
             case (.castText, .decimal(let decimal)): appendBytes("\(decimal)".utf8)
             case (.castText, .decimal128(let decimal)): appendBytes(JSONText.numericText(decimal).utf8)
             case (.text, .objectId(let id)): appendBytes(id.stringValue.utf8)
-            case (.castText, .list):
+            case (.castText, .list), (.castText, .map):
                 var json = ""
                 JSONText.append(value, to: &json)
                 appendBytes(json.utf8)
+            case (.castText, .set(let elements)):
+                appendBytes(PostgresArrayText.literal(elements).utf8)
             default:
                 throw .unsupportedType("the value \(value) in a column of \(element)")
             }

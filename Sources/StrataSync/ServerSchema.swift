@@ -100,7 +100,8 @@
             case .objectId: "text"
             case .optional(let wrapped): sqlType(wrapped, keyTypes: keyTypes)
             case .link(let target): keyTypes[target].map { sqlType($0, keyTypes: keyTypes) } ?? "text"
-            case .list: "jsonb"
+            case .list, .map: "jsonb"
+            case .set(let element): sqlType(element, keyTypes: keyTypes) + "[]"
             }
         }
 
@@ -123,6 +124,52 @@
                 return column
             }
             return "CREATE TABLE IF NOT EXISTS \(table(type.name)) (\(columns.joined(separator: ", ")))"
+        }
+    }
+
+    /// A MutableSet as a PostgreSQL array literal (`{"a","b",NULL}`), cast to the element's array type.
+    enum PostgresArrayText {
+        static func literal(_ elements: [SyncValue]) -> String {
+            var text = "{"
+            for (index, element) in elements.enumerated() {
+                if index > 0 { text += "," }
+                guard let item = self.text(element) else {
+                    text += "NULL"
+                    continue
+                }
+                text += "\""
+                for character in item.unicodeScalars {
+                    if character == "\"" || character == "\\" { text += "\\" }
+                    text.unicodeScalars.append(character)
+                }
+                text += "\""
+            }
+            return text + "}"
+        }
+
+        /// An element as PostgreSQL's text input for its type (nil: NULL).
+        private static func text(_ value: SyncValue) -> String? {
+            switch value {
+            case .null: nil
+            case .bool(let bool): bool ? "t" : "f"
+            case .integer(let integer): String(integer)
+            case .unsigned(let integer): String(integer)
+            case .double(let double):
+                double.isNaN ? "NaN" : double.isInfinite ? (double > 0 ? "Infinity" : "-Infinity") : "\(double)"
+            case .string(let string): string
+            case .data(let data): "\\x" + JSONText.hex(data)
+            case .date(let date): JSONText.isoDate(date)
+            case .uuid(let uuid): uuid.uuidString.lowercased()
+            case .decimal(let decimal): "\(decimal)"
+            case .decimal128(let decimal): JSONText.numericText(decimal)
+            case .objectId(let id): id.stringValue
+            case .list, .set, .map:
+                {
+                    var json = ""
+                    JSONText.append(value, to: &json)
+                    return json
+                }()
+            }
         }
     }
 
@@ -149,7 +196,17 @@
             case .decimal(let decimal): appendString("\(decimal)", to: &text)
             case .decimal128(let decimal): appendString(numericText(decimal), to: &text)
             case .objectId(let id): appendString(id.stringValue, to: &text)
-            case .list(let values):
+            case .map(let entries):
+                text += "{"
+                for (index, key) in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated()
+                {
+                    if index > 0 { text += "," }
+                    appendString(key, to: &text)
+                    text += ":"
+                    append(entries[key] ?? .null, to: &text, nested: true)
+                }
+                text += "}"
+            case .list(let values), .set(let values):
                 text += "["
                 for (index, element) in values.enumerated() {
                     if index > 0 { text += "," }

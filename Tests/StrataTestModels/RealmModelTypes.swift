@@ -19,3 +19,23 @@ public final class Ledger: Object {
         self.label = label
     }
 }
+
+/// Maps and sets of values, optionals and links.
+public final class Contact: Object {
+    @Persisted(primaryKey: true) public var id = ObjectId.generate()
+    @Persisted public var name: String
+    @Persisted public var phones: Map<String, String>
+    @Persisted public var scores: Map<String, Int?>
+    @Persisted public var amounts: Map<String, Decimal128>
+    @Persisted public var pets: Map<String, Dog?>
+    @Persisted public var tags: MutableSet<String>
+    @Persisted public var lucky: MutableSet<Int>
+    @Persisted public var maybe: MutableSet<Int?>
+    @Persisted public var prices: MutableSet<Decimal128>
+    @Persisted public var friends: MutableSet<Contact>
+
+    public convenience init(name: String) {
+        self.init()
+        self.name = name
+    }
+}

@@ -35,6 +35,8 @@ public struct DynamicObject: CustomStringConvertible {
         case nil: "nil"
         case let string as String: "\"\(string)\""
         case let array as [Any]: "[\(array.map { describe($0) }.joined(separator: ", "))]"
+        case let map as [String: Any]:
+            "[\(map.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { "\"\($0)\": \(describe(map[$0] ?? nil))" }.joined(separator: ", "))]"
         case let value?: "\(value)"
         }
     }

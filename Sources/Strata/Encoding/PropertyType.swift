@@ -11,6 +11,10 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
     case link(String)
     /// A list of elements of that type (values, optionals or links).
     case list(PropertyType)
+    /// A map from String keys to values of that type (values, optionals or links, which are optional).
+    case map(PropertyType)
+    /// A set of elements of that type (values, optionals or links), stored sorted and unique.
+    case set(PropertyType)
 
     var description: String {
         switch self {
@@ -36,6 +40,9 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         case .link(let name): "\(name)?"
         case .list(.link(let name)): "List<\(name)>"
         case .list(let element): "List<\(element)>"
+        case .map(let value): "Map<String, \(value)>"
+        case .set(.link(let name)): "MutableSet<\(name)>"
+        case .set(let element): "MutableSet<\(element)>"
         }
     }
 
@@ -64,10 +71,10 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         }
     }
 
-    /// Whether the type is one value (not a link, a List or an optional).
+    /// Whether the type is one value (not a link, a collection or an optional).
     var isScalar: Bool {
         switch self {
-        case .optional, .link, .list: false
+        case .optional, .link, .list, .map, .set: false
         default: true
         }
     }
@@ -100,11 +107,32 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         }
     }
 
-    /// The name of the linked type, for links and lists of links.
+    /// Whether the column holds several values in the list format (a List, Map or MutableSet).
+    var isCollection: Bool {
+        switch self {
+        case .list, .map, .set: true
+        default: false
+        }
+    }
+
+    var isMap: Bool {
+        if case .map = self { return true }
+        return false
+    }
+
+    /// The type of a collection's elements (a Map's values), or nil.
+    var collectionElement: PropertyType? {
+        switch self {
+        case .list(let element), .map(let element), .set(let element): element
+        default: nil
+        }
+    }
+
+    /// The name of the linked type, for links and collections of links.
     var linkedTypeName: String? {
         switch self {
         case .link(let name): name
-        case .list(let element): element.linkedTypeName
+        case .list(let element), .map(let element), .set(let element): element.linkedTypeName
         default: nil
         }
     }

@@ -151,6 +151,28 @@ public struct _RowEncoder {
         write(ListFormat.nullElement)
     }
 
+    /// Turns the empty element just begun at `position` (by `beginElement`) into a null element.
+    mutating func rewriteAsNullElement(_ position: Int) {
+        precondition(position + 4 == count, "Strata: only an empty, last element can become null")
+        (storage.base + position).storeBytes(of: ListFormat.nullElement.littleEndian, as: UInt32.self)
+    }
+
+    /// Writes an element of these bytes, with its length prefix.
+    mutating func writeElement(_ bytes: UnsafeRawBufferPointer) {
+        let start = beginElement()
+        write(bytes)
+        endElement(start)
+    }
+
+    /// Appends a List-of-links column holding `keys` (each a row key's bytes).
+    mutating func appendKeyList(_ keys: [[UInt8]]) {
+        writeListHeader(count: keys.count)
+        for key in keys {
+            key.withUnsafeBytes { writeElement($0) }
+        }
+        endColumn()
+    }
+
     // MARK: The finished row
 
     /// Writes the header before the data (once) and returns where the row starts.

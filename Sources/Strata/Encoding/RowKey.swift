@@ -35,10 +35,6 @@ enum RowKey: Hashable, Sendable {
         return .bytes(bytes)
     }
 
-    static func objectId(_ value: ObjectId) -> RowKey {
-        .bytes(value.bytes)
-    }
-
     static func uuid(_ value: UUID) -> RowKey {
         Swift.withUnsafeBytes(of: value.uuid) { wide($0) }
     }
@@ -99,10 +95,10 @@ enum RowKey: Hashable, Sendable {
             String(decoding: bytes.dropFirst(), as: UTF8.self)
         case (.wide, .uuid):
             withBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)).uuidString }
-        case (.bytes(let bytes), .objectId) where bytes.count == 12:
-            bytes.withBytes { ObjectId(stored: $0).stringValue }
         default:
-            withBytes { (raw: UnsafeRawBufferPointer) in raw.map { String($0, radix: 16) }.joined() }
+            withBytes { (raw: UnsafeRawBufferPointer) in  // hex, as an ObjectId's text
+                raw.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            }
         }
     }
 }

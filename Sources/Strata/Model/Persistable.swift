@@ -49,7 +49,7 @@ public protocol _OptionalPersistable {
 
 /// Implementation detail: a non-optional stored value (Bool, integers, floating point, String, Data,
 /// Date, UUID, Decimal, `PersistableEnum`).
-public protocol _PersistableValue: _Persistable, _OptionalPersistable, _ListElement {
+public protocol _PersistableValue: _Persistable, _OptionalPersistable, _ListElement, _MapValue, _SetElement {
     /// The key-path recorder's probe of this type in `round` (see `KeyPathResolver`).
     static func _strataValueProbe(_ round: Int) -> Self
     /// Whether `value` is that probe.
@@ -191,11 +191,7 @@ extension Optional: _ListElement where Wrapped: _PersistableValue {
 }
 
 extension Optional: _Persistable where Wrapped: _OptionalPersistable {
-    public static var _strataSchemaType: _SchemaType {
-        let wrapped = Wrapped._strataValueType
-        if case .link = wrapped.type { return wrapped }  // links are optional by nature
-        return _SchemaType(.optional(wrapped.type), linkedType: wrapped.linkedType)
-    }
+    public static var _strataSchemaType: _SchemaType { _SchemaType._optional(of: Wrapped._strataValueType) }
 
     @inlinable public static func _strataZero() -> Self { nil }
     public static func _strataProbe(_ round: Int) -> Self { Wrapped._strataOptionalProbe(round) }

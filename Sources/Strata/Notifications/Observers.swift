@@ -201,7 +201,7 @@ final class ObjectObserver<T: Object>: StoreObserver {
     private func decode(_ bytes: [UInt8]?, column: Int) -> Any? {
         let type = binding.columnTypes[column]
         if type.linkedTypeName != nil { return nil }
-        if case .list = type { return nil }
+        if type.isCollection { return nil }
         let kind = binding.columnAccessors[column].kind
         // Old and new values are for display; a value that cannot be decoded shows as nil (reads report it).
         return bytes.withBytesIfPresent { raw in

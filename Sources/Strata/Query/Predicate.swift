@@ -13,8 +13,11 @@ struct PropertyPath: CustomStringConvertible, Equatable {
     }
 
     var steps: [Step] = []
-    /// Whether the path ends in a List's `count` rather than the property's value.
+    /// Whether the path ends in a collection's `count` (a List's, a MutableSet's, a Map's) rather
+    /// than the property's value.
     var countsList = false
+    /// For `map["key"]`: the comparison tests the Map's value under this key (nil: absent or null).
+    var mapKey: String?
 
     func appending(_ schema: ObjectSchema, _ property: Int) -> PropertyPath {
         var path = self
@@ -24,11 +27,12 @@ struct PropertyPath: CustomStringConvertible, Equatable {
 
     /// A property of the root type itself (what an index or the primary key can serve).
     var directProperty: Int? {
-        steps.count == 1 && !countsList ? steps[0].property : nil
+        steps.count == 1 && !countsList && mapKey == nil ? steps[0].property : nil
     }
 
     var description: String {
         let names = steps.map { $0.schema.properties[$0.property].name }.joined(separator: ".")
+        if let mapKey { return names + "[\"\(mapKey)\"]" }
         return countsList ? names + ".count" : names
     }
 }
@@ -158,10 +162,11 @@ struct PredicateEvaluator {
         }
         let outcome: Bool?
         if comparison.path.countsList {
-            guard let bytes, let count = try? ListFormat.elements(bytes).count else {
+            guard let bytes, let parts = try? ListFormat.elements(bytes).count else {
                 throw .corrupted(
-                    "\(binding.location(of: key, column: column)): a damaged List")
+                    "\(binding.location(of: key, column: column)): a damaged collection")
             }
+            let count = binding.columnTypes[column].isMap ? parts / 2 : parts
             var littleEndian = Int64(count).littleEndian
             outcome = Swift.withUnsafeBytes(of: &littleEndian) { comparison.test($0) }
         } else {

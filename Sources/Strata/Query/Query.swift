@@ -115,16 +115,25 @@ extension Query where Value: _QueryLink {
 
 extension Query {
     /// A condition testing the raw bytes of the property's column.
-    fileprivate func comparison(
+    func comparison(
         _ text: String, access: IndexAccess?, _ test: @escaping (UnsafeRawBufferPointer?) -> Bool?
     ) -> Query<Bool> {
-        Query<Bool>(.predicate(.comparison(Comparison(path: path, test: test, access: access, text: text))))
+        guard let mapKey = path.mapKey else {
+            return Query<Bool>(.predicate(.comparison(Comparison(path: path, test: test, access: access, text: text))))
+        }
+        // `map["key"]`: the test sees the value under the key (nil when absent); no index serves it.
+        let key = Array(mapKey.utf8)
+        let valueTest: (UnsafeRawBufferPointer?) -> Bool? = { bytes in
+            guard let bytes, let found = MapFormat.lookUp(key, in: bytes) else { return nil }  // nil: `.corrupted`
+            return test(found.value)
+        }
+        return Query<Bool>(.predicate(.comparison(Comparison(path: path, test: valueTest, access: nil, text: text))))
     }
 }
 
 extension Query where Value: _Persistable {
     /// A condition testing the property's decoded value.
-    fileprivate func valueTest(
+    func valueTest(
         _ text: String, access: IndexAccess? = nil, _ test: @escaping (Value) -> Bool
     ) -> Query<Bool> {
         comparison(text, access: access) { bytes in

@@ -129,3 +129,21 @@ extension Optional: _QueryLink where Wrapped: Object {
 extension List: _QueryList {
     public typealias _Element = Element
 }
+
+extension MutableSet: _QueryList {
+    public typealias _Element = Element
+}
+
+/// Implementation detail: a `Map`, for `map["key"]`, `keys`, `values` and `count` in queries.
+public protocol _QueryMap: _Persistable {
+    associatedtype _MapValueType: _MapValue
+}
+
+extension Map: _QueryMap {
+    public typealias _MapValueType = Value
+}
+
+/// Implementation detail: an optional value (not a link) a Map holds, for `map["key"]` in queries.
+public protocol _QueryOptionalValue: _Persistable {}
+
+extension Optional: _QueryOptionalValue where Wrapped: _PersistableValue {}

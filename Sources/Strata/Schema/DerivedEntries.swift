@@ -124,16 +124,12 @@ struct DerivedEntries: Sendable {
 }
 
 extension LinkBinding {
-    /// The distinct target keys a row's link or list column holds (stored key bytes).
+    /// The distinct target keys a row's link or collection column holds (stored key bytes).
     func targets(in row: RowView, at location: @autoclosure () -> String) throws(StoreError) -> Set<[UInt8]> {
         do throws(RowDamage) {
             guard let bytes = try row.column(column) else { return [] }
-            guard isList else { return [Array(bytes)] }
-            var targets = Set<[UInt8]>()
-            for element in try ListFormat.elements(bytes) {
-                if let element { targets.insert(Array(element)) }
-            }
-            return targets
+            guard isCollection else { return [Array(bytes)] }
+            return Set(try CollectionLinks.targets(bytes, type: type).map { Array($0) })
         } catch {
             throw .damaged(at: "\(location()).\(property)", error)
         }

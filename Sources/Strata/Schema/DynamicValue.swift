@@ -24,7 +24,7 @@ enum DynamicValue {
         case .decimal: Decimal.self
         case .objectId: ObjectId.self
         case .decimal128: Decimal128.self
-        case .optional, .link, .list: nil
+        case .optional, .link, .list, .map, .set: nil
         }
     }
 
@@ -34,7 +34,8 @@ enum DynamicValue {
     ) throws(StoreError) -> Any? {
         try walk(
             bytes, type: type, null: nil, link: { (target, key) throws(StoreError) in try link(target, Array(key)) },
-            list: { $0.map { $0 as Any } }, isNull: { $0 == nil },
+            list: { $0.map { $0 as Any } },
+            map: { entries in Dictionary(entries.map { ($0.key, $0.value as Any) }) { $1 } }, isNull: { $0 == nil },
             scalar: { (bytes, type) throws(StoreError) -> Any? in
                 guard let swiftType = swiftType(type) else { throw .corrupted("\(type) is not a scalar type") }
                 guard let value = try swiftType._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0))
@@ -43,29 +44,57 @@ enum DynamicValue {
             })
     }
 
-    /// The one walk of a stored column by its property type: optional, link, list (a link to a
-    /// deleted object is left out of it), scalar. What each becomes is the caller's (`decode`: `Any`;
-    /// StrataSync's values: `SyncValue`, decoded by the Swift type directly, with no `Any`).
+    /// The one walk of a stored column by its property type: optional, link, list and set (a link to
+    /// a deleted object is left out of them), map (a link to a deleted object is a null value), scalar.
+    /// What each becomes is the caller's (`decode`: `Any`, a Map a `[String: Any]`; StrataSync's
+    /// values: `SyncValue`, decoded by the Swift type directly, with no `Any`).
     ///
     /// - Throws: `.corrupted` for a null where the type has none, or bytes that are not a value of
     ///   the type; what `link` and `scalar` throw.
     static func walk<Value>(
         _ bytes: UnsafeRawBufferPointer?, type: PropertyType, null: Value,
         link: (String, UnsafeRawBufferPointer) throws(StoreError) -> Value, list: ([Value]) -> Value,
-        isNull: (Value) -> Bool, scalar: (UnsafeRawBufferPointer, PropertyType) throws(StoreError) -> Value
+        map: ([(key: String, value: Value)]) -> Value, isNull: (Value) -> Bool,
+        scalar: (UnsafeRawBufferPointer, PropertyType) throws(StoreError) -> Value
     ) throws(StoreError) -> Value {
+        func element(_ bytes: UnsafeRawBufferPointer?, _ type: PropertyType) throws(StoreError) -> Value {
+            try walk(bytes, type: type, null: null, link: link, list: list, map: map, isNull: isNull, scalar: scalar)
+        }
         switch type {
         case .optional(let wrapped):
             guard let bytes else { return null }
-            return try walk(bytes, type: wrapped, null: null, link: link, list: list, isNull: isNull, scalar: scalar)
+            return try element(bytes, wrapped)
         case .link(let target):
             guard let bytes else { return null }
             return try link(target, bytes)
-        case .list(let element):
-            guard let bytes else { throw .corrupted("a List column is null") }
+        case .map(let valueType):
+            guard let bytes else { throw .corrupted("a Map column is null") }
+            let entries: [MapFormat.Entry]
+            do {
+                entries = try MapFormat.entries(bytes)
+            } catch {
+                throw .corrupted("\(error)")
+            }
+            var values: [(key: String, value: Value)] = []
+            values.reserveCapacity(entries.count)
+            for entry in entries {
+                let value: Value
+                if case .link = valueType, entry.value == nil {
+                    value = null
+                } else if entry.value == nil, case .optional = valueType {
+                    value = null
+                } else {
+                    value = try element(entry.value, valueType)
+                }
+                values.append((String(decoding: entry.key, as: UTF8.self), value))
+            }
+            return map(values)
+        case .list(let element), .set(let element):
+            guard let bytes else { throw .corrupted("a \(type) column is null") }
             let parts: [UnsafeRawBufferPointer?]
             do {
                 parts = try ListFormat.elements(bytes)
+                if case .set = type { try SetOrder.checkSorted(parts, type: element) }
             } catch {
                 throw .corrupted("\(error)")
             }
@@ -73,7 +102,7 @@ enum DynamicValue {
             values.reserveCapacity(parts.count)
             for part in parts {
                 let value = try walk(
-                    part, type: element, null: null, link: link, list: list, isNull: isNull, scalar: scalar)
+                    part, type: element, null: null, link: link, list: list, map: map, isNull: isNull, scalar: scalar)
                 if case .link = element, isNull(value) { continue }  // a link to a deleted object
                 values.append(value)
             }
@@ -120,27 +149,76 @@ enum DynamicValue {
             }
             row.writeListHeader(count: array.count)
             for item in array {
-                let start = row.beginElement()
-                switch element {
-                case .optional(let wrapped):
-                    guard let item = unwrap(item) else {
-                        row.endElement(start)
-                        throw .invalidArgument("null List elements cannot be written in a migration")
+                try encodeElement(item, type: element, into: &row, link: link)
+            }
+            row.endColumn()
+        case .set(let element):
+            guard let array = unwrap(value) as? [Any] else {
+                throw .invalidArgument("a \(type) needs an array, not \(value ?? "nil")")
+            }
+            var scratch = _RowEncoder()
+            scratch.beginRow(columns: 1)
+            scratch.writeListHeader(count: array.count)
+            for item in array {
+                try encodeElement(item, type: element, into: &scratch, link: link)
+            }
+            scratch.endColumn()
+            try scratch.withRow { (bytes) throws(StoreError) in
+                do throws(RowDamage) {
+                    let list = try RowView(encoded: bytes, columns: 1).column(0)
+                    let sorted = try SetOrder.sortedUnique(try ListFormat.elements(list ?? bytes), type: element)
+                    row.writeListHeader(count: sorted.count)
+                    for part in sorted {
+                        if let part { row.writeElement(part) } else { row.writeNullElement() }
                     }
-                    try encodeValue(item, type: wrapped, into: &row)
-                case .link(let target):
-                    let key = try link(target, item as Any)
-                    key.withUnsafeBytes { row.write($0) }
-                default:
-                    try encodeValue(item, type: element, into: &row)
+                    row.endColumn()
+                } catch {
+                    throw .invalidArgument("\(type): \(error)")
                 }
+            }
+        case .map(let valueType):
+            guard let dictionary = unwrap(value) as? [String: Any] else {
+                throw .invalidArgument("a \(type) needs a [String: Any], not \(value ?? "nil")")
+            }
+            let sorted = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+            row.writeListHeader(count: sorted.count * 2)
+            for (key, item) in sorted {
+                if let problem = MapFormat.problem(withKey: key) { throw .invalidArgument(problem) }
+                let start = row.beginElement()
+                row.write(key)
                 row.endElement(start)
+                try encodeElement(item, type: valueType, into: &row, link: link)
             }
             row.endColumn()
         default:
             try encodeValue(value, type: type, into: &row)
             row.endColumn()
         }
+    }
+
+    /// Encodes one element of a collection (a null one for nil, when `type` is optional or a link).
+    private static func encodeElement(
+        _ item: Any, type: PropertyType, into row: inout _RowEncoder, link: (String, Any) throws(StoreError) -> [UInt8]
+    ) throws(StoreError) {
+        let start = row.beginElement()
+        switch type {
+        case .optional(let wrapped):
+            guard let item = unwrap(item) else {
+                row.endElement(start)
+                return row.rewriteAsNullElement(start)
+            }
+            try encodeValue(item, type: wrapped, into: &row)
+        case .link(let target):
+            guard let item = unwrap(item) else {
+                row.endElement(start)
+                return row.rewriteAsNullElement(start)
+            }
+            let key = try link(target, item)
+            key.withUnsafeBytes { row.write($0) }
+        default:
+            try encodeValue(item, type: type, into: &row)
+        }
+        row.endElement(start)
     }
 
     private static func encodeValue(_ value: Any?, type: PropertyType, into row: inout _RowEncoder) throws(StoreError) {

@@ -15,7 +15,7 @@ extension MigrationContext {
             encoder.beginRow(columns: 1)
             switch property.type {
             case .link: encoder.appendNullColumn()
-            case .list(.link):
+            case .list(.link), .set(.link), .map(.link):
                 encoder.writeListHeader(count: 0)
                 encoder.endColumn()
             default: try schema.accessors[index].encodeUnmanagedValue(of: sample, into: &encoder)
@@ -157,20 +157,20 @@ extension MigrationContext {
                             continue
                         }
                         let targetTable = try self.table(TableName.objects(target))
-                        if case .list = property.type {
-                            let elements: [UnsafeRawBufferPointer?]
+                        if property.type.isCollection {
+                            var missing: [[UInt8]: Bool] = [:]
                             do {
-                                elements = try ListFormat.elements(current)
+                                for target in try CollectionLinks.targets(current, type: property.type) {
+                                    let key = Array(target)
+                                    if missing[key] == nil { missing[key] = try get(targetTable, key: key) == nil }
+                                }
+                                changed = changed || missing.values.contains(true)
+                                try CollectionLinks.appendRewritten(current, type: property.type, into: &encoder) {
+                                    missing[Array($0)] == true ? nil : Array($0)
+                                }
                             } catch {
                                 throw .corrupted("\(type.name).\(property.name): \(error)")
                             }
-                            var kept: [[UInt8]] = []
-                            for element in elements {
-                                guard let element else { continue }
-                                if try get(targetTable, key: Array(element)) != nil { kept.append(Array(element)) }
-                            }
-                            changed = changed || kept.count != elements.count
-                            encoder.appendKeyList(kept)
                         } else if try get(targetTable, key: Array(current)) == nil {
                             changed = true
                             encoder.appendNullColumn()
@@ -261,18 +261,5 @@ extension MigrationContext {
         } catch {
             throw StoreError(error)
         }
-    }
-}
-
-extension _RowEncoder {
-    /// Appends a List-of-links column holding `keys` (each a row key's bytes).
-    mutating func appendKeyList(_ keys: [[UInt8]]) {
-        writeListHeader(count: keys.count)
-        for key in keys {
-            let start = beginElement()
-            key.withUnsafeBytes { write($0) }
-            endElement(start)
-        }
-        endColumn()
     }
 }

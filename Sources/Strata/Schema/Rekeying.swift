@@ -71,7 +71,7 @@ extension MigrationContext {
                         encoder.appendColumn(copying: current)
                         continue
                     }
-                    guard case .list = property.type else {
+                    guard property.type.isCollection else {
                         if let target = keys[Array(current)] {
                             target.withUnsafeBytes { encoder.appendColumn(copying: $0) }
                         } else {
@@ -79,13 +79,13 @@ extension MigrationContext {
                         }
                         continue
                     }
-                    let elements: [UnsafeRawBufferPointer?]
                     do {
-                        elements = try ListFormat.elements(current)
+                        try CollectionLinks.appendRewritten(current, type: property.type, into: &encoder) {
+                            keys[Array($0)]
+                        }
                     } catch {
                         throw .corrupted("\(type.name).\(property.name): \(error)")
                     }
-                    encoder.appendKeyList(elements.compactMap { $0.flatMap { keys[Array($0)] } })
                 }
             }
             try encoder.withRow { (bytes) throws(StoreError) in _ = try putRow(table, key: key, row: bytes) }

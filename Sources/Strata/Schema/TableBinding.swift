@@ -13,8 +13,12 @@ struct LinkBinding: Sendable {
     let column: Int
     let property: String
     let target: String
-    let isList: Bool
+    /// The column's type: a link, or a List, MutableSet or Map of links.
+    let type: PropertyType
     let table: Table
+
+    /// Whether the column holds several links (a List, MutableSet or Map).
+    var isCollection: Bool { type.isCollection }
 }
 
 /// The tables of one stored type, found by name among the file's opened tables: its rows, one
@@ -42,11 +46,9 @@ struct StoredTables {
                         table: try table(TableName.index(type.name, property.name))))
             }
             if let target = property.type.linkedTypeName {
-                var isList = false
-                if case .list = property.type { isList = true }
                 links.append(
                     LinkBinding(
-                        column: column, property: property.name, target: target, isList: isList,
+                        column: column, property: property.name, target: target, type: property.type,
                         table: try table(TableName.backlinks(type.name, property.name))))
             }
         }

@@ -40,6 +40,9 @@
             case let uuid as UUID: return quoted(uuid.uuidString)
             case let link as DynamicLink: return quoted(link.primaryKey)
             case let array as [Any]: return "[" + array.map { Self.value($0) }.joined(separator: ", ") + "]"
+            case let map as [String: Any]:
+                let keys = map.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                return "{" + keys.map { "\(quoted($0)): \(Self.value(map[$0] ?? nil))" }.joined(separator: ", ") + "}"
             case let other?: return quoted("\(other)")
             }
         }

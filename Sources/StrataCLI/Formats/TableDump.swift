@@ -49,6 +49,10 @@
                 switch value {
                 case let link as DynamicLink: link.description
                 case let array as [Any]: "[" + array.map { cell($0) }.joined(separator: ", ") + "]"
+                case let map as [String: Any]:
+                    "["
+                        + map.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+                        .map { "\($0): \(cell(map[$0] ?? nil))" }.joined(separator: ", ") + "]"
                 default: DynamicObject.describe(value)
                 }
             let flat = text.replacingOccurrences(of: "\n", with: "\\n")

@@ -12,7 +12,8 @@ extension StoreCore {
         return keys
     }
 
-    /// Before a row is deleted: clears every to-one link to it and removes it from every List.
+    /// Before a row is deleted: clears every to-one link to it, removes it from every List and
+    /// MutableSet, and sets the Map values that link to it to nil (as Realm).
     func unlinkIncoming(to key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) {
         let incoming = tables.incomingLinks[binding.ordinal]
         guard !incoming.isEmpty else { return }
@@ -32,24 +33,13 @@ extension StoreCore {
                             encoder.appendColumn(copying: try old.column(column))
                             continue
                         }
-                        guard link.isList, let bytes = try old.column(column) else {
+                        guard link.isCollection, let bytes = try old.column(column) else {
                             encoder.appendNullColumn()
                             continue
                         }
-                        let kept = try ListFormat.elements(bytes).filter {
-                            $0.map { !$0.elementsEqual(targetBytes) } ?? true
+                        try CollectionLinks.appendRewritten(bytes, type: link.type, into: &encoder) {
+                            $0.elementsEqual(targetBytes) ? nil : Array($0)
                         }
-                        encoder.writeListHeader(count: kept.count)
-                        for element in kept {
-                            if let element {
-                                let start = encoder.beginElement()
-                                encoder.write(element)
-                                encoder.endElement(start)
-                            } else {
-                                encoder.writeNullElement()
-                            }
-                        }
-                        encoder.endColumn()
                     }
                 } catch {
                     throw .damaged(at: origin.location(of: originKey), error)

@@ -17,6 +17,9 @@ public enum SyncValue: Sendable, Hashable {
     case objectId(ObjectId)
     case decimal128(Decimal128)
     case list([SyncValue])
+    /// A MutableSet's elements, in the set's order.
+    case set([SyncValue])
+    case map([String: SyncValue])
 }
 
 /// The type of a property, as sync describes it to its server.
@@ -27,6 +30,9 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
     /// A link to an object of the named type (always optional).
     case link(String)
     case list(SyncType)
+    case set(SyncType)
+    /// A Map with String keys and values of this type.
+    case map(SyncType)
 
     init(_ type: PropertyType) {
         switch type {
@@ -44,6 +50,8 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
         case .optional(let wrapped): self = .optional(SyncType(wrapped))
         case .link(let target): self = .link(target)
         case .list(let element): self = .list(SyncType(element))
+        case .set(let element): self = .set(SyncType(element))
+        case .map(let value): self = .map(SyncType(value))
         }
     }
 
@@ -63,6 +71,8 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
         case .optional(let wrapped): "\(wrapped)?"
         case .link(let target): "link(\(target))"
         case .list(let element): "list(\(element))"
+        case .set(let element): "set(\(element))"
+        case .map(let value): "map(\(value))"
         }
     }
 }

@@ -83,14 +83,17 @@ struct SyncExchange {
     /// A column's value, links as the primary key of the object they point to. Decoded by the
     /// property's Swift type directly (no `Any`: a push reads every property of every change).
     func syncValue(_ bytes: UnsafeRawBufferPointer?, type: PropertyType) throws(StoreError) -> SyncValue {
-        try DynamicValue.walk(
+        let value = try DynamicValue.walk(
             bytes, type: type, null: .null,
             link: { (target, key) throws(StoreError) in
                 guard let binding = core.tables.existingBinding(named: target) else {
                     throw .schemaMismatch("a link to \(target), a type outside this Store's schema")
                 }
                 return try syncKeyValue(key, of: binding)
-            }, list: { .list($0) }, isNull: { $0 == .null }, scalar: Self.syncScalar)
+            }, list: { .list($0) }, map: { .map(Dictionary($0.map { ($0.key, $0.value) }) { $1 }) },
+            isNull: { $0 == .null }, scalar: Self.syncScalar)
+        if case .set = type, case .list(let elements) = value { return .set(elements) }
+        return value
     }
 
     private static func syncScalar(_ bytes: UnsafeRawBufferPointer, type: PropertyType) throws(StoreError) -> SyncValue
@@ -120,7 +123,7 @@ struct SyncExchange {
         case .decimal: return .decimal(try decoded(Decimal.self))
         case .objectId: return .objectId(try decoded(ObjectId.self))
         case .decimal128: return .decimal128(try decoded(Decimal128.self))
-        case .optional, .link, .list: throw .corrupted("\(type) is not a scalar type")
+        case .optional, .link, .list, .map, .set: throw .corrupted("\(type) is not a scalar type")
         }
     }
 

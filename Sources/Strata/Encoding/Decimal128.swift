@@ -104,15 +104,6 @@ public struct Decimal128: Sendable {
 // MARK: Making values
 
 extension Decimal128 {
-    /// The value written in `string`: `[+-]digits[.digits][e[+-]digits]`, `NaN`, `Inf` or
-    /// `Infinity` (any case). More than 34 significant digits round, half to even.
-    ///
-    /// - Throws: `StoreError.invalidArgument` when the text is not a number.
-    public init(string: String) throws(StoreError) {
-        guard let value = Self.parse(string) else { throw .invalidArgument("\"\(string)\" is not a decimal number") }
-        self = value
-    }
-
     /// The number `value` holds, exactly (Int64's digits all fit).
     public init(_ value: Int) {
         self.init(negative: value < 0, coefficient: UInt128(value.magnitude), exponent: 0)
@@ -273,19 +264,6 @@ extension Decimal128: CustomStringConvertible, LosslessStringConvertible {
     public init?(_ description: String) {
         guard let value = Self.parse(description) else { return nil }
         self = value
-    }
-}
-
-extension Decimal128: Codable {
-    /// Decodes the decimal's text (as `description` writes it).
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        self = try Decimal128(string: text)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 }
 

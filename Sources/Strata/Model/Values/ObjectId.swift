@@ -151,3 +151,10 @@ extension ObjectId: Codable {
         try container.encode(stringValue)
     }
 }
+
+extension RowKey {
+    /// The key of an ObjectId primary key: its 12 bytes.
+    static func objectId(_ value: ObjectId) -> RowKey {
+        .bytes(value.bytes)
+    }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// Realm's MapTests and PrimitiveMapTests (RealmSwift/Tests/MapTests.swift, PrimitiveMapTests.swift),
+/// re-expressed: each test runs on an unmanaged map (Realm's MapStandaloneTests) and a managed one
+/// (MapNewlyAddedTests), then what a stored Map adds (queries, notifications, links, damage).
+@Suite("Map", .fixtureChecks)
+struct MapTests {
+    /// Runs `body` on an unmanaged contact, then on a managed one inside a write.
+    private func bothKinds(_ body: (Contact, Store?) throws -> Void) throws {
+        try body(Contact(name: "unmanaged"), nil)
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        try store.write {
+            let contact = Contact(name: "managed")
+            try store.add(contact)
+            try body(contact, store)
+        }
+    }
+
+    @Test("Realm testPrimitive: set, read, absent keys, min/max/sum/average")
+    func primitive() throws {
+        try bothKinds { contact, _ in
+            contact.scores["key"] = 5
+            #expect(contact.scores["key"] == 5)
+            #expect(contact.scores["doesntExist"] == nil)
+            contact.scores["keyB"] = 6
+            contact.scores["keyC"] = 7
+            contact.scores["keyD"] = 8
+            contact.amounts["a"] = "1.5"
+            contact.amounts["b"] = "2.25"
+            #expect(contact.amounts.max() == "2.25" && contact.amounts.min() == "1.5")
+            #expect(contact.amounts.sum() == "3.75" && contact.amounts.average() == 1.875)
+            contact.phones["key"] = "str"
+            #expect(contact.phones["key"] == "str")
+            #expect(contact.scores.count == 4 && contact.scores.keys == ["key", "keyB", "keyC", "keyD"])
+        }
+    }
+
+    @Test("Realm testPrimitiveIterationAcrossNil: an optional value may be nil, and it is an entry")
+    func optionalValues() throws {
+        try bothKinds { contact, _ in
+            #expect(!contact.scores.contains { $0.value == nil })
+            contact.scores["none"] = .some(nil)
+            contact.scores["one"] = 1
+            #expect(contact.scores.count == 2 && contact.scores.contains(key: "none"))
+            #expect(contact.scores["none"] == .some(nil) && contact.scores["missing"] == nil)
+            contact.scores["none"] = nil  // nil removes, as for a dictionary
+            #expect(contact.scores.keys == ["one"])
+        }
+    }
+
+    @Test("Realm testInvalidated: a map whose owner is deleted is invalidated")
+    func invalidated() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        let contact = Contact(name: "a")
+        try store.write { try store.add(contact) }
+        let phones = contact.phones
+        #expect(!phones.isInvalidated && phones.isManaged)
+        try store.write { try store.delete(contact) }
+        #expect(phones.isInvalidated)
+    }
+
+    @Test("Realm testFastEnumerationWithMutation: iterating a snapshot while changing the map")
+    func enumerationWithMutation() throws {
+        try bothKinds { contact, _ in
+            for index in 0...5 { contact.phones["key\(index)"] = "1" }
+            var seen = ""
+            for (key, value) in contact.phones {
+                seen += value
+                contact.phones[key] = "2"
+            }
+            #expect(seen == "111111" && contact.phones.values == Array(repeating: "2", count: 6))
+        }
+    }
+
+    @Test("Realm testAppendObject, testInsert, testPopulateEmptyMap: links to new and stored objects")
+    func links() throws {
+        try bothKinds { contact, store in
+            let stored = Dog(name: "stored")
+            if let store { try store.add(stored) }
+            contact.pets["a"] = Dog(name: "new")
+            contact.pets["b"] = stored
+            #expect(contact.pets.count == 2)
+            #expect(contact.pets["a"]??.name == "new" && contact.pets["b"]??.name == "stored")
+            if let store {
+                #expect(store.objects(Dog.self).count == 2)  // the unmanaged Dog was added
+                #expect(contact.pets["a"]??.isManaged == true)
+            }
+        }
+    }
+
+    @Test("Realm testRemove, testRemoveAll, and removeValue(for:)")
+    func remove() throws {
+        try bothKinds { contact, _ in
+            contact.phones["a"] = "1"
+            contact.phones.removeObject(for: "a")
+            #expect(contact.phones.isEmpty)
+            contact.phones["a"] = "1"
+            contact.phones["a"] = nil
+            #expect(contact.phones["a"] == nil)
+            for index in 0..<5 { contact.phones[String(index)] = "x" }
+            contact.phones.removeValue(for: "0")
+            #expect(contact.phones.count == 4)
+            contact.phones.removeAll()
+            #expect(contact.phones.count == 0)
+        }
+    }
+
+    @Test("Realm testChangesArePersisted: another Store (another thread) reads what was committed")
+    func changesArePersisted() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        let contact = Contact(name: "a")
+        try store.write {
+            try store.add(contact)
+            contact.phones["home"] = "1"
+            contact.phones["work"] = "2"
+            contact.pets["rex"] = Dog(name: "Rex")
+        }
+        let seen = onAnotherThread { () -> [String] in
+            guard let other = try? fixture.open(), let read = other.objects(Contact.self).first else { return [] }
+            return read.phones.map { "\($0.key)=\($0.value)" } + [read.pets["rex"]??.name ?? "none"]
+        }
+        #expect(seen == ["home=1", "work=2", "Rex"])
+    }
+
+    @Test("merge, updateValue and asKeyValueSequence")
+    func mergeAndUpdate() throws {
+        try bothKinds { contact, _ in
+            contact.phones["a"] = "1"
+            #expect(contact.phones.updateValue("2", forKey: "a") == "1")
+            #expect(contact.phones.updateValue("3", forKey: "b") == nil)
+            contact.phones.merge([(key: "a", value: "x"), (key: "c", value: "y")]) { old, new in old + new }
+            #expect(contact.phones.asKeyValueSequence().map { "\($0.key)\($0.value)" } == ["a2x", "b3", "cy"])
+        }
+    }
+
+    @Test("keys with a '.', a leading '$' or over 511 bytes are refused as Realm refuses them, nothing written")
+    func invalidKeys() throws {
+        try bothKinds { contact, _ in
+            for bad in ["a.b", "$a", String(repeating: "k", count: 512)] {
+                #expect(throws: StoreError.self) { try contact.phones.setValue("1", forKey: bad) }
+            }
+            try contact.phones.setValue("1", forKey: "fine$")
+            #expect(contact.phones.keys == ["fine$"])
+        }
+    }
+
+    @Test("a deleted link target leaves its key with nil, as in Realm")
+    func deletedTarget() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        let contact = Contact(name: "a")
+        let rex = Dog(name: "Rex")
+        try store.write {
+            try store.add(contact)
+            contact.pets["rex"] = rex
+            contact.pets["other"] = Dog(name: "Other")
+        }
+        try store.write { try store.delete(rex) }
+        #expect(contact.pets.keys == ["other", "rex"])
+        #expect(contact.pets["rex"] == .some(nil) && contact.pets["other"]??.name == "Other")
+        try store.verify()
+    }
+
+    @Test("Realm testAllKeysQuery, testAllValuesQuery: map[key], keys.contains, values.contains, count")
+    func queries() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        try store.write {
+            for (index, phones) in [["aKey": "1"], ["aKey2": "2"], ["aKey3": "3"], ["aKey": "4", "aKey4": "1"]]
+                .enumerated()
+            {
+                let contact = Contact(name: "c\(index)")
+                for (key, value) in phones { contact.phones[key] = value }
+                contact.scores["n"] = index == 0 ? .some(nil) : index
+                try store.add(contact)
+            }
+        }
+        let all = store.objects(Contact.self)
+        func names(_ query: (Query<Contact>) -> Query<Bool>) -> [String] { all.where(query).map(\.name).sorted() }
+        #expect(names { $0.phones.keys.contains("aKey") } == ["c0", "c3"])
+        #expect(names { !$0.phones.keys.contains("aKey") } == ["c1", "c2"])
+        #expect(names { $0.phones.values.contains("1") } == ["c0", "c3"])
+        #expect(names { $0.phones["aKey"] == "4" } == ["c3"])
+        #expect(names { $0.phones["aKey"] == nil } == ["c1", "c2"])
+        #expect(names { $0.phones["aKey"] >= "1" } == ["c0", "c3"])
+        #expect(names { $0.phones.count > 1 } == ["c3"])
+        #expect(names { $0.scores["n"] == nil } == ["c0"])
+        #expect(names { $0.scores["n"] > 1 } == ["c2", "c3"])
+        #expect(names { $0.scores.values.contains(2) } == ["c2"])
+    }
+
+    @Test("observe: keys deleted, inserted and modified per write; the owner's deletion removes every key")
+    func notifications() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        let contact = Contact(name: "a")
+        try store.write {
+            try store.add(contact)
+            contact.phones["keep"] = "1"
+            contact.phones["change"] = "1"
+            contact.phones["drop"] = "1"
+        }
+        var changes: [String] = []
+        let token = try contact.phones.observe { change in
+            switch change {
+            case .initial(let map): changes.append("initial \(map.count)")
+            case .update(_, let deletions, let insertions, let modifications):
+                changes.append("-\(deletions) +\(insertions) ~\(modifications)")
+            case .error(let error): changes.append("error \(error)")
+            }
+        }
+        try store.write {
+            contact.phones["change"] = "2"
+            contact.phones["drop"] = nil
+            contact.phones["new"] = "1"
+        }
+        try store.write { contact.name = "b" }  // another column: nothing for the map
+        try store.write { try store.delete(contact) }
+        try store.refresh()
+        #expect(
+            changes == [
+                "initial 3", "-[\"drop\"] +[\"new\"] ~[\"change\"]", "-[\"change\", \"keep\", \"new\"] +[] ~[]",
+            ])
+        token.invalidate()
+        #expect(throws: StoreError.self) { try Contact(name: "x").phones.observe { _ in } }
+    }
+
+    @Test("damaged Map bytes are corrupted, never a trap: odd parts, null or unordered keys, bad values")
+    func damagedBytes() {
+        func list(_ elements: [[UInt8]?]) -> [UInt8] {
+            var bytes = withUnsafeBytes(of: UInt32(elements.count).littleEndian) { Array($0) }
+            for element in elements {
+                guard let element else {
+                    bytes += [0xFF, 0xFF, 0xFF, 0xFF]
+                    continue
+                }
+                bytes += withUnsafeBytes(of: UInt32(element.count).littleEndian) { Array($0) } + element
+            }
+            return bytes
+        }
+        let damaged: [[UInt8]] = [
+            list([Array("a".utf8)]), list([nil, Array("1".utf8)]), list([Array("b".utf8), [1], Array("a".utf8), [2]]),
+            list([Array("a".utf8), [1], Array("a".utf8), [2]]), list([[0xFF, 0xFE], Array("1".utf8)]),
+            list([Array("a".utf8), nil]), list([Array("a".utf8), [0xC3]]), [1, 0, 0],
+        ]
+        for bytes in damaged {
+            let failed = bytes.withUnsafeBytes { raw in
+                (try? Map<String, String>._strataDecodeColumn(raw, in: _DecodeContext(owner: nil, column: 0))) == nil
+            }
+            #expect(failed, "\(bytes)")
+        }
+    }
+}
