@@ -219,6 +219,68 @@
             #expect(try await bob.read(describe) == expected)
         }
 
+        @Test(
+            "ObjectId keys, Decimal128, Map (jsonb) and MutableSet (arrays) reach the server's typed columns and the other client"
+        )
+        func modelKinds() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let fixture = { Fixture([SyncItem.self, SyncOwner.self, SyncModelKinds.self]) }
+            let alice = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncModelKinds.self])
+            let bob = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncModelKinds.self])
+            let first = try ObjectId(string: "65a1b2c3d4e5f60718293a4b")
+            let second = try ObjectId(string: "65a1b2c3d4e5f60718293a4c")
+            try await alice.write { store in
+                let kinds = SyncModelKinds()
+                kinds.id = first
+                kinds.balance = "-12.50"
+                kinds.phones["home"] = "it's \"1\""
+                kinds.phones["work"] = "2"
+                kinds.scores["none"] = .some(nil)
+                kinds.scores["ten"] = 10
+                kinds.tags.insert(objectsIn: ["b", "a,{}", "\\"])
+                kinds.dates.insert(Date(timeIntervalSince1970: 1_700_000_000))
+                try store.add(kinds)
+                let other = SyncModelKinds()
+                other.id = second
+                other.friend = kinds
+                try store.add(other)
+            }
+            try await alice.sync.synchronize()
+            let rows = try scene.cluster.psql(
+                """
+                SELECT id, balance, phones::text, scores::text, array_to_string(tags, '|'), cardinality(dates),
+                    coalesce(friend, '<nil>')
+                FROM strata."SyncModelKinds" ORDER BY id
+                """, database: scene.database)
+            #expect(
+                rows.split(separator: "\n") == [
+                    #"65a1b2c3d4e5f60718293a4b|-12.50|{"home": "it's \"1\"", "work": "2"}|{"ten": 10, "none": null}|\|a,{}|b|1|<nil>"#,
+                    #"65a1b2c3d4e5f60718293a4c|0|{}|{}||0|65a1b2c3d4e5f60718293a4b"#,
+                ])
+            try await alice.write { store in
+                let kinds = store.object(ofType: SyncModelKinds.self, forPrimaryKey: first)!
+                kinds.phones["home"] = nil
+                kinds.tags.remove("b")
+                kinds.balance += 1
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            let describe: @Sendable (Store) -> [String] = { store in
+                store.objects(SyncModelKinds.self).map { kinds in
+                    "\(kinds.id) \(kinds.balance) \(kinds.phones.map { "\($0.key)=\($0.value)" }) "
+                        + "\(kinds.scores.map { "\($0.key)=\($0.value.map(String.init) ?? "nil")" }) \(Array(kinds.tags)) "
+                        + "\(kinds.dates.count) \(kinds.friend?.id.stringValue ?? "nil")"
+                }
+            }
+            let expected = try await alice.read(describe)
+            #expect(
+                expected.first
+                    == "65a1b2c3d4e5f60718293a4b -11.50 [\"work=2\"] [\"none=nil\", \"ten=10\"] [\"\\\\\", \"a,{}\"] 1 nil"
+            )
+            #expect(try await bob.read(describe) == expected)
+        }
+
         @Test("a client offline for 1,000 commits catches up, and so does the other")
         func offlineThousandCommits() async throws {
             let scene = try SyncScene()

@@ -44,3 +44,14 @@ public final class SyncKinds: Object {
     @Persisted public var small: Int8?
     @Persisted public var label: String?
 }
+
+/// A synced type with the rest of Realm's model: an ObjectId key, a Decimal128, a Map and sets.
+public final class SyncModelKinds: Object {
+    @Persisted(primaryKey: true) public var id: ObjectId
+    @Persisted public var balance: Decimal128
+    @Persisted public var phones: Map<String, String>
+    @Persisted public var scores: Map<String, Int?>
+    @Persisted public var tags: MutableSet<String>
+    @Persisted public var dates: MutableSet<Date>
+    @Persisted public var friend: SyncModelKinds?
+}

@@ -143,6 +143,44 @@
             #expect(all["indexedDate"] as? String == "2001-01-01T00:00:00.000Z")
         }
 
+        @Test("dump and schema show Maps as objects, sets as arrays, ObjectId as hex, Decimal128 as a number")
+        func dumpOfRealmModelTypes() throws {
+            let fixture = Fixture([Contact.self, Ledger.self])
+            do {
+                let store = try fixture.open()
+                try store.write {
+                    let contact = Contact(name: "a")
+                    contact.id = try ObjectId(string: "0123456789abcdef01234567")
+                    contact.phones["work"] = "2"
+                    contact.phones["home"] = "1"
+                    contact.scores["none"] = .some(nil)
+                    contact.tags.insert(objectsIn: ["b", "a"])
+                    contact.pets["rex"] = Dog(name: "Rex")
+                    try store.add(contact)
+                    try store.add(Ledger(amount: "-1.50"))
+                }
+            }
+            let run = try Self.strata("dump", fixture.path, "--type", "Contact")
+            #expect(run.status == 0, "\(run.stderr)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [[String: Any]]])
+            let contact = try #require(json["Contact"]?.first)
+            #expect(contact["id"] as? String == "0123456789abcdef01234567")
+            #expect(contact["phones"] as? [String: String] == ["home": "1", "work": "2"])
+            #expect((contact["scores"] as? [String: Any])?["none"] is NSNull)
+            #expect(contact["tags"] as? [String] == ["a", "b"])
+            #expect((contact["pets"] as? [String: Any])?["rex"] is String)
+            let ledger = try Self.strata("dump", fixture.path, "--type", "Ledger")
+            #expect(ledger.stdout.contains("\"amount\": -1.50"))
+            let table = try Self.strata("dump", fixture.path, "--type", "Contact", "--format", "table")
+            #expect(table.stdout.contains("[home: \"1\", work: \"2\"]"), "\(table.stdout)")
+            let schema = try Self.strata("schema", fixture.path)
+            let lines = schema.stdout.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
+            #expect(lines.contains("phones Map<String, String>"), "\(schema.stdout)")
+            #expect(lines.contains("friends MutableSet<Contact> links to Contact"))
+            #expect(lines.contains("pets Map<String, Dog?> links to Dog"))
+        }
+
         @Test func dumpStopsAtTheLimit() throws {
             let fixture = try goodStore()
             let json = try Self.strata("dump", fixture.path, "--type", "Dog", "--limit", "2")

@@ -29,9 +29,16 @@ public struct DynamicObject: CustomStringConvertible {
         return "\(typeName)(\(primaryKey)) { \(fields.joined(separator: ", ")) }"
     }
 
+    /// `value`, or nil when it is an `Any` holding nil (a null element of a List, a null value of a
+    /// Map): what a printer tests for nil.
+    @_spi(StrataTools)
+    public static func unboxed(_ value: Any?) -> Any? {
+        DynamicValue.unwrap(value)
+    }
+
     /// A value as `description` shows it: strings quoted, Lists bracketed, nil as `nil`.
     public static func describe(_ value: Any?) -> String {
-        switch value {
+        switch DynamicValue.unwrap(value) {
         case nil: "nil"
         case let string as String: "\"\(string)\""
         case let array as [Any]: "[\(array.map { describe($0) }.joined(separator: ", "))]"

@@ -228,7 +228,8 @@ enum DynamicValue {
         try converted._strataEncodeValue(into: &row)
     }
 
-    private static func unwrap(_ value: Any?) -> Any? {
+    /// `value` without the Optional an `Any` may hold (a null element of a collection is one).
+    static func unwrap(_ value: Any?) -> Any? {
         guard let value else { return nil }
         if let optional = value as? OptionalValue { return optional.wrappedAny }
         return value
@@ -287,7 +288,7 @@ extension DynamicValue {
 }
 
 /// Lets `Any` holding an Optional be unwrapped.
-private protocol OptionalValue {
+protocol OptionalValue {
     var wrappedAny: Any? { get }
 }
 

@@ -86,7 +86,45 @@ extension Results: ThreadConfined {
 
 extension List: ThreadConfined {
     public func _handoff() throws(StoreError) -> _Handoff {
-        guard case .managed(let owner, let column) = backing, let core = owner._core else { throw .notManaged }
+        guard case .managed(let owner, let column) = backing else { throw .notManaged }
+        return try CollectionHandoff.handoff(owner: owner, column: column)
+    }
+
+    public static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> List? {
+        try CollectionHandoff.owner(of: handoff, in: store, kind: "List").map {
+            List(owner: $0.owner, column: $0.column)
+        }
+    }
+}
+
+extension Map: ThreadConfined {
+    public func _handoff() throws(StoreError) -> _Handoff {
+        guard case .managed(let owner, let column) = backing else { throw .notManaged }
+        return try CollectionHandoff.handoff(owner: owner, column: column)
+    }
+
+    public static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> Map? {
+        try CollectionHandoff.owner(of: handoff, in: store, kind: "Map").map { Map(owner: $0.owner, column: $0.column) }
+    }
+}
+
+extension MutableSet: ThreadConfined {
+    public func _handoff() throws(StoreError) -> _Handoff {
+        guard case .managed(let owner, let column) = backing else { throw .notManaged }
+        return try CollectionHandoff.handoff(owner: owner, column: column)
+    }
+
+    public static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> MutableSet? {
+        try CollectionHandoff.owner(of: handoff, in: store, kind: "MutableSet").map {
+            MutableSet(owner: $0.owner, column: $0.column)
+        }
+    }
+}
+
+/// Handing a List, Map or MutableSet over: its owner's type and key, and its column.
+enum CollectionHandoff {
+    static func handoff(owner: Object, column: Int) throws(StoreError) -> _Handoff {
+        guard let core = owner._core else { throw .notManaged }
         try core.checkConfined()
         try Object.checkHandedOver { () throws(StoreError) in _ = try core.currentRow(of: owner) }
         return _Handoff(
@@ -94,17 +132,29 @@ extension List: ThreadConfined {
             payload: .list(ownerType: ObjectIdentifier(type(of: owner)), key: owner._key, column: column))
     }
 
-    public static func _resolve(_ handoff: _Handoff, in store: Store) throws(StoreError) -> List? {
+    /// The owner in `store` (nil: deleted since) and the column.
+    static func owner(of handoff: _Handoff, in store: Store, kind: String) throws(StoreError)
+        -> (owner: Object, column: Int)?
+    {
         guard case .list(let ownerType, let key, let column) = handoff.payload else {
-            throw .invalidArgument("the reference is not to a List")
+            throw .invalidArgument("the reference is not to a \(kind)")
         }
         guard let binding = store.core.bindings.first(where: { ObjectIdentifier($0.schema.type) == ownerType }) else {
-            throw .invalidArgument("the List's owner type is not in this Store's schema")
+            throw .invalidArgument("the \(kind)'s owner type is not in this Store's schema")
         }
+        let stored = binding.columnTypes.indices.contains(column) ? binding.columnTypes[column] : .bool
+        let matches: Bool
+        switch stored {
+        case .list: matches = kind == "List"
+        case .map: matches = kind == "Map"
+        case .set: matches = kind == "MutableSet"
+        default: matches = false
+        }
+        guard matches else { throw .invalidArgument("the reference is not to a \(kind)") }
         guard let row = try store.core.rows.fetchRow(binding, key: key) else { return nil }
         let owner = binding.schema.type.init()
         store.core.manage(owner, binding: binding, key: key, row: row)
-        return List(owner: owner, column: column)
+        return (owner, column)
     }
 }
 

@@ -25,7 +25,7 @@
 
         /// A value as JSON text.
         static func value(_ value: Any?) -> String {
-            switch value {
+            switch DynamicObject.unboxed(value) {
             case nil: return "null"
             case let bool as Bool: return bool ? "true" : "false"
             case let string as String: return quoted(string)
