@@ -39,3 +39,19 @@ public final class Contact: Object {
         self.name = name
     }
 }
+
+/// Unique constraints on properties that are not the primary key.
+public final class Account: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted(unique: true) public var email: String
+    @Persisted(unique: true) public var handle: String?
+    @Persisted(unique: true) public var code: Decimal128
+
+    public convenience init(id: Int, email: String, handle: String? = nil, code: Decimal128 = 0) {
+        self.init()
+        self.id = id
+        self.email = email
+        self.handle = handle
+        self.code = code == 0 ? Decimal128(id) : code
+    }
+}

@@ -10,6 +10,8 @@ public struct DynamicProperty: Sendable, Equatable {
     public let isPrimaryKey: Bool
     /// Whether it has a secondary index.
     public let isIndexed: Bool
+    /// Whether no two objects may hold the same value (`@Persisted(unique: true)`).
+    public let isUnique: Bool
     /// The type a link or List of links points to.
     public let linkedTypeName: String?
 
@@ -18,6 +20,7 @@ public struct DynamicProperty: Sendable, Equatable {
         typeName = property.type.description
         isPrimaryKey = property.isPrimaryKey
         isIndexed = property.isIndexed
+        isUnique = property.isUnique
         linkedTypeName = property.type.linkedTypeName
     }
 }

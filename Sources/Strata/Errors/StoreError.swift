@@ -108,7 +108,7 @@ extension StoreError: LocalizedError {
         case .deletedInAnotherThread: "the object was deleted by another thread, queue, actor or process"
         case .invalidated: "the object was deleted by this Store's own write, or the Store was invalidated"
         case .alreadyExists(let key):
-            "\(key.typeName.map { "a \($0)" } ?? "an object") with primary key \(key) exists already"
+            "\(key.typeName.map { "a \($0)" } ?? "an object") with \(key.property.map { "\($0) " } ?? "primary key ")\(key) exists already"
         case .notInWriteTransaction: "changes need a write transaction"
         case .alreadyInWriteTransaction: "this thread is already in a write transaction"
         case .notManaged: "the object is not managed by a Store"
@@ -136,11 +136,15 @@ extension StoreError {
         public let value: String
         /// The stored type's name, when known (`Person`).
         public let typeName: String?
+        /// For a unique property's value (`@Persisted(unique: true)`), the property's name; nil for a
+        /// primary key.
+        public let property: String?
 
-        /// A key of `typeName` (nil: not known).
-        public init(_ value: String, typeName: String? = nil) {
+        /// A key of `typeName` (nil: not known), or a value of its unique `property`.
+        public init(_ value: String, typeName: String? = nil, property: String? = nil) {
             self.value = value
             self.typeName = typeName
+            self.property = property
         }
 
         /// A key from a literal (its type unknown): what tests compare with.
@@ -153,7 +157,7 @@ extension StoreError {
 
         /// `"1" (Person)`.
         public var debugDescription: String {
-            "\"\(value)\"" + (typeName.map { " (\($0))" } ?? "")
+            "\"\(value)\"" + (typeName.map { " (\($0)\(property.map { ".\($0)" } ?? ""))" } ?? "")
         }
 
         /// Compares the texts only.

@@ -147,6 +147,28 @@ extension Persisted where Value: _IndexableValue {
     public init(wrappedValue: @autoclosure @escaping () -> Value, indexed: Bool) {
         self.init(initial: wrappedValue, attributes: indexed ? .indexed : [])
     }
+
+    /// A unique property (what Realm never had): indexed, and no two objects of the type hold the
+    /// same value; nil is not a value (any number of objects may hold nil).
+    ///
+    /// ```swift
+    /// @Persisted(unique: true) var email: String
+    /// ```
+    /// Adding an object whose value another object holds throws `.alreadyExists` naming the property
+    /// and the value; nothing of the add is written.
+    ///
+    /// - Warning: Setting a managed object's unique property to a value another object holds traps
+    ///   (a setter cannot throw), writing nothing: check first, or add the object with the value.
+    @inlinable
+    public init(unique: Bool) {
+        self.init(initial: nil, attributes: unique ? [.indexed, .unique] : [])
+    }
+
+    /// A unique property with an initial value.
+    @inlinable
+    public init(wrappedValue: @autoclosure @escaping () -> Value, unique: Bool) {
+        self.init(initial: wrappedValue, attributes: unique ? [.indexed, .unique] : [])
+    }
 }
 
 /// What schema discovery learns about one `@Persisted` property type. Reading and binding properties

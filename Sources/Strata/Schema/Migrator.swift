@@ -200,10 +200,49 @@ extension MigrationContext {
                 try value.withBytes { (bytes) throws(StoreError) in
                     try key.withBytes { (rowKey) throws(StoreError) in
                         let row = try checkedRow(bytes, key: rowKey, type)
+                        try checkUniqueWhileFilling(row, derived: derived, rows: rows, type: type)
                         try derived.insert(of: row, rowKey: rowKey, into: self, buffer: &buffer, at: type.name)
                     }
                 }
             }
+        }
+    }
+
+    /// Throws `.alreadyExists` when a unique property of `row` holds a value a row filled before it
+    /// holds (a property made unique over values that repeat: the migration fails, nothing written).
+    private func checkUniqueWhileFilling(
+        _ row: RowView, derived: DerivedEntries, rows: Table, type: StoredSchema.StoredType
+    ) throws(StoreError) {
+        var indexKey: [UInt8] = []
+        for index in derived.indexes where index.isUnique {
+            let value: [UInt8]
+            do {
+                guard let bytes = try row.column(index.column) else { continue }
+                value = Array(bytes)
+                try KeyEncoding.indexKey(column: bytes, type: index.type, into: &indexKey)
+            } catch {
+                throw .damaged(at: "\(type.name).\(index.property)", error)
+            }
+            guard let holder = try get(index.table, key: indexKey) else { continue }
+            if index.type.unwrapped == .string, value.count >= KeyEncoding.maxIndexedValueBytes {
+                guard let other = try get(rows, key: holder) else { continue }
+                let same = try other.withBytes { (raw) throws(StoreError) in
+                    let holderRow = try holder.withBytes { (key) throws(StoreError) in
+                        try checkedRow(raw, key: key, type)
+                    }
+                    do {
+                        return try holderRow.column(index.column).map { $0.elementsEqual(value) } ?? false
+                    } catch {
+                        throw .damaged(at: "\(type.name).\(index.property)", error)
+                    }
+                }
+                guard same else { continue }  // a long string sharing the indexed prefix: another value
+            }
+            let shown = String(decoding: value, as: UTF8.self)
+            throw .alreadyExists(
+                primaryKey: StoreError.PrimaryKey(
+                    index.type.unwrapped == .string ? "\"\(shown)\"" : "\(value)", typeName: type.name,
+                    property: index.property))
         }
     }
 

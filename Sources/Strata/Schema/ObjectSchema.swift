@@ -142,7 +142,8 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
             properties.append(
                 PropertySchema(
                     name: field.name, type: schemaType.type,
-                    isPrimaryKey: attributes.contains(.primaryKey), isIndexed: attributes.contains(.indexed)))
+                    isPrimaryKey: attributes.contains(.primaryKey), isIndexed: attributes.contains(.indexed),
+                    isUnique: attributes.contains(.unique)))
         }
         withExtendedLifetime(sample) {}
 

@@ -85,7 +85,9 @@ enum SchemaBinder {
                 var type = stored
                 for index in type.properties.indices {
                     let name = type.properties[index].name
-                    type.properties[index].isIndexed = code.properties.first { $0.name == name }?.isIndexed ?? false
+                    let property = code.properties.first { $0.name == name }
+                    type.properties[index].isIndexed = property?.isIndexed ?? false
+                    type.properties[index].isUnique = property?.isUnique ?? false
                 }
                 schema.types.removeAll { $0.name == code.name }
                 schema.types.append(type)

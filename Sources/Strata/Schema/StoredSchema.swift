@@ -6,6 +6,38 @@ struct PropertySchema: Hashable, Codable, Sendable {
     var type: PropertyType
     var isPrimaryKey: Bool
     var isIndexed: Bool
+    /// `@Persisted(unique: true)` (always indexed too). Absent from files written before it existed.
+    var isUnique: Bool = false
+
+    init(name: String, type: PropertyType, isPrimaryKey: Bool, isIndexed: Bool, isUnique: Bool = false) {
+        self.name = name
+        self.type = type
+        self.isPrimaryKey = isPrimaryKey
+        self.isIndexed = isIndexed
+        self.isUnique = isUnique
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, type, isPrimaryKey, isIndexed, isUnique
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        type = try container.decode(PropertyType.self, forKey: .type)
+        isPrimaryKey = try container.decode(Bool.self, forKey: .isPrimaryKey)
+        isIndexed = try container.decode(Bool.self, forKey: .isIndexed)
+        isUnique = try container.decodeIfPresent(Bool.self, forKey: .isUnique) ?? false
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(type, forKey: .type)
+        try container.encode(isPrimaryKey, forKey: .isPrimaryKey)
+        try container.encode(isIndexed, forKey: .isIndexed)
+        if isUnique { try container.encode(isUnique, forKey: .isUnique) }  // old files stay byte-identical
+    }
 }
 
 /// The schema as written in the file's `meta` table (JSON), with the columns in stored order.
@@ -112,7 +144,7 @@ extension StoredSchema.StoredType {
                 change.primaryKey =
                     "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key"
             }
-            if old.isIndexed != property.isIndexed { change.indexes = true }
+            if old.isIndexed != property.isIndexed || old.isUnique != property.isUnique { change.indexes = true }
         }
         let codeNames = Set(code.properties.map(\.name))
         for property in properties where !codeNames.contains(property.name) {

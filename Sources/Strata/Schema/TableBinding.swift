@@ -4,6 +4,8 @@ struct IndexBinding: Sendable {
     let property: String
     let type: PropertyType
     let table: Table
+    /// A unique property's index: one row per value (nil excepted).
+    var isUnique = false
 }
 
 /// A link or List-of-links property and its backlink table (a table with duplicates mapping each
@@ -43,7 +45,7 @@ struct StoredTables {
                 indexes.append(
                     IndexBinding(
                         column: column, property: property.name, type: property.type,
-                        table: try table(TableName.index(type.name, property.name))))
+                        table: try table(TableName.index(type.name, property.name)), isUnique: property.isUnique))
             }
             if let target = property.type.linkedTypeName {
                 links.append(
@@ -76,6 +78,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let links: [LinkBinding]
     /// The entries each row implies in the index and backlink tables.
     let derived: DerivedEntries
+    /// Whether a property is `unique:` (its values are checked before a row is written).
+    let hasUniqueProperties: Bool
     /// Per column, whether it holds a link or a list of links.
     let isLinkColumn: [Bool]
     /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
@@ -104,6 +108,7 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         }
         links = tables.links
         derived = tables.derived
+        hasUniqueProperties = tables.indexes.contains { $0.isUnique }
         isLinkColumn = stored.properties.map { $0.type.linkedTypeName != nil }
         linkingAccessors = schema.linkingProperties.map(\.accessor)
         reusesAccessors = schema.reusesAccessors

@@ -23,7 +23,11 @@
                 for property in type.properties {
                     var notes: [String] = []
                     if property.isPrimaryKey { notes.append("primary key") }
-                    if property.isIndexed { notes.append("indexed") }
+                    if property.isUnique {
+                        notes.append("unique")
+                    } else if property.isIndexed {
+                        notes.append("indexed")
+                    }
                     if let target = property.linkedTypeName { notes.append("links to \(target)") }
                     let line =
                         "  \(property.name.rightPadded(to: nameWidth))  \(property.typeName.rightPadded(to: typeWidth))"

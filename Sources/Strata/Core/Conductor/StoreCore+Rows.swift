@@ -122,6 +122,50 @@ extension StoreCore {
         }
     }
 
+    /// Throws `.alreadyExists` naming the property and the value when a unique property of `row`
+    /// (one that changed from `old`) holds a value another row of the type holds. Checked before
+    /// anything of the row is written. Index keys decide, except for strings longer than an index
+    /// key keeps, whose candidates are compared in full.
+    func checkUnique(_ row: RowView, old: RowView?, key: RowKey, binding: TableBinding) throws(StoreError) {
+        let ownKey = key.withBytes { Array($0) }
+        var indexKey: [UInt8] = []
+        for index in binding.derived.indexes where index.isUnique {
+            let location = binding.location(of: key, column: index.column)
+            if let old, try DerivedEntries.columnEquals(old, row, index.column, at: location) { continue }
+            let value: UnsafeRawBufferPointer
+            do {
+                guard let bytes = try row.column(index.column) else { continue }  // nil is no value
+                value = bytes
+                try KeyEncoding.indexKey(column: bytes, type: index.type, into: &indexKey)
+            } catch {
+                throw .damaged(at: location, error)
+            }
+            let comparesInFull = index.type.unwrapped == .string && value.count >= KeyEncoding.maxIndexedValueBytes
+            var holder: [UInt8]?
+            try rows.scanRanges([KeyRange(lower: indexKey, upper: indexKey)], table: index.table) {
+                (_, candidate) throws(StoreError) in
+                guard holder == nil, !candidate.elementsEqual(ownKey) else { return }
+                if comparesInFull {
+                    let candidateKey = try rows.decodeRowKey(candidate, binding: binding)
+                    guard let other = try rows.fetchRow(binding, key: candidateKey) else { return }
+                    let same: Bool
+                    do {
+                        same = try other.column(index.column).map { $0.elementsEqual(value) } ?? false
+                    } catch {
+                        throw .damaged(at: binding.location(of: candidateKey, column: index.column), error)
+                    }
+                    guard same else { return }
+                }
+                holder = Array(candidate)
+            }
+            guard holder != nil else { continue }
+            let decoded = try? DynamicValue.decode(value, type: index.type.unwrapped) { _, _ in nil }
+            let shown = decoded.map { ($0 as? String).map { "\"\($0)\"" } ?? "\($0 ?? "nil")" } ?? "\(Array(value))"
+            throw .alreadyExists(
+                primaryKey: StoreError.PrimaryKey(shown, typeName: binding.name, property: index.property))
+        }
+    }
+
     // MARK: Changing rows (inside a write): a row and its derived entries, always together
 
     /// Inserts a row and its index and backlink entries. Returns false, changing nothing, when the
@@ -130,6 +174,7 @@ extension StoreCore {
         -> Bool
     {
         iterations.detach(of: binding)
+        if binding.hasUniqueProperties { try checkUnique(encoded.view, old: nil, key: key, binding: binding) }
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
         guard try session.putRow(binding.table, key: key, row: encoded, options: options) else { return false }
@@ -153,6 +198,7 @@ extension StoreCore {
         _ encoded: EncodedRow, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
     ) throws(StoreError) {
         let row = encoded.view
+        if binding.hasUniqueProperties { try checkUnique(row, old: old, key: key, binding: binding) }
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
                 try binding.derived.move(
