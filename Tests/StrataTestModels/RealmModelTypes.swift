@@ -55,3 +55,33 @@ public final class Account: Object {
         self.code = code == 0 ? Decimal128(id) : code
     }
 }
+
+/// An app type stored as a Decimal128.
+public struct Money: CustomPersistable, Equatable, CustomStringConvertible {
+    public var amount: Decimal128
+    public init(persistedValue: Decimal128) { amount = persistedValue }
+    public var persistableValue: Decimal128 { amount }
+    public var description: String { "$\(amount)" }
+}
+
+/// An app type whose stored form may be refused: an address needs an "@".
+public struct EmailAddress: FailableCustomPersistable, Equatable {
+    public let text: String
+    public init?(persistedValue: String) {
+        guard persistedValue.contains("@") else { return nil }
+        text = persistedValue
+    }
+    public var persistableValue: String { text }
+    public static var persistedSamples: [String] { ["a@example.com", "b@example.com", "c@example.com"] }
+}
+
+/// Custom types in every place a value can be.
+public final class Invoice: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var total: Money
+    @Persisted public var discount: Money?
+    @Persisted public var lines: List<Money>
+    @Persisted public var byName: Map<String, Money>
+    @Persisted public var contact = EmailAddress(persistedValue: "billing@example.com")!
+    @Persisted public var copies: MutableSet<EmailAddress>
+}

@@ -65,8 +65,23 @@ extension Float: _QueryComparable {}
 extension Double: _QueryComparable {}
 extension Date: _QueryComparable {}
 extension Decimal: _QueryComparable {}
-extension Data: _QueryEquatable {}
-extension UUID: _QueryEquatable {}
+extension Data: _QueryComparable {
+    /// Byte order (as an index and a stored set order them).
+    public static func _queryCompare(_ lhs: Data, _ rhs: Data) -> Int {
+        lhs == rhs ? 0 : lhs.lexicographicallyPrecedes(rhs) ? -1 : 1
+    }
+}
+
+extension UUID: _QueryComparable {
+    /// The order of the 16 bytes (as an index orders them).
+    public static func _queryCompare(_ lhs: UUID, _ rhs: UUID) -> Int {
+        withUnsafeBytes(of: lhs.uuid) { left in
+            withUnsafeBytes(of: rhs.uuid) { right in
+                left.elementsEqual(right) ? 0 : left.lexicographicallyPrecedes(right) ? -1 : 1
+            }
+        }
+    }
+}
 
 extension Bool: _QueryComparable {
     public static func _queryCompare(_ lhs: Bool, _ rhs: Bool) -> Int { lhs == rhs ? 0 : lhs ? 1 : -1 }

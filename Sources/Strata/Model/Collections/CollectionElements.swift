@@ -50,8 +50,26 @@ extension _PersistableValue {
     }
 }
 
-extension _PersistableValue where Self: Equatable {
-    public static func _strataSameElement(_ lhs: Self, _ rhs: Self) -> Bool { lhs == rhs }
+extension _PersistableValue {
+    /// The same member when a stored set would hold them once: their order keys are equal (so
+    /// `1.5` and `1.50` are, and `-0.0` and `0.0`), for unmanaged and managed sets alike.
+    public static func _strataSameElement(_ lhs: Self, _ rhs: Self) -> Bool {
+        guard let left = SetOrder.key(of: lhs), let right = SetOrder.key(of: rhs) else { return false }
+        return left == right
+    }
+}
+
+extension SetOrder {
+    /// The order key of a value, encoded as a set element (nil if it cannot be encoded).
+    static func key<V: _PersistableValue>(of value: V) -> [UInt8]? {
+        var encoder = _RowEncoder()
+        encoder.beginRow(columns: 1)
+        guard (try? value._strataEncodeColumn(into: &encoder)) != nil else { return nil }
+        return encoder.withRow { bytes in
+            guard let column = try? RowView(encoded: bytes, columns: 1).column(0) else { return nil }
+            return try? SetOrder.key(column, type: V._strataValueType.type)
+        }
+    }
 }
 
 extension String {
@@ -77,7 +95,7 @@ extension Optional: _MapValue where Wrapped: _OptionalPersistable {
     }
 }
 
-extension Optional: _SetElement where Wrapped: _PersistableValue & Equatable {
+extension Optional: _SetElement where Wrapped: _PersistableValue {
     public static func _strataSameElement(_ lhs: Wrapped?, _ rhs: Wrapped?) -> Bool {
         switch (lhs, rhs) {
         case (nil, nil): true
