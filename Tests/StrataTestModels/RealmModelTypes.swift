@@ -85,3 +85,27 @@ public final class Invoice: Object {
     @Persisted public var contact = EmailAddress(persistedValue: "billing@example.com")!
     @Persisted public var copies: MutableSet<EmailAddress>
 }
+
+/// Owning links: deleting an order deletes the lines no other order owns.
+public final class Order: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted(owning: true) public var lines: List<OrderLine>
+    @Persisted(owning: true) public var note: OrderLine?
+    @Persisted public var featured: OrderLine?
+
+    public convenience init(id: Int) {
+        self.init()
+        self.id = id
+    }
+}
+
+public final class OrderLine: Object {
+    @Persisted public var text: String
+    @Persisted(owning: true) public var parts: MutableSet<OrderLine>
+    @Persisted(owning: true) public var byKind: Map<String, OrderLine?>
+
+    public convenience init(_ text: String) {
+        self.init()
+        self.text = text
+    }
+}

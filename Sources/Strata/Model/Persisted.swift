@@ -171,6 +171,39 @@ extension Persisted where Value: _IndexableValue {
     }
 }
 
+/// Implementation detail: a link or a collection of links (`Dog?`, `List<Dog>`, `MutableSet<Dog>`,
+/// `Map<String, Dog?>`), which `@Persisted(owning:)` accepts.
+public protocol _OwnableLink: _Persistable {}
+
+/// Implementation detail: an optional link (`Dog?`), a Map value `@Persisted(owning:)` accepts.
+public protocol _OptionalLink {}
+
+extension Optional: _OwnableLink, _OptionalLink where Wrapped: Object {}
+extension List: _OwnableLink where Element: Object {}
+extension MutableSet: _OwnableLink where Element: Object {}
+extension Map: _OwnableLink where Value: _OptionalLink {}
+
+extension Persisted where Value: _OwnableLink {
+    /// A link (or List, MutableSet or Map of links) that owns its targets: deleting the object
+    /// deletes each target that no other owning link holds, recursively (what Realm never had,
+    /// realm-swift #1186). Removing a target from the link does not delete it: `verify()` reports
+    /// objects of an owned type that no owning link holds.
+    ///
+    /// ```swift
+    /// @Persisted(owning: true) var lines: List<InvoiceLine>
+    /// ```
+    @inlinable
+    public init(owning: Bool) {
+        self.init(initial: nil, attributes: owning ? .owning : [])
+    }
+
+    /// An owning link with an initial value.
+    @inlinable
+    public init(wrappedValue: @autoclosure @escaping () -> Value, owning: Bool) {
+        self.init(initial: wrappedValue, attributes: owning ? .owning : [])
+    }
+}
+
 /// What schema discovery learns about one `@Persisted` property type. Reading and binding properties
 /// then needs no generic code: the column is an `Int` at `columnOffset` within the wrapper, and the
 /// wrapper's own type encodes its unmanaged value.

@@ -22,4 +22,5 @@ struct PropertyAttributes: OptionSet, Sendable {
     @usableFromInline static let primaryKey = PropertyAttributes(rawValue: 1)
     @usableFromInline static let indexed = PropertyAttributes(rawValue: 2)
     @usableFromInline static let unique = PropertyAttributes(rawValue: 4)
+    @usableFromInline static let owning = PropertyAttributes(rawValue: 8)
 }

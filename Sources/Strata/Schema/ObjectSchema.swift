@@ -143,7 +143,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
                 PropertySchema(
                     name: field.name, type: schemaType.type,
                     isPrimaryKey: attributes.contains(.primaryKey), isIndexed: attributes.contains(.indexed),
-                    isUnique: attributes.contains(.unique)))
+                    isUnique: attributes.contains(.unique), isOwning: attributes.contains(.owning)))
         }
         withExtendedLifetime(sample) {}
 

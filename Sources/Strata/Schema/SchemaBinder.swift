@@ -88,6 +88,7 @@ enum SchemaBinder {
                     let property = code.properties.first { $0.name == name }
                     type.properties[index].isIndexed = property?.isIndexed ?? false
                     type.properties[index].isUnique = property?.isUnique ?? false
+                    type.properties[index].isOwning = property?.isOwning ?? false
                 }
                 schema.types.removeAll { $0.name == code.name }
                 schema.types.append(type)

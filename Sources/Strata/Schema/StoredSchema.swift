@@ -8,17 +8,24 @@ struct PropertySchema: Hashable, Codable, Sendable {
     var isIndexed: Bool
     /// `@Persisted(unique: true)` (always indexed too). Absent from files written before it existed.
     var isUnique: Bool = false
+    /// `@Persisted(owning: true)`, or a link to an EmbeddedObject: deleting the row deletes the
+    /// targets no other owning link holds.
+    var isOwning: Bool = false
 
-    init(name: String, type: PropertyType, isPrimaryKey: Bool, isIndexed: Bool, isUnique: Bool = false) {
+    init(
+        name: String, type: PropertyType, isPrimaryKey: Bool, isIndexed: Bool, isUnique: Bool = false,
+        isOwning: Bool = false
+    ) {
         self.name = name
         self.type = type
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
         self.isUnique = isUnique
+        self.isOwning = isOwning
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, type, isPrimaryKey, isIndexed, isUnique
+        case name, type, isPrimaryKey, isIndexed, isUnique, isOwning
     }
 
     init(from decoder: any Decoder) throws {
@@ -28,6 +35,7 @@ struct PropertySchema: Hashable, Codable, Sendable {
         isPrimaryKey = try container.decode(Bool.self, forKey: .isPrimaryKey)
         isIndexed = try container.decode(Bool.self, forKey: .isIndexed)
         isUnique = try container.decodeIfPresent(Bool.self, forKey: .isUnique) ?? false
+        isOwning = try container.decodeIfPresent(Bool.self, forKey: .isOwning) ?? false
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -37,6 +45,7 @@ struct PropertySchema: Hashable, Codable, Sendable {
         try container.encode(isPrimaryKey, forKey: .isPrimaryKey)
         try container.encode(isIndexed, forKey: .isIndexed)
         if isUnique { try container.encode(isUnique, forKey: .isUnique) }  // old files stay byte-identical
+        if isOwning { try container.encode(isOwning, forKey: .isOwning) }
     }
 }
 
@@ -144,7 +153,11 @@ extension StoredSchema.StoredType {
                 change.primaryKey =
                     "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key"
             }
-            if old.isIndexed != property.isIndexed || old.isUnique != property.isUnique { change.indexes = true }
+            if old.isIndexed != property.isIndexed || old.isUnique != property.isUnique
+                || old.isOwning != property.isOwning
+            {
+                change.indexes = true  // derived tables and flags only: rebuilt, no migration
+            }
         }
         let codeNames = Set(code.properties.map(\.name))
         for property in properties where !codeNames.contains(property.name) {

@@ -18,6 +18,8 @@ struct LinkBinding: Sendable {
     /// The column's type: a link, or a List, MutableSet or Map of links.
     let type: PropertyType
     let table: Table
+    /// Whether the row owns its targets (`@Persisted(owning:)`, or links to an EmbeddedObject).
+    var isOwning = false
 
     /// Whether the column holds several links (a List, MutableSet or Map).
     var isCollection: Bool { type.isCollection }
@@ -51,7 +53,7 @@ struct StoredTables {
                 links.append(
                     LinkBinding(
                         column: column, property: property.name, target: target, type: property.type,
-                        table: try table(TableName.backlinks(type.name, property.name))))
+                        table: try table(TableName.backlinks(type.name, property.name)), isOwning: property.isOwning))
             }
         }
         objects = try table(TableName.objects(type.name))

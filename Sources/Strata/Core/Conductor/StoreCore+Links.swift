@@ -51,3 +51,77 @@ extension StoreCore {
         }
     }
 }
+
+/// Owning links (`@Persisted(owning:)`, links to EmbeddedObjects): a deleted owner takes with it the
+/// targets no other owning link holds, recursively.
+extension StoreCore {
+    /// The targets the owning links of a row (about to be deleted) hold.
+    func ownedTargets(of row: RowView, key: RowKey, binding: TableBinding) throws(StoreError)
+        -> [(key: RowKey, binding: TableBinding)]
+    {
+        var owned: [(key: RowKey, binding: TableBinding)] = []
+        for link in binding.links where link.isOwning {
+            guard let target = tables.existingBinding(named: link.target) else { continue }
+            for bytes in try link.targets(in: row, at: binding.location(of: key)) {
+                owned.append(
+                    (
+                        try bytes.withBytes { (raw) throws(StoreError) in try rows.decodeRowKey(raw, binding: target) },
+                        target
+                    ))
+            }
+        }
+        return owned
+    }
+
+    /// Deletes what a deleted row owned: every object its owning links reach, directly or through
+    /// other owned objects, except those an owning link from outside that group still holds (and
+    /// what they own). A cycle of objects owning one another goes with its owner.
+    func deleteUnowned(_ targets: [(key: RowKey, binding: TableBinding)], session: WriteSession) throws(StoreError) {
+        struct Target: Hashable {
+            let table: Int
+            let key: RowKey
+        }
+        var group: [Target: TableBinding] = [:]
+        var order: [Target] = []
+        var pending = targets
+        while let (key, binding) = pending.popLast() {
+            let target = Target(table: binding.ordinal, key: key)
+            guard group[target] == nil, let row = try copyOfRow(binding, key: key, session: session) else { continue }
+            group[target] = binding
+            order.append(target)
+            pending += try ownedTargets(of: row, key: key, binding: binding)
+        }
+        // Kept: held by an owning link from outside the group, and what those own within it.
+        var kept: [Target] = []
+        for target in order {
+            let binding = group[target]!
+            for (origin, link) in tables.incomingLinks[binding.ordinal] where link.isOwning {
+                let owners = try backlinks(to: target.key, through: link, origin: origin)
+                if owners.contains(where: { group[Target(table: origin.ordinal, key: $0)] == nil }) {
+                    kept.append(target)
+                    break
+                }
+            }
+        }
+        var keptSet = Set(kept)
+        while let target = kept.popLast() {
+            let binding = group[target]!
+            guard let row = try copyOfRow(binding, key: target.key, session: session) else { continue }
+            for (key, child) in try ownedTargets(of: row, key: target.key, binding: binding) {
+                let owned = Target(table: child.ordinal, key: key)
+                if group[owned] != nil, keptSet.insert(owned).inserted { kept.append(owned) }
+            }
+        }
+        for target in order where !keptSet.contains(target) {
+            _ = try deleteRow(key: target.key, binding: group[target]!, session: session, cascading: false)
+        }
+    }
+
+    /// Whether an owning link of any row holds the row under `key`.
+    func isOwned(_ key: RowKey, binding: TableBinding) throws(StoreError) -> Bool {
+        for (origin, link) in tables.incomingLinks[binding.ordinal] where link.isOwning {
+            if try !backlinks(to: key, through: link, origin: origin).isEmpty { return true }
+        }
+        return false
+    }
+}

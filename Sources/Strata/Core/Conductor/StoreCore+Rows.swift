@@ -236,10 +236,13 @@ extension StoreCore {
 
     /// Deletes a row and its derived entries, after clearing the links to it. Returns false when it
     /// was not there.
-    func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession) throws(StoreError) -> Bool {
+    func deleteRow(key: RowKey, binding: TableBinding, session: WriteSession, cascading: Bool = true)
+        throws(StoreError) -> Bool
+    {
         iterations.detach(of: binding)
         try unlinkIncoming(to: key, binding: binding, session: session)
         guard let old = try copyOfRow(binding, key: key, session: session) else { return false }
+        let owned = cascading ? try ownedTargets(of: old, key: key, binding: binding) : []
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
                 try binding.derived.delete(
@@ -251,6 +254,7 @@ extension StoreCore {
         ownDeletions.noteDeleted(key, table: binding.ordinal)
         session.changeLog?[binding.ordinal].noteDeleted(key)
         noteChange(structural: binding)
+        if !owned.isEmpty { try deleteUnowned(owned, session: session) }
         return true
     }
 }
