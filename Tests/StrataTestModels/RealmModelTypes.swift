@@ -109,3 +109,33 @@ public final class OrderLine: Object {
         self.text = text
     }
 }
+
+/// Embedded objects: owned by one object, deleted with it.
+public final class Address: EmbeddedObject {
+    @Persisted public var street: String
+    @Persisted public var city: String
+    @Persisted public var position: Position?
+
+    public convenience init(_ city: String, street: String = "") {
+        self.init()
+        self.city = city
+        self.street = street
+    }
+}
+
+public final class Position: EmbeddedObject {
+    @Persisted public var latitude: Double
+    @Persisted public var longitude: Double
+}
+
+public final class Resident: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var address: Address?
+    @Persisted public var previous: List<Address>
+    @Persisted public var byLabel: Map<String, Address?>
+
+    public convenience init(id: Int) {
+        self.init()
+        self.id = id
+    }
+}

@@ -57,6 +57,8 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     /// How this type's rows are keyed (a type without primary key uses increasing integer row ids).
     let keyKind: KeyKind
     let linkedTypes: [Object.Type]
+    /// Whether the type is an `EmbeddedObject` (no primary key; links to it own it).
+    let isEmbedded: Bool
     /// The `LinkingObjects` properties: computed from the origin type's links, no column.
     let linkingProperties: [LinkingProperty]
     /// Whether an iteration may re-point an accessor nothing else holds at the next row: only when
@@ -139,14 +141,22 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
                 primaryKeyIndex = index
             }
             if let linked = schemaType.linkedType { linkedTypes.append(linked) }
+            let ownsEmbedded = schemaType.linkedType is EmbeddedObject.Type && schemaType.linkingOrigin == nil
             properties.append(
                 PropertySchema(
                     name: field.name, type: schemaType.type,
                     isPrimaryKey: attributes.contains(.primaryKey), isIndexed: attributes.contains(.indexed),
-                    isUnique: attributes.contains(.unique), isOwning: attributes.contains(.owning)))
+                    isUnique: attributes.contains(.unique), isOwning: attributes.contains(.owning) || ownsEmbedded))
         }
         withExtendedLifetime(sample) {}
+        let isEmbedded = type is EmbeddedObject.Type
+        if isEmbedded, let primaryKeyIndex {
+            throw .schemaMismatch(
+                "\(name) is an EmbeddedObject and declares a primary key (\(storedFields[primaryKeyIndex].name)): "
+                    + "embedded objects have none")
+        }
 
+        self.isEmbedded = isEmbedded
         self.name = name
         self.type = type
         self.properties = properties

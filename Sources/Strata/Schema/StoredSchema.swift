@@ -58,14 +58,35 @@ struct StoredSchema: Codable, Equatable, Sendable {
         var name: String
         /// The columns of this type's rows, in order.
         var properties: [PropertySchema]
+        /// Whether the type is an `EmbeddedObject` (absent from files written before it existed).
+        var isEmbedded = false
 
-        init(name: String, properties: [PropertySchema]) {
+        init(name: String, properties: [PropertySchema], isEmbedded: Bool = false) {
             self.name = name
             self.properties = properties
+            self.isEmbedded = isEmbedded
         }
 
         init(_ schema: ObjectSchema) {
-            self.init(name: schema.name, properties: schema.properties)
+            self.init(name: schema.name, properties: schema.properties, isEmbedded: schema.isEmbedded)
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case name, properties, isEmbedded
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            properties = try container.decode([PropertySchema].self, forKey: .properties)
+            isEmbedded = try container.decodeIfPresent(Bool.self, forKey: .isEmbedded) ?? false
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(properties, forKey: .properties)
+            if isEmbedded { try container.encode(isEmbedded, forKey: .isEmbedded) }  // old files byte-identical
         }
 
         var primaryKey: PropertySchema? { properties.first(where: \.isPrimaryKey) }
@@ -138,6 +159,7 @@ extension StoredSchema.StoredType {
 
     func change(to code: ObjectSchema) -> Change {
         var change = Change()
+        if isEmbedded != code.isEmbedded { change.indexes = true }  // a flag: rewritten, no migration
         let stored = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for property in code.properties {
             guard let old = stored[property.name] else {

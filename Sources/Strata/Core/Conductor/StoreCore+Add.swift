@@ -10,6 +10,7 @@ extension StoreCore {
     func add(_ object: Object, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
         if try isManagedHere(object) { return }
+        try Self.refuseEmbedded([object])
         let binding = try binding(for: type(of: object))
         if binding.schema.linkedTypes.isEmpty {
             let key = try store(object, binding: binding, key: nil, policy: policy, session: session).key
@@ -22,10 +23,32 @@ extension StoreCore {
     /// Adds every object, or none of them.
     func add(contentsOf objects: some Collection<Object>, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
+        try Self.refuseEmbedded(objects)
         if let binding = try directBinding(for: objects) {
             try addDirectly(objects, binding: binding, policy: policy, session: session)
         } else {
             try AddOperation(core: self, session: session, policy: policy).run(objects)
+        }
+    }
+
+    /// Stores an unmanaged object a property of a managed one now links to (an embedded one too: it
+    /// is stored by that assignment).
+    private func addLinked(_ target: Object) throws(StoreError) {
+        let session = try writableSession()
+        let binding = try binding(for: type(of: target))
+        if binding.schema.linkedTypes.isEmpty {
+            let key = try store(target, binding: binding, key: nil, policy: .modified, session: session).key
+            manage(target, binding: binding, key: key)
+        } else {
+            try AddOperation(core: self, session: session, policy: .modified).run([target])
+        }
+    }
+
+    /// An EmbeddedObject is stored with its owner, never added on its own.
+    private static func refuseEmbedded(_ objects: some Collection<Object>) throws(StoreError) {
+        for object in objects where object is EmbeddedObject && object._store == nil {
+            throw .invalidArgument(
+                "\(type(of: object)) is an EmbeddedObject: it is stored by assigning it to its owner's property")
         }
     }
 
@@ -228,7 +251,16 @@ extension StoreCore {
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
             if binding.isLinkColumn[column] {
-                for target in linkedObjects() where try !isManagedHere(target) { try add(target, update: .modified) }
+                for target in linkedObjects() {
+                    if try !isManagedHere(target) {
+                        try addLinked(target)
+                    } else if let problem = try embeddedOwnerProblem(
+                        target, linkedFrom: column, of: object._key, binding: binding)
+                    {
+                        preconditionFailure(
+                            "Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(problem)")
+                    }
+                }
             }
             guard let old = try copyOfCurrentRow(of: object, binding: binding, session: session) else {
                 preconditionFailure(TrapMessage.invalidated)

@@ -45,7 +45,8 @@ extension StoreCore {
                     throw .damaged(at: origin.location(of: originKey), error)
                 }
                 try encoder.withEncodedRow(columns: origin.columnCount) { (encoded) throws(StoreError) in
-                    try replaceRow(encoded, old: old, key: originKey, binding: origin, session: session)
+                    try replaceRow(
+                        encoded, old: old, key: originKey, binding: origin, session: session, dropsEmbedded: false)
                 }
             }
         }
@@ -123,5 +124,52 @@ extension StoreCore {
             if try !backlinks(to: key, through: link, origin: origin).isEmpty { return true }
         }
         return false
+    }
+}
+
+/// Embedded objects: one owner each, deleted when their owner drops them.
+extension StoreCore {
+    /// Whether `link` points to an EmbeddedObject type.
+    func linksEmbedded(_ link: LinkBinding) -> Bool {
+        link.isOwning && (tables.existingBinding(named: link.target)?.schema.isEmbedded ?? false)
+    }
+
+    /// The embedded objects `old` holds and `new` (the same row, replaced) no longer does.
+    func droppedEmbedded(from old: RowView, to new: RowView, key: RowKey, binding: TableBinding) throws(StoreError)
+        -> [(key: RowKey, binding: TableBinding)]
+    {
+        var dropped: [(key: RowKey, binding: TableBinding)] = []
+        for link in binding.links where linksEmbedded(link) {
+            let location = binding.location(of: key)
+            guard try !DerivedEntries.columnEquals(old, new, link.column, at: location),
+                let target = tables.existingBinding(named: link.target)
+            else { continue }
+            let gone = try link.targets(in: old, at: location).subtracting(try link.targets(in: new, at: location))
+            for bytes in gone {
+                dropped.append(
+                    (
+                        try bytes.withBytes { (raw) throws(StoreError) in try rows.decodeRowKey(raw, binding: target) },
+                        target
+                    ))
+            }
+        }
+        return dropped
+    }
+
+    /// Why `target` (a managed embedded object about to be linked from `column` of the row under
+    /// `key`) cannot be: another row or property owns it. Nil when it is free or already this link's.
+    func embeddedOwnerProblem(_ target: Object, linkedFrom column: Int, of key: RowKey, binding: TableBinding)
+        throws(StoreError) -> String?
+    {
+        guard target is EmbeddedObject, let targetBinding = target._tableBinding else { return nil }
+        for (origin, link) in tables.incomingLinks[targetBinding.ordinal] where link.isOwning {
+            for owner in try backlinks(to: target._key, through: link, origin: origin)
+            where !(origin === binding && owner == key && link.column == column) {
+                return
+                    "\(targetBinding.name) is an EmbeddedObject owned by \(origin.location(of: owner)).\(link.property): "
+                    + "an embedded object has one owner (assign a new one)"
+            }
+        }
+        return nil
     }
 }

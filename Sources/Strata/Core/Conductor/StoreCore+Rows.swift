@@ -193,11 +193,14 @@ extension StoreCore {
     }
 
     /// Replaces a row whose previous bytes are `old` (a copy: see `WriteSession.rowCopy`), moving the
-    /// derived entries of the columns that changed.
+    /// derived entries of the columns that changed. With `dropsEmbedded`, the embedded objects the
+    /// row no longer holds are deleted (replaced, removed from a List or Map).
     func replaceRow(
-        _ encoded: EncodedRow, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession
+        _ encoded: EncodedRow, old: RowView, key: RowKey, binding: TableBinding, session: WriteSession,
+        dropsEmbedded: Bool = true
     ) throws(StoreError) {
         let row = encoded.view
+        let dropped = dropsEmbedded ? try droppedEmbedded(from: old, to: row, key: key, binding: binding) : []
         if binding.hasUniqueProperties { try checkUnique(row, old: old, key: key, binding: binding) }
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
@@ -219,6 +222,7 @@ extension StoreCore {
         } else {
             _ = try session.putRow(binding.table, key: key, row: encoded)
         }
+        for (droppedKey, target) in dropped { _ = try deleteRow(key: droppedKey, binding: target, session: session) }
         noteChange()
     }
 
