@@ -14,6 +14,8 @@
             case bool, int8, float8, text, bytea, uuid, timestamptz
             /// Text cast to the column's type (`numeric`, `jsonb`).
             case castText
+            /// Any value as JSON text, cast to `jsonb` (a mixed value).
+            case json
 
             init(_ type: SyncType, keyTypes: [String: SyncType]) {
                 switch type {
@@ -26,6 +28,7 @@
                 case .date: self = .timestamptz
                 case .objectId: self = .text
                 case .unsigned, .decimal, .decimal128, .list, .set, .map: self = .castText
+                case .mixed: self = .json
                 case .optional(let wrapped): self.init(wrapped, keyTypes: keyTypes)
                 case .link(let target): self.init(keyTypes[target] ?? .string, keyTypes: keyTypes)
                 }
@@ -36,7 +39,7 @@
                 case .bool: (.bool, .boolArray)
                 case .int8: (.int8, .int8Array)
                 case .float8: (.float8, .float8Array)
-                case .text, .castText: (.text, .textArray)
+                case .text, .castText, .json: (.text, .textArray)
                 case .bytea: (.bytea, .byteaArray)
                 case .uuid: (.uuid, .uuidArray)
                 case .timestamptz: (.timestamptz, .timestamptzArray)
@@ -74,6 +77,7 @@
         /// - Throws: `SyncError.unsupportedType` for a value that is not of the column's type.
         mutating func append(_ value: SyncValue) throws(SyncError) {
             switch (element, value) {
+            case (.json, .null): appendBytes("null".utf8)  // a mixed .none: JSON's null, the column is NOT NULL
             case (_, .null): appendNull()
             case (.bool, .bool(let flag)): append(flag)
             case (.int8, .integer(let integer)): appendFixed(integer)
@@ -87,7 +91,7 @@
             case (.castText, .decimal(let decimal)): appendBytes("\(decimal)".utf8)
             case (.castText, .decimal128(let decimal)): appendBytes(JSONText.numericText(decimal).utf8)
             case (.text, .objectId(let id)): appendBytes(id.stringValue.utf8)
-            case (.castText, .list), (.castText, .map):
+            case (.json, _), (.castText, .list), (.castText, .map):
                 var json = ""
                 JSONText.append(value, to: &json)
                 appendBytes(json.utf8)

@@ -231,7 +231,7 @@
 
         /// `r.<column>`, cast when its values travel as text.
         private static func read(_ alias: String, _ element: ColumnArray.Element, _ sqlType: String) -> String {
-            element == .castText ? "r.\(alias)::\(sqlType)" : "r.\(alias)"
+            element == .castText || element == .json ? "r.\(alias)::\(sqlType)" : "r.\(alias)"
         }
 
         /// Deletes the objects of `keys`.

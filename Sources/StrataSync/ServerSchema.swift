@@ -100,7 +100,7 @@
             case .objectId: "text"
             case .optional(let wrapped): sqlType(wrapped, keyTypes: keyTypes)
             case .link(let target): keyTypes[target].map { sqlType($0, keyTypes: keyTypes) } ?? "text"
-            case .list, .map: "jsonb"
+            case .list, .map, .mixed: "jsonb"
             case .set(let element): sqlType(element, keyTypes: keyTypes) + "[]"
             }
         }

@@ -240,6 +240,7 @@
                 kinds.scores["ten"] = 10
                 kinds.tags.insert(objectsIn: ["b", "a,{}", "\\"])
                 kinds.dates.insert(Date(timeIntervalSince1970: 1_700_000_000))
+                kinds.extra = .map(["n": .int(1), "s": .list([.string("x"), .double(0.5)])])
                 try store.add(kinds)
                 let other = SyncModelKinds()
                 other.id = second
@@ -250,13 +251,13 @@
             let rows = try scene.cluster.psql(
                 """
                 SELECT id, balance, phones::text, scores::text, array_to_string(tags, '|'), cardinality(dates),
-                    coalesce(friend, '<nil>')
+                    coalesce(friend, '<nil>'), extra::text
                 FROM strata."SyncModelKinds" ORDER BY id
                 """, database: scene.database)
             #expect(
                 rows.split(separator: "\n") == [
-                    #"65a1b2c3d4e5f60718293a4b|-12.50|{"home": "it's \"1\"", "work": "2"}|{"ten": 10, "none": null}|\|a,{}|b|1|<nil>"#,
-                    #"65a1b2c3d4e5f60718293a4c|0|{}|{}||0|65a1b2c3d4e5f60718293a4b"#,
+                    #"65a1b2c3d4e5f60718293a4b|-12.50|{"home": "it's \"1\"", "work": "2"}|{"ten": 10, "none": null}|\|a,{}|b|1|<nil>|{"n": 1, "s": ["x", 0.5]}"#,
+                    #"65a1b2c3d4e5f60718293a4c|0|{}|{}||0|65a1b2c3d4e5f60718293a4b|null"#,
                 ])
             try await alice.write { store in
                 let kinds = store.object(ofType: SyncModelKinds.self, forPrimaryKey: first)!

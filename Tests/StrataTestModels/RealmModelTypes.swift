@@ -139,3 +139,18 @@ public final class Resident: Object {
         self.id = id
     }
 }
+
+/// Mixed values in every place.
+public final class Setting: Object {
+    @Persisted(primaryKey: true) public var name: String
+    @Persisted public var value: AnyValue
+    @Persisted public var history: List<AnyValue>
+    @Persisted public var extras: Map<String, AnyValue>
+    @Persisted public var distinct: MutableSet<AnyValue>
+
+    public convenience init(_ name: String, _ value: AnyValue) {
+        self.init()
+        self.name = name
+        self.value = value
+    }
+}

@@ -54,4 +54,5 @@ public final class SyncModelKinds: Object {
     @Persisted public var tags: MutableSet<String>
     @Persisted public var dates: MutableSet<Date>
     @Persisted public var friend: SyncModelKinds?
+    @Persisted public var extra: AnyValue
 }

@@ -101,6 +101,8 @@ enum SetOrder {
             let bits = (value == 0 ? 0 : value.isNaN ? Double.nan : value).bitPattern
             let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
             withUnsafeBytes(of: ordered.bigEndian) { key.append(contentsOf: $0) }
+        case .mixed:
+            try MixedFormat.orderKey(element, into: &key)
         case .decimal:
             guard let decimal = try? Decimal._strataDecodeValue(element, in: _DecodeContext(owner: nil, column: 0))
             else { throw RowDamage("an undecodable Decimal element") }

@@ -6,6 +6,8 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
     case float, double
     case string, data, date, uuid, decimal
     case objectId, decimal128
+    /// A mixed value (`AnyValue`): a tag byte, then the value.
+    case mixed
     case optional(PropertyType)
     /// A to-one link to the type of that name (always optional).
     case link(String)
@@ -36,6 +38,7 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         case .decimal: "Decimal"
         case .objectId: "ObjectId"
         case .decimal128: "Decimal128"
+        case .mixed: "AnyValue"
         case .optional(let wrapped): "\(wrapped)?"
         case .link(let name): "\(name)?"
         case .list(.link(let name)): "List<\(name)>"

@@ -58,6 +58,12 @@ class ObjectContext {
         preconditionFailure(Self.subclassOnly)
     }
 
+    /// The object of the type named `typeName` whose stored key is `keyBytes` (an `AnyValue` link),
+    /// or nil when it no longer exists or the type is not in the schema.
+    func linkedObject(typeNamed typeName: String, keyBytes: UnsafeRawBufferPointer) throws(StoreError) -> Object? {
+        preconditionFailure(Self.subclassOnly)
+    }
+
     /// The object of `type` under `key`, or nil when it no longer exists.
     func object<T: Object>(_ type: T.Type, key: RowKey) throws(StoreError) -> T? {
         preconditionFailure(Self.subclassOnly)

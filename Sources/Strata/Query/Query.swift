@@ -62,7 +62,7 @@ extension Query {
         -> String
     {
         let root = path.steps.first.map { $0.schema.name + "." } ?? ""
-        let valueType = type(of: keyPath).rootType
+        let valueType = Swift.type(of: keyPath).rootType
         return "Strata: \(root)\(path) then \(keyPath)\(place.isEmpty ? "" : " (\(place))") is not a @Persisted "
             + "property: it reads a member of the stored \(valueType) value, which a query cannot compare; a where { } "
             + "compares @Persisted properties (filter { } runs Swift on each object)"
@@ -273,7 +273,7 @@ extension Query where Value: _QueryList, Value._Element: Object {
     /// Whether the list holds `object` (a managed object; an unmanaged one is in no list).
     public func contains(_ object: Value._Element) -> Query<Bool> {
         let key: [UInt8]? = object.isManaged ? object._key.withBytes { Array($0) } : nil
-        return comparison("\(path) CONTAINS \(type(of: object))(\(object.primaryKeyDescription))", access: nil) {
+        return comparison("\(path) CONTAINS \(Swift.type(of: object))(\(object.primaryKeyDescription))", access: nil) {
             bytes in
             guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }  // nil: `.corrupted`
             guard let key else { return false }

@@ -24,6 +24,7 @@ enum DynamicValue {
         case .decimal: Decimal.self
         case .objectId: ObjectId.self
         case .decimal128: Decimal128.self
+        case .mixed: AnyValue.self
         case .optional, .link, .list, .map, .set: nil
         }
     }
@@ -260,6 +261,7 @@ enum DynamicValue {
             if let decimal = value as? Decimal { return Decimal128(decimal) }
             return integer.flatMap { Decimal128(exactly: $0) } ?? floating.map { Decimal128($0) }
         case .objectId: return (value as? String).flatMap { try? ObjectId(string: $0) }
+        case .mixed: return AnyValue(wrapping: value)
         case .string: return (value as? Substring).map(String.init)
         default: return nil
         }
@@ -282,6 +284,7 @@ extension DynamicValue {
         case .float: (number as? NSNumber)?.floatValue
         case .decimal: (number as? NSNumber)?.decimalValue
         case .decimal128: (number as? NSNumber).map { Decimal128($0.decimalValue) }
+        case .mixed: (number as? NSNumber).map { AnyValue.int($0.intValue) }  // migrations bridge integers only
         default: nil
         }
     }

@@ -35,6 +35,7 @@
             case let decimal as Decimal: return decimal.isNaN ? quoted("NaN") : "\(decimal)"
             case let decimal as Decimal128: return decimal.isFinite ? "\(decimal)" : quoted("\(decimal)")
             case let id as ObjectId: return quoted(id.stringValue)
+            case let mixed as AnyValue: return Self.value(mixed.unwrapped)
             case let data as Data: return quoted(data.base64EncodedString())
             case let date as Date: return quoted(date.formatted(utcTimestamp))
             case let uuid as UUID: return quoted(uuid.uuidString)

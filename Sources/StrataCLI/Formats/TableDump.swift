@@ -1,5 +1,5 @@
 #if CLI
-    import Strata
+    @_spi(StrataTools) import Strata
 
     /// `dump --format table`: per type, a header and aligned columns (long cells cut with `…`), printed
     /// as the rows are read: the column widths come from the first `sampleRows` rows (a longer cell
@@ -48,6 +48,7 @@
             let text: String =
                 switch value {
                 case let link as DynamicLink: link.description
+                case let mixed as AnyValue: cell(mixed.unwrapped)
                 case let array as [Any]: "[" + array.map { cell($0) }.joined(separator: ", ") + "]"
                 case let map as [String: Any]:
                     "["

@@ -406,6 +406,13 @@ final class StoreCore: ObjectContext {
         return try object(type, binding: binding, key: key)
     }
 
+    override func linkedObject(typeNamed typeName: String, keyBytes: UnsafeRawBufferPointer) throws(StoreError)
+        -> Object?
+    {
+        guard let binding = tables.existingBinding(named: typeName) else { return nil }
+        return try linkedObject(binding.schema.type, keyBytes: keyBytes)
+    }
+
     override func object<T: Object>(_ type: T.Type, key: RowKey) throws(StoreError) -> T? {
         try object(type, binding: binding(for: type), key: key)
     }

@@ -26,6 +26,8 @@ public enum SyncValue: Sendable, Hashable {
 @_spi(StrataSync)
 public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
     case bool, integer, unsigned, double, string, data, date, uuid, decimal, objectId, decimal128
+    /// A mixed value (`AnyValue`).
+    case mixed
     case optional(SyncType)
     /// A link to an object of the named type (always optional).
     case link(String)
@@ -47,6 +49,7 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
         case .decimal: self = .decimal
         case .objectId: self = .objectId
         case .decimal128: self = .decimal128
+        case .mixed: self = .mixed
         case .optional(let wrapped): self = .optional(SyncType(wrapped))
         case .link(let target): self = .link(target)
         case .list(let element): self = .list(SyncType(element))
@@ -68,6 +71,7 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
         case .decimal: "decimal"
         case .objectId: "objectId"
         case .decimal128: "decimal128"
+        case .mixed: "mixed"
         case .optional(let wrapped): "\(wrapped)?"
         case .link(let target): "link(\(target))"
         case .list(let element): "list(\(element))"

@@ -123,7 +123,28 @@ struct SyncExchange {
         case .decimal: return .decimal(try decoded(Decimal.self))
         case .objectId: return .objectId(try decoded(ObjectId.self))
         case .decimal128: return .decimal128(try decoded(Decimal128.self))
+        case .mixed: return syncValue(of: try decoded(AnyValue.self))
         case .optional, .link, .list, .map, .set: throw .corrupted("\(type) is not a scalar type")
+        }
+    }
+
+    /// A mixed value as the server's jsonb holds it: the value inside (a link as nil: the link's
+    /// target is named by its own type's rows).
+    private static func syncValue(of mixed: AnyValue) -> SyncValue {
+        switch mixed {
+        case .none, .object: .null
+        case .int(let value): .integer(Int64(value))
+        case .bool(let value): .bool(value)
+        case .float(let value): .double(Double(value))
+        case .double(let value): .double(value)
+        case .string(let value): .string(value)
+        case .data(let value): .data(value)
+        case .date(let value): .date(value)
+        case .objectId(let value): .objectId(value)
+        case .decimal128(let value): .decimal128(value)
+        case .uuid(let value): .uuid(value)
+        case .list(let values): .list(values.map(syncValue(of:)))
+        case .map(let entries): .map(entries.mapValues(syncValue(of:)))
         }
     }
 
