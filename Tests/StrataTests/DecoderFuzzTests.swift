@@ -35,7 +35,54 @@ struct DecoderFuzzTests {
         }
         let keySeeds = store.objects(AllTypes.self).keys().map { $0.withBytes { Array($0) } }
         #expect(seeds.allSatisfy { Self.decode($0, binding: binding) }, "every real row decodes")
-        var random = SplitMix64(state: 31)
+        Self.fuzz(seeds: seeds, keySeeds: keySeeds, seed: 31) { Self.decode($0, binding: binding) }
+    }
+
+    @Test("decoders of the model types (Map, MutableSet, AnyValue, Decimal128, ObjectId) reject or decode every input")
+    func fuzzModelTypeDecoders() throws {
+        let fixture = Fixture([Contact.self, Setting.self])
+        let store = try fixture.open()
+        try store.write {
+            for index in 0..<10 {
+                let contact = Contact(name: "c\(index)")
+                for key in 0..<index { contact.phones["k\(key)"] = String(repeating: "p", count: key) }
+                contact.scores["n"] = index.isMultiple(of: 2) ? .some(nil) : index
+                contact.prices.insert(objectsIn: (0..<index).map { Decimal128($0) / 7 })
+                contact.tags.insert(objectsIn: (0..<index).map { "t\($0)" })
+                try store.add(contact)
+                let setting = Setting("s\(index)", AnyValueTests.samples[index % AnyValueTests.samples.count])
+                setting.history.append(objectsIn: AnyValueTests.samples.prefix(index))
+                try store.add(setting)
+            }
+        }
+        let bindings = [try store.core.binding(for: Contact.self), try store.core.binding(for: Setting.self)]
+        var seeds: [[UInt8]] = []
+        for binding in bindings {
+            for (_, row) in try store.core.rows.allRows(binding) { seeds.append(Array(row.bytes)) }
+        }
+        #expect(
+            seeds.allSatisfy { row in bindings.contains { Self.decode(row, binding: $0) } }, "every real row decodes")
+        Self.fuzz(seeds: seeds, keySeeds: seeds, seed: 131) { input in
+            input.withUnsafeBytes { raw in
+                let context = _DecodeContext(owner: nil, column: 0)
+                _ = try? Map<String, String>._strataDecodeColumn(raw, in: context)
+                _ = try? Map<String, AnyValue>._strataDecodeColumn(raw, in: context)
+                _ = try? MutableSet<Decimal128>._strataDecodeColumn(raw, in: context)
+                _ = try? AnyValue._strataDecodeColumn(raw, in: context)
+                _ = try? ObjectId._strataDecodeColumn(raw, in: context)
+                _ = try? Decimal128._strataDecodeColumn(raw, in: context)
+                for type in [PropertyType.map(.string), .set(.decimal128), .mixed, .map(.optional(.int64))] {
+                    _ = try? DynamicValue.decode(raw, type: type) { _, _ in nil }
+                }
+            }
+            return bindings.contains { Self.decode(input, binding: $0) }
+        }
+    }
+
+    /// Decodes random bytes and mutations of the seeds (flipped bytes, truncations, extensions) for
+    /// `seconds`.
+    private static func fuzz(seeds: [[UInt8]], keySeeds: [[UInt8]], seed: UInt64, decode: ([UInt8]) -> Bool) {
+        var random = SplitMix64(state: seed)
         var runs = 0
         var decodedRows = 0
         let deadline = Date().addingTimeInterval(Self.seconds)
@@ -60,7 +107,7 @@ struct DecoderFuzzTests {
                             in: 1...255, using: &random)
                     }
                 }
-                if Self.decode(input, binding: binding) { decodedRows += 1 }
+                if decode(input) { decodedRows += 1 }
                 runs += 1
             }
         }
