@@ -2,7 +2,9 @@
 /// even (IEEE 754's default), with the exponent IEEE prefers (the smaller operand exponent for `+`
 /// and `-`, their sum for `*`, their difference for an exact `/`).
 extension Decimal128: SignedNumeric, Strideable {
+    /// A Decimal128 without its sign.
     public typealias Magnitude = Decimal128
+    /// Distances between Decimal128s are Decimal128s.
     public typealias Stride = Decimal128
 
     /// The value of `source` when it has at most 34 digits.
@@ -19,18 +21,22 @@ extension Decimal128: SignedNumeric, Strideable {
         self = Decimal128(high: high ^ (1 << 63), low: low)
     }
 
+    /// The value with its sign flipped.
     public static prefix func - (operand: Decimal128) -> Decimal128 {
         Decimal128(high: operand.high ^ (1 << 63), low: operand.low)
     }
 
+    /// The sum, rounded to 34 digits (half to even); the smaller exponent is kept when exact.
     public static func + (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
         add(lhs, rhs, negatingRight: false)
     }
 
+    /// The difference, rounded as `+`.
     public static func - (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
         add(lhs, rhs, negatingRight: true)
     }
 
+    /// The product, rounded to 34 digits (half to even).
     public static func * (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
         switch (lhs.parts, rhs.parts) {
         case (.nan, _), (_, .nan): return .nan
@@ -42,6 +48,7 @@ extension Decimal128: SignedNumeric, Strideable {
         }
     }
 
+    /// The quotient, rounded to 34 digits (half to even); x / 0 is infinite, 0 / 0 NaN.
     public static func / (lhs: Decimal128, rhs: Decimal128) -> Decimal128 {
         let negative = lhs.isSignMinus != rhs.isSignMinus
         switch (lhs.parts, rhs.parts) {
@@ -70,9 +77,13 @@ extension Decimal128: SignedNumeric, Strideable {
         }
     }
 
+    /// Adds `rhs` to `lhs`.
     public static func += (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs + rhs }
+    /// Subtracts `rhs` from `lhs`.
     public static func -= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs - rhs }
+    /// Multiplies `lhs` by `rhs`.
     public static func *= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs * rhs }
+    /// Divides `lhs` by `rhs`.
     public static func /= (lhs: inout Decimal128, rhs: Decimal128) { lhs = lhs / rhs }
 
     /// `other - self`.

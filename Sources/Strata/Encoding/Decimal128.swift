@@ -71,6 +71,7 @@ public struct Decimal128: Sendable {
     public static let nan = Decimal128(high: 0x7C00_0000_0000_0000, low: 0)
     /// Signaling NaN (stored and compared as any NaN; Strata's arithmetic never signals).
     public static let signalingNaN = Decimal128(high: 0x7E00_0000_0000_0000, low: 0)
+    /// Positive infinity (`-.infinity` is negative).
     public static let infinity = Decimal128(high: 0x7800_0000_0000_0000, low: 0)
     /// The largest finite value: 34 nines, exponent 6111.
     public static let max = Decimal128(negative: false, coefficient: pow10[34] - 1, exponent: maxExponent)
@@ -83,7 +84,9 @@ public struct Decimal128: Sendable {
     public var isSignalingNaN: Bool { isNaN && (high >> 57) & 1 == 1 }
     /// Realm's name for `isSignalingNaN`.
     public var isSignaling: Bool { isSignalingNaN }
+    /// Whether the value is an infinity.
     public var isInfinite: Bool { (high >> 58) & 0x1F == 0x1E }
+    /// Whether the value is neither infinite nor NaN.
     public var isFinite: Bool { (high >> 58) & 0x1E != 0x1E }
     /// Whether the value is a zero (of either sign, any exponent).
     public var isZero: Bool {
@@ -213,6 +216,7 @@ extension UInt8 {
 }
 
 extension Decimal128: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral {
+    /// The integer literal's value, exactly.
     public init(integerLiteral value: Int) {
         self.init(value)
     }
@@ -306,6 +310,7 @@ extension Decimal128: Comparable, Hashable {
         compare(lhs, rhs) == 0
     }
 
+    /// Numeric order; false whenever either is NaN.
     public static func < (lhs: Decimal128, rhs: Decimal128) -> Bool {
         compare(lhs, rhs) == -1
     }

@@ -99,7 +99,7 @@ extension AnyValue: _PersistableValue, _QueryComparable {
                 for entry in try MapFormat.entries(payload) {
                     guard let value = entry.value else { throw RowDamage("a null value in an AnyValue map") }
                     entries[String(decoding: entry.key, as: UTF8.self)] =
-                        try _strataDecodeValue(value, in: context) ?? .none
+                        try _strataDecodeValue(value, in: context) ?? AnyValue.none
                 }
                 return .map(entries)
             }

@@ -18,16 +18,27 @@ import Foundation
 /// there, as in Realm); a string never equals a number. Nested lists and maps are values: change
 /// one by assigning a new one. A link (`.object`) whose target is deleted reads as `.none`.
 public enum AnyValue: Hashable, CustomStringConvertible {
+    /// No value (Realm's `.none`): what a new property holds, and a link whose target was deleted.
     case none
+    /// An integer.
     case int(Int)
+    /// A Bool.
     case bool(Bool)
+    /// A Float (compared with other numbers by value).
     case float(Float)
+    /// A Double (compared with other numbers by value).
     case double(Double)
+    /// A String.
     case string(String)
+    /// Bytes.
     case data(Data)
+    /// A Date.
     case date(Date)
+    /// An ObjectId.
     case objectId(ObjectId)
+    /// A Decimal128 (compared with other numbers by value).
     case decimal128(Decimal128)
+    /// A UUID.
     case uuid(UUID)
     /// A link to a stored object.
     case object(Object)
@@ -38,7 +49,34 @@ public enum AnyValue: Hashable, CustomStringConvertible {
 
     /// The kinds of `AnyValue`, for `$0.value.type == .string` in queries.
     public enum ValueType: UInt8, Sendable, CaseIterable {
-        case none, int, bool, float, double, string, data, date, objectId, decimal128, uuid, object, list, map
+        /// `.none`.
+        case none
+        /// `.int`.
+        case int
+        /// `.bool`.
+        case bool
+        /// `.float`.
+        case float
+        /// `.double`.
+        case double
+        /// `.string`.
+        case string
+        /// `.data`.
+        case data
+        /// `.date`.
+        case date
+        /// `.objectId`.
+        case objectId
+        /// `.decimal128`.
+        case decimal128
+        /// `.uuid`.
+        case uuid
+        /// `.object`.
+        case object
+        /// `.list`.
+        case list
+        /// `.map`.
+        case map
     }
 
     /// The value's kind.
@@ -61,6 +99,7 @@ public enum AnyValue: Hashable, CustomStringConvertible {
         }
     }
 
+    /// The case and its value: `.int(3)`, `.string("a")`.
     public var description: String {
         switch self {
         case .none: ".none"

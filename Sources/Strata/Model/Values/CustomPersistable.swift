@@ -48,6 +48,7 @@ public protocol FailableCustomPersistable: _CustomPersistableValue {
 }
 
 extension FailableCustomPersistable {
+    /// None: Strata's own samples (and the stored type's zero) are tried.
     public static var persistedSamples: [PersistedType] { [] }
 }
 

@@ -21,6 +21,7 @@ extension Decimal128: Codable {
         self = try Decimal128(string: text)
     }
 
+    /// Encodes the decimal's text (`description`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

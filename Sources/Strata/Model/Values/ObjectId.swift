@@ -102,6 +102,7 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible,
         }
     }
 
+    /// The 24 hex digits (`stringValue`).
     public var description: String { stringValue }
 
     /// When the id was made (whole seconds).
