@@ -17,7 +17,8 @@ func runDemo() -> Int32 {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let removed = try removeEarlierRun(in: directory)
         let configuration = Store.Configuration(
-            fileURL: directory.appendingPathComponent("todos.strata"), objectTypes: [Todo.self, Project.self])
+            fileURL: directory.appendingPathComponent("todos.strata"),
+            objectTypes: [Todo.self, Project.self, ContactCard.self])
         let store = try Store(configuration: configuration)  // the main thread's Store
         print("Strata demo: a todo app's data layer, with its store at \(configuration.fileURL!.path)")
         if removed > 0 { print("(started afresh: removed \(removed) files of an earlier run in that directory)") }
@@ -31,8 +32,9 @@ func runDemo() -> Int32 {
         try errors.run()
         try runMigration(store, directory: directory)
         try runPool(directory: directory)
+        try runModel(store)
 
-        Transcript.step("9. The file, as the strata command sees it")
+        Transcript.step("10. The file, as the strata command sees it")
         let file = try DynamicStore(path: configuration.fileURL!.path)
         let report = try file.diagnostics()
         try file.verify()

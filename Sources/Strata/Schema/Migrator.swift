@@ -241,7 +241,7 @@ extension MigrationContext {
             let shown = String(decoding: value, as: UTF8.self)
             throw .alreadyExists(
                 primaryKey: StoreError.PrimaryKey(
-                    index.type.unwrapped == .string ? "\"\(shown)\"" : "\(value)", typeName: type.name,
+                    index.type.unwrapped == .string ? shown : "\(value)", typeName: type.name,
                     property: index.property))
         }
     }

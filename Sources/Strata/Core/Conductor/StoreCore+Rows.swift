@@ -159,8 +159,9 @@ extension StoreCore {
                 holder = Array(candidate)
             }
             guard holder != nil else { continue }
-            let decoded = DynamicValue.unwrap((try? DynamicValue.decode(value, type: index.type.unwrapped) { _, _ in nil }) ?? nil)
-            let shown = (decoded as? String).map { "\"\($0)\"" } ?? decoded.map { "\($0)" } ?? "\(Array(value))"
+            let decoded = DynamicValue.unwrap(
+                (try? DynamicValue.decode(value, type: index.type.unwrapped) { _, _ in nil }) ?? nil)
+            let shown = decoded.map { "\($0)" } ?? "\(Array(value))"
             throw .alreadyExists(
                 primaryKey: StoreError.PrimaryKey(shown, typeName: binding.name, property: index.property))
         }
