@@ -60,7 +60,15 @@ do {
                 + "\(notifications!.plainUnsyncedSeconds.map { formatMilliseconds($0) }) ms, "
                 + "\(notifications!.observedUnsyncedSeconds.map { formatMilliseconds($0) }) ms\n")
     }
-    let report = Report(results: results, memory: memory, notifications: notifications, options: options)
+    var model: ModelBench.Result?
+    if options.only.map({ $0.contains("M1") || $0.contains("M2") || $0.contains("M3") }) ?? true {
+        let count = max(1000, Int(1_000_000 * options.scale))
+        model = try ModelBench.run(directory: base, count: count, rounds: options.rounds) {
+            FileHandle.standardError.write($0 + "\n")
+        }
+    }
+    let report = Report(
+        results: results, memory: memory, notifications: notifications, model: model, options: options)
     print(report.tables)
     if let path = options.docsPath {
         // Hand-written notes after the marker survive a new measurement.

@@ -37,19 +37,51 @@ enum MapFormat {
         return entries
     }
 
-    /// The value stored under `key`: `.some(nil)` for a null value, nil when the key is absent.
+    /// The value stored under `key`: `.some(nil)` for a null value, nil when the key is absent. Walks
+    /// the pairs in place (no allocation, other keys' text not validated: `entries` and `verify()`
+    /// do that), stopping at the first key past `key`.
+    ///
+    /// - Throws: when the bytes are not a map's up to where the walk stops.
     static func value(forKey key: [UInt8], in bytes: UnsafeRawBufferPointer) throws(RowDamage)
         -> UnsafeRawBufferPointer??
     {
-        let entries = try entries(bytes)
-        var low = 0
-        var high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].key.lexicographicallyPrecedes(key) { low = middle + 1 } else { high = middle }
+        try key.withBytes { (needle) throws(RowDamage) in try value(forKey: needle, in: bytes) }
+    }
+
+    static func value(forKey needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer) throws(RowDamage)
+        -> UnsafeRawBufferPointer??
+    {
+        guard bytes.count >= 4 else { throw RowDamage("a Map of \(bytes.count) bytes has no count") }
+        let parts = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+        guard parts % 2 == 0, parts <= (bytes.count - 4) / 4 else { throw RowDamage("a Map claims \(parts) parts") }
+        var offset = 4
+        func part() throws(RowDamage) -> UnsafeRawBufferPointer? {
+            guard offset + 4 <= bytes.count else { throw RowDamage("a Map part is cut off") }
+            let length = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            offset += 4
+            if length == ListFormat.nullElement { return nil }
+            guard Int(length) <= bytes.count - offset else { throw RowDamage("a Map part claims \(length) bytes") }
+            defer { offset += Int(length) }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))])
         }
-        guard low < entries.count, entries[low].key.elementsEqual(key) else { return nil }
-        return .some(entries[low].value)
+        for _ in 0..<(parts / 2) {
+            guard let key = try part() else { throw RowDamage("a Map key is null") }
+            let value = try part()
+            let order = compare(key, needle)
+            if order == 0 { return .some(value) }
+            if order > 0 { return nil }  // keys are sorted: it would have come by now
+        }
+        return nil
+    }
+
+    /// Byte order of two buffers: negative, zero or positive.
+    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+        let common = Swift.min(a.count, b.count)
+        if common > 0, let left = a.baseAddress, let right = b.baseAddress {
+            let order = memcmp(left, right, common)
+            if order != 0 { return Int(order) }
+        }
+        return a.count - b.count
     }
 
     /// For queries: whether `key` is present and its value (nil: absent or null); nil when the

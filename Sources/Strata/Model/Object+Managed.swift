@@ -54,6 +54,19 @@ extension Object {
         return store.columnBytes(of: self, column: column)
     }
 
+    /// The bytes of a column, from the row cached for the Store's current generation when there is
+    /// one (the read fast path of collections: a Map's key, a List's elements), else as `_columnBytes`.
+    final func _collectionColumnBytes(_ column: Int) -> UnsafeRawBufferPointer? {
+        if let row = _currentCachedRow {
+            do {
+                return try row.column(column)
+            } catch {
+                _trapCorrupted(column: column, .corrupted("\(error)"))
+            }
+        }
+        return _columnBytes(column)
+    }
+
     /// Changes a column of this managed object's row. `linkedObjects` gives the objects the new value
     /// links to (asked for link columns only): they are stored before the row is encoded.
     @usableFromInline

@@ -52,7 +52,8 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
         case .unmanaged(let elements): return elements
         case .managed(let owner, let column):
             do {
-                return try Self.decode(owner._columnBytes(column), in: _DecodeContext(owner: owner, column: column))
+                return try Self.decode(
+                    owner._collectionColumnBytes(column), in: _DecodeContext(owner: owner, column: column))
             } catch {
                 owner._trapCorrupted(column: column, error)
             }

@@ -62,7 +62,8 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
             return dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) }
         case .managed(let owner, let column):
             do {
-                return try Self.decode(owner._columnBytes(column), in: _DecodeContext(owner: owner, column: column))
+                return try Self.decode(
+                    owner._collectionColumnBytes(column), in: _DecodeContext(owner: owner, column: column))
             } catch {
                 owner._trapCorrupted(column: column, error)
             }
@@ -131,10 +132,13 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
         case .managed(let owner, let column):
             let context = _DecodeContext(owner: owner, column: column)
             do throws(StoreError) {
-                guard let bytes = owner._columnBytes(column) else { throw .corrupted("a Map column is null") }
+                guard let bytes = owner._collectionColumnBytes(column) else { throw .corrupted("a Map column is null") }
                 let found: UnsafeRawBufferPointer??
                 do {
-                    found = try MapFormat.value(forKey: Array(key.utf8), in: bytes)
+                    var key = key
+                    found = try key.withUTF8 { (utf8) throws(RowDamage) in
+                        try MapFormat.value(forKey: UnsafeRawBufferPointer(utf8), in: bytes)
+                    }
                 } catch {
                     throw .corrupted("Map<String, \(Value.self)>: \(error)")
                 }

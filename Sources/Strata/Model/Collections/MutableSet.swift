@@ -61,7 +61,7 @@ public final class MutableSet<Element: _SetElement>: RandomAccessCollection {
         case .managed(let owner, let column):
             do {
                 return try List<Element>.decode(
-                    owner._columnBytes(column), in: _DecodeContext(owner: owner, column: column))
+                    owner._collectionColumnBytes(column), in: _DecodeContext(owner: owner, column: column))
             } catch {
                 owner._trapCorrupted(column: column, error)
             }
