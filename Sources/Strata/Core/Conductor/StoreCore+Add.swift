@@ -10,8 +10,8 @@ extension StoreCore {
     func add(_ object: Object, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
         if try isManagedHere(object) { return }
-        try Self.refuseEmbedded([object])
         let binding = try binding(for: type(of: object))
+        if binding.schema.isEmbedded { throw Self.embeddedAddedAlone(object) }
         if binding.schema.linkedTypes.isEmpty {
             let key = try store(object, binding: binding, key: nil, policy: policy, session: session).key
             manage(object, binding: binding, key: key)
@@ -23,10 +23,13 @@ extension StoreCore {
     /// Adds every object, or none of them.
     func add(contentsOf objects: some Collection<Object>, update policy: Store.UpdatePolicy) throws(StoreError) {
         let session = try writableSession()
-        try Self.refuseEmbedded(objects)
         if let binding = try directBinding(for: objects) {
+            if binding.schema.isEmbedded, let first = objects.first { throw Self.embeddedAddedAlone(first) }
             try addDirectly(objects, binding: binding, policy: policy, session: session)
         } else {
+            for object in objects where object is EmbeddedObject && object._store == nil {
+                throw Self.embeddedAddedAlone(object)
+            }
             try AddOperation(core: self, session: session, policy: policy).run(objects)
         }
     }
@@ -44,12 +47,9 @@ extension StoreCore {
         }
     }
 
-    /// An EmbeddedObject is stored with its owner, never added on its own.
-    private static func refuseEmbedded(_ objects: some Collection<Object>) throws(StoreError) {
-        for object in objects where object is EmbeddedObject && object._store == nil {
-            throw .invalidArgument(
-                "\(type(of: object)) is an EmbeddedObject: it is stored by assigning it to its owner's property")
-        }
+    /// Why an EmbeddedObject cannot be added on its own: it is stored with its owner.
+    private static func embeddedAddedAlone(_ object: Object) -> StoreError {
+        .invalidArgument("\(type(of: object)) is an EmbeddedObject: it is stored by assigning it to its owner's property")
     }
 
     /// The binding of a batch that can take the direct path, as `add` in a loop does: unmanaged objects
