@@ -49,7 +49,8 @@ extension StoreCore {
 
     /// Why an EmbeddedObject cannot be added on its own: it is stored with its owner.
     private static func embeddedAddedAlone(_ object: Object) -> StoreError {
-        .invalidArgument("\(type(of: object)) is an EmbeddedObject: it is stored by assigning it to its owner's property")
+        .invalidArgument(
+            "\(type(of: object)) is an EmbeddedObject: it is stored by assigning it to its owner's property")
     }
 
     /// The binding of a batch that can take the direct path, as `add` in a loop does: unmanaged objects
