@@ -3,8 +3,9 @@ import Foundation
 extension Store {
     /// The stored columns of `types`, as sync describes them to its server.
     ///
-    /// - Throws: `.schemaMismatch` for a type outside the Store's schema or without a primary key
-    ///   (sync names objects by primary key), `.wrongThread`.
+    /// - Throws: `.schemaMismatch` for a type outside the Store's schema, without a primary key, or
+    ///   linking to a type without one (an EmbeddedObject): sync names objects by primary key;
+    ///   `.wrongThread`.
     @_spi(StrataSync)
     public func syncSchema(of types: [Object.Type]) throws(StoreError) -> [SyncTypeSchema] {
         try core.checkConfined()
@@ -12,6 +13,17 @@ extension Store {
             let binding = try core.binding(for: type)
             guard let keyColumn = binding.primaryKeyColumn else {
                 throw .schemaMismatch("\(binding.name) has no primary key: sync names objects by primary key")
+            }
+            // A link is sent as its target's primary key: a target without one (an EmbeddedObject, a
+            // type keyed by row ids, which differ from file to file) cannot be named on another client.
+            for (name, type) in zip(binding.columnNames, binding.columnTypes) {
+                guard let target = type.linkedTypeName, let targetBinding = core.tables.existingBinding(named: target),
+                    targetBinding.primaryKeyColumn == nil
+                else { continue }
+                let kind = targetBinding.schema.isEmbedded ? "an EmbeddedObject" : "keyed by row ids"
+                throw .schemaMismatch(
+                    "\(binding.name).\(name) links to \(target), which has no primary key (\(kind)): sync names objects "
+                        + "by primary key and cannot carry it yet")
             }
             return SyncTypeSchema(
                 name: binding.name, primaryKey: binding.columnNames[keyColumn],

@@ -2,7 +2,7 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-@testable import Strata
+@_spi(StrataSync) @testable import Strata
 
 enum CollectionsV1 {
     final class Card: Object {
@@ -138,5 +138,15 @@ struct ModelLayersTests {
         #expect(cards.first?.reference?.stringValue == "0123456789abcdef01234567")
         #expect(cards.where { $0.labels["name"] == "card 2" }.count == 1)
         try store.verify()
+    }
+
+    @Test("sync refuses a type that links to embedded objects (they have no primary key to name them by)")
+    func syncRefusesEmbeddedLinks() throws {
+        let fixture = Fixture([Resident.self, Contact.self])
+        let store = try fixture.open()
+        #expect { try store.syncSchema(of: [Resident.self]) } throws: {
+            isCase($0, .schemaMismatch("")) && "\($0)".contains("Resident.address links to Address")
+        }
+        #expect(try store.syncSchema(of: [Contact.self]).first?.primaryKey == "id")
     }
 }
