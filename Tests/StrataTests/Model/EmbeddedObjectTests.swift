@@ -119,4 +119,24 @@ struct EmbeddedObjectTests {
             #expect(own == nil)  // its own owner's link may be set to it again
         }
     }
+
+    @Test("add refuses an object whose link would give an embedded object a second owner; nothing written")
+    func addWithOwnedEmbedded() throws {
+        let fixture = Fixture([Resident.self])
+        let store = try fixture.open()
+        let first = Resident(id: 1)
+        first.address = Address("Oslo")
+        try store.write { try store.add(first) }
+        let thief = Resident(id: 2)
+        thief.address = first.address
+        #expect { try store.write { try store.add(thief) } } throws: {
+            isCase($0, .invalidArgument("")) && "\($0)".contains("one owner")
+        }
+        #expect(store.objects(Resident.self).count == 1 && first.address?.city == "Oslo")
+        // Its own owner may be added again with it (an update keeps the owner).
+        let again = Resident(id: 1)
+        again.address = first.address
+        try store.write { try store.add(again, update: .modified) }
+        #expect(store.objects(Address.self).count == 1)
+    }
 }

@@ -194,6 +194,7 @@ extension StoreCore {
             } else {
                 key = try self.key(of: row, binding: binding, session: session)
             }
+            if binding.hasLinkColumns { try checkEmbeddedOwners(of: row, key: key, binding: binding) }
             if binding.primaryKeyColumn == nil || policy == .error {
                 guard try insertRow(encoded, key: key, binding: binding, session: session) else {
                     throw .alreadyExists(

@@ -156,6 +156,28 @@ extension StoreCore {
         return dropped
     }
 
+    /// Throws `.invalidArgument` when a row being stored by `add` links to an embedded object that
+    /// another row or property owns (before anything of the row is written).
+    func checkEmbeddedOwners(of row: RowView, key: RowKey, binding: TableBinding) throws(StoreError) {
+        for link in binding.links where linksEmbedded(link) {
+            guard let target = tables.existingBinding(named: link.target) else { continue }
+            for bytes in try link.targets(in: row, at: binding.location(of: key)) {
+                let targetKey = try bytes.withBytes { (raw) throws(StoreError) in
+                    try rows.decodeRowKey(raw, binding: target)
+                }
+                for (origin, incoming) in tables.incomingLinks[target.ordinal] where incoming.isOwning {
+                    for owner in try backlinks(to: targetKey, through: incoming, origin: origin)
+                    where !(origin === binding && owner == key && incoming.column == link.column) {
+                        throw .invalidArgument(
+                            "\(binding.location(of: key)).\(link.property) links to an EmbeddedObject owned by "
+                                + "\(origin.location(of: owner)).\(incoming.property): an embedded object has one owner"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
     /// Why `target` (a managed embedded object about to be linked from `column` of the row under
     /// `key`) cannot be: another row or property owns it. Nil when it is free or already this link's.
     func embeddedOwnerProblem(_ target: Object, linkedFrom column: Int, of key: RowKey, binding: TableBinding)
