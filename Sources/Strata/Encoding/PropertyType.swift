@@ -123,14 +123,6 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         return false
     }
 
-    /// The type of a collection's elements (a Map's values), or nil.
-    var collectionElement: PropertyType? {
-        switch self {
-        case .list(let element), .map(let element), .set(let element): element
-        default: nil
-        }
-    }
-
     /// The name of the linked type, for links and collections of links.
     var linkedTypeName: String? {
         switch self {

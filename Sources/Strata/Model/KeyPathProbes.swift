@@ -21,6 +21,18 @@ enum KeyPathRecordings {
     @TaskLocal static var current: (any KeyPathRecording)?
     /// The epoch of a recorder object (never a Store's: epochs count up from 1).
     static let recorderMark = UInt64.max
+
+    /// A collection's probe (a new, empty List, Map or MutableSet), noted as handed out: the key
+    /// path must return it unchanged.
+    static func issue<Collection: AnyObject>(_ collection: Collection) -> Collection {
+        current?.noteIssued(collection)
+        return collection
+    }
+
+    /// Whether `collection` is a probe the recording handed out.
+    static func wasIssued(_ collection: AnyObject) -> Bool {
+        current?.issuedObjects.contains(ObjectIdentifier(collection)) ?? false
+    }
 }
 
 /// The values a recorder hands out, by round: distinct rounds give distinct values wherever the type

@@ -9,21 +9,9 @@ import Testing
 /// (MapNewlyAddedTests), then what a stored Map adds (queries, notifications, links, damage).
 @Suite("Map", .fixtureChecks)
 struct MapTests {
-    /// Runs `body` on an unmanaged contact, then on a managed one inside a write.
-    private func bothKinds(_ body: (Contact, Store?) throws -> Void) throws {
-        try body(Contact(name: "unmanaged"), nil)
-        let fixture = Fixture([Contact.self])
-        let store = try fixture.open()
-        try store.write {
-            let contact = Contact(name: "managed")
-            try store.add(contact)
-            try body(contact, store)
-        }
-    }
-
     @Test("Realm testPrimitive: set, read, absent keys, min/max/sum/average")
     func primitive() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             contact.scores["key"] = 5
             #expect(contact.scores["key"] == 5)
             #expect(contact.scores["doesntExist"] == nil)
@@ -42,7 +30,7 @@ struct MapTests {
 
     @Test("Realm testPrimitiveIterationAcrossNil: an optional value may be nil, and it is an entry")
     func optionalValues() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             #expect(!contact.scores.contains { $0.value == nil })
             contact.scores["none"] = .some(nil)
             contact.scores["one"] = 1
@@ -67,7 +55,7 @@ struct MapTests {
 
     @Test("Realm testFastEnumerationWithMutation: iterating a snapshot while changing the map")
     func enumerationWithMutation() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             for index in 0...5 { contact.phones["key\(index)"] = "1" }
             var seen = ""
             for (key, value) in contact.phones {
@@ -80,7 +68,7 @@ struct MapTests {
 
     @Test("Realm testAppendObject, testInsert, testPopulateEmptyMap: links to new and stored objects")
     func links() throws {
-        try bothKinds { contact, store in
+        try onUnmanagedAndManagedContact { contact, store in
             let stored = Dog(name: "stored")
             if let store { try store.add(stored) }
             contact.pets["a"] = Dog(name: "new")
@@ -96,7 +84,7 @@ struct MapTests {
 
     @Test("Realm testRemove, testRemoveAll, and removeValue(for:)")
     func remove() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             contact.phones["a"] = "1"
             contact.phones.removeObject(for: "a")
             #expect(contact.phones.isEmpty)
@@ -131,7 +119,7 @@ struct MapTests {
 
     @Test("merge, updateValue and asKeyValueSequence")
     func mergeAndUpdate() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             contact.phones["a"] = "1"
             #expect(contact.phones.updateValue("2", forKey: "a") == "1")
             #expect(contact.phones.updateValue("3", forKey: "b") == nil)
@@ -142,7 +130,7 @@ struct MapTests {
 
     @Test("keys with a '.', a leading '$' or over 511 bytes are refused as Realm refuses them, nothing written")
     func invalidKeys() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             for bad in ["a.b", "$a", String(repeating: "k", count: 512)] {
                 #expect(throws: StoreError.self) { try contact.phones.setValue("1", forKey: bad) }
             }

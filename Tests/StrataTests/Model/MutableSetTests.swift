@@ -10,20 +10,9 @@ import Testing
 /// notifications, links, damage.
 @Suite("MutableSet", .fixtureChecks)
 struct MutableSetTests {
-    private func bothKinds(_ body: (Contact, Store?) throws -> Void) throws {
-        try body(Contact(name: "unmanaged"), nil)
-        let fixture = Fixture([Contact.self])
-        let store = try fixture.open()
-        try store.write {
-            let contact = Contact(name: "managed")
-            try store.add(contact)
-            try body(contact, store)
-        }
-    }
-
     @Test("Realm testPrimitive: insert, first, [0], max, sum")
     func primitive() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             contact.lucky.insert(5)
             #expect(contact.lucky.first == 5 && contact.lucky.last == 5 && contact.lucky[0] == 5)
             contact.lucky.insert(objectsIn: [6, 7, 8])
@@ -35,7 +24,7 @@ struct MutableSetTests {
 
     @Test("Realm testPrimitiveIterationAcrossNil: an optional set holds nil once")
     func optionalElements() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             #expect(!contact.maybe.contains(nil) && !contact.lucky.contains(5))
             contact.maybe.insert(objectsIn: [nil, 3, nil, 1])
             #expect(contact.maybe.count == 3 && contact.maybe.contains(nil))
@@ -56,7 +45,7 @@ struct MutableSetTests {
 
     @Test("Realm testFastEnumerationWithMutation, testAppendObject, testInsert: one member per object")
     func objects() throws {
-        try bothKinds { contact, store in
+        try onUnmanagedAndManagedContact { contact, store in
             let first = Contact(name: "1")
             let second = Contact(name: "2")
             if let store { try store.add(contact: first, second) }
@@ -82,7 +71,7 @@ struct MutableSetTests {
 
     @Test("Realm testRemoveAll, testRemoveObject")
     func remove() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             contact.tags.insert(objectsIn: ["1", "2"])
             contact.tags.remove("1")
             #expect(!contact.tags.contains("1") && contact.tags.count == 1)
@@ -110,7 +99,7 @@ struct MutableSetTests {
 
     @Test("Realm testSubset, testUnion, testIntersection, testSubtract, testIntersects")
     func setAlgebra() throws {
-        try bothKinds { contact, _ in
+        try onUnmanagedAndManagedContact { contact, _ in
             contact.lucky.insert(objectsIn: [1, 2, 1])
             #expect(contact.lucky.isSubset(of: [1, 2, 3]) && !contact.lucky.isSubset(of: [1]))
             contact.lucky.formUnion([2, 3, 4])

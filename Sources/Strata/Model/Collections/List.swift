@@ -251,15 +251,9 @@ extension List: _Persistable {
     public static func _strataZero() -> List { List() }
 
     /// A new, empty list, which the key path must return unchanged.
-    public static func _strataProbe(_ round: Int) -> List {
-        let list = List()
-        KeyPathRecordings.current?.noteIssued(list)
-        return list
-    }
+    public static func _strataProbe(_ round: Int) -> List { KeyPathRecordings.issue(List()) }
 
-    public static func _strataIsProbe(_ value: List, _ round: Int) -> Bool {
-        KeyPathRecordings.current?.issuedObjects.contains(ObjectIdentifier(value)) ?? false
-    }
+    public static func _strataIsProbe(_ value: List, _ round: Int) -> Bool { KeyPathRecordings.wasIssued(value) }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         try Self.encode(elements, into: &row)

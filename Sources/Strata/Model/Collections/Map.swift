@@ -245,15 +245,9 @@ extension Map: _Persistable {
     public static func _strataZero() -> Map { Map() }
 
     /// A new, empty map, which the key path must return unchanged.
-    public static func _strataProbe(_ round: Int) -> Map {
-        let map = Map()
-        KeyPathRecordings.current?.noteIssued(map)
-        return map
-    }
+    public static func _strataProbe(_ round: Int) -> Map { KeyPathRecordings.issue(Map()) }
 
-    public static func _strataIsProbe(_ value: Map, _ round: Int) -> Bool {
-        KeyPathRecordings.current?.issuedObjects.contains(ObjectIdentifier(value)) ?? false
-    }
+    public static func _strataIsProbe(_ value: Map, _ round: Int) -> Bool { KeyPathRecordings.wasIssued(value) }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         try Self.encode(entries, into: &row)

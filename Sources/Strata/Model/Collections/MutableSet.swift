@@ -195,15 +195,9 @@ extension MutableSet: _Persistable {
     public static func _strataZero() -> MutableSet { MutableSet() }
 
     /// A new, empty set, which the key path must return unchanged.
-    public static func _strataProbe(_ round: Int) -> MutableSet {
-        let set = MutableSet()
-        KeyPathRecordings.current?.noteIssued(set)
-        return set
-    }
+    public static func _strataProbe(_ round: Int) -> MutableSet { KeyPathRecordings.issue(MutableSet()) }
 
-    public static func _strataIsProbe(_ value: MutableSet, _ round: Int) -> Bool {
-        KeyPathRecordings.current?.issuedObjects.contains(ObjectIdentifier(value)) ?? false
-    }
+    public static func _strataIsProbe(_ value: MutableSet, _ round: Int) -> Bool { KeyPathRecordings.wasIssued(value) }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
         try Self.encode(elements, into: &row)

@@ -131,17 +131,6 @@ public enum AnyValue: Hashable, CustomStringConvertible {
     public func object<T: Object>(_ type: T.Type) -> T? {
         if case .object(let value) = self { value as? T } else { nil }
     }
-
-    /// The value as a number, for comparisons across numeric kinds (nil for other kinds).
-    var numericValue: Decimal128? {
-        switch self {
-        case .int(let value): Decimal128(value)
-        case .float(let value): Decimal128(Double(value))
-        case .double(let value): Decimal128(value)
-        case .decimal128(let value): value
-        default: nil
-        }
-    }
 }
 
 @available(*, unavailable, message: "an AnyValue may hold an object, which is confined to its Store's thread")
