@@ -27,7 +27,7 @@ enum MapFormat {
         var index = 0
         while index < elements.count {
             guard let key = elements[index] else { throw RowDamage("a Map key is null") }
-            guard String(validating: key, as: UTF8.self) != nil else { throw RowDamage("a Map key is not UTF-8") }
+            guard UTF8Text.isValid(key) else { throw RowDamage("a Map key is not UTF-8") }
             if let previous = entries.last, !previous.key.lexicographicallyPrecedes(key) {
                 throw RowDamage("Map keys are out of order or repeated")
             }
@@ -51,37 +51,49 @@ enum MapFormat {
     static func value(forKey needle: UnsafeRawBufferPointer, in bytes: UnsafeRawBufferPointer) throws(RowDamage)
         -> UnsafeRawBufferPointer??
     {
-        guard bytes.count >= 4 else { throw RowDamage("a Map of \(bytes.count) bytes has no count") }
-        let parts = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
-        guard parts % 2 == 0, parts <= (bytes.count - 4) / 4 else { throw RowDamage("a Map claims \(parts) parts") }
-        var offset = 4
-        func part() throws(RowDamage) -> UnsafeRawBufferPointer? {
-            guard offset + 4 <= bytes.count else { throw RowDamage("a Map part is cut off") }
-            let length = UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-            offset += 4
-            if length == ListFormat.nullElement { return nil }
-            guard Int(length) <= bytes.count - offset else { throw RowDamage("a Map part claims \(length) bytes") }
-            defer { offset += Int(length) }
-            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))])
+        guard bytes.count >= 4, let base = bytes.baseAddress else {
+            throw RowDamage("a Map of \(bytes.count) bytes has no count")
         }
+        let end = bytes.count
+        let parts = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+        guard parts % 2 == 0, parts <= (end - 4) / 4 else { throw RowDamage("a Map claims \(parts) parts") }
+        // One flat loop (no nested function, no slicing): this is the hot path of `map["k"]`.
+        var offset = 4
         for _ in 0..<(parts / 2) {
-            guard let key = try part() else { throw RowDamage("a Map key is null") }
-            let value = try part()
-            let order = compare(key, needle)
-            if order == 0 { return .some(value) }
+            guard offset + 4 <= end else { throw RowDamage("a Map key is cut off") }
+            let keyLength = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            guard keyLength != ListFormat.nullElement else { throw RowDamage("a Map key is null") }
+            let keyStart = offset + 4
+            guard Int(keyLength) <= end - keyStart else { throw RowDamage("a Map key claims \(keyLength) bytes") }
+            offset = keyStart + Int(keyLength)
+            guard offset + 4 <= end else { throw RowDamage("a Map value is cut off") }
+            let valueLength = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+            let valueStart = offset + 4
+            offset = valueStart
+            if valueLength != ListFormat.nullElement {
+                guard Int(valueLength) <= end - valueStart else {
+                    throw RowDamage("a Map value claims \(valueLength) bytes")
+                }
+                offset += Int(valueLength)
+            }
+            let order = compare(base + keyStart, Int(keyLength), needle)
             if order > 0 { return nil }  // keys are sorted: it would have come by now
+            if order == 0 {
+                guard valueLength != ListFormat.nullElement else { return .some(nil) }
+                return .some(UnsafeRawBufferPointer(start: base + valueStart, count: Int(valueLength)))
+            }
         }
         return nil
     }
 
-    /// Byte order of two buffers: negative, zero or positive.
-    private static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
-        let common = Swift.min(a.count, b.count)
-        if common > 0, let left = a.baseAddress, let right = b.baseAddress {
-            let order = memcmp(left, right, common)
+    /// Byte order of `count` bytes at `key` against `needle`: negative, zero or positive.
+    private static func compare(_ key: UnsafeRawPointer, _ count: Int, _ needle: UnsafeRawBufferPointer) -> Int {
+        let common = Swift.min(count, needle.count)
+        if common > 0, let right = needle.baseAddress {
+            let order = memcmp(key, right, common)
             if order != 0 { return Int(order) }
         }
-        return a.count - b.count
+        return count - needle.count
     }
 
     /// For queries: whether `key` is present and its value (nil: absent or null); nil when the

@@ -37,7 +37,7 @@ enum KeyEncoding {
         }
         switch type {
         case .string:
-            guard String(validating: bytes, as: UTF8.self) != nil else {
+            guard UTF8Text.isValid(bytes) else {
                 throw RowDamage("a String primary key is not valid UTF-8")
             }
             var key = [UInt8]()

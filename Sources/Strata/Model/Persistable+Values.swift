@@ -128,7 +128,7 @@ extension String: _PrimaryKeyValue, _IndexableValue {
     public static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> String? {
-        guard let string = String(validating: bytes, as: UTF8.self) else {
+        guard let string = UTF8Text.string(bytes) else {
             throw .corrupted("a String value is not valid UTF-8")
         }
         return string

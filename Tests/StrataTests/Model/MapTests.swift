@@ -245,4 +245,38 @@ struct MapTests {
             #expect(failed, "\(bytes)")
         }
     }
+
+    @Test("a key looked up in place: found, absent, null, and damage before the key is a typed error")
+    func keyLookUpInPlace() throws {
+        func lookUp(_ key: String, _ bytes: [UInt8]) throws -> [UInt8]?? {
+            try bytes.withUnsafeBytes { raw in
+                try MapFormat.value(forKey: Array(key.utf8), in: raw).map { $0.map { Array($0) } }
+            }
+        }
+        func list(_ elements: [[UInt8]?]) -> [UInt8] {
+            var bytes = withUnsafeBytes(of: UInt32(elements.count).littleEndian) { Array($0) }
+            for element in elements {
+                guard let element else {
+                    bytes += [0xFF, 0xFF, 0xFF, 0xFF]
+                    continue
+                }
+                bytes += withUnsafeBytes(of: UInt32(element.count).littleEndian) { Array($0) } + element
+            }
+            return bytes
+        }
+        let stored = list([Array("a".utf8), [1], Array("b".utf8), nil, Array("d".utf8), [4, 4]])
+        #expect(try lookUp("a", stored) == .some([1]))
+        #expect(try lookUp("b", stored) == .some(nil))
+        #expect(try lookUp("d", stored) == .some([4, 4]))
+        #expect(try lookUp("c", stored) == nil)
+        #expect(try lookUp("e", stored) == nil)
+        #expect(try lookUp("", stored) == nil)
+        // Damage on the way to the key: cut off, a length past the end, a null key, an odd count.
+        for damaged in [
+            Array(stored.dropLast(3)), Array(stored.prefix(6)), list([nil, [1]]), list([Array("a".utf8)]),
+            [2, 0, 0, 0, 200, 0, 0, 0, 97], [2, 0, 0, 0, 1, 0, 0, 0, 97, 9, 0, 0, 0, 1],
+        ] {
+            #expect(throws: RowDamage.self, "\(damaged)") { try lookUp("d", damaged) }
+        }
+    }
 }
