@@ -12,6 +12,11 @@ enum MapFormat {
         let value: UnsafeRawBufferPointer?
     }
 
+    /// Keys in stored order: UTF-8 byte order (not String's Unicode order).
+    static func sortedKeys(_ keys: [String]) -> [String] {
+        keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
     /// The most bytes a key may have (LMDB's key size: the same rule as a String primary key's).
     static let maxKeyBytes = 511
 

@@ -59,7 +59,7 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
     var entries: [(key: String, value: Value)] {
         switch backing {
         case .unmanaged(let dictionary):
-            return dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) }
+            return MapFormat.sortedKeys(Array(dictionary.keys)).map { key in (key, dictionary[key]!) }
         case .managed(let owner, let column):
             do {
                 return try Self.decode(
@@ -79,12 +79,9 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
         case .managed(let owner, let column):
             var dictionary = Dictionary(entries.map { ($0.key, $0.value) }) { $1 }
             let result = try change(&dictionary)
-            let sorted = dictionary.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
             owner._writeColumn(
-                column, linkedObjects: { sorted.compactMap { $0.value as? Object } },
-                encode: { (row: inout _RowEncoder) throws(StoreError) in
-                    try Self.encode(sorted.map { ($0.key, $0.value) }, into: &row)
-                })
+                column, linkedObjects: { dictionary.values.compactMap { $0 as? Object } },
+                encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(dictionary, into: &row) })
             return result
         }
     }
@@ -208,12 +205,27 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
     static func encode(_ entries: [(key: String, value: Value)], into row: inout _RowEncoder) throws(StoreError) {
         row.writeListHeader(count: entries.count * 2)
         for entry in entries {
-            let start = row.beginElement()
-            row.write(entry.key)
-            row.endElement(start)
-            try entry.value._strataEncodeMapValue(into: &row)
+            try encode(key: entry.key, value: entry.value, into: &row)
         }
         row.endColumn()
+    }
+
+    /// Encodes an unmanaged map's entries in stored order without building generic pairs: only the
+    /// keys are sorted (as a `[String]`, which the compiler specialises).
+    static func encode(_ dictionary: [String: Value], into row: inout _RowEncoder) throws(StoreError) {
+        let keys = MapFormat.sortedKeys(Array(dictionary.keys))
+        row.writeListHeader(count: keys.count * 2)
+        for key in keys {
+            try encode(key: key, value: dictionary[key]!, into: &row)
+        }
+        row.endColumn()
+    }
+
+    private static func encode(key: String, value: Value, into row: inout _RowEncoder) throws(StoreError) {
+        let start = row.beginElement()
+        row.write(key)
+        row.endElement(start)
+        try value._strataEncodeMapValue(into: &row)
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError)
@@ -250,7 +262,10 @@ extension Map: _Persistable {
     public static func _strataIsProbe(_ value: Map, _ round: Int) -> Bool { KeyPathRecordings.wasIssued(value) }
 
     public func _strataEncodeColumn(into row: inout _RowEncoder) throws(StoreError) {
-        try Self.encode(entries, into: &row)
+        switch backing {
+        case .unmanaged(let dictionary): try Self.encode(dictionary, into: &row)
+        case .managed: try Self.encode(entries, into: &row)
+        }
     }
 
     /// A managed map bound to its owner's column, or (validating bytes alone) an unmanaged copy.
