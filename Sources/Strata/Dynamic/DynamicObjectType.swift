@@ -6,6 +6,8 @@ public struct DynamicObjectType: Sendable, Equatable {
     public let name: String
     /// Its properties, in stored column order.
     public let properties: [DynamicProperty]
+    /// Groups of properties whose values together are unique (`Object.uniqueKeys`).
+    public var uniqueKeys: [[String]] = []
 
     /// The primary key property, if the type has one.
     public var primaryKey: DynamicProperty? { properties.first(where: \.isPrimaryKey) }

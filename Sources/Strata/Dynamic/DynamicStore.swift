@@ -59,7 +59,8 @@ public final class DynamicStore {
         self.stored = stored
         schemaVersion = stored.schemaVersion
         types = stored.types.sorted { $0.name < $1.name }.map {
-            DynamicObjectType(name: $0.name, properties: $0.properties.map(DynamicProperty.init))
+            DynamicObjectType(
+                name: $0.name, properties: $0.properties.map(DynamicProperty.init), uniqueKeys: $0.uniqueKeys)
         }
         typeIndexByName = Dictionary(uniqueKeysWithValues: stored.types.enumerated().map { ($1.name, $0) })
         verifiedTypes = try stored.types.map { (type) throws(StoreError) in

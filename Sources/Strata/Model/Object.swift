@@ -35,6 +35,27 @@ open class Object {
     /// An unmanaged object with every property at its declared initial value; `Store.add` stores it.
     public required init() {}
 
+    /// Groups of properties whose values together must be unique among the type's objects (SQL's
+    /// `UNIQUE(a, b)`; what `@Persisted(unique: true)` is for one property). Realm has none.
+    ///
+    /// ```swift
+    /// final class Booking: Object {
+    ///     @Persisted(primaryKey: true) var id: Int
+    ///     @Persisted var flight: String
+    ///     @Persisted var seat: String
+    ///     override class var uniqueKeys: [[String]] { [["flight", "seat"]] }
+    /// }
+    /// ```
+    /// A second object with the same values of every property of a group makes `add`, `update` or a
+    /// setter's write throw `.alreadyExists`, naming the properties and values (`"LH400, 12A"`), and
+    /// nothing is written. An object with nil in any property of a group holds no value for it (as in
+    /// SQL). Values compare as queries compare them (`Decimal128` 1 and 1.00 are one value). The
+    /// first property of a group is indexed, and the check looks up its index: name the most selective
+    /// property first. Changing the groups needs no schema version; opening the file checks the
+    /// stored objects against new groups (`.alreadyExists`, nothing written).
+    /// - Note: Each name must be a stored property of an indexable type (`.schemaMismatch` otherwise).
+    open class var uniqueKeys: [[String]] { [] }
+
     /// Whether a Store manages this object.
     public final var isManaged: Bool { _store != nil }
 

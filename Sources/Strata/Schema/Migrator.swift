@@ -187,8 +187,11 @@ extension MigrationContext {
     }
 
     private func fillDerivedTables(of type: StoredSchema.StoredType) throws(StoreError) {
-        let derived = try StoredTables(type, in: tables).derived
+        let stored = try StoredTables(type, in: tables)
+        let derived = stored.derived
         guard !derived.isEmpty else { return }
+        // Each group's values seen so far (a migration-time check: every row is visited anyway).
+        var seenGroupValues = Array(repeating: Set<[UInt8]>(), count: stored.uniqueGroups.count)
         let rows = try table(TableName.objects(type.name))
         var last: [UInt8]?
         var buffer: [UInt8] = []
@@ -201,6 +204,20 @@ extension MigrationContext {
                     try key.withBytes { (rowKey) throws(StoreError) in
                         let row = try checkedRow(bytes, key: rowKey, type)
                         try checkUniqueWhileFilling(row, derived: derived, rows: rows, type: type)
+                        for (number, group) in stored.uniqueGroups.enumerated() {
+                            let values: [UInt8]?
+                            do {
+                                values = try group.fingerprint(of: row)
+                            } catch {
+                                throw .damaged(at: "\(type.name).\(group.properties[0])", error)
+                            }
+                            guard let values else { continue }
+                            guard seenGroupValues[number].insert(values).inserted else {
+                                throw .alreadyExists(
+                                    primaryKey: StoreError.PrimaryKey(
+                                        group.shownValues(of: row), typeName: type.name, property: group.name))
+                            }
+                        }
                         try derived.insert(of: row, rowKey: rowKey, into: self, buffer: &buffer, at: type.name)
                     }
                 }

@@ -61,6 +61,8 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     let isEmbedded: Bool
     /// The `LinkingObjects` properties: computed from the origin type's links, no column.
     let linkingProperties: [LinkingProperty]
+    /// `Object.uniqueKeys`, checked against the properties (the first of each group is indexed).
+    let uniqueKeys: [[String]]
     /// Whether an iteration may re-point an accessor nothing else holds at the next row: only when
     /// every stored property of the type is `@Persisted` (another would carry one row's value to the
     /// next).
@@ -149,6 +151,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
                     isUnique: attributes.contains(.unique), isOwning: attributes.contains(.owning) || ownsEmbedded))
         }
         withExtendedLifetime(sample) {}
+        let uniqueKeys = try Self.checkedUniqueKeys(of: type, named: name, in: &properties)
         let isEmbedded = type is EmbeddedObject.Type
         if isEmbedded, let primaryKeyIndex {
             throw .schemaMismatch(
@@ -165,7 +168,34 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         keyKind = primaryKeyIndex.flatMap { properties[$0].type.keyKind } ?? .integer
         self.linkedTypes = linkedTypes
         self.linkingProperties = linkingProperties
+        self.uniqueKeys = uniqueKeys
         reusesAccessors = !hasOtherStoredFields
+    }
+
+    /// The type's `uniqueKeys`, each name a stored property of an indexable type, no group empty or
+    /// naming a property twice; the first property of each group becomes indexed (its index finds the
+    /// objects to compare with).
+    private static func checkedUniqueKeys(
+        of type: Object.Type, named name: String, in properties: inout [PropertySchema]
+    ) throws(StoreError) -> [[String]] {
+        let groups = type.uniqueKeys
+        for group in groups {
+            guard !group.isEmpty, Set(group).count == group.count else {
+                throw .schemaMismatch("\(name).uniqueKeys: \(group) must name one or more properties, each once")
+            }
+            for propertyName in group {
+                guard let property = properties.first(where: { $0.name == propertyName }) else {
+                    throw .schemaMismatch(
+                        "\(name).uniqueKeys names \(propertyName), which is not a stored property of \(name)")
+                }
+                guard property.type.isIndexable else {
+                    throw .schemaMismatch(
+                        "\(name).uniqueKeys names \(propertyName), whose type (\(property.type)) cannot be indexed")
+                }
+            }
+            if let first = properties.firstIndex(where: { $0.name == group[0] }) { properties[first].isIndexed = true }
+        }
+        return groups
     }
 
     private static let classType = _EachFieldOptions(rawValue: 1 << 0)

@@ -84,6 +84,7 @@ enum SchemaBinder {
             for (code, stored) in reindexedTypes {
                 var type = stored
                 type.isEmbedded = code.isEmbedded
+                type.uniqueKeys = code.uniqueKeys
                 for index in type.properties.indices {
                     let name = type.properties[index].name
                     let property = code.properties.first { $0.name == name }

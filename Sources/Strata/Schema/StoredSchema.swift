@@ -60,19 +60,24 @@ struct StoredSchema: Codable, Equatable, Sendable {
         var properties: [PropertySchema]
         /// Whether the type is an `EmbeddedObject` (absent from files written before it existed).
         var isEmbedded = false
+        /// `Object.uniqueKeys`: groups of property names (absent when there are none).
+        var uniqueKeys: [[String]] = []
 
-        init(name: String, properties: [PropertySchema], isEmbedded: Bool = false) {
+        init(name: String, properties: [PropertySchema], isEmbedded: Bool = false, uniqueKeys: [[String]] = []) {
             self.name = name
             self.properties = properties
             self.isEmbedded = isEmbedded
+            self.uniqueKeys = uniqueKeys
         }
 
         init(_ schema: ObjectSchema) {
-            self.init(name: schema.name, properties: schema.properties, isEmbedded: schema.isEmbedded)
+            self.init(
+                name: schema.name, properties: schema.properties, isEmbedded: schema.isEmbedded,
+                uniqueKeys: schema.uniqueKeys)
         }
 
         private enum CodingKeys: String, CodingKey {
-            case name, properties, isEmbedded
+            case name, properties, isEmbedded, uniqueKeys
         }
 
         init(from decoder: any Decoder) throws {
@@ -80,6 +85,7 @@ struct StoredSchema: Codable, Equatable, Sendable {
             name = try container.decode(String.self, forKey: .name)
             properties = try container.decode([PropertySchema].self, forKey: .properties)
             isEmbedded = try container.decodeIfPresent(Bool.self, forKey: .isEmbedded) ?? false
+            uniqueKeys = try container.decodeIfPresent([[String]].self, forKey: .uniqueKeys) ?? []
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -87,6 +93,7 @@ struct StoredSchema: Codable, Equatable, Sendable {
             try container.encode(name, forKey: .name)
             try container.encode(properties, forKey: .properties)
             if isEmbedded { try container.encode(isEmbedded, forKey: .isEmbedded) }  // old files byte-identical
+            if !uniqueKeys.isEmpty { try container.encode(uniqueKeys, forKey: .uniqueKeys) }
         }
 
         var primaryKey: PropertySchema? { properties.first(where: \.isPrimaryKey) }
@@ -159,7 +166,8 @@ extension StoredSchema.StoredType {
 
     func change(to code: ObjectSchema) -> Change {
         var change = Change()
-        if isEmbedded != code.isEmbedded { change.indexes = true }  // a flag: rewritten, no migration
+        // Flags and derived tables: rewritten, no migration.
+        if isEmbedded != code.isEmbedded || uniqueKeys != code.uniqueKeys { change.indexes = true }
         let stored = Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for property in code.properties {
             guard let old = stored[property.name] else {

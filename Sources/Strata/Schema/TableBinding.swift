@@ -31,6 +31,8 @@ struct StoredTables {
     let objects: Table
     let indexes: [IndexBinding]
     let links: [LinkBinding]
+    /// `Object.uniqueKeys`, bound to columns and indexes.
+    let uniqueGroups: [UniqueGroup]
 
     /// - Throws: `.corrupted` naming the table the file lacks.
     init(_ type: StoredSchema.StoredType, in tables: [String: Table]) throws(StoreError) {
@@ -59,6 +61,9 @@ struct StoredTables {
         objects = try table(TableName.objects(type.name))
         self.indexes = indexes
         self.links = links
+        var uniqueGroups: [UniqueGroup] = []
+        for names in type.uniqueKeys { uniqueGroups.append(try UniqueGroup(names, of: type, indexes: indexes)) }
+        self.uniqueGroups = uniqueGroups
     }
 
     /// The entries each row implies in the index and backlink tables.
@@ -80,8 +85,11 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let links: [LinkBinding]
     /// The entries each row implies in the index and backlink tables.
     let derived: DerivedEntries
-    /// Whether a property is `unique:` (its values are checked before a row is written).
+    /// Whether a property is `unique:` or the type has `uniqueKeys` (values checked before a row is
+    /// written).
     let hasUniqueProperties: Bool
+    /// `Object.uniqueKeys`, bound to columns and indexes.
+    let uniqueGroups: [UniqueGroup]
     /// Per column, whether it holds a link or a list of links.
     let isLinkColumn: [Bool]
     /// Where each `LinkingObjects` of an instance lies, to bind it when the object becomes managed.
@@ -110,7 +118,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         }
         links = tables.links
         derived = tables.derived
-        hasUniqueProperties = tables.indexes.contains { $0.isUnique }
+        hasUniqueProperties = tables.indexes.contains { $0.isUnique } || !tables.uniqueGroups.isEmpty
+        uniqueGroups = tables.uniqueGroups
         isLinkColumn = stored.properties.map { $0.type.linkedTypeName != nil }
         linkingAccessors = schema.linkingProperties.map(\.accessor)
         reusesAccessors = schema.reusesAccessors

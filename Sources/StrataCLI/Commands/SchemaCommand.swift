@@ -33,6 +33,9 @@
                         "  \(property.name.rightPadded(to: nameWidth))  \(property.typeName.rightPadded(to: typeWidth))"
                     Output.line(notes.isEmpty ? line : line + "  " + notes.joined(separator: ", "))
                 }
+                for group in type.uniqueKeys {
+                    Output.line("  unique together: \(group.joined(separator: ", "))")
+                }
             }
             Output.flush()
         }

@@ -18,6 +18,48 @@ enum UniqueV2 {
     }
 }
 
+enum CompositeV1 {
+    final class Seat: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var letter: String
+        @Persisted var number: Int
+    }
+}
+
+enum CompositeV2 {
+    final class Seat: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var letter: String
+        @Persisted var number: Int
+        override class var uniqueKeys: [[String]] { [["letter", "number"]] }
+    }
+}
+
+/// A booking: one guest per (flight, seat), and per (flight, passport) — SQL's UNIQUE(a, b).
+final class Booking: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var flight: String
+    @Persisted var seat: String
+    @Persisted var passport: String?
+    @Persisted var fare: Decimal128
+    override class var uniqueKeys: [[String]] { [["flight", "seat"], ["flight", "passport", "fare"]] }
+
+    convenience init(_ id: Int, _ flight: String, _ seat: String, passport: String? = nil, fare: Decimal128 = 1) {
+        self.init()
+        self.id = id
+        self.flight = flight
+        self.seat = seat
+        self.passport = passport
+        self.fare = fare
+    }
+}
+
+final class BadUniqueKeys: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+    override class var uniqueKeys: [[String]] { [["name", "nickname"]] }
+}
+
 /// `@Persisted(unique: true)`: what Realm answered "not supported" (realm-swift #1192, #1360, #5699).
 @Suite("Unique properties", .fixtureChecks)
 struct UniqueTests {
@@ -119,6 +161,104 @@ struct UniqueTests {
             member.id = 9
             member.email = "b"
             #expect(throws: StoreError.self) { try store.write { try store.add(member) } }
+        }
+    }
+
+    @Test("composite uniqueKeys: a second object with the same values of every listed property throws; nothing written")
+    func compositeKeys() throws {
+        let fixture = Fixture([Booking.self])
+        let store = try fixture.open()
+        try store.write {
+            try store.add(Booking(1, "LH400", "12A", passport: "P1"))
+            try store.add(Booking(2, "LH400", "12B", passport: "P2"))
+            try store.add(Booking(3, "LH401", "12A", passport: "P1"))  // another flight: allowed
+        }
+        do {
+            try store.write { try store.add(Booking(4, "LH400", "12A")) }
+            Issue.record("a second guest in LH400 12A was added")
+        } catch let error as StoreError {
+            guard case .alreadyExists(let key) = error else { throw error }
+            #expect(key.typeName == "Booking" && key.property == "flight, seat" && key.value == "LH400, 12A")
+            #expect(error.localizedDescription.contains("LH400, 12A"), "\(error.localizedDescription)")
+        }
+        // nil in any listed property is no value; numbers compare numerically (1 == 1.00).
+        try store.write {
+            try store.add(Booking(5, "LH400", "14C"))
+            try store.add(Booking(6, "LH400", "14D"))
+        }
+        #expect(throws: StoreError.self) {
+            try store.write { try store.add(Booking(7, "LH400", "15A", passport: "P1", fare: "1.00")) }
+        }
+        try store.write { try store.add(Booking(7, "LH400", "15A", passport: "P1", fare: 2)) }
+        // A batch with a clash inside it writes nothing; updates keep their own values.
+        #expect(throws: StoreError.self) {
+            try store.write {
+                try store.add(contentsOf: [Booking(8, "LH500", "1A"), Booking(9, "LH500", "1A")])
+            }
+        }
+        #expect(store.objects(Booking.self).where { $0.flight == "LH500" }.isEmpty)
+        try store.write { try store.add(Booking(1, "LH400", "12A", passport: "P9"), update: .modified) }
+        #expect(throws: StoreError.self) {
+            try store.write { try store.add(Booking(2, "LH400", "12A", passport: "P2"), update: .modified) }
+        }
+        #expect(store.object(ofType: Booking.self, forPrimaryKey: 2)?.seat == "12B")
+        // Deleting the holder frees the combination.
+        try store.write { try store.delete(store.object(ofType: Booking.self, forPrimaryKey: 1)!) }
+        try store.write { try store.add(Booking(10, "LH400", "12A")) }
+        #expect(store.objects(Booking.self).count == 6)
+        try store.verify()
+        // The file records the groups (what `strata schema` prints), and the first property is indexed.
+        let type = try #require(
+            try DynamicStore(path: fixture.configuration.fileURL!.path).types.first { $0.name == "Booking" })
+        #expect(type.uniqueKeys == [["flight", "seat"], ["flight", "passport", "fare"]])
+        #expect(type.properties.first { $0.name == "flight" }?.isIndexed == true)
+    }
+
+    @Test("composite uniqueKeys naming an unknown property is a schema mismatch")
+    func compositeKeysUnknownProperty() {
+        #expect { try Fixture([BadUniqueKeys.self]).open() } throws: {
+            guard case .schemaMismatch(let message) = $0 as? StoreError else { return false }
+            return message.contains("nickname")
+        }
+    }
+
+    @Test("a migration adding composite uniqueKeys fails on repeated combinations, and enforces them afterwards")
+    func compositeKeysMigration() throws {
+        for seats in [[("A", 1), ("A", 2), ("A", 1)], [("A", 1), ("A", 2), ("B", 1)]] {
+            let fixture = Fixture([CompositeV1.Seat.self])
+            do {
+                let store = try fixture.open()
+                try store.write {
+                    for (id, seat) in seats.enumerated() {
+                        let object = CompositeV1.Seat()
+                        object.id = id
+                        object.letter = seat.0
+                        object.number = seat.1
+                        try store.add(object)
+                    }
+                }
+            }
+            // uniqueKeys are derived tables and flags: no schema version needed (as `unique:`).
+            let configuration = Store.Configuration(
+                fileURL: fixture.configuration.fileURL!, objectTypes: [CompositeV2.Seat.self])
+            if seats[2] == ("A", 1) {
+                #expect { try Store(configuration: configuration) } throws: {
+                    isCase($0, .alreadyExists(primaryKey: "A, 1"))
+                }
+                #expect(try fixture.open().objects(CompositeV1.Seat.self).count == 3)
+                continue
+            }
+            let store = try Store(configuration: configuration)
+            let seat = CompositeV2.Seat()
+            seat.id = 9
+            seat.letter = "B"
+            seat.number = 1
+            #expect(throws: StoreError.self) { try store.write { try store.add(seat) } }
+            seat.number = 2
+            try store.write { try store.add(seat) }
+            // Reopening with the same code changes nothing.
+            let reopened = try Store(configuration: configuration)
+            #expect(reopened.objects(CompositeV2.Seat.self).count == 4)
         }
     }
 }

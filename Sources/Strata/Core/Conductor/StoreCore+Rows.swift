@@ -159,12 +159,47 @@ extension StoreCore {
                 holder = Array(candidate)
             }
             guard holder != nil else { continue }
-            let decoded = DynamicValue.unwrap(
-                (try? DynamicValue.decode(value, type: index.type.unwrapped) { _, _ in nil }) ?? nil)
-            let shown = decoded.map { "\($0)" } ?? "\(Array(value))"
             throw .alreadyExists(
-                primaryKey: StoreError.PrimaryKey(shown, typeName: binding.name, property: index.property))
+                primaryKey: StoreError.PrimaryKey(
+                    UniqueGroup.shown(value, type: index.type), typeName: binding.name, property: index.property))
         }
+        for group in binding.uniqueGroups {
+            try checkUnique(group, row, old: old, key: key, ownKey: ownKey, binding: binding)
+        }
+    }
+
+    /// Throws `.alreadyExists` when another row holds `row`'s values of every column of `group`:
+    /// the rows holding its first value (found through that column's index) are compared in full.
+    private func checkUnique(
+        _ group: UniqueGroup, _ row: RowView, old: RowView?, key: RowKey, ownKey: [UInt8], binding: TableBinding
+    ) throws(StoreError) {
+        let location = binding.location(of: key, column: group.columns[0])
+        let values: [UInt8]
+        var indexKey: [UInt8] = []
+        do {
+            guard let found = try group.fingerprint(of: row) else { return }  // a nil: no value
+            if let old, try group.fingerprint(of: old) == found { return }  // its own values, unchanged
+            values = found
+            try KeyEncoding.indexKey(column: try row.column(group.columns[0]), type: group.index.type, into: &indexKey)
+        } catch {
+            throw .damaged(at: location, error)
+        }
+        var clashes = false
+        try rows.scanRanges([KeyRange(lower: indexKey, upper: indexKey)], table: group.index.table) {
+            (_, candidate) throws(StoreError) in
+            guard !clashes, !candidate.elementsEqual(ownKey) else { return }
+            let candidateKey = try rows.decodeRowKey(candidate, binding: binding)
+            guard let other = try rows.fetchRow(binding, key: candidateKey) else { return }
+            do {
+                clashes = try group.fingerprint(of: other) == values
+            } catch {
+                throw .damaged(at: binding.location(of: candidateKey, column: group.columns[0]), error)
+            }
+        }
+        guard clashes else { return }
+        throw .alreadyExists(
+            primaryKey: StoreError.PrimaryKey(
+                group.shownValues(of: row), typeName: binding.name, property: group.name))
     }
 
     // MARK: Changing rows (inside a write): a row and its derived entries, always together
