@@ -53,6 +53,8 @@ extension Results {
 
     /// As `observe(keyPaths:on:_:)`, with Realm's dotted property names: `["name", "owner.name"]`, and
     /// through Lists of objects, `["dogs.name"]` (a Swift key path cannot name a List's elements).
+    /// A Map key (`"phones.home"`) counts as its whole Map here (a Results observer keeps no old
+    /// values); `Object.observe` counts that key only.
     ///
     /// - Throws: as `observe(keyPaths:on:_:)`; `.invalidArgument` for a name the type does not have.
     public func observe(
@@ -131,6 +133,8 @@ extension ThreadConfined where Self: Object {
     }
 
     /// As `observe(keyPaths:on:_:)`, with Realm's dotted property names (`["name", "dogs.name"]`).
+    /// After a Map of values the last part is a key: `["phones.home"]` reports a change of
+    /// `phones["home"]` only (set, changed or removed), under the name `phones`.
     ///
     /// - Throws: as `observe(keyPaths:on:_:)`; `.invalidArgument` for a name the type does not have.
     public func observe(

@@ -21,9 +21,12 @@ struct ObservationSpec {
         }
     }
 
-    /// From Realm's dotted names (`"owner.name"`, `"dogs.name"`; empty: the default).
+    /// From Realm's dotted names (`"owner.name"`, `"dogs.name"`; empty: the default). After a Map of
+    /// values, the last part is a key: `"phones.home"` counts a change of that key's value only (its
+    /// addition and removal included). After a Map of objects it is a property of the objects.
     ///
-    /// - Throws: `.invalidArgument` naming a name the type lacks, or a step past a value.
+    /// - Throws: `.invalidArgument` naming a name the type lacks, a step past a value, or a Map key
+    ///   that breaks the key rule.
     init(names: [String], schema root: ObjectSchema) throws(StoreError) {
         guard !names.isEmpty else {
             paths = nil
@@ -34,11 +37,28 @@ struct ObservationSpec {
             var schema = root
             let parts = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
             for (position, part) in parts.enumerated() {
+                if position > 0, path.mapKey == nil, let last = path.steps.last,
+                    last.schema.properties[last.property].type.isMap,
+                    last.schema.accessors[last.property].kind.schemaType.linkedType == nil
+                {
+                    if let problem = MapFormat.problem(withKey: part) {
+                        throw .invalidArgument("\(root.name) key path \"\(name)\": \(problem)")
+                    }
+                    guard position == parts.count - 1 else {
+                        throw .invalidArgument(
+                            "\(root.name) key path \"\(name)\": a key of \(schema.name).\(schema.properties[last.property].name) holds a value, not an object"
+                        )
+                    }
+                    path.mapKey = part
+                    continue
+                }
                 guard let index = schema.properties.firstIndex(where: { $0.name == part }) else {
                     throw .invalidArgument("\(root.name) key path \"\(name)\": \(schema.name) has no property \(part)")
                 }
                 path = path.appending(schema, index)
-                if position < parts.count - 1 {
+                if position < parts.count - 1, !schema.properties[index].type.isMap
+                    || schema.accessors[index].kind.schemaType.linkedType != nil
+                {
                     guard let linked = schema.accessors[index].kind.schemaType.linkedType else {
                         throw .invalidArgument(
                             "\(root.name) key path \"\(name)\": \(schema.name).\(part) is not a link or a List of objects"
@@ -76,18 +96,29 @@ struct ObservedPaths {
     /// The observed type's stored columns whose change counts; nil: every column.
     let columns: Set<Int>?
     let routes: [LinkRoute]
+    /// Map columns of which only some keys count (`"phones.home"`); a column absent here counts whole.
+    let mapKeys: [Int: Set<String>]
 
     /// - Throws: `.schemaMismatch` when a linked type is not in the Store's schema.
     init(_ spec: ObservationSpec, root: TableBinding, in core: StoreCore) throws(StoreError) {
         guard let paths = spec.paths else {
             columns = nil
             routes = try Self.defaultRoutes(from: root, in: core)
+            mapKeys = [:]
             return
         }
         var columns = Set<Int>()
         var routes: [LinkRoute] = []
+        var mapKeys: [Int: Set<String>] = [:]
+        var wholeColumns = Set<Int>()
         for path in paths {
-            columns.insert(root.columnOfProperty[path.steps[0].property])
+            let firstColumn = root.columnOfProperty[path.steps[0].property]
+            columns.insert(firstColumn)
+            if path.steps.count == 1, let key = path.mapKey {
+                mapKeys[firstColumn, default: []].insert(key)
+            } else {
+                wholeColumns.insert(firstColumn)
+            }
             var steps: [(origin: TableBinding, link: LinkBinding)] = []
             var binding = root
             for position in path.steps.indices.dropFirst() {
@@ -108,6 +139,35 @@ struct ObservedPaths {
         }
         self.columns = columns
         self.routes = routes
+        self.mapKeys = mapKeys.filter { !wholeColumns.contains($0.key) }
+    }
+
+    /// Whether an observed column's change counts: for a Map watched by key, whether a watched key's
+    /// value differs (damaged bytes count as a change: the read reports them).
+    func counts(column: Int, old: [UInt8]?, new: [UInt8]?) -> Bool {
+        guard old != new else { return false }
+        guard let keys = mapKeys[column] else { return true }
+        for key in keys {
+            let needle = Array(key.utf8)
+            guard let before = Self.entry(needle, in: old), let after = Self.entry(needle, in: new) else { return true }
+            if before != after { return true }
+        }
+        return false
+    }
+
+    /// A stored map's entry for `key`, copied: absent, null or its value bytes; nil when damaged.
+    private static func entry(_ key: [UInt8], in bytes: [UInt8]?) -> MapEntryState? {
+        guard let bytes else { return .absent }  // a null column: no map
+        return bytes.withBytes { (raw) -> MapEntryState? in
+            guard let found = MapFormat.lookUp(key, in: raw) else { return nil }
+            guard found.isPresent else { return .absent }
+            return .present(found.value.map { Array($0) })
+        }
+    }
+
+    private enum MapEntryState: Equatable {
+        case absent
+        case present([UInt8]?)
     }
 
     /// Every link and List of links, breadth first, `defaultDepth` deep, any column of what they reach.

@@ -179,7 +179,8 @@ final class ObjectObserver<T: Object>: StoreObserver {
             return block(.deleted, versions)
         }
         var changes: [PropertyChange] = []
-        for (index, column) in columns.enumerated() where current[index] != values[index] {
+        for (index, column) in columns.enumerated()
+        where observed.counts(column: column, old: values[index], new: current[index]) {
             changes.append(
                 PropertyChange(
                     name: binding.columnNames[column], oldValue: decode(values[index], column: column),

@@ -246,6 +246,41 @@ struct MapTests {
         }
     }
 
+    @Test("observe(keyPaths: [\"phones.home\"]) reports a change of that key only; pets.name goes through the links")
+    func keyPathObservation() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        let contact = Contact(name: "a")
+        try store.write {
+            try store.add(contact)
+            contact.phones["home"] = "1"
+            contact.phones["work"] = "1"
+            contact.pets["rex"] = Dog(name: "Rex")
+        }
+        var changes: [String] = []
+        let token = try contact.observe(keyPaths: ["phones.home", "pets.name"]) { change in
+            switch change {
+            case .change(_, let properties): changes.append(properties.map(\.name).joined(separator: ","))
+            case .deleted: changes.append("deleted")
+            case .error(let error): changes.append("error \(error)")
+            }
+        }
+        try store.write { contact.phones["work"] = "2" }  // another key: nothing
+        try store.write { contact.phones["home"] = "2" }
+        try store.write { contact.phones["home"] = nil }  // removed: a change of the key
+        try store.write { contact.phones["home"] = "3" }  // added again
+        try store.write { contact.pets["rex"]??.owner = Person(id: 1) }  // another property of the pet: nothing
+        try store.write { contact.pets["rex"]??.name = "Max" }
+        try store.write { contact.name = "b" }
+        try store.refresh()
+        #expect(changes == ["phones", "phones", "phones", "pets"], "\(changes)")
+        token.invalidate()
+        // A key path past a value Map's key, and a key breaking the key rule, are refused.
+        #expect(throws: StoreError.self) { try contact.observe(keyPaths: ["phones.home.x"]) { _ in } }
+        #expect(throws: StoreError.self) { try contact.observe(keyPaths: ["phones.$x"]) { _ in } }
+        #expect(throws: StoreError.self) { try contact.observe(keyPaths: ["pets.rex"]) { _ in } }
+    }
+
     @Test("a key looked up in place: found, absent, null, and damage before the key is a typed error")
     func keyLookUpInPlace() throws {
         func lookUp(_ key: String, _ bytes: [UInt8]) throws -> [UInt8]?? {
