@@ -56,8 +56,9 @@ struct ObservationSpec {
                     throw .invalidArgument("\(root.name) key path \"\(name)\": \(schema.name) has no property \(part)")
                 }
                 path = path.appending(schema, index)
-                if position < parts.count - 1, !schema.properties[index].type.isMap
-                    || schema.accessors[index].kind.schemaType.linkedType != nil
+                if position < parts.count - 1,
+                    !schema.properties[index].type.isMap
+                        || schema.accessors[index].kind.schemaType.linkedType != nil
                 {
                     guard let linked = schema.accessors[index].kind.schemaType.linkedType else {
                         throw .invalidArgument(
