@@ -181,6 +181,56 @@
             #expect(lines.contains("pets Map<String, Dog?> links to Dog"))
         }
 
+        @Test("dump shows embedded objects inside their owner and a mixed value's link as its key")
+        func dumpOfEmbeddedAndMixedLinks() throws {
+            let fixture = Fixture([Resident.self, Setting.self, Dog.self])
+            do {
+                let store = try fixture.open()
+                try store.write {
+                    let resident = Resident(id: 1)
+                    let home = Address("Oslo", street: "Storgata 1")
+                    home.position = Position()
+                    home.position?.latitude = 59.9
+                    resident.address = home
+                    resident.previous.append(Address("Bergen"))
+                    resident.byLabel["work"] = Address("Trondheim")
+                    try store.add(resident)
+                    let dog = Dog(name: "Rex")
+                    try store.add(dog)
+                    let setting = Setting("pet", .object(dog))
+                    setting.history.append(.list([.int(1), .object(dog)]))
+                    try store.add(setting)
+                    let gone = Dog(name: "Gone")
+                    try store.add(gone)
+                    try store.add(Setting("lost", .object(gone)))
+                    try store.delete(gone)
+                }
+            }
+            let run = try Self.strata("dump", fixture.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [[String: Any]]])
+            #expect(json["Address"] == nil && json["Position"] == nil, "embedded types listed on their own")
+            let resident = try #require(json["Resident"]?.first)
+            let address = try #require(resident["address"] as? [String: Any])
+            #expect(address["city"] as? String == "Oslo" && address["street"] as? String == "Storgata 1")
+            #expect((address["position"] as? [String: Any])?["latitude"] as? Double == 59.9)
+            #expect((resident["previous"] as? [[String: Any]])?.first?["city"] as? String == "Bergen")
+            #expect(
+                ((resident["byLabel"] as? [String: Any])?["work"] as? [String: Any])?["city"] as? String == "Trondheim")
+            let dogKey = try #require(json["Dog"]?.first?["id"] as? String)
+            let settings = try #require(json["Setting"])
+            let pet = try #require(settings.first { $0["name"] as? String == "pet" })
+            #expect(pet["value"] as? String == dogKey)
+            #expect(((pet["history"] as? [Any])?.first as? [Any])?.last as? String == dogKey)
+            #expect(settings.first { $0["name"] as? String == "lost" }?["value"] is NSNull)
+            // Named with --type, an embedded type is listed (with its row ids).
+            let addresses = try Self.strata("dump", fixture.path, "--type", "Address")
+            #expect(addresses.stdout.contains("Bergen"), "\(addresses.stdout)")
+            let table = try Self.strata("dump", fixture.path, "--type", "Resident", "--format", "table")
+            #expect(table.stdout.contains("Address { street: \"Storgata 1\", city: "), "\(table.stdout)")
+        }
+
         @Test func dumpStopsAtTheLimit() throws {
             let fixture = try goodStore()
             let json = try Self.strata("dump", fixture.path, "--type", "Dog", "--limit", "2")

@@ -3,7 +3,10 @@ import Foundation
 /// A stored object read without its model class (Realm's `DynamicObject`): values by property name.
 ///
 /// Values are `Bool`, the integer types, `Float`, `Double`, `String`, `Data`, `Date`, `UUID`,
-/// `Decimal`, `DynamicLink`, arrays of those for Lists, or nil.
+/// `Decimal`, `ObjectId`, `Decimal128`, `AnyValue`, `DynamicLink` for a link, a `DynamicObject` for
+/// an embedded object (read inside its owner), arrays of those for Lists and MutableSets,
+/// `[String: Any]` for Maps, or nil. A mixed value holding a link reads as the `DynamicLink` (nil
+/// when its target is gone), its nested lists and maps as arrays and dictionaries.
 ///
 /// ```swift
 /// for dog in try DynamicStore(path: path).objects(ofType: "Dog") {
@@ -41,6 +44,8 @@ public struct DynamicObject: CustomStringConvertible {
         switch DynamicValue.unwrap(value) {
         case nil: "nil"
         case let string as String: "\"\(string)\""
+        case let embedded as DynamicObject:
+            "\(embedded.typeName) { \(embedded.values.map { "\($0.name): \(describe($0.value))" }.joined(separator: ", ")) }"
         case let array as [Any]: "[\(array.map { describe($0) }.joined(separator: ", "))]"
         case let map as [String: Any]:
             "[\(map.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }.map { "\"\($0)\": \(describe(map[$0] ?? nil))" }.joined(separator: ", "))]"

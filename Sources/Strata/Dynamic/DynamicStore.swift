@@ -60,7 +60,8 @@ public final class DynamicStore {
         schemaVersion = stored.schemaVersion
         types = stored.types.sorted { $0.name < $1.name }.map {
             DynamicObjectType(
-                name: $0.name, properties: $0.properties.map(DynamicProperty.init), uniqueKeys: $0.uniqueKeys)
+                name: $0.name, properties: $0.properties.map(DynamicProperty.init), uniqueKeys: $0.uniqueKeys,
+                isEmbedded: $0.isEmbedded)
         }
         typeIndexByName = Dictionary(uniqueKeysWithValues: stored.types.enumerated().map { ($1.name, $0) })
         verifiedTypes = try stored.types.map { (type) throws(StoreError) in
@@ -94,7 +95,9 @@ public final class DynamicStore {
             try transaction.withCursor(type.table) { (cursor) throws(LMDBError) -> StoreError? in
                 try cursor.walk(from: cursor.first(), while: { _ in visited < limit }) { (entry) throws(StoreError) in
                     visited += 1
-                    body(try self.object(key: entry.key, row: entry.value, type: type, stored: storedType))
+                    body(
+                        try self.object(
+                            key: entry.key, row: entry.value, type: type, stored: storedType, in: transaction))
                 }
             }
         }
@@ -110,9 +113,12 @@ public final class DynamicStore {
         return objects
     }
 
+    /// The object stored under `rawKey`. A link is a `DynamicLink`, or, to an `EmbeddedObject`, the
+    /// embedded object itself (it has no identity of its own); a link inside a mixed value whose
+    /// target is gone is nil.
     private func object(
         key rawKey: UnsafeRawBufferPointer, row bytes: UnsafeRawBufferPointer, type: VerifiedType,
-        stored: StoredSchema.StoredType
+        stored: StoredSchema.StoredType, in transaction: borrowing ReadTransaction, depth: Int = 0
     ) throws(StoreError) -> DynamicObject {
         let primaryKey = try describeKey(rawKey, of: type)
         let row: RowView
@@ -124,16 +130,10 @@ public final class DynamicStore {
         var values: [(name: String, value: Any?)] = []
         for (index, property) in stored.properties.enumerated() {
             do {
-                let value = try DynamicValue.decode(try column(row, index, of: stored), type: property.type) {
-                    (target, key) throws(StoreError) -> Any? in
-                    guard let targetIndex = typeIndexByName[target] else {
-                        throw .corrupted("a link to \(target), a type the file lacks")
-                    }
-                    return DynamicLink(
-                        typeName: target,
-                        primaryKey: try key.withBytes { (key) throws(StoreError) in
-                            try describeKey(key, of: verifiedTypes[targetIndex])
-                        })
+                let value = try DynamicValue.decode(
+                    try column(row, index, of: stored), type: property.type, resolvingMixedLinks: true
+                ) { (target, key) throws(StoreError) -> Any? in
+                    try linked(target, key: key, in: transaction, depth: depth)
                 }
                 values.append((property.name, value))
             } catch {
@@ -142,6 +142,37 @@ public final class DynamicStore {
         }
         return DynamicObject(typeName: type.name, primaryKey: primaryKey, values: values)
     }
+
+    /// What a link to `key` of `target` reads as: the embedded object, a `DynamicLink`, or nil when
+    /// the target is gone (a mixed value's link is left in place when its target is deleted).
+    private func linked(
+        _ target: String, key: [UInt8], in transaction: borrowing ReadTransaction, depth: Int
+    ) throws(StoreError) -> Any? {
+        guard let targetIndex = typeIndexByName[target] else {
+            throw .corrupted("a link to \(target), a type the file lacks")
+        }
+        let targetType = verifiedTypes[targetIndex]
+        let stored = try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in try transaction.get(targetType.table, key: key) }
+        }
+        guard let stored else { return nil }
+        guard self.stored.types[targetIndex].isEmbedded else {
+            return DynamicLink(
+                typeName: target,
+                primaryKey: try key.withBytes { (key) throws(StoreError) in try describeKey(key, of: targetType) })
+        }
+        // One owner per embedded object, so no cycle in a sound file; a damaged one could hold one.
+        guard depth < Self.maximumEmbeddingDepth else {
+            throw .corrupted("embedded objects nest more than \(Self.maximumEmbeddingDepth) deep (a cycle?)")
+        }
+        return try key.withBytes { (rawKey) throws(StoreError) in
+            try object(
+                key: rawKey, row: stored, type: targetType, stored: self.stored.types[targetIndex], in: transaction,
+                depth: depth + 1)
+        }
+    }
+
+    private static let maximumEmbeddingDepth = 64
 
     private func describeKey(_ key: UnsafeRawBufferPointer, of type: VerifiedType) throws(StoreError) -> String {
         do {

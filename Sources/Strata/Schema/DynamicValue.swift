@@ -29,20 +29,62 @@ enum DynamicValue {
         }
     }
 
-    /// Decodes a column; links go through `link` (target type name, key bytes).
+    /// Decodes a column; links go through `link` (target type name, key bytes). With
+    /// `resolvingMixedLinks`, a mixed value holding a link (at any depth of its lists and maps) goes
+    /// through `link` too, and its lists and maps become arrays and dictionaries; otherwise a mixed
+    /// value is an `AnyValue` whose links read `.none` (no Store resolves them).
     static func decode(
-        _ bytes: UnsafeRawBufferPointer?, type: PropertyType, link: (String, [UInt8]) throws(StoreError) -> Any?
+        _ bytes: UnsafeRawBufferPointer?, type: PropertyType, resolvingMixedLinks: Bool = false,
+        link: (String, [UInt8]) throws(StoreError) -> Any?
     ) throws(StoreError) -> Any? {
         try walk(
             bytes, type: type, null: nil, link: { (target, key) throws(StoreError) in try link(target, Array(key)) },
             list: { $0.map { $0 as Any } },
             map: { entries in Dictionary(entries.map { ($0.key, $0.value as Any) }) { $1 } }, isNull: { $0 == nil },
             scalar: { (bytes, type) throws(StoreError) -> Any? in
+                if resolvingMixedLinks, type == .mixed { return try mixed(bytes, link: link) }
                 guard let swiftType = swiftType(type) else { throw .corrupted("\(type) is not a scalar type") }
                 guard let value = try swiftType._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0))
                 else { throw .corrupted("undecodable \(type) value") }
                 return value
             })
+    }
+
+    /// A mixed value for the dynamic API: a link through `link`, a nested list or map as an array or
+    /// dictionary of such values, anything else as its `AnyValue`.
+    private static func mixed(
+        _ bytes: UnsafeRawBufferPointer, link: (String, [UInt8]) throws(StoreError) -> Any?
+    ) throws(StoreError) -> Any? {
+        do {
+            let (tag, payload) = try MixedFormat.split(bytes)
+            switch tag {
+            case .object:
+                let (typeName, key) = try MixedFormat.link(payload)
+                return try link(typeName, Array(key))
+            case .list:
+                var values: [Any] = []
+                for element in try ListFormat.elements(payload) {
+                    guard let element else { throw RowDamage("a mixed list holds a null element") }
+                    values.append(try mixed(element, link: link) as Any)
+                }
+                return values
+            case .map:
+                var entries: [String: Any] = [:]
+                for entry in try MapFormat.entries(payload) {
+                    guard let value = entry.value else { throw RowDamage("a mixed map holds a null value") }
+                    entries[String(decoding: entry.key, as: UTF8.self)] = try mixed(value, link: link) as Any
+                }
+                return entries
+            default:
+                guard let value = try AnyValue._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0))
+                else { throw RowDamage("undecodable mixed value") }
+                return value
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .corrupted("a mixed value: \(error)")
+        }
     }
 
     /// The one walk of a stored column by its property type: optional, link, list and set (a link to

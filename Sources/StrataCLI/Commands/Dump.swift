@@ -13,8 +13,9 @@
             discussion: """
                 JSON: one object whose keys are type names, each an array of objects in primary key order. \
                 Links are the target's primary key; Data is base64; dates are ISO 8601 in UTC \
-                (2026-11-23T12:00:00.000Z); types without a primary key add "_rowID". Tables print as \
-                they read: column widths come from the first \(TableDump.sampleRows) rows.
+                (2026-11-23T12:00:00.000Z); types without a primary key add "_rowID". Embedded objects \
+                appear inside their owner (their own type is listed only when --type names it). Tables \
+                print as they read: column widths come from the first \(TableDump.sampleRows) rows.
                 """)
 
         @Argument(help: "The store file.") var path: String
@@ -28,7 +29,7 @@
 
         func run() throws {
             let store = try openStore(path)
-            let types = store.types.filter { typeName == nil || $0.name == typeName }
+            let types = store.types.filter { typeName == nil ? !$0.isEmbedded : $0.name == typeName }
             if let typeName, types.isEmpty {
                 Output.error(
                     "strata: \(path) has no type \(typeName); it has \(store.types.map(\.name).joined(separator: ", "))"

@@ -40,6 +40,10 @@
             case let date as Date: return quoted(date.formatted(utcTimestamp))
             case let uuid as UUID: return quoted(uuid.uuidString)
             case let link as DynamicLink: return quoted(link.primaryKey)
+            case let embedded as DynamicObject:
+                return "{"
+                    + embedded.values.map { "\(quoted($0.name)): \(Self.value($0.value))" }.joined(separator: ", ")
+                    + "}"
             case let array as [Any]: return "[" + array.map { Self.value($0) }.joined(separator: ", ") + "]"
             case let map as [String: Any]:
                 let keys = map.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
