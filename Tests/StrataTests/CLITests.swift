@@ -275,6 +275,22 @@
             #expect(lines[3].contains("[Dog("))
         }
 
+        @Test("verify lists the orphans of owning links, and still exits 0: they are not damage")
+        func verifyListsOrphans() throws {
+            let fixture = Fixture([Order.self])
+            do {
+                let store = try fixture.open()
+                let order = Order(id: 1)
+                order.lines.append(objectsIn: [OrderLine("kept"), OrderLine("dropped")])
+                try store.write { try store.add(order) }
+                #expect(try Self.strata("verify", fixture.path).stdout.contains("orphan") == false)
+                try store.write { _ = order.lines.removeLast() }  // dropped, not deleted
+            }
+            let run = try Self.strata("verify", fixture.path)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains("orphan (no owning link holds it): OrderLine[2]"), "\(run.stdout)")
+        }
+
         @Test func verifySaysOkAndDrawsProgressWhenAsked() throws {
             let fixture = try goodStore()
             let quiet = try Self.strata("verify", fixture.path)

@@ -202,18 +202,48 @@ public final class DynamicStore {
     // MARK: Checking and copying
 
     /// Walks every page of the file, then every table, row, index and link of the stored schema,
-    /// as `Store.verify()` does, reporting progress about every thousand rows.
+    /// as `Store.verify()` does, reporting progress about every thousand rows; then lists the orphans
+    /// of owning links, as `Store.verify()` does.
     ///
     /// ```swift
-    /// try DynamicStore(path: path).verify { print("\($0.checkedRows)/\($0.totalRows)") }
+    /// let report = try DynamicStore(path: path).verify { print("\($0.checkedRows)/\($0.totalRows)") }
+    /// for orphan in report.orphans { print("no owner:", orphan) }
     /// ```
     /// - Throws: `.corrupted` naming the type, key and damage of the first problem found, `.storage`.
-    public func verify(progress: ((VerificationProgress) -> Void)? = nil) throws(StoreError) {
+    @discardableResult
+    public func verify(progress: ((VerificationProgress) -> Void)? = nil) throws(StoreError) -> VerificationReport {
         _ = try StoreError.mapping { try environment.checkPages() }
         let verifier = Verifier(types: verifiedTypes, progress: progress)
         let transaction: ReadTransaction
         transaction = try StoreError.mapping { try ReadTransaction(environment) }
         try verifier.run(on: transaction)
+        return VerificationReport(orphans: try orphans(in: transaction))
+    }
+
+    /// Objects of a type an owning link points to that no owning link holds (its backlink tables
+    /// have no entry for them), as `Type[key]`.
+    private func orphans(in transaction: borrowing ReadTransaction) throws(StoreError) -> [String] {
+        let links = verifiedTypes.flatMap(\.links)
+        var orphans: [String] = []
+        for type in verifiedTypes {
+            let owning = links.filter { $0.isOwning && $0.target == type.name }
+            guard !owning.isEmpty else { continue }
+            let failure: StoreError? = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
+                try transaction.withCursor(type.table) { (cursor) throws(LMDBError) -> StoreError? in
+                    try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in
+                        for link in owning {
+                            let held = try StoreError.mapping { () throws(LMDBError) in
+                                try transaction.get(link.table, key: entry.key)
+                            }
+                            if held != nil { return }
+                        }
+                        orphans.append("\(type.name)[\(try describeKey(entry.key, of: type))]")
+                    }
+                }
+            }
+            if let failure { throw failure }
+        }
+        return orphans
     }
 
     /// The file's size and use, and the reader slots of every process that pin old versions.
