@@ -27,7 +27,7 @@
                 case .uuid: self = .uuid
                 case .date: self = .timestamptz
                 case .objectId: self = .text
-                case .unsigned, .decimal, .decimal128, .list, .set, .map: self = .castText
+                case .unsigned, .decimal, .decimal128, .list, .set, .map, .embedded: self = .castText
                 case .mixed: self = .json
                 case .optional(let wrapped): self.init(wrapped, keyTypes: keyTypes)
                 case .link(let target): self.init(keyTypes[target] ?? .string, keyTypes: keyTypes)

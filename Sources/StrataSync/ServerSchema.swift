@@ -100,14 +100,14 @@
             case .objectId: "text"
             case .optional(let wrapped): sqlType(wrapped, keyTypes: keyTypes)
             case .link(let target): keyTypes[target].map { sqlType($0, keyTypes: keyTypes) } ?? "text"
-            case .list, .map, .mixed: "jsonb"
+            case .list, .map, .mixed, .embedded: "jsonb"
             case .set(let element): sqlType(element, keyTypes: keyTypes) + "[]"
             }
         }
 
         static func isNullable(_ type: SyncType) -> Bool {
             switch type {
-            case .optional, .link: true
+            case .optional, .link, .embedded: true
             default: false
             }
         }

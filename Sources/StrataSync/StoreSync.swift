@@ -74,7 +74,7 @@
         /// changes of `types` in its outbox, and reads or makes the client id. Does not connect: the
         /// server is first asked by `synchronize()` or `start()`.
         ///
-        /// - Throws: `.unsupportedType` for a type without a primary key, `.store` when the file cannot
+        /// - Throws: `.unsupportedType` for a type without a primary key (or linking to a type keyed by row ids), `.store` when the file cannot
         ///   be opened or a type is not in its schema.
         public init(configuration: Store.Configuration, server: SyncServer, types: [Object.Type])
             async throws(SyncError)

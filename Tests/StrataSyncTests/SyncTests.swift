@@ -282,6 +282,90 @@
             #expect(try await bob.read(describe) == expected)
         }
 
+        @Test(
+            "embedded objects travel inside their owner's row (jsonb on the server): set, changed in place, replaced, deleted with it"
+        )
+        func embeddedObjects() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let fixture = { Fixture([SyncItem.self, SyncOwner.self, SyncPlace.self]) }
+            let types: [Object.Type] = [SyncItem.self, SyncPlace.self]
+            let alice = try await SyncClient(server: scene.server, fixture: fixture(), types: types)
+            let bob = try await SyncClient(server: scene.server, fixture: fixture(), types: types)
+            try await alice.write { store in
+                let item = SyncItem(id: 7, title: "pin", count: 0)
+                try store.add(item)
+                let place = SyncPlace(id: 1, name: "office")
+                place.address = SyncAddress("Oslo", street: "Storgata 1")
+                place.address?.point = SyncPoint()
+                place.address?.point?.latitude = 59.9
+                place.address?.point?.owner = item
+                place.stops.append(objectsIn: [SyncAddress("Bergen"), SyncAddress("Trondheim")])
+                place.byLabel["home"] = SyncAddress("Tromsø")
+                place.byLabel["none"] = .some(nil)
+                try store.add(place)
+            }
+            try await alice.sync.synchronize()
+            let row = try scene.cluster.psql(
+                """
+                SELECT address->>'city', address->'point'->>'latitude', address->'point'->>'owner',
+                    jsonb_array_length(stops), stops->1->>'city', "byLabel"->'home'->>'city', "byLabel"->'none'
+                FROM strata."SyncPlace"
+                """, database: scene.database)
+            #expect(row == "Oslo|59.9|7|2|Trondheim|Tromsø|null", "\(row)")
+            try await bob.sync.synchronize()
+            let describe: @Sendable (Store) -> String = { store in
+                guard let place = store.object(ofType: SyncPlace.self, forPrimaryKey: 1) else { return "none" }
+                let address = place.address.map {
+                    "\($0.city)/\($0.street)/\($0.point?.latitude ?? 0)/\($0.point?.owner?.title ?? "nil")"
+                }
+                return "\(address ?? "nil") \(place.stops.map(\.city)) "
+                    + "\(place.byLabel.map { "\($0.key)=\($0.value?.city ?? "nil")" }) "
+                    + "\(store.objects(SyncAddress.self).count)+\(store.objects(SyncPoint.self).count)"
+            }
+            #expect(
+                try await bob.read(describe)
+                    == "Oslo/Storgata 1/59.9/pin [\"Bergen\", \"Trondheim\"] [\"home=Tromsø\", \"none=nil\"] 4+1")
+            // Changed in place (only the embedded row changes): the owner's property travels.
+            try await alice.write { store in
+                store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!.address!.city = "Bergen"
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            #expect(try await bob.read(describe).hasPrefix("Bergen/Storgata 1/59.9/pin"))
+            // Replaced and removed on the other client: the old embedded rows are deleted there.
+            try await bob.write { store in
+                let place = store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!
+                place.stops.removeFirst()
+                place.address = SyncAddress("Stavanger")
+            }
+            try await bob.sync.synchronize()
+            try await alice.sync.synchronize()
+            let expected = "Stavanger//0.0/nil [\"Trondheim\"] [\"home=Tromsø\", \"none=nil\"] 3+0"
+            #expect(try await alice.read(describe) == expected)
+            #expect(try await bob.read(describe) == expected)
+            // Concurrent edits of one embedded object: it is one property of its owner, so the change
+            // the server sequences last wins whole, and a client's pending change stays on top.
+            try await bob.write { store in
+                store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!.address!.city = "Bodø"
+            }
+            try await alice.write { store in
+                store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!.address!.street = "Kirkegata"
+            }
+            try await bob.sync.synchronize()
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            #expect(try await alice.read(describe).hasPrefix("Stavanger/Kirkegata/"))
+            #expect(try await bob.read(describe) == (try await alice.read(describe)))
+            // Deleted with their owner, on both clients.
+            try await alice.write { store in try store.delete(store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!) }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            #expect(try await bob.read(describe) == "none")
+            #expect(try await bob.read { try $0.verify().orphans }.isEmpty)
+            #expect(try await bob.read { $0.objects(SyncAddress.self).count } == 0)
+        }
+
         @Test("a client offline for 1,000 commits catches up, and so does the other")
         func offlineThousandCommits() async throws {
             let scene = try SyncScene()

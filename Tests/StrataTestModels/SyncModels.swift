@@ -56,3 +56,37 @@ public final class SyncModelKinds: Object {
     @Persisted public var friend: SyncModelKinds?
     @Persisted public var extra: AnyValue
 }
+
+/// A synced type owning embedded objects: they travel inside its row (jsonb on the server).
+public final class SyncPlace: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var name: String
+    @Persisted public var address: SyncAddress?
+    @Persisted public var stops: List<SyncAddress>
+    @Persisted public var byLabel: Map<String, SyncAddress?>
+
+    public convenience init(id: Int, name: String) {
+        self.init()
+        self.id = id
+        self.name = name
+    }
+}
+
+public final class SyncAddress: EmbeddedObject {
+    @Persisted public var street: String
+    @Persisted public var city: String
+    @Persisted public var point: SyncPoint?
+
+    public convenience init(_ city: String, street: String = "") {
+        self.init()
+        self.city = city
+        self.street = street
+    }
+}
+
+public final class SyncPoint: EmbeddedObject {
+    @Persisted public var latitude: Double
+    @Persisted public var longitude: Double
+    /// A link to a keyed type from inside an embedded object: sent as the target's key.
+    @Persisted public var owner: SyncItem?
+}

@@ -3,9 +3,10 @@ import Foundation
 extension Store {
     /// The stored columns of `types`, as sync describes them to its server.
     ///
+    /// A link to an EmbeddedObject travels inside its owner (`SyncType.embedded`).
+    ///
     /// - Throws: `.schemaMismatch` for a type outside the Store's schema, without a primary key, or
-    ///   linking to a type without one (an EmbeddedObject): sync names objects by primary key;
-    ///   `.wrongThread`.
+    ///   linking to a type keyed by row ids: sync names objects by primary key; `.wrongThread`.
     @_spi(StrataSync)
     public func syncSchema(of types: [Object.Type]) throws(StoreError) -> [SyncTypeSchema] {
         try core.checkConfined()
@@ -14,22 +15,9 @@ extension Store {
             guard let keyColumn = binding.primaryKeyColumn else {
                 throw .schemaMismatch("\(binding.name) has no primary key: sync names objects by primary key")
             }
-            // A link is sent as its target's primary key: a target without one (an EmbeddedObject, a
-            // type keyed by row ids, which differ from file to file) cannot be named on another client.
-            for (name, type) in zip(binding.columnNames, binding.columnTypes) {
-                guard let target = type.linkedTypeName, let targetBinding = core.tables.existingBinding(named: target),
-                    targetBinding.primaryKeyColumn == nil
-                else { continue }
-                let kind = targetBinding.schema.isEmbedded ? "an EmbeddedObject" : "keyed by row ids"
-                throw .schemaMismatch(
-                    "\(binding.name).\(name) links to \(target), which has no primary key (\(kind)): sync names objects "
-                        + "by primary key and cannot carry it yet")
-            }
             return SyncTypeSchema(
                 name: binding.name, primaryKey: binding.columnNames[keyColumn],
-                properties: zip(binding.columnNames, binding.columnTypes).map {
-                    SyncTypeSchema.Property(name: $0, type: SyncType($1))
-                })
+                properties: try core.sync.syncProperties(of: binding))
         }
     }
 

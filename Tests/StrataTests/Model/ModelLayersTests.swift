@@ -140,13 +140,20 @@ struct ModelLayersTests {
         try store.verify()
     }
 
-    @Test("sync refuses a type that links to embedded objects (they have no primary key to name them by)")
-    func syncRefusesEmbeddedLinks() throws {
-        let fixture = Fixture([Resident.self, Contact.self])
+    @Test("sync carries embedded objects inside their owner, and refuses a link to a type keyed by row ids")
+    func syncSchemaOfEmbeddedLinks() throws {
+        let fixture = Fixture([Resident.self, Contact.self, Order.self])
         let store = try fixture.open()
-        #expect { try store.syncSchema(of: [Resident.self]) } throws: {
-            isCase($0, .schemaMismatch("")) && "\($0)".contains("Resident.address links to Address")
+        // A type keyed by row ids cannot be named on another client.
+        #expect { try store.syncSchema(of: [Order.self]) } throws: {
+            isCase($0, .schemaMismatch("")) && "\($0)".contains("Order.lines links to OrderLine")
         }
         #expect(try store.syncSchema(of: [Contact.self]).first?.primaryKey == "id")
+        // Embedded objects travel inside their owner.
+        let resident = try #require(try store.syncSchema(of: [Resident.self]).first)
+        #expect(
+            resident.properties.first { $0.name == "address" }?.type.description
+                == "embedded(Address{street: string, city: string, position: embedded(Position{latitude: double, longitude: double})})"
+        )
     }
 }

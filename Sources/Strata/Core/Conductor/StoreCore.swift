@@ -294,7 +294,9 @@ final class StoreCore: ObjectContext {
         let skipped = try observers.observers(of: skippedObservers)
         if outbox.recordsThisWrite, let changes = session.changeLog {
             do {
-                try outbox.recordCommit(of: changes, in: session)
+                let embeddedChanged = bindings.contains { $0.schema.isEmbedded && !changes[$0.ordinal].isEmpty }
+                try outbox.recordCommit(
+                    of: embeddedChanged ? movingEmbeddedChangesToOwners(changes) : changes, in: session)
             } catch {
                 try? cancelWrite()  // nothing of a write whose changes could not be captured is stored
                 throw error

@@ -35,6 +35,9 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
     case set(SyncType)
     /// A Map with String keys and values of this type.
     case map(SyncType)
+    /// A link to an EmbeddedObject of the named type, with its properties: sent inside its owner
+    /// (the server holds it as `jsonb`).
+    case embedded(String, [SyncTypeSchema.Property])
 
     init(_ type: PropertyType) {
         switch type {
@@ -77,6 +80,8 @@ public indirect enum SyncType: Sendable, Hashable, CustomStringConvertible {
         case .list(let element): "list(\(element))"
         case .set(let element): "set(\(element))"
         case .map(let value): "map(\(value))"
+        case .embedded(let name, let properties):
+            "embedded(\(name){\(properties.map { "\($0.name): \($0.type)" }.joined(separator: ", "))})"
         }
     }
 }

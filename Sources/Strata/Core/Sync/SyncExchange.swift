@@ -69,6 +69,23 @@ struct SyncExchange {
                 } catch {
                     throw .damaged(at: binding.location(of: key), error)
                 }
+                if let target = embeddedTarget(of: binding.columnTypes[column]) {
+                    let image = try image(of: bytes, type: binding.columnTypes[column], target: target) {
+                        (target, key) throws(StoreError) -> RowView? in
+                        let stored = try StoreError.mapping { () throws(LMDBError) in
+                            try reader.get(target.table, key: key)
+                        }
+                        guard let stored else { return nil }
+                        let rowKey = try core.rows.decodeRowKey(key, binding: target)
+                        return try core.rows.storedRow(stored, keyBytes: key, binding: target, key: rowKey)
+                    }
+                    let value = try image.withOptionalBytes { (image) throws(StoreError) in
+                        try syncValue(ofImage: image, type: binding.columnTypes[column], target: target)
+                    }
+                    properties.append(
+                        OutgoingChange.Property(name: binding.columnNames[column], bytes: image, value: value))
+                    continue
+                }
                 properties.append(
                     OutgoingChange.Property(
                         name: binding.columnNames[column], bytes: bytes.map { Array($0) },
@@ -237,7 +254,11 @@ extension SyncExchange {
             }
             do {
                 try property.bytes.withOptionalBytes { (bytes) throws(StoreError) in
-                    _ = try DynamicValue.decode(bytes, type: binding.columnTypes[column]) { _, _ in nil }
+                    if let target = embeddedTarget(of: binding.columnTypes[column]) {
+                        try validateImage(bytes, type: binding.columnTypes[column], target: target)
+                    } else {
+                        _ = try DynamicValue.decode(bytes, type: binding.columnTypes[column]) { _, _ in nil }
+                    }
                 }
             } catch {
                 throw .corrupted("change \(change.sequence): \(change.typeName).\(property.name): \(error)")
@@ -265,6 +286,36 @@ extension SyncExchange {
         _ columns: [Int: [UInt8]?], key: RowKey, old: RowView?, keeping kept: Set<String>, binding: TableBinding,
         session: WriteSession
     ) throws(StoreError) -> Bool {
+        var columns = columns
+        var keptColumns: Set<Int> = []
+        for (column, incoming) in columns where !kept.contains(binding.columnNames[column]) {
+            guard let target = embeddedTarget(of: binding.columnTypes[column]) else { continue }
+            // An image: stored as new embedded rows unless it is the image of what is stored.
+            let type = binding.columnTypes[column]
+            if let old {
+                let stored: UnsafeRawBufferPointer?
+                do {
+                    stored = try old.column(column)
+                } catch {
+                    throw .damaged(at: binding.location(of: key), error)
+                }
+                var copies: [ScratchBuffer] = []  // each row read stays valid until the image is made
+                let current = try image(of: stored, type: type, target: target) {
+                    (target, key) throws(StoreError) -> RowView? in
+                    let rowKey = try core.rows.decodeRowKey(key, binding: target)
+                    copies.append(ScratchBuffer())
+                    return try core.copyOfRow(target, key: rowKey, session: session, into: copies[copies.count - 1])
+                }
+                withExtendedLifetime(copies) {}
+                if current == incoming {
+                    keptColumns.insert(column)
+                    continue
+                }
+            }
+            columns[column] = try incoming.withOptionalBytes { (image) throws(StoreError) in
+                try materialize(image, type: type, target: target, session: session)
+            }
+        }
         var changed = old == nil
         session.rowEncoder.beginRow(columns: binding.columnCount)
         for column in 0..<binding.columnCount {
@@ -274,7 +325,9 @@ extension SyncExchange {
             } catch {
                 throw .damaged(at: binding.location(of: key), error)
             }
-            if old != nil, kept.contains(binding.columnNames[column]) || columns[column] == nil {
+            if old != nil,
+                kept.contains(binding.columnNames[column]) || columns[column] == nil || keptColumns.contains(column)
+            {
                 session.rowEncoder.appendColumn(copying: stored)
                 continue
             }
