@@ -156,4 +156,54 @@ struct ModelLayersTests {
                 == "embedded(Address{street: string, city: string, position: embedded(Position{latitude: double, longitude: double})})"
         )
     }
+
+    @Test(
+        "embedded objects in sync: an in-place change is the owner's; a pulled image is stored once; damaged bytes are refused"
+    )
+    func embeddedImages() throws {
+        let sending = try Fixture([Resident.self]).open()
+        try sending.captureChanges(of: [Resident.self])
+        let resident = Resident(id: 1)
+        resident.address = Address("Oslo", street: "Storgata 1")
+        resident.previous.append(Address("Bergen"))
+        try sending.write { try sending.add(resident) }
+        let insert = try #require(try sending.outgoingChanges().changes.first)
+        #expect(insert.kind == .insert && insert.typeName == "Resident")
+        // Only the embedded row changes: the outbox records the owner's property.
+        try sending.write { resident.address?.city = "Trondheim" }
+        let update = try #require(try sending.outgoingChanges(after: insert.sequence).changes.first)
+        #expect(update.kind == .update && update.typeName == "Resident" && update.properties.map(\.name) == ["address"])
+        guard case .map(let address) = update.properties[0].value else {
+            Issue.record("\(update.properties[0].value)")
+            return
+        }
+        #expect(address["city"] == .string("Trondheim") && address["street"] == .string("Storgata 1"))
+
+        let receiving = try Fixture([Resident.self]).open()
+        func incoming(_ change: OutgoingChange, _ sequence: Int64, bytes: [UInt8]?? = nil) -> IncomingChange {
+            IncomingChange(
+                sequence: sequence, typeName: change.typeName, kind: change.kind, key: change.key,
+                properties: change.properties.map { IncomingChange.Property(name: $0.name, bytes: bytes ?? $0.bytes) })
+        }
+        try receiving.write { try receiving.applyIncomingChanges([incoming(insert, 1)], through: 1) }
+        try receiving.write { try receiving.applyIncomingChanges([incoming(update, 2)], through: 2) }
+        let received = try #require(receiving.object(ofType: Resident.self, forPrimaryKey: 1))
+        #expect(received.address?.city == "Trondheim" && received.previous.map(\.city) == ["Bergen"])
+        #expect(receiving.objects(Address.self).count == 2)
+        // The same image again changes nothing (no new rows); a damaged one is refused, nothing applied.
+        #expect(try receiving.write { try receiving.applyIncomingChanges([incoming(update, 3)], through: 3) } == 0)
+        #expect(receiving.objects(Address.self).count == 2)
+        let image = try #require(update.properties[0].bytes)
+        let damagedImages: [[UInt8]] = [
+            Array(image.dropLast(3)), [UInt8]([0xFF]) + Array(image.dropFirst()), [UInt8](repeating: 0, count: 5),
+        ]
+        for damaged in damagedImages {
+            let change = incoming(update, 4, bytes: .some(damaged))
+            #expect(throws: StoreError.self) {
+                try receiving.write { try receiving.applyIncomingChanges([change], through: 4) }
+            }
+        }
+        #expect(receiving.object(ofType: Resident.self, forPrimaryKey: 1)?.address?.city == "Trondheim")
+        #expect(try receiving.verify().orphans.isEmpty)
+    }
 }
