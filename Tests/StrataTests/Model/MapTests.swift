@@ -281,6 +281,80 @@ struct MapTests {
         #expect(throws: StoreError.self) { try contact.observe(keyPaths: ["pets.rex"]) { _ in } }
     }
 
+    @Test("observe of a Map and a set of objects: a change of an object is a modification (keyPaths narrow it)")
+    func objectCollectionNotifications() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        let contact = Contact(name: "a")
+        let friend = Contact(name: "friend")
+        try store.write {
+            contact.pets["rex"] = Dog(name: "Rex")
+            contact.pets["max"] = Dog(name: "Max")
+            contact.friends.insert(friend)
+            try store.add(contact)
+        }
+        var all: [String] = []
+        var named: [String] = []
+        var friends: [String] = []
+        let tokens = [
+            try contact.pets.observe { change in
+                if case .update(_, let deletions, let insertions, let modifications) = change {
+                    all.append("-\(deletions) +\(insertions) ~\(modifications)")
+                }
+            },
+            try contact.pets.observe(keyPaths: ["owner"]) { change in
+                if case .update(_, _, _, let modifications) = change { named.append("~\(modifications)") }
+            },
+            try contact.friends.observe(keyPaths: ["name"]) { change in
+                if case .update(_, _, _, let modifications) = change { friends.append("~\(modifications)") }
+            },
+        ]
+        try store.write { contact.pets["rex"]??.name = "Rexy" }
+        try store.write { contact.pets["max"]??.owner = Person(id: 1) }
+        try store.write { friend.name = "pal" }
+        try store.write { friend.tags.insert("x") }  // not a name: nothing for the key-path observer
+        try store.refresh()
+        #expect(all == ["-[] +[] ~[\"rex\"]", "-[] +[] ~[\"max\"]"], "\(all)")
+        #expect(named == ["~[\"max\"]"], "\(named)")
+        #expect(friends == ["~[0]"], "\(friends)")
+        for token in tokens { token.invalidate() }
+        #expect(throws: StoreError.self) { try contact.phones.observe(keyPaths: ["name"]) { _ in } }
+        #expect(throws: StoreError.self) { try contact.pets.observe(keyPaths: ["nothing"]) { _ in } }
+    }
+
+    @Test("observe(on: queue): the map is read on a Store of that queue, and updates arrive there")
+    func observeOnQueue() throws {
+        let fixture = Fixture([Contact.self])
+        let store = try fixture.open()
+        let contact = Contact(name: "a")
+        try store.write { try store.add(contact) }
+        let queue = DispatchQueue(label: "map-observer")
+        let seen = Locked<[String]>([])
+        let token = try contact.phones.observe(on: queue) { change in
+            dispatchPrecondition(condition: .onQueue(queue))
+            switch change {
+            case .initial(let map): seen.withLock { $0.append("initial \(map.count)") }
+            case .update(let map, _, let insertions, _):
+                seen.withLock { $0.append("+\(insertions) \(map["home"] ?? "nil")") }
+            case .error(let error): seen.withLock { $0.append("error \(error)") }
+            }
+        }
+        defer { token.invalidate() }
+        /// Waits on the condition (never a fixed time): up to a minute, sleeping a millisecond between looks.
+        func waitFor(_ count: Int) -> Bool {
+            let deadline = Date().addingTimeInterval(60)
+            while seen.withLock({ $0.count }) < count {
+                guard Date() < deadline else { return false }
+                Thread.sleep(forTimeInterval: 0.001)
+            }
+            return true
+        }
+        #expect(waitFor(1))
+        try store.write { contact.phones["home"] = "1" }
+        #expect(waitFor(2))
+        #expect(seen.withLock { $0 } == ["initial 0", "+[\"home\"] 1"])
+    }
+
     @Test("a key looked up in place: found, absent, null, and damage before the key is a typed error")
     func keyLookUpInPlace() throws {
         func lookUp(_ key: String, _ bytes: [UInt8]) throws -> [UInt8]?? {
