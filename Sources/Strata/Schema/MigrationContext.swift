@@ -53,6 +53,22 @@ final class MigrationContext {
         }
     }
 
+    /// Every value stored under `key` in a table with duplicates (an index: the row keys holding one
+    /// index key), copied.
+    func duplicates(_ table: Table, key: [UInt8]) throws(StoreError) -> [[UInt8]] {
+        try StoreError.mapping { () throws(LMDBError) -> [[UInt8]] in
+            try key.withBytes { (needle) throws(LMDBError) -> [[UInt8]] in
+                try write!.withCursor(table) { (cursor) throws(LMDBError) -> [[UInt8]] in
+                    var values: [[UInt8]] = []
+                    _ = try cursor.walk(from: cursor.seek(atLeast: needle), while: { $0.elementsEqual(needle) }) {
+                        (entry) throws(Never) in values.append(Array(entry.value))
+                    }
+                    return values
+                }
+            }
+        }
+    }
+
     @discardableResult
     /// Stores `row` sealed (`RowSeal`) under `key`; false when `.noOverwrite` found the key.
     func putRow(_ table: Table, key: [UInt8], row: UnsafeRawBufferPointer, options: PutOptions = []) throws(StoreError)

@@ -240,20 +240,26 @@ extension MigrationContext {
             } catch {
                 throw .damaged(at: "\(type.name).\(index.property)", error)
             }
-            guard let holder = try get(index.table, key: indexKey) else { continue }
             if index.type.unwrapped == .string, value.count >= KeyEncoding.maxIndexedValueBytes {
-                guard let other = try get(rows, key: holder) else { continue }
-                let same = try other.withBytes { (raw) throws(StoreError) in
-                    let holderRow = try holder.withBytes { (key) throws(StoreError) in
-                        try checkedRow(raw, key: key, type)
-                    }
-                    do {
-                        return try holderRow.column(index.column).map { $0.elementsEqual(value) } ?? false
-                    } catch {
-                        throw .damaged(at: "\(type.name).\(index.property)", error)
+                // A long string: the index key holds its prefix only, so every holder of the prefix is
+                // compared in full (another value may share it).
+                var same = false
+                for holder in try duplicates(index.table, key: indexKey) where !same {
+                    guard let other = try get(rows, key: holder) else { continue }
+                    same = try other.withBytes { (raw) throws(StoreError) in
+                        let holderRow = try holder.withBytes { (key) throws(StoreError) in
+                            try checkedRow(raw, key: key, type)
+                        }
+                        do {
+                            return try holderRow.column(index.column).map { $0.elementsEqual(value) } ?? false
+                        } catch {
+                            throw .damaged(at: "\(type.name).\(index.property)", error)
+                        }
                     }
                 }
-                guard same else { continue }  // a long string sharing the indexed prefix: another value
+                guard same else { continue }
+            } else {
+                guard try get(index.table, key: indexKey) != nil else { continue }
             }
             let shown = String(decoding: value, as: UTF8.self)
             throw .alreadyExists(
