@@ -2,8 +2,9 @@
     @_spi(StrataSync) import Strata
 
     /// The bytes of a change's properties in `strata.changes.payloads` (one element per change): a count (UInt16), then per
-    /// property its name's length (UInt16), its name (UTF-8), its value's length (Int32, -1: null) and
-    /// its value as the sending file stores it, little-endian. Clients apply it as it is; the server's
+    /// property its name's length (UInt16), its name (UTF-8), its value's length (Int32, -1: null;
+    /// -2 - n: a Map patch of n bytes, `MapPatch`) and its value as the sending file stores it,
+    /// little-endian. Clients apply it as it is; the server's
     /// typed tables hold the same values for other programs.
     enum ChangePayload {
         static func encode(_ properties: [OutgoingChange.Property]) -> [UInt8] {
@@ -13,7 +14,8 @@
             for property in properties {
                 append16(property.name.utf8.count, to: &bytes)
                 bytes += property.name.utf8
-                let length = Int32(property.bytes?.count ?? -1)
+                var length = Int32(property.bytes?.count ?? -1)
+                if property.isMapPatch, let bytes = property.bytes { length = -2 - Int32(bytes.count) }
                 withUnsafeBytes(of: length.littleEndian) { bytes += $0 }
                 if let value = property.bytes { bytes += value }
             }
@@ -40,8 +42,10 @@
                 let name = String(decoding: try take(try take16()), as: UTF8.self)
                 let four = try take(4)
                 let length = four.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-                let value = Int32(bitPattern: length) < 0 ? nil : Array(try take(Int(length)))
-                properties.append(IncomingChange.Property(name: name, bytes: value))
+                let signed = Int32(bitPattern: length)
+                let isMapPatch = signed <= -2
+                let value = signed == -1 ? nil : Array(try take(Int(isMapPatch ? -2 - signed : signed)))
+                properties.append(IncomingChange.Property(name: name, bytes: value, isMapPatch: isMapPatch))
             }
             guard position == bytes.count else {
                 throw .server(sqlState: nil, message: "change \(sequence): its payload has bytes past its properties")

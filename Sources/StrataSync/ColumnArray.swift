@@ -91,7 +91,7 @@
             case (.castText, .decimal(let decimal)): appendBytes("\(decimal)".utf8)
             case (.castText, .decimal128(let decimal)): appendBytes(JSONText.numericText(decimal).utf8)
             case (.text, .objectId(let id)): appendBytes(id.stringValue.utf8)
-            case (.json, _), (.castText, .list), (.castText, .map):
+            case (.json, _), (.castText, .list), (.castText, .map), (.castText, .mapPatch):
                 var json = ""
                 JSONText.append(value, to: &json)
                 appendBytes(json.utf8)

@@ -16,7 +16,7 @@
         /// `change` on top of this; `values` are the change's properties by column number.
         mutating func apply(_ change: OutgoingChange, values: [SyncValue?]) {
             func merged(_ base: [SyncValue?]) -> [SyncValue?] {
-                zip(base, values).map { base, new in new ?? base }
+                zip(base, values).map { base, new in Self.merged(new, over: base) }
             }
             switch (change.kind, self) {
             case (.delete, _): self = .delete
@@ -30,6 +30,25 @@
         init(_ change: OutgoingChange, values: [SyncValue?]) {
             self = .set(values)
             apply(change, values: values)
+        }
+
+        /// A later value of a column on top of an earlier one: a Map patch goes onto the whole Map or
+        /// the earlier patch (its keys win); anything else replaces.
+        static func merged(_ new: SyncValue?, over base: SyncValue?) -> SyncValue? {
+            guard case .mapPatch(let set, let removed) = new, let base else { return new ?? base }
+            switch base {
+            case .map(var entries):
+                for key in removed { entries.removeValue(forKey: key) }
+                entries.merge(set) { $1 }
+                return .map(entries)
+            case .mapPatch(var earlierSet, let earlierRemoved):
+                for key in removed { earlierSet.removeValue(forKey: key) }
+                earlierSet.merge(set) { $1 }
+                let stillRemoved = earlierRemoved.filter { set[$0] == nil && !removed.contains($0) }
+                return .mapPatch(set: earlierSet, removed: stillRemoved + removed)
+            default:
+                return new
+            }
         }
     }
 
@@ -283,7 +302,31 @@
                 for row in rows { try values.append(row.values[index] ?? .null) }
                 binds.append(values)
                 aliases.append("v\(index)")
-                let value = Self.read("v\(index)", column.element, column.sqlType)
+                var value = Self.read("v\(index)", column.element, column.sqlType)
+                if rows.contains(where: { if case .mapPatch = $0.values[index] { true } else { false } }) {
+                    // Map patches: the keys removed (a JSON array per row), then the keys set on top.
+                    var patched = ColumnArray(.bool, capacity: rows.count)
+                    var removed = ColumnArray(.text, capacity: rows.count)
+                    for row in rows {
+                        if case .mapPatch(_, let keys) = row.values[index] {
+                            patched.append(true)
+                            var json = ""
+                            JSONText.append(.list(keys.map(SyncValue.string)), to: &json)
+                            removed.append(bytes: json.utf8)
+                        } else {
+                            patched.append(false)
+                            removed.append(bytes: "[]".utf8)
+                        }
+                    }
+                    binds.append(patched)
+                    aliases.append("p\(index)")
+                    binds.append(removed)
+                    aliases.append("m\(index)")
+                    value = """
+                        CASE WHEN r.p\(index) THEN (t.\(column.quoted) - ARRAY(SELECT jsonb_array_elements_text(r.m\(index)::jsonb))) \
+                        || \(value) ELSE \(value) END
+                        """
+                }
                 if setCount == rows.count {
                     assignments.append("\(column.quoted) = \(value)")
                     continue

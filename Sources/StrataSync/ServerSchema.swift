@@ -19,7 +19,7 @@
     /// - `strata."<Type>"`: the current objects of each type, one typed column per property (what other
     ///   programs read).
     enum ServerSchema {
-        static let protocolVersion = "2"
+        static let protocolVersion = "3"  // 3: Map patches in payloads
         static let channel = "strata_changes"
         /// Taken while the tables are created, so that two clients starting together do not collide.
         static let creationLock: Int64 = 0x5354_5241_5441  // "STRATA"
@@ -163,7 +163,7 @@
             case .decimal(let decimal): "\(decimal)"
             case .decimal128(let decimal): JSONText.numericText(decimal)
             case .objectId(let id): id.stringValue
-            case .list, .set, .map:
+            case .list, .set, .map, .mapPatch:
                 {
                     var json = ""
                     JSONText.append(value, to: &json)
@@ -196,6 +196,8 @@
             case .decimal(let decimal): appendString("\(decimal)", to: &text)
             case .decimal128(let decimal): appendString(numericText(decimal), to: &text)
             case .objectId(let id): appendString(id.stringValue, to: &text)
+            case .mapPatch(let set, _):
+                append(.map(set), to: &text, nested: nested)  // the keys set; removals travel apart
             case .map(let entries):
                 text += "{"
                 for (index, key) in entries.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }).enumerated()

@@ -282,6 +282,64 @@
             #expect(try await bob.read(describe) == expected)
         }
 
+        @Test("a Map syncs per key: concurrent changes of different keys both win; of one key, the later one")
+        func mapPerKey() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let fixture = { Fixture([SyncItem.self, SyncOwner.self, SyncModelKinds.self]) }
+            let alice = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncModelKinds.self])
+            let bob = try await SyncClient(server: scene.server, fixture: fixture(), types: [SyncModelKinds.self])
+            let id = try ObjectId(string: "65a1b2c3d4e5f60718293a4b")
+            try await alice.write { store in
+                let kinds = SyncModelKinds()
+                kinds.id = id
+                kinds.phones["home"] = "1"
+                kinds.phones["work"] = "1"
+                kinds.phones["old"] = "1"
+                kinds.scores["a"] = 1
+                try store.add(kinds)
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            // Offline on both: alice sets home and removes old, bob sets work and adds a null score.
+            try await alice.write { store in
+                let kinds = store.object(ofType: SyncModelKinds.self, forPrimaryKey: id)!
+                kinds.phones["home"] = "alice"
+                kinds.phones["old"] = nil
+            }
+            try await bob.write { store in
+                let kinds = store.object(ofType: SyncModelKinds.self, forPrimaryKey: id)!
+                kinds.phones["work"] = "bob"
+                kinds.scores["b"] = .some(nil)
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()  // pulls alice's keys (bob holds only "work"), pushes its own
+            try await alice.sync.synchronize()
+            let describe: @Sendable (Store) -> String = { store in
+                guard let kinds = store.object(ofType: SyncModelKinds.self, forPrimaryKey: id) else { return "none" }
+                return "\(kinds.phones.map { "\($0.key)=\($0.value)" }) "
+                    + "\(kinds.scores.map { "\($0.key)=\($0.value.map(String.init) ?? "nil")" })"
+            }
+            let merged = "[\"home=alice\", \"work=bob\"] [\"a=1\", \"b=nil\"]"
+            #expect(try await alice.read(describe) == merged)
+            #expect(try await bob.read(describe) == merged)
+            let row = try scene.cluster.psql(
+                "SELECT phones::text, scores::text FROM strata.\"SyncModelKinds\"", database: scene.database)
+            #expect(row == #"{"home": "alice", "work": "bob"}|{"a": 1, "b": null}"#, "\(row)")
+            // One key changed on both: the change the server sequences last wins.
+            try await alice.write { store in
+                store.object(ofType: SyncModelKinds.self, forPrimaryKey: id)!.phones["home"] = "A"
+            }
+            try await bob.write { store in
+                store.object(ofType: SyncModelKinds.self, forPrimaryKey: id)!.phones["home"] = "B"
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            try await alice.sync.synchronize()
+            #expect(try await alice.read(describe).hasPrefix("[\"home=B\", \"work=bob\"]"))
+            #expect(try await bob.read(describe) == (try await alice.read(describe)))
+        }
+
         @Test(
             "embedded objects travel inside their owner's row (jsonb on the server): set, changed in place, replaced, deleted with it"
         )

@@ -100,6 +100,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let reusesAccessors: Bool
     /// Stored property types, by column.
     let columnTypes: [PropertyType]
+    /// The columns that hold a Map (sync records which keys a change set).
+    let mapColumns: Set<Int>
     /// Position among the Store's bindings, for per-table counters.
     let ordinal: Int
     /// The accessors of the stored columns, in column order (what `add` encodes a row with).
@@ -133,6 +135,7 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         primaryKeyType = primaryKeyColumn.map { stored.properties[$0].type }
         indexes = tables.indexes
         columnTypes = stored.properties.map(\.type)
+        mapColumns = Set(stored.properties.indices.filter { stored.properties[$0].type.isMap })
         self.ordinal = ordinal
         columnAccessors = propertyOfColumn.map { schema.accessors[$0] }
         columnBindings = zip(schema.accessors, columnOfProperty).map { ($0.columnOffset, $1) }

@@ -206,4 +206,57 @@ struct ModelLayersTests {
         #expect(receiving.object(ofType: Resident.self, forPrimaryKey: 1)?.address?.city == "Trondheim")
         #expect(try receiving.verify().orphans.isEmpty)
     }
+
+    @Test("sync sends the Map keys an update set or removed (a patch), applies them per key, refuses damaged patches")
+    func mapPatches() throws {
+        let sending = try Fixture([Contact.self]).open()
+        try sending.captureChanges(of: [Contact.self])
+        let contact = Contact(name: "a")
+        contact.phones["home"] = "1"
+        contact.phones["work"] = "1"
+        try sending.write { try sending.add(contact) }
+        try sending.write {
+            contact.phones["home"] = "2"
+            contact.phones["work"] = nil
+            contact.phones["new"] = "3"
+        }
+        let changes = try sending.outgoingChanges().changes
+        #expect(changes.map(\.kind) == [.insert, .update])
+        let patch = try #require(changes[1].properties.first)
+        #expect(patch.name == "phones" && patch.isMapPatch)
+        #expect(patch.value == .mapPatch(set: ["home": .string("2"), "new": .string("3")], removed: ["work"]))
+        // A write that sets a Map to what it holds sends nothing for it.
+        try sending.write { contact.phones["home"] = "2" }
+        #expect(try sending.outgoingChanges(after: changes[1].sequence).changes.allSatisfy(\.properties.isEmpty))
+
+        let receiving = try Fixture([Contact.self]).open()
+        func incoming(_ change: OutgoingChange, _ sequence: Int64, bytes: [UInt8]?? = nil) -> IncomingChange {
+            IncomingChange(
+                sequence: sequence, typeName: change.typeName, kind: change.kind, key: change.key,
+                properties: change.properties.map {
+                    IncomingChange.Property(name: $0.name, bytes: bytes ?? $0.bytes, isMapPatch: $0.isMapPatch)
+                })
+        }
+        try receiving.write { try receiving.applyIncomingChanges([incoming(changes[0], 1)], through: 1) }
+        let received = try #require(receiving.objects(Contact.self).first)
+        try receiving.write { received.phones["mine"] = "x" }  // a key only this client has: kept
+        try receiving.write { try receiving.applyIncomingChanges([incoming(changes[1], 2)], through: 2) }
+        #expect(received.phones.map { "\($0.key)=\($0.value)" } == ["home=2", "mine=x", "new=3"])
+        for damaged in [[UInt8]([1, 0, 0, 0]), [2, 0, 0, 0, 1, 0, 0, 0, 0x61, 1, 0, 0, 0, 9], [0xFF]] {
+            let change = incoming(changes[1], 3, bytes: .some(damaged))
+            #expect(throws: StoreError.self) {
+                try receiving.write { try receiving.applyIncomingChanges([change], through: 3) }
+            }
+        }
+        #expect(received.phones.count == 3)
+    }
+
+    @Test("outbox records of version 2 (before Map keys were recorded) still read")
+    func outboxVersion2Records() throws {
+        var record: [UInt8] = [2, 2, 4, 0] + Array("Type".utf8) + [1, 0, 7, 2, 0, 0, 0, 3, 0]
+        let entries = try record.withUnsafeBytes { try OutboxEntry.decodeRecord($0) }
+        #expect(entries == [OutboxEntry(kind: .update, typeName: "Type", key: [7], columns: [0, 3])])
+        record[0] = 9
+        #expect(throws: RowDamage.self) { try record.withUnsafeBytes { try OutboxEntry.decodeRecord($0) } }
+    }
 }

@@ -295,8 +295,11 @@ final class StoreCore: ObjectContext {
         if outbox.recordsThisWrite, let changes = session.changeLog {
             do {
                 let embeddedChanged = bindings.contains { $0.schema.isEmbedded && !changes[$0.ordinal].isEmpty }
+                let recorded = embeddedChanged ? try movingEmbeddedChangesToOwners(changes) : changes
                 try outbox.recordCommit(
-                    of: embeddedChanged ? movingEmbeddedChangesToOwners(changes) : changes, in: session)
+                    of: recorded,
+                    mapKeys: try changedMapKeys(recorded, session: session, captured: outbox.capturedThisWrite),
+                    in: session)
             } catch {
                 try? cancelWrite()  // nothing of a write whose changes could not be captured is stored
                 throw error

@@ -70,13 +70,21 @@ struct OutboxEntry: Equatable {
     var key: [UInt8]
     /// The columns the change set: every column for an insert, none for a delete.
     var columns: [Int]
+    /// For an update, per Map column among `columns`, the keys whose value the change set or removed
+    /// (sync sends those keys only: last-writer-wins per key). A Map column absent here changed
+    /// whole (an insert, or a record written before keys were recorded).
+    var mapKeys: [Int: [String]] = [:]
 
-    static let version: UInt8 = 2
+    /// Version 3 added `mapKeys`; version 2 records (without them) are still read.
+    static let version: UInt8 = 3
 
-    /// Appends `[kind][name length: UInt16][name][key length: UInt16][key][column count: UInt16]`
-    /// and the columns as UInt16, little-endian; a record is `[version]` and its entries.
+    /// Appends `[kind][name length: UInt16][name][key length: UInt16][key][column count: UInt16]`,
+    /// the columns as UInt16, then `[map column count: UInt16]` and per Map column `[column: UInt16]
+    /// [key count: UInt16]` and its keys (`[length: UInt16][UTF-8]`), little-endian; a record is
+    /// `[version]` and its entries.
     static func append(
-        kind: Kind, typeName: String, key: RowKey, columns: some Collection<Int>, to bytes: inout [UInt8]
+        kind: Kind, typeName: String, key: RowKey, columns: some Collection<Int>, mapKeys: [Int: [String]] = [:],
+        to bytes: inout [UInt8]
     ) {
         func append16(_ value: Int) {
             bytes.append(UInt8(truncatingIfNeeded: value))
@@ -91,6 +99,15 @@ struct OutboxEntry: Equatable {
         }
         append16(columns.count)
         for column in columns { append16(column) }
+        append16(mapKeys.count)
+        for (column, keys) in mapKeys.sorted(by: { $0.key < $1.key }) {
+            append16(column)
+            append16(keys.count)
+            for key in keys {
+                append16(key.utf8.count)
+                bytes += key.utf8
+            }
+        }
     }
 
     /// The entries of a record.
@@ -109,7 +126,10 @@ struct OutboxEntry: Equatable {
             let two = try take(2)
             return Int(two[0]) | Int(two[1]) << 8
         }
-        guard try take(1)[0] == version else { throw RowDamage("outbox record of version \(bytes.first ?? 0)") }
+        let recordVersion = try take(1)[0]
+        guard recordVersion == version || recordVersion == 2 else {
+            throw RowDamage("outbox record of version \(recordVersion)")
+        }
         var entries: [OutboxEntry] = []
         while position < bytes.count {
             let code = try take(1)[0]
@@ -119,7 +139,16 @@ struct OutboxEntry: Equatable {
             let count = try take16()
             var columns: [Int] = []
             for _ in 0..<count { columns.append(try take16()) }
-            entries.append(OutboxEntry(kind: kind, typeName: typeName, key: key, columns: columns))
+            var mapKeys: [Int: [String]] = [:]
+            if recordVersion >= 3 {
+                for _ in 0..<(try take16()) {
+                    let column = try take16()
+                    var keys: [String] = []
+                    for _ in 0..<(try take16()) { keys.append(String(decoding: try take(try take16()), as: UTF8.self)) }
+                    mapKeys[column] = keys
+                }
+            }
+            entries.append(OutboxEntry(kind: kind, typeName: typeName, key: key, columns: columns, mapKeys: mapKeys))
         }
         return entries
     }

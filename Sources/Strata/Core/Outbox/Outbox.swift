@@ -27,7 +27,7 @@ final class Outbox {
     /// binding (by ordinal) whether it is captured (nil: none).
     @exclusivity(unchecked) private var seen: (generation: Int, bindings: [Bool]?) = (0, nil)
     /// Per binding, whether the open write records its changes; nil when it records none.
-    @exclusivity(unchecked) private var capturedThisWrite: [Bool]?
+    @exclusivity(unchecked) private(set) var capturedThisWrite: [Bool]?
     /// Whether the open write's commit records an outbox record (not for the changes a pull applies).
     @exclusivity(unchecked) private(set) var recordsThisWrite = false
     /// The meta table, once looked up.
@@ -120,7 +120,11 @@ final class Outbox {
     /// Stores the outbox record of this write's changes to captured types, in its transaction.
     ///
     /// - Throws: `.corrupted` (a damaged head), `.mapFull`, `.storage`.
-    func recordCommit(of log: [TableChanges], in session: WriteSession) throws(StoreError) {
+    /// `mapKeys`: per binding ordinal and modified row, the keys each changed Map column set or
+    /// removed (`OutboxEntry.mapKeys`).
+    func recordCommit(
+        of log: [TableChanges], mapKeys: [Int: [RowKey: [Int: [String]]]] = [:], in session: WriteSession
+    ) throws(StoreError) {
         guard recordsThisWrite, let captured = capturedThisWrite else { return }
         var record: [UInt8] = []
         swap(&record, &self.record)  // taken, not shared: no copy of its buffer on the appends
@@ -138,7 +142,8 @@ final class Outbox {
             }
             for (key, columns) in changes.modified {
                 OutboxEntry.append(
-                    kind: .update, typeName: binding.name, key: key, columns: columns.sorted(), to: &record)
+                    kind: .update, typeName: binding.name, key: key, columns: columns.sorted(),
+                    mapKeys: mapKeys[binding.ordinal]?[key] ?? [:], to: &record)
             }
         }
         guard record.count > 1 else { return }

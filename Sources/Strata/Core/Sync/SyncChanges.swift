@@ -20,6 +20,8 @@ public enum SyncValue: Sendable, Hashable {
     /// A MutableSet's elements, in the set's order.
     case set([SyncValue])
     case map([String: SyncValue])
+    /// Some keys of a Map: the values of those set, and those removed (last-writer-wins per key).
+    case mapPatch(set: [String: SyncValue], removed: [String])
 }
 
 /// The type of a property, as sync describes it to its server.
@@ -110,6 +112,8 @@ public struct OutgoingChange: Sendable, Equatable {
         public let bytes: [UInt8]?
         /// The value, for the server's tables.
         public let value: SyncValue
+        /// Whether `bytes` are a Map patch (`MapPatch`: some keys of the Map), not the whole column.
+        public var isMapPatch = false
     }
 
     /// The outbox place of the commit that made the change (`CapturedChange.sequence`).
@@ -139,12 +143,15 @@ public struct OutgoingBatch: Sendable, Equatable {
 public struct IncomingChange: Sendable, Equatable {
     public struct Property: Sendable, Equatable {
         public let name: String
-        /// The column as the sending file stored it (nil: null).
+        /// The column as the sending file stored it (nil: null), or a Map patch.
         public let bytes: [UInt8]?
+        /// Whether `bytes` are a Map patch (some keys of the Map), not the whole column.
+        public let isMapPatch: Bool
 
-        public init(name: String, bytes: [UInt8]?) {
+        public init(name: String, bytes: [UInt8]?, isMapPatch: Bool = false) {
             self.name = name
             self.bytes = bytes
+            self.isMapPatch = isMapPatch
         }
     }
 

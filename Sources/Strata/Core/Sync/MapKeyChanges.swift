@@ -1,0 +1,210 @@
+/// Last-writer-wins per Map key in sync: the outbox records, for each update of a Map property,
+/// which keys the commit set or removed, so that sync sends those keys only (`MapPatch`) and a
+/// concurrent change of another key on another client is kept.
+extension StoreCore {
+    /// Per binding ordinal, per modified row of a captured type, per changed Map column: the keys
+    /// whose value or presence differs from the last commit (read in a transaction of its own, which
+    /// `MDB_NOTLS` allows beside the write). A commit group's later writes see the group's start:
+    /// their keys are then a superset, which sends current values of a few more keys (harmless).
+    func changedMapKeys(_ log: [TableChanges], session: WriteSession, captured: [Bool]?) throws(StoreError)
+        -> [Int: [RowKey: [Int: [String]]]]
+    {
+        guard let captured else { return [:] }
+        var result: [Int: [RowKey: [Int: [String]]]] = [:]
+        var reader: ReadTransaction?
+        for binding in bindings
+        where captured[binding.ordinal] && !binding.mapColumns.isEmpty && !log[binding.ordinal].modified.isEmpty {
+            for (key, columns) in log[binding.ordinal].modified {
+                let mapColumns = columns.filter { binding.mapColumns.contains($0) }.sorted()
+                guard !mapColumns.isEmpty else { continue }
+                if reader == nil { reader = try StoreError.mapping { try ReadTransaction(environment) } }
+                guard
+                    let keys = try changedKeys(
+                        of: mapColumns, key: key, binding: binding, reader: reader!, session: session)
+                else { continue }
+                result[binding.ordinal, default: [:]][key] = keys
+            }
+        }
+        return result
+    }
+
+    /// The changed keys of `columns` of one row; nil when the row is new or its old or new bytes
+    /// cannot be read (the whole Map is then sent, as before).
+    private func changedKeys(
+        of columns: [Int], key: RowKey, binding: TableBinding, reader: borrowing ReadTransaction, session: WriteSession
+    ) throws(StoreError) -> [Int: [String]]? {
+        try key.withBytes { (keyBytes) throws(StoreError) -> [Int: [String]]? in
+            let oldStored = try StoreError.mapping { () throws(LMDBError) in
+                try reader.get(binding.table, key: keyBytes)
+            }
+            let newStored = try StoreError.mapping { () throws(LMDBError) in
+                try session.get(binding.table, key: keyBytes)
+            }
+            guard let oldStored, let newStored,
+                let old = try? RowView(stored: oldStored, key: keyBytes, expectedColumns: binding.columnCount),
+                let new = try? RowView(stored: newStored, key: keyBytes, expectedColumns: binding.columnCount)
+            else { return nil }
+            var result: [Int: [String]] = [:]
+            for column in columns {
+                guard let before = try? old.column(column), let after = try? new.column(column),
+                    let keys = try? MapFormat.changedKeys(from: before, to: after)
+                else { return nil }
+                result[column] = keys
+            }
+            return result
+        }
+    }
+}
+
+extension MapFormat {
+    /// The keys whose value or presence differs between two stored maps, in key order.
+    ///
+    /// - Throws: when either is not a map.
+    static func changedKeys(from old: UnsafeRawBufferPointer, to new: UnsafeRawBufferPointer) throws(RowDamage)
+        -> [String]
+    {
+        let before = try entries(old)
+        let after = try entries(new)
+        var changed: [String] = []
+        var i = 0
+        var j = 0
+        while i < before.count || j < after.count {
+            let order: Int
+            if i == before.count {
+                order = 1
+            } else if j == after.count {
+                order = -1
+            } else {
+                order =
+                    before[i].key.lexicographicallyPrecedes(after[j].key)
+                    ? -1 : (after[j].key.lexicographicallyPrecedes(before[i].key) ? 1 : 0)
+            }
+            switch order {
+            case -1:
+                changed.append(String(decoding: before[i].key, as: UTF8.self))
+                i += 1
+            case 1:
+                changed.append(String(decoding: after[j].key, as: UTF8.self))
+                j += 1
+            default:
+                if !Self.same(before[i].value, after[j].value) {
+                    changed.append(String(decoding: after[j].key, as: UTF8.self))
+                }
+                i += 1
+                j += 1
+            }
+        }
+        return changed
+    }
+
+    private static func same(_ a: UnsafeRawBufferPointer?, _ b: UnsafeRawBufferPointer?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): true
+        case (let a?, let b?): a.elementsEqual(b)
+        default: false
+        }
+    }
+}
+
+/// The keys of a Map a change sets or removes, as sync sends them: the list format (`ListFormat`),
+/// 2n elements, each key then its change: `[0]` removed, `[1]` and the value's bytes (as the Map
+/// stores it), `[2]` set to null.
+enum MapPatch {
+    enum Change: Equatable {
+        case removed
+        case set([UInt8]?)
+    }
+
+    /// The patch of `keys` as `map` (a stored Map column; nil: empty) now holds them.
+    static func encode(keys: [String], from map: UnsafeRawBufferPointer?) throws(RowDamage) -> [UInt8] {
+        var encoder = _RowEncoder()
+        encoder.beginRow(columns: 1)
+        encoder.writeListHeader(count: keys.count * 2)
+        for key in keys {
+            let start = encoder.beginElement()
+            encoder.write(key)
+            encoder.endElement(start)
+            let found = try map.flatMap { (map) throws(RowDamage) in
+                try Array(key.utf8).withBytes { (needle) throws(RowDamage) in
+                    try MapFormat.value(forKey: needle, in: map)
+                }
+            }
+            let element = encoder.beginElement()
+            switch found {
+            case .none: encoder.write(UInt8(0))
+            case .some(.none): encoder.write(UInt8(2))
+            case .some(.some(let value)):
+                encoder.write(UInt8(1))
+                encoder.write(value)
+            }
+            encoder.endElement(element)
+        }
+        encoder.endColumn()
+        return encoder.withRow { (row) in
+            Array((try? RowView(encoded: row, columns: 1).column(0)) ?? UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+
+    /// The keys and changes of a patch.
+    ///
+    /// - Throws: when the bytes are not a patch.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws(RowDamage) -> [(key: String, change: Change)] {
+        let elements = try ListFormat.elements(bytes)
+        guard elements.count % 2 == 0 else { throw RowDamage("a Map patch has an odd number of parts") }
+        var changes: [(key: String, change: Change)] = []
+        var index = 0
+        while index < elements.count {
+            guard let key = elements[index], let name = UTF8Text.string(key) else {
+                throw RowDamage("a Map patch key is null or not UTF-8")
+            }
+            if let problem = MapFormat.problem(withKey: name) { throw RowDamage(problem) }
+            guard let change = elements[index + 1], let tag = change.first else {
+                throw RowDamage("a Map patch change is empty")
+            }
+            switch tag {
+            case 0 where change.count == 1: changes.append((name, .removed))
+            case 1: changes.append((name, .set(Array(change.dropFirst()))))
+            case 2 where change.count == 1: changes.append((name, .set(nil)))
+            default: throw RowDamage("a Map patch change has the tag \(tag)")
+            }
+            index += 2
+        }
+        return changes
+    }
+
+    /// `map` (nil: empty) with the patch applied, except to the keys in `keeping`.
+    static func apply(
+        _ patch: [(key: String, change: Change)], to map: UnsafeRawBufferPointer?, keeping: Set<String> = []
+    ) throws(RowDamage) -> [UInt8] {
+        var entries: [String: [UInt8]?] = [:]
+        if let map {
+            for entry in try MapFormat.entries(map) {
+                entries[String(decoding: entry.key, as: UTF8.self)] = entry.value.map { Array($0) }
+            }
+        }
+        for (key, change) in patch where !keeping.contains(key) {
+            switch change {
+            case .removed: entries.removeValue(forKey: key)
+            case .set(let value): entries[key] = .some(value)
+            }
+        }
+        var encoder = _RowEncoder()
+        encoder.beginRow(columns: 1)
+        let keys = MapFormat.sortedKeys(Array(entries.keys))
+        encoder.writeListHeader(count: keys.count * 2)
+        for key in keys {
+            let start = encoder.beginElement()
+            encoder.write(key)
+            encoder.endElement(start)
+            if let value = entries[key] ?? nil {
+                value.withUnsafeBytes { encoder.writeElement($0) }
+            } else {
+                encoder.writeNullElement()
+            }
+        }
+        encoder.endColumn()
+        return encoder.withRow { (row) in
+            Array((try? RowView(encoded: row, columns: 1).column(0)) ?? UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+}
