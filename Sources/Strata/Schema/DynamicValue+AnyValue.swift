@@ -25,6 +25,18 @@ extension AnyValue {
         }
     }
 
+    /// Whether every value of a stored scalar type has a mixed kind that holds it exactly (what a
+    /// migration converts to `AnyValue` without a block). `UInt64` past `Int.max` and Foundation's
+    /// `Decimal` do not.
+    static func canWrap(_ type: PropertyType) -> Bool {
+        switch type {
+        case .bool, .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .float, .double, .string, .data,
+            .date, .objectId, .decimal128, .uuid:
+            true
+        default: false
+        }
+    }
+
     /// A mixed value holding `value` (a Swift value of a stored kind, an array or dictionary of them),
     /// or nil when it holds none.
     init?(wrapping value: Any?) {

@@ -28,9 +28,10 @@ extension MigrationContext {
     }
 
     /// Rewrites every row of a type whose columns changed. A column of the same name keeps its value
-    /// when its type is the same or wider (`String` → `String?`, `Int32` → `Int`, `Float` → `Double`;
-    /// an optional made required keeps its values, nil becoming the initial value); any other gets the
-    /// model's initial value. Keys do not change.
+    /// when its type is the same or wider (`String` → `String?`, `Int32` → `Int`, `Float` → `Double`,
+    /// a number → `Decimal128`, a value → `AnyValue`, a `MutableSet` → a `List`, elements or Map
+    /// values made optional; an optional made required keeps its values, nil becoming the initial
+    /// value); any other gets the model's initial value. Keys do not change.
     func convertRows(from old: StoredSchema.StoredType, to new: StoredSchema.StoredType) throws(StoreError) {
         let defaults = try defaultColumns(of: new)
         let sources = new.properties.map { property in
@@ -45,8 +46,7 @@ extension MigrationContext {
             encoder.beginRow(columns: new.properties.count)
             for (index, source) in sources.enumerated() {
                 if let (oldColumn, conversion) = source {
-                    if let bytes = try column(row, oldColumn, of: old) {
-                        conversion.append(bytes, to: &encoder)
+                    if let bytes = try column(row, oldColumn, of: old), conversion.append(bytes, to: &encoder) {
                         continue
                     }
                     if new.properties[index].type.isOptional {
@@ -73,6 +73,11 @@ extension MigrationContext {
         /// An integer widened: little-endian bytes of one width to a wider one.
         case integer(fromBytes: Int, signed: Bool, toBytes: Int)
         case floatToDouble
+        /// A value of this type wrapped in an `AnyValue`.
+        case toMixed(PropertyType)
+        /// A number of this type as a `Decimal128` (exact for integers; the shortest decimal that
+        /// reads back as a Float or Double).
+        case toDecimal128(PropertyType)
 
         /// The conversion from `old` to `new`, or nil when values cannot carry over safely.
         init?(from old: PropertyType, to new: PropertyType) {
@@ -84,6 +89,12 @@ extension MigrationContext {
             switch (from, to) {
             case _ where from == to && from.isScalar: self = .same
             case (.float, .double): self = .floatToDouble
+            case (.set(let element), .list(let same)) where element == same: self = .same  // one format
+            case (.list(let element), .list(.optional(let wrapped))) where element == wrapped: self = .same
+            case (.map(let value), .map(.optional(let wrapped))) where value == wrapped: self = .same
+            case (_, .mixed) where from.isScalar && AnyValue.canWrap(from): self = .toMixed(from)
+            case (_, .decimal128) where from.integerWidth != nil || from == .float || from == .double:
+                self = .toDecimal128(from)
             default:
                 guard let fromWidth = from.integerWidth, let toWidth = to.integerWidth, toWidth > fromWidth,
                     !from.isSignedInteger || to.isSignedInteger
@@ -92,10 +103,30 @@ extension MigrationContext {
             }
         }
 
-        func append(_ bytes: UnsafeRawBufferPointer, to encoder: inout _RowEncoder) {
+        /// Appends the converted column; false (nothing appended) when the value does not convert.
+        func append(_ bytes: UnsafeRawBufferPointer, to encoder: inout _RowEncoder) -> Bool {
             switch self {
             case .same:
                 encoder.appendColumn(copying: bytes)
+            case .toMixed(let type):
+                guard let value = try? DynamicValue.decode(bytes, type: type, link: { _, _ in nil }),
+                    let mixed = AnyValue(wrapping: DynamicValue.unwrap(value)),
+                    (try? mixed._strataEncodeColumn(into: &encoder)) != nil
+                else { return false }
+            case .toDecimal128(let type):
+                guard
+                    let value = DynamicValue.unwrap(try? DynamicValue.decode(bytes, type: type, link: { _, _ in nil }))
+                else { return false }
+                let number: Decimal128
+                switch value {
+                case let double as Double: number = Decimal128(double)
+                case let float as Float: number = Decimal128(Double(float))
+                case let integer as any BinaryInteger:
+                    guard let exact = Int(exactly: integer) else { return false }
+                    number = Decimal128(exact)
+                default: return false
+                }
+                guard (try? number._strataEncodeColumn(into: &encoder)) != nil else { return false }
             case .floatToDouble where bytes.count == 4:
                 let value = Double(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self))))
                 withUnsafeBytes(of: value.bitPattern.littleEndian) { encoder.appendColumn(copying: $0) }
@@ -107,6 +138,7 @@ extension MigrationContext {
             default:
                 encoder.appendColumn(copying: bytes)  // a damaged value: verify() reports it
             }
+            return true
         }
     }
 

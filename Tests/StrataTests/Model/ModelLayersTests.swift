@@ -23,6 +23,30 @@ enum CollectionsV2 {
     }
 }
 
+enum ConversionV1 {
+    final class Item: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var tags: MutableSet<String>
+        @Persisted var amount: Double
+        @Persisted var code: String
+        @Persisted var extra: Int
+        @Persisted var scores: Map<String, Int>
+        @Persisted var old: Map<String, Int>
+    }
+}
+
+enum ConversionV2 {
+    final class Item: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var tags: List<String>
+        @Persisted var amount: Decimal128
+        @Persisted var code: ObjectId
+        @Persisted var extra: AnyValue
+        @Persisted var scores: Map<String, Int?>
+        @Persisted var added: Map<String, String>
+    }
+}
+
 /// The layers every model type passes through: handoff between threads, frozen snapshots, the
 /// dynamic API, migrations.
 @Suite("Model types through every layer", .fixtureChecks)
@@ -258,5 +282,38 @@ struct ModelLayersTests {
         #expect(entries == [OutboxEntry(kind: .update, typeName: "Type", key: [7], columns: [0, 3])])
         record[0] = 9
         #expect(throws: RowDamage.self) { try record.withUnsafeBytes { try OutboxEntry.decodeRecord($0) } }
+    }
+
+    @Test(
+        "a migration without a block keeps values that convert without loss: a set to a List, Double to Decimal128, Int to AnyValue, Map values made optional; a narrowing one takes the initial value"
+    )
+    func automaticConversions() throws {
+        let fixture = Fixture([ConversionV1.Item.self])
+        do {
+            let store = try fixture.open()
+            let item = ConversionV1.Item()
+            item.id = 1
+            item.tags.insert(objectsIn: ["b", "a"])
+            item.scores["x"] = 3
+            item.amount = 2.5
+            item.code = "0123456789abcdef01234567"
+            item.extra = 5
+            item.old["x"] = 1
+            try store.write { try store.add(item) }
+        }
+        var configuration = Store.Configuration(
+            fileURL: fixture.configuration.fileURL!, objectTypes: [ConversionV2.Item.self])
+        configuration.schemaVersion = 1
+        let store = try Store(configuration: configuration)
+        let item = try #require(store.objects(ConversionV2.Item.self).first)
+        #expect(Array(item.tags) == ["a", "b"])
+        #expect(item.amount == "2.5")
+        #expect(
+            item.code.stringValue != "0123456789abcdef01234567",
+            "a String may not be an ObjectId: the block converts it")
+        #expect(item.extra == .int(5))
+        #expect(item.scores["x"] == .some(3))
+        #expect(item.added.isEmpty)
+        try store.verify()
     }
 }
