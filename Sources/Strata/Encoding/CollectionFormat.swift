@@ -12,6 +12,25 @@ enum MapFormat {
         let value: UnsafeRawBufferPointer?
     }
 
+    /// A stored Map column holding `entries` (a nil value: null), its keys in stored order.
+    static func column(_ entries: [String: [UInt8]?]) -> [UInt8] {
+        _RowEncoder.columnBytes { encoder in
+            let keys = sortedKeys(Array(entries.keys))
+            encoder.writeListHeader(count: keys.count * 2)
+            for key in keys {
+                let start = encoder.beginElement()
+                encoder.write(key)
+                encoder.endElement(start)
+                if let value = entries[key] ?? nil {
+                    value.withUnsafeBytes { encoder.writeElement($0) }
+                } else {
+                    encoder.writeNullElement()
+                }
+            }
+            encoder.endColumn()
+        }
+    }
+
     /// Keys in stored order: UTF-8 byte order (not String's Unicode order).
     static func sortedKeys(_ keys: [String]) -> [String] {
         keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

@@ -221,6 +221,19 @@ public struct _RowEncoder {
     }
 }
 
+extension _RowEncoder {
+    /// The bytes of one column that `write` writes and ends, outside any row: how a column built
+    /// apart (a Map, an embedded image, a patch) is made.
+    static func columnBytes(_ write: (inout _RowEncoder) -> Void) -> [UInt8] {
+        var encoder = _RowEncoder()
+        encoder.beginRow(columns: 1)
+        write(&encoder)
+        return encoder.withRow { row in
+            Array((try? RowView(encoded: row, columns: 1).column(0)) ?? UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+    }
+}
+
 enum ListFormat {
     static let nullElement = UInt32.max
 

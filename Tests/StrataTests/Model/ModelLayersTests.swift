@@ -238,15 +238,17 @@ struct ModelLayersTests {
         let contact = Contact(name: "a")
         contact.phones["home"] = "1"
         contact.phones["work"] = "1"
+        contact.scores["none"] = .some(nil)
         try sending.write { try sending.add(contact) }
         try sending.write {
             contact.phones["home"] = "2"
             contact.phones["work"] = nil
             contact.phones["new"] = "3"
+            contact.scores["ten"] = 10
         }
         let changes = try sending.outgoingChanges().changes
         #expect(changes.map(\.kind) == [.insert, .update])
-        let patch = try #require(changes[1].properties.first)
+        let patch = try #require(changes[1].properties.first { $0.name == "phones" })
         #expect(patch.name == "phones" && patch.isMapPatch)
         #expect(patch.value == .mapPatch(set: ["home": .string("2"), "new": .string("3")], removed: ["work"]))
         // A write that sets a Map to what it holds sends nothing for it.
@@ -266,6 +268,8 @@ struct ModelLayersTests {
         try receiving.write { received.phones["mine"] = "x" }  // a key only this client has: kept
         try receiving.write { try receiving.applyIncomingChanges([incoming(changes[1], 2)], through: 2) }
         #expect(received.phones.map { "\($0.key)=\($0.value)" } == ["home=2", "mine=x", "new=3"])
+        // A null value the patch does not name stays (a key with nil, not a removed key).
+        #expect(received.scores.map { "\($0.key)=\($0.value.map(String.init) ?? "nil")" } == ["none=nil", "ten=10"])
         for damaged in [[UInt8]([1, 0, 0, 0]), [2, 0, 0, 0, 1, 0, 0, 0, 0x61, 1, 0, 0, 0, 9], [0xFF]] {
             let change = incoming(changes[1], 3, bytes: .some(damaged))
             #expect(throws: StoreError.self) {

@@ -103,12 +103,12 @@ extension SyncExchange {
                 }
                 return Self.listColumn(images)
             case .map:
-                var entries: [(key: UnsafeRawBufferPointer, image: [UInt8]?)] = []
+                var entries: [String: [UInt8]?] = [:]
                 for entry in try MapFormat.entries(column) {
-                    entries.append(
-                        (entry.key, try entry.value.flatMap { (key) throws(StoreError) in try rowImage(key) }))
+                    entries[String(decoding: entry.key, as: UTF8.self)] =
+                        .some(try entry.value.flatMap { (key) throws(StoreError) in try rowImage(key) })
                 }
-                return Self.mapColumn(entries)
+                return MapFormat.column(entries)
             default:
                 throw StoreError.corrupted("\(type) does not link to embedded objects")
             }
@@ -122,31 +122,10 @@ extension SyncExchange {
     }
 
     private static func listColumn(_ images: [[UInt8]]) -> [UInt8] {
-        var encoder = _RowEncoder()
-        encoder.beginRow(columns: 1)
-        encoder.writeListHeader(count: images.count)
-        for image in images { image.withUnsafeBytes { encoder.writeElement($0) } }
-        encoder.endColumn()
-        return encoder.withRow { (row) -> [UInt8] in
-            Array((try? RowView(encoded: row, columns: 1).column(0)) ?? UnsafeRawBufferPointer(start: nil, count: 0))
-        }
-    }
-
-    private static func mapColumn(_ entries: [(key: UnsafeRawBufferPointer, image: [UInt8]?)]) -> [UInt8] {
-        var encoder = _RowEncoder()
-        encoder.beginRow(columns: 1)
-        encoder.writeListHeader(count: entries.count * 2)
-        for entry in entries {
-            encoder.writeElement(entry.key)
-            if let image = entry.image {
-                image.withUnsafeBytes { encoder.writeElement($0) }
-            } else {
-                encoder.writeNullElement()
-            }
-        }
-        encoder.endColumn()
-        return encoder.withRow { (row) -> [UInt8] in
-            Array((try? RowView(encoded: row, columns: 1).column(0)) ?? UnsafeRawBufferPointer(start: nil, count: 0))
+        _RowEncoder.columnBytes { encoder in
+            encoder.writeListHeader(count: images.count)
+            for image in images { image.withUnsafeBytes { encoder.writeElement($0) } }
+            encoder.endColumn()
         }
     }
 
@@ -287,31 +266,9 @@ extension SyncExchange {
             }
             return key.storedBytes
         } list: { keys in
-            var encoder = _RowEncoder()
-            encoder.beginRow(columns: 1)
-            encoder.appendKeyList(keys.compactMap { $0 })
-            return encoder.withRow { (row) -> [UInt8]? in
-                (try? RowView(encoded: row, columns: 1).column(0)).map { Array($0) }
-            }
+            _RowEncoder.columnBytes { $0.appendKeyList(keys.compactMap { $0 }) }
         } map: { entries in
-            let sorted = MapFormat.sortedKeys(Array(entries.keys))
-            var encoder = _RowEncoder()
-            encoder.beginRow(columns: 1)
-            encoder.writeListHeader(count: sorted.count * 2)
-            for key in sorted {
-                let start = encoder.beginElement()
-                encoder.write(key)
-                encoder.endElement(start)
-                if let value = entries[key] ?? nil {
-                    value.withUnsafeBytes { encoder.writeElement($0) }
-                } else {
-                    encoder.writeNullElement()
-                }
-            }
-            encoder.endColumn()
-            return encoder.withRow { (row) -> [UInt8]? in
-                (try? RowView(encoded: row, columns: 1).column(0)).map { Array($0) }
-            }
+            MapFormat.column(entries)
         } null: {
             nil
         }

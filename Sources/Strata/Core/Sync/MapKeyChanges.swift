@@ -117,31 +117,28 @@ enum MapPatch {
 
     /// The patch of `keys` as `map` (a stored Map column; nil: empty) now holds them.
     static func encode(keys: [String], from map: UnsafeRawBufferPointer?) throws(RowDamage) -> [UInt8] {
-        var encoder = _RowEncoder()
-        encoder.beginRow(columns: 1)
-        encoder.writeListHeader(count: keys.count * 2)
+        var changes: [[UInt8]] = []
         for key in keys {
-            let start = encoder.beginElement()
-            encoder.write(key)
-            encoder.endElement(start)
             let found = try map.flatMap { (map) throws(RowDamage) in
                 try Array(key.utf8).withBytes { (needle) throws(RowDamage) in
                     try MapFormat.value(forKey: needle, in: map)
                 }
             }
-            let element = encoder.beginElement()
             switch found {
-            case .none: encoder.write(UInt8(0))
-            case .some(.none): encoder.write(UInt8(2))
-            case .some(.some(let value)):
-                encoder.write(UInt8(1))
-                encoder.write(value)
+            case .none: changes.append([0])
+            case .some(.none): changes.append([2])
+            case .some(.some(let value)): changes.append([1] + Array(value))
             }
-            encoder.endElement(element)
         }
-        encoder.endColumn()
-        return encoder.withRow { (row) in
-            Array((try? RowView(encoded: row, columns: 1).column(0)) ?? UnsafeRawBufferPointer(start: nil, count: 0))
+        return _RowEncoder.columnBytes { encoder in
+            encoder.writeListHeader(count: keys.count * 2)
+            for (key, change) in zip(keys, changes) {
+                let start = encoder.beginElement()
+                encoder.write(key)
+                encoder.endElement(start)
+                change.withUnsafeBytes { encoder.writeElement($0) }
+            }
+            encoder.endColumn()
         }
     }
 
@@ -179,7 +176,8 @@ enum MapPatch {
         var entries: [String: [UInt8]?] = [:]
         if let map {
             for entry in try MapFormat.entries(map) {
-                entries[String(decoding: entry.key, as: UTF8.self)] = entry.value.map { Array($0) }
+                // `.some`: a null value stays a key (assigning nil would remove it).
+                entries[String(decoding: entry.key, as: UTF8.self)] = .some(entry.value.map { Array($0) })
             }
         }
         for (key, change) in patch where !keeping.contains(key) {
@@ -188,23 +186,6 @@ enum MapPatch {
             case .set(let value): entries[key] = .some(value)
             }
         }
-        var encoder = _RowEncoder()
-        encoder.beginRow(columns: 1)
-        let keys = MapFormat.sortedKeys(Array(entries.keys))
-        encoder.writeListHeader(count: keys.count * 2)
-        for key in keys {
-            let start = encoder.beginElement()
-            encoder.write(key)
-            encoder.endElement(start)
-            if let value = entries[key] ?? nil {
-                value.withUnsafeBytes { encoder.writeElement($0) }
-            } else {
-                encoder.writeNullElement()
-            }
-        }
-        encoder.endColumn()
-        return encoder.withRow { (row) in
-            Array((try? RowView(encoded: row, columns: 1).column(0)) ?? UnsafeRawBufferPointer(start: nil, count: 0))
-        }
+        return MapFormat.column(entries)
     }
 }
