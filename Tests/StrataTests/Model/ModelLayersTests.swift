@@ -190,6 +190,7 @@ struct ModelLayersTests {
         let resident = Resident(id: 1)
         resident.address = Address("Oslo", street: "Storgata 1")
         resident.previous.append(Address("Bergen"))
+        resident.byLabel["home"] = Address("Tromsø")
         try sending.write { try sending.add(resident) }
         let insert = try #require(try sending.outgoingChanges().changes.first)
         #expect(insert.kind == .insert && insert.typeName == "Resident")
@@ -213,18 +214,25 @@ struct ModelLayersTests {
         try receiving.write { try receiving.applyIncomingChanges([incoming(update, 2)], through: 2) }
         let received = try #require(receiving.object(ofType: Resident.self, forPrimaryKey: 1))
         #expect(received.address?.city == "Trondheim" && received.previous.map(\.city) == ["Bergen"])
-        #expect(receiving.objects(Address.self).count == 2)
+        #expect(receiving.objects(Address.self).count == 3)
+        // In place inside a Map: the whole Map travels as an image (no per-key patch of row ids).
+        try sending.write { resident.byLabel["home"]??.city = "Bodø" }
+        let inMap = try #require(try sending.outgoingChanges(after: update.sequence).changes.first)
+        #expect(inMap.properties.map(\.name) == ["byLabel"] && inMap.properties.allSatisfy { !$0.isMapPatch })
+        try receiving.write { try receiving.applyIncomingChanges([incoming(inMap, 3)], through: 3) }
+        #expect(received.byLabel["home"]??.city == "Bodø")
+        #expect(receiving.objects(Address.self).count == 3)
         // The same image again changes nothing (no new rows); a damaged one is refused, nothing applied.
-        #expect(try receiving.write { try receiving.applyIncomingChanges([incoming(update, 3)], through: 3) } == 0)
-        #expect(receiving.objects(Address.self).count == 2)
+        #expect(try receiving.write { try receiving.applyIncomingChanges([incoming(update, 4)], through: 4) } == 0)
+        #expect(receiving.objects(Address.self).count == 3)
         let image = try #require(update.properties[0].bytes)
         let damagedImages: [[UInt8]] = [
             Array(image.dropLast(3)), [UInt8]([0xFF]) + Array(image.dropFirst()), [UInt8](repeating: 0, count: 5),
         ]
         for damaged in damagedImages {
-            let change = incoming(update, 4, bytes: .some(damaged))
+            let change = incoming(update, 5, bytes: .some(damaged))
             #expect(throws: StoreError.self) {
-                try receiving.write { try receiving.applyIncomingChanges([change], through: 4) }
+                try receiving.write { try receiving.applyIncomingChanges([change], through: 5) }
             }
         }
         #expect(receiving.object(ofType: Resident.self, forPrimaryKey: 1)?.address?.city == "Trondheim")

@@ -15,7 +15,9 @@ extension StoreCore {
         for binding in bindings
         where captured[binding.ordinal] && !binding.mapColumns.isEmpty && !log[binding.ordinal].modified.isEmpty {
             for (key, columns) in log[binding.ordinal].modified {
-                let mapColumns = columns.filter { binding.mapColumns.contains($0) }.sorted()
+                // A Map of embedded objects travels whole, as an image (`EmbeddedImage`): no keys.
+                let mapColumns = columns.filter { binding.mapColumns.contains($0) && !linksEmbedded(binding, $0) }
+                    .sorted()
                 guard !mapColumns.isEmpty else { continue }
                 if reader == nil { reader = try StoreError.mapping { try ReadTransaction(environment) } }
                 guard
@@ -26,6 +28,11 @@ extension StoreCore {
             }
         }
         return result
+    }
+
+    private func linksEmbedded(_ binding: TableBinding, _ column: Int) -> Bool {
+        guard let target = binding.columnTypes[column].linkedTypeName else { return false }
+        return tables.existingBinding(named: target)?.schema.isEmbedded ?? false
     }
 
     /// The changed keys of `columns` of one row; nil when the row is new or its old or new bytes

@@ -69,7 +69,9 @@ struct SyncExchange {
                 } catch {
                     throw .damaged(at: binding.location(of: key), error)
                 }
-                if kind == .update, let keys = entry.mapKeys[column] {
+                if kind == .update, let keys = entry.mapKeys[column],
+                    embeddedTarget(of: binding.columnTypes[column]) == nil
+                {
                     guard !keys.isEmpty else { continue }  // the Map was set to what it held
                     properties.append(
                         try mapPatch(
