@@ -391,6 +391,21 @@
             try await alice.sync.synchronize()
             try await bob.sync.synchronize()
             #expect(try await bob.read(describe).hasPrefix("Bergen/Storgata 1/59.9/pin"))
+            // In place inside a Map: the Map travels whole, as embedded objects (not as row ids).
+            try await alice.write { store in
+                store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!.byLabel["home"]??.city = "Narvik"
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            #expect(try await bob.read(describe).contains("home=Narvik"))
+            let home = try scene.cluster.psql(
+                #"SELECT "byLabel"->'home'->>'city' FROM strata."SyncPlace""#, database: scene.database)
+            #expect(home == "Narvik")
+            try await alice.write { store in
+                store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!.byLabel["home"]??.city = "Tromsø"
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
             // Replaced and removed on the other client: the old embedded rows are deleted there.
             try await bob.write { store in
                 let place = store.object(ofType: SyncPlace.self, forPrimaryKey: 1)!
