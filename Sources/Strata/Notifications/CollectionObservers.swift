@@ -28,7 +28,8 @@ extension Map {
     ///
     /// - Throws: `.notManaged` for an unmanaged map, `.wrongThread`, `.invalidated` when its owner
     ///   is deleted, `.invalidArgument` for key paths of a Map of values or a name the objects lack,
-    ///   or a concurrent `queue`.
+    ///   or a `queue` already known to be concurrent. Failing to open the Store on `queue` (a
+    ///   concurrent one seen there first) arrives as `.error`.
     /// - Warning: Keep the token: notifications stop when it is deinitialised.
     public func observe(
         keyPaths: [String]? = nil, on queue: DispatchQueue? = nil, _ block: @escaping (MapChange<Map>) -> Void
@@ -95,7 +96,8 @@ extension MutableSet {
     ///
     /// - Throws: `.notManaged` for an unmanaged set, `.wrongThread`, `.invalidated` when its owner
     ///   is deleted, `.invalidArgument` for key paths of a set of values or a name the objects lack,
-    ///   or a concurrent `queue`.
+    ///   or a `queue` already known to be concurrent. Failing to open the Store on `queue` arrives as
+    ///   `.error`.
     /// - Warning: Keep the token: notifications stop when it is deinitialised.
     public func observe(
         keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,

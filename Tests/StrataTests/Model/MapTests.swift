@@ -222,17 +222,7 @@ struct MapTests {
 
     @Test("damaged Map bytes are corrupted, never a trap: odd parts, null or unordered keys, bad values")
     func damagedBytes() {
-        func list(_ elements: [[UInt8]?]) -> [UInt8] {
-            var bytes = withUnsafeBytes(of: UInt32(elements.count).littleEndian) { Array($0) }
-            for element in elements {
-                guard let element else {
-                    bytes += [0xFF, 0xFF, 0xFF, 0xFF]
-                    continue
-                }
-                bytes += withUnsafeBytes(of: UInt32(element.count).littleEndian) { Array($0) } + element
-            }
-            return bytes
-        }
+        let list = storedList
         let damaged: [[UInt8]] = [
             list([Array("a".utf8)]), list([nil, Array("1".utf8)]), list([Array("b".utf8), [1], Array("a".utf8), [2]]),
             list([Array("a".utf8), [1], Array("a".utf8), [2]]), list([[0xFF, 0xFE], Array("1".utf8)]),
@@ -352,6 +342,16 @@ struct MapTests {
         #expect(waitFor(1))
         try store.write { contact.phones["home"] = "1" }
         #expect(waitFor(2))
+        // A concurrent queue: opening the Store there fails, which arrives as `.error`.
+        let refused = Locked<[String]>([])
+        let concurrent = DispatchQueue(label: "strata.tests.map-concurrent", attributes: .concurrent)
+        let refusedToken = try contact.phones.observe(on: concurrent) { change in
+            if case .error(.invalidArgument(let message)) = change { refused.withLock { $0.append(message) } }
+        }
+        defer { refusedToken.invalidate() }
+        let deadline = Date().addingTimeInterval(60)
+        while refused.withLock({ $0.isEmpty }), Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(refused.withLock { $0.first?.contains("concurrent queue") } == true)
         #expect(seen.withLock { $0 } == ["initial 0", "+[\"home\"] 1"])
     }
 
@@ -362,17 +362,7 @@ struct MapTests {
                 try MapFormat.value(forKey: Array(key.utf8), in: raw).map { $0.map { Array($0) } }
             }
         }
-        func list(_ elements: [[UInt8]?]) -> [UInt8] {
-            var bytes = withUnsafeBytes(of: UInt32(elements.count).littleEndian) { Array($0) }
-            for element in elements {
-                guard let element else {
-                    bytes += [0xFF, 0xFF, 0xFF, 0xFF]
-                    continue
-                }
-                bytes += withUnsafeBytes(of: UInt32(element.count).littleEndian) { Array($0) } + element
-            }
-            return bytes
-        }
+        let list = storedList
         let stored = list([Array("a".utf8), [1], Array("b".utf8), nil, Array("d".utf8), [4, 4]])
         #expect(try lookUp("a", stored) == .some([1]))
         #expect(try lookUp("b", stored) == .some(nil))

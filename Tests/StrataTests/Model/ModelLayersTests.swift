@@ -47,6 +47,16 @@ enum ConversionV2 {
     }
 }
 
+/// `change` as another client pulls it from the server, as sequence `sequence` (`bytes`: every
+/// property's bytes replaced, to send damage).
+private func pulled(_ change: OutgoingChange, _ sequence: Int64, bytes: [UInt8]?? = nil) -> IncomingChange {
+    IncomingChange(
+        sequence: sequence, typeName: change.typeName, kind: change.kind, key: change.key,
+        properties: change.properties.map {
+            IncomingChange.Property(name: $0.name, bytes: bytes ?? $0.bytes, isMapPatch: $0.isMapPatch)
+        })
+}
+
 /// The layers every model type passes through: handoff between threads, frozen snapshots, the
 /// dynamic API, migrations.
 @Suite("Model types through every layer", .fixtureChecks)
@@ -205,13 +215,8 @@ struct ModelLayersTests {
         #expect(address["city"] == .string("Trondheim") && address["street"] == .string("Storgata 1"))
 
         let receiving = try Fixture([Resident.self]).open()
-        func incoming(_ change: OutgoingChange, _ sequence: Int64, bytes: [UInt8]?? = nil) -> IncomingChange {
-            IncomingChange(
-                sequence: sequence, typeName: change.typeName, kind: change.kind, key: change.key,
-                properties: change.properties.map { IncomingChange.Property(name: $0.name, bytes: bytes ?? $0.bytes) })
-        }
-        try receiving.write { try receiving.applyIncomingChanges([incoming(insert, 1)], through: 1) }
-        try receiving.write { try receiving.applyIncomingChanges([incoming(update, 2)], through: 2) }
+        try receiving.write { try receiving.applyIncomingChanges([pulled(insert, 1)], through: 1) }
+        try receiving.write { try receiving.applyIncomingChanges([pulled(update, 2)], through: 2) }
         let received = try #require(receiving.object(ofType: Resident.self, forPrimaryKey: 1))
         #expect(received.address?.city == "Trondheim" && received.previous.map(\.city) == ["Bergen"])
         #expect(receiving.objects(Address.self).count == 3)
@@ -219,18 +224,18 @@ struct ModelLayersTests {
         try sending.write { resident.byLabel["home"]??.city = "Bodø" }
         let inMap = try #require(try sending.outgoingChanges(after: update.sequence).changes.first)
         #expect(inMap.properties.map(\.name) == ["byLabel"] && inMap.properties.allSatisfy { !$0.isMapPatch })
-        try receiving.write { try receiving.applyIncomingChanges([incoming(inMap, 3)], through: 3) }
+        try receiving.write { try receiving.applyIncomingChanges([pulled(inMap, 3)], through: 3) }
         #expect(received.byLabel["home"]??.city == "Bodø")
         #expect(receiving.objects(Address.self).count == 3)
         // The same image again changes nothing (no new rows); a damaged one is refused, nothing applied.
-        #expect(try receiving.write { try receiving.applyIncomingChanges([incoming(update, 4)], through: 4) } == 0)
+        #expect(try receiving.write { try receiving.applyIncomingChanges([pulled(update, 4)], through: 4) } == 0)
         #expect(receiving.objects(Address.self).count == 3)
         let image = try #require(update.properties[0].bytes)
         let damagedImages: [[UInt8]] = [
             Array(image.dropLast(3)), [UInt8]([0xFF]) + Array(image.dropFirst()), [UInt8](repeating: 0, count: 5),
         ]
         for damaged in damagedImages {
-            let change = incoming(update, 5, bytes: .some(damaged))
+            let change = pulled(update, 5, bytes: .some(damaged))
             #expect(throws: StoreError.self) {
                 try receiving.write { try receiving.applyIncomingChanges([change], through: 5) }
             }
@@ -264,22 +269,15 @@ struct ModelLayersTests {
         #expect(try sending.outgoingChanges(after: changes[1].sequence).changes.allSatisfy(\.properties.isEmpty))
 
         let receiving = try Fixture([Contact.self]).open()
-        func incoming(_ change: OutgoingChange, _ sequence: Int64, bytes: [UInt8]?? = nil) -> IncomingChange {
-            IncomingChange(
-                sequence: sequence, typeName: change.typeName, kind: change.kind, key: change.key,
-                properties: change.properties.map {
-                    IncomingChange.Property(name: $0.name, bytes: bytes ?? $0.bytes, isMapPatch: $0.isMapPatch)
-                })
-        }
-        try receiving.write { try receiving.applyIncomingChanges([incoming(changes[0], 1)], through: 1) }
+        try receiving.write { try receiving.applyIncomingChanges([pulled(changes[0], 1)], through: 1) }
         let received = try #require(receiving.objects(Contact.self).first)
         try receiving.write { received.phones["mine"] = "x" }  // a key only this client has: kept
-        try receiving.write { try receiving.applyIncomingChanges([incoming(changes[1], 2)], through: 2) }
+        try receiving.write { try receiving.applyIncomingChanges([pulled(changes[1], 2)], through: 2) }
         #expect(received.phones.map { "\($0.key)=\($0.value)" } == ["home=2", "mine=x", "new=3"])
         // A null value the patch does not name stays (a key with nil, not a removed key).
         #expect(received.scores.map { "\($0.key)=\($0.value.map(String.init) ?? "nil")" } == ["none=nil", "ten=10"])
         for damaged in [[UInt8]([1, 0, 0, 0]), [2, 0, 0, 0, 1, 0, 0, 0, 0x61, 1, 0, 0, 0, 9], [0xFF]] {
-            let change = incoming(changes[1], 3, bytes: .some(damaged))
+            let change = pulled(changes[1], 3, bytes: .some(damaged))
             #expect(throws: StoreError.self) {
                 try receiving.write { try receiving.applyIncomingChanges([change], through: 3) }
             }

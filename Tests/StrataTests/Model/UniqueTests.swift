@@ -60,6 +60,19 @@ final class BadUniqueKeys: Object {
     override class var uniqueKeys: [[String]] { [["name", "nickname"]] }
 }
 
+final class UnindexableUniqueKeys: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+    @Persisted var tags: List<String>
+    override class var uniqueKeys: [[String]] { [["name", "tags"]] }
+}
+
+final class RepeatedUniqueKeys: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+    override class var uniqueKeys: [[String]] { [["name", "name"]] }
+}
+
 /// `@Persisted(unique: true)`: what Realm answered "not supported" (realm-swift #1192, #1360, #5699).
 @Suite("Unique properties", .fixtureChecks)
 struct UniqueTests {
@@ -216,11 +229,17 @@ struct UniqueTests {
         #expect(type.properties.first { $0.name == "flight" }?.isIndexed == true)
     }
 
-    @Test("composite uniqueKeys naming an unknown property is a schema mismatch")
+    @Test(
+        "composite uniqueKeys naming an unknown property, one that cannot be indexed, or one twice: a schema mismatch")
     func compositeKeysUnknownProperty() {
-        #expect { try Fixture([BadUniqueKeys.self]).open() } throws: {
-            guard case .schemaMismatch(let message) = $0 as? StoreError else { return false }
-            return message.contains("nickname")
+        for (type, named) in [
+            (BadUniqueKeys.self as Object.Type, "nickname"), (UnindexableUniqueKeys.self, "tags"),
+            (RepeatedUniqueKeys.self, "each once"),
+        ] {
+            #expect { try Fixture([type]).open() } throws: {
+                guard case .schemaMismatch(let message) = $0 as? StoreError else { return false }
+                return message.contains(named)
+            }
         }
     }
 
