@@ -24,6 +24,10 @@ protocol BenchSystem: AnyObject {
     func sumScores() throws -> (sum: Double, rows: Int)
     /// The records whose score is above `threshold`, reading the score of each.
     func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int)
+    /// The same, Strata iterating the objects (the peers: their `scanFiltered`).
+    func scanFilteredObjects(above threshold: Double) throws -> (sum: Double, rows: Int)
+    /// The number of records whose score is above `threshold`.
+    func countFiltered(above threshold: Double) throws -> Int
 }
 
 extension BenchSystem {
@@ -46,6 +50,12 @@ extension BenchSystem {
 
     func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int) {
         throw WorkloadError("\(type(of: self)) has no filtered scan")
+    }
+
+    func countFiltered(above threshold: Double) throws -> Int { try scanFiltered(above: threshold).rows }
+
+    func scanFilteredObjects(above threshold: Double) throws -> (sum: Double, rows: Int) {
+        try scanFiltered(above: threshold)
     }
 
     func scanValues() throws -> (sum: Double, rows: Int) { try scan() }
@@ -118,17 +128,27 @@ public enum Runner {
                         throw WorkloadError("\(system) read wrong scores")
                     }
                 }, check: {})
-        case .scan, .scanRich, .scanValues, .sumColumn, .scanFiltered:
+        case .countFiltered:
+            let threshold = Double(count / 2) - 0.5
+            return PreparedRun(
+                directory: directory, bench: bench,
+                run: {
+                    let rows = try bench.countFiltered(above: threshold)
+                    guard rows == count - count / 2 else { throw WorkloadError("\(system) counted \(rows) rows") }
+                }, check: {})
+        case .scan, .scanRich, .scanValues, .sumColumn, .scanFiltered, .scanFilteredObjects:
             let scan: () throws -> (sum: Double, rows: Int)
             var (expectedRows, expectedSum) = (count, baseSum)
             switch spec.kind {
             case .scanRich: scan = try bench.prepareRichScan(count: count)
             case .scanValues: scan = bench.scanValues
             case .sumColumn: scan = bench.sumScores
-            case .scanFiltered:
+            case .scanFiltered, .scanFilteredObjects:
                 // The upper half of the ids (scores are the ids).
                 let threshold = Double(count / 2) - 0.5
-                scan = { try bench.scanFiltered(above: threshold) }
+                scan =
+                    spec.kind == .scanFiltered
+                    ? { try bench.scanFiltered(above: threshold) } : { try bench.scanFilteredObjects(above: threshold) }
                 let first = count / 2
                 expectedRows = count - first
                 expectedSum = Double(count - first) * Double(first + count - 1) / 2

@@ -71,6 +71,33 @@ final class GRDBBench: BenchSystem {
         }
     }
 
+    func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int) {
+        try queue.read { db in
+            var sum = 0.0
+            var count = 0
+            let rows = try Double.fetchCursor(db, sql: "SELECT score FROM item WHERE score > ?", arguments: [threshold])
+            while let score = try rows.next() {
+                sum += score
+                count += 1
+            }
+            return (sum, count)
+        }
+    }
+
+    func countFiltered(above threshold: Double) throws -> Int {
+        try queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item WHERE score > ?", arguments: [threshold]) ?? 0
+        }
+    }
+
+    /// `SUM` and `COUNT(*)` in one statement (Strata's count reads the table's count).
+    func sumScores() throws -> (sum: Double, rows: Int) {
+        try queue.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT SUM(score), COUNT(*) FROM item") else { return (0, 0) }
+            return (row[0] ?? 0, row[1])
+        }
+    }
+
     func scan() throws -> (sum: Double, rows: Int) {
         try queue.read { db in
             var sum = 0.0

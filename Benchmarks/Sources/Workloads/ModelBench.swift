@@ -5,56 +5,24 @@ import Strata
 /// M1–M3: Realm's collection types against GRDB storing the same data as JSON columns (what a GRDB
 /// user writes: a Codable record whose dictionary and array become JSON text).
 public enum ModelBench {
-    /// Per workload, per round: Strata's seconds and GRDB's.
-    public struct Result {
-        public var strata: [String: [Double]] = [:]
-        public var grdb: [String: [Double]] = [:]
-        public var count = 0
-    }
-
-    public static let workloads: [(id: String, title: String, peer: String, target: Double?)] = [
-        (
-            "M1", "add objects with a 4-entry Map and a 4-element MutableSet, one transaction",
-            "GRDB Record (JSON columns)", 2
-        ),
-        ("M2", "read one Map key of every object", "GRDB prepared `json_extract`", 2),
-        ("M3", "count of `map[\"k1\"] == v` over every object", "GRDB `COUNT(*) … WHERE json_extract`", nil),
+    public static let workloads: [PeerWorkload] = [
+        PeerWorkload(
+            id: "M1", title: "add objects with a 4-entry Map and a 4-element MutableSet, one transaction",
+            peer: "GRDB Record (JSON columns)", goal: .ratio(2)),
+        PeerWorkload(
+            id: "M2", title: "read one Map key of every object", peer: "GRDB prepared `json_extract`", goal: .ratio(2)),
+        PeerWorkload(
+            id: "M3", title: "count of `map[\"k1\"] == v` over every object",
+            peer: "GRDB `COUNT(*) … WHERE json_extract`", goal: .report),
     ]
 
     /// Runs every workload `rounds` times on both systems, interleaved, each round in fresh files.
-    public static func run(directory: URL, count: Int, rounds: Int, report: (String) -> Void) throws -> Result {
-        var result = Result()
-        result.count = count
-        for round in 1...rounds {
-            let strataDirectory = directory.appendingPathComponent("m-strata-\(round)")
-            let grdbDirectory = directory.appendingPathComponent("m-grdb-\(round)")
-            for path in [strataDirectory, grdbDirectory] {
-                try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true)
-            }
-            defer { for path in [strataDirectory, grdbDirectory] { try? FileManager.default.removeItem(at: path) } }
-            let strata = try StrataModel(directory: strataDirectory)
-            let grdb = try GRDBModel(directory: grdbDirectory)
-            for (id, _, _, _) in workloads {
-                let strataSeconds = try time { try strata.run(id, count: count) }
-                let grdbSeconds = try time { try grdb.run(id, count: count) }
-                result.strata[id, default: []].append(strataSeconds.seconds)
-                result.grdb[id, default: []].append(grdbSeconds.seconds)
-                guard strataSeconds.check == grdbSeconds.check else {
-                    throw ModelBenchFailure(
-                        description: "\(id): Strata checked \(strataSeconds.check), GRDB \(grdbSeconds.check)")
-                }
-                report(
-                    "\(id) round \(round): Strata \(Int(strataSeconds.seconds * 1000)) ms, GRDB \(Int(grdbSeconds.seconds * 1000)) ms"
-                )
-            }
-        }
-        return result
-    }
-
-    private static func time(_ body: () throws -> Int) throws -> (seconds: Double, check: Int) {
-        let start = DispatchTime.now().uptimeNanoseconds
-        let check = try body()
-        return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, check)
+    public static func run(directory: URL, count: Int, rounds: Int, report: (String) -> Void) throws
+        -> PeerComparison.Result
+    {
+        try PeerComparison.run(
+            workloads, name: "m", directory: directory, count: count, rounds: rounds,
+            strata: { try StrataModel(directory: $0) }, peer: { try GRDBModel(directory: $0) }, report: report)
     }
 
     static func attributes(_ id: Int) -> [String: String] {
@@ -66,10 +34,6 @@ public enum ModelBench {
     }
 }
 
-struct ModelBenchFailure: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// A contact card with a Map and a MutableSet.
 public final class BenchCard: Object {
     @Persisted(primaryKey: true) public var id: Int
@@ -78,7 +42,7 @@ public final class BenchCard: Object {
     @Persisted public var tags: MutableSet<String>
 }
 
-private final class StrataModel {
+private final class StrataModel: PeerSide {
     let store: Store
 
     init(directory: URL) throws {
@@ -123,7 +87,7 @@ struct GRDBCard: Codable, FetchableRecord, PersistableRecord {
     var tags: [String]
 }
 
-private final class GRDBModel {
+private final class GRDBModel: PeerSide {
     let queue: DatabaseQueue
 
     init(directory: URL) throws {

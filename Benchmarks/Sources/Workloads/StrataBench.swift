@@ -80,7 +80,19 @@ final class StrataBench: BenchSystem {
         return (items.sum(of: \.score), items.count)
     }
 
+    /// One property of each match, as a Strata user reads one column (`values(of:)`, as GRDB's
+    /// `SELECT score … WHERE`).
     func scanFiltered(above threshold: Double) throws -> (sum: Double, rows: Int) {
+        var sum = 0.0
+        var rows = 0
+        for score in store.objects(Item.self).where({ $0.score > threshold }).values(of: \.score) {
+            sum += score
+            rows += 1
+        }
+        return (sum, rows)
+    }
+
+    func scanFilteredObjects(above threshold: Double) throws -> (sum: Double, rows: Int) {
         var sum = 0.0
         var rows = 0
         for item in store.objects(Item.self).where({ $0.score > threshold }) {
@@ -88,6 +100,10 @@ final class StrataBench: BenchSystem {
             rows += 1
         }
         return (sum, rows)
+    }
+
+    func countFiltered(above threshold: Double) throws -> Int {
+        store.objects(Item.self).where { $0.score > threshold }.count
     }
 
     func updateAll() throws {

@@ -53,6 +53,10 @@ public struct WorkloadSpec: Sendable {
         case sumColumn
         /// Iterate a filtered query (half the objects), reading one property.
         case scanFiltered
+        /// The same, Strata iterating the objects.
+        case scanFilteredObjects
+        /// Count the objects of the same filtered query.
+        case countFiltered
     }
 
     public let id: String
@@ -129,12 +133,21 @@ public struct WorkloadSpec: Sendable {
             count: 1_000_000, kind: .scanRich, sync: .full, systems: [.strata], targets: [],
             relative: RelativeTarget(workload: "R2", maximum: 1.3)),
         WorkloadSpec(
-            id: "R4", title: "iterate a filtered query (half the objects), reading one property", count: 1_000_000,
-            kind: .scanFiltered, sync: .full, systems: [.rawLMDB, .strata],
-            targets: [Target(peer: .rawLMDB, minimum: 0.3)]),
+            id: "R4", title: "filtered query (half the objects), one property of each match (`values(of:)`)",
+            count: 1_000_000,
+            kind: .scanFiltered, sync: .full, systems: [.rawLMDB, .strata, .grdbPrepared],
+            targets: [Target(peer: .rawLMDB, minimum: 0.3), Target(peer: .grdbPrepared, minimum: 2)]),
+        WorkloadSpec(
+            id: "R4o", title: "the same, iterating the matching objects", count: 1_000_000,
+            kind: .scanFilteredObjects, sync: .full, systems: [.strata, .grdbPrepared], targets: []),
+        WorkloadSpec(
+            id: "C1", title: "count of the same filtered query", count: 1_000_000, kind: .countFiltered,
+            sync: .full, systems: [.rawLMDB, .strata, .grdbPrepared],
+            targets: [Target(peer: .grdbPrepared, minimum: 2)]),
         WorkloadSpec(
             id: "A1", title: "sum(of:) one property", count: 1_000_000, kind: .sumColumn, sync: .full,
-            systems: [.rawLMDB, .strata], targets: [Target(peer: .rawLMDB, minimum: 0.5)]),
+            systems: [.rawLMDB, .strata, .grdbPrepared],
+            targets: [Target(peer: .rawLMDB, minimum: 0.5), Target(peer: .grdbPrepared, minimum: 1.5)]),
     ]
 }
 

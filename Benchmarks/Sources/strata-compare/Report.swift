@@ -55,7 +55,7 @@ struct Report {
     let results: [WorkloadResult]
     let memory: [MemoryResult]
     let notifications: NotificationBench.Result?
-    let model: ModelBench.Result?
+    let peerTables: [(title: String, result: PeerComparison.Result)]
     let options: Options
 
     /// N1 median latency goal, and N2's: commits with an observer at most this much slower.
@@ -68,10 +68,9 @@ struct Report {
             return sum + result.spec.targets.filter { result.ratio(against: $0.peer).median < $0.minimum }.count
                 + (relativeMissed ? 1 : 0)
         }
-        let modelMisses = ModelBench.workloads.filter { workload in
-            guard let model, let target = workload.target else { return false }
-            return modelRatio(model, workload.id).median < target
-        }.count
+        let modelMisses = peerTables.reduce(0) { sum, table in
+            sum + table.result.workloads.filter { !table.result.met($0) }.count
+        }
         guard let notifications else { return workloads + modelMisses }
         return workloads + modelMisses + (latency(notifications).median > Self.latencyGoal ? 1 : 0)
             + (observerCost(notifications).median > Self.observerCostGoal ? 1 : 0)
@@ -157,29 +156,33 @@ struct Report {
                     + "\(String(format: "%.2f", unsynced.median))× | \(String(format: "%.2f", unsynced.min))–\(String(format: "%.2f", unsynced.max)) | – |",
             ]
         }
-        if let model {
+        for (title, result) in peerTables {
             lines += [
                 "",
-                "| id | Realm's model types (\(formatCount(Double(model.count))) objects) | peer | target | Strata / peer (median) | min–max | met |",
+                "| id | \(title) (\(formatCount(Double(result.count))) objects) | peer | target | Strata / peer (median) | min–max | met |",
                 "| --- | --- | --- | ---: | ---: | ---: | :---: |",
             ]
-            for workload in ModelBench.workloads {
-                let ratio = modelRatio(model, workload.id)
-                let target = workload.target.map { String(format: "≥ %.1f×", $0) } ?? "report"
-                let met = workload.target.map { ratio.median >= $0 ? "yes" : "**no**" } ?? "–"
+            for workload in result.workloads {
+                let ratio = result.ratio(workload.id)
+                var measured =
+                    "\(String(format: "%.2f", ratio.median))× | \(String(format: "%.2f", ratio.min))–\(String(format: "%.2f", ratio.max))"
+                let target: String
+                switch workload.goal {
+                case .ratio(let minimum): target = String(format: "≥ %.1f×", minimum)
+                case .seconds(let maximum):
+                    target = "Strata ≤ \(formatMilliseconds(maximum)) ms"
+                    let seconds = result.strataSeconds(workload.id)
+                    measured =
+                        "\(formatMilliseconds(seconds.median)) ms (\(String(format: "%.2f", ratio.median))×) "
+                        + "| \(formatMilliseconds(seconds.min))–\(formatMilliseconds(seconds.max)) ms"
+                case .report: target = "report"
+                }
+                let met = if case .report = workload.goal { "–" } else { result.met(workload) ? "yes" : "**no**" }
                 lines.append(
-                    "| \(workload.id) | \(workload.title) | \(workload.peer) | \(target) | \(String(format: "%.2f", ratio.median))× "
-                        + "| \(String(format: "%.2f", ratio.min))–\(String(format: "%.2f", ratio.max)) | \(met) |")
+                    "| \(workload.id) | \(workload.title) | \(workload.peer) | \(target) | \(measured) | \(met) |")
             }
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// Strata's speed over GRDB's per round (GRDB's seconds over Strata's), as median, min and max.
-    func modelRatio(_ model: ModelBench.Result, _ id: String) -> (median: Double, min: Double, max: Double) {
-        let ratios = zip(model.grdb[id] ?? [], model.strata[id] ?? []).map { $0 / $1 }.sorted()
-        guard !ratios.isEmpty else { return (0, 0, 0) }
-        return (ratios[ratios.count / 2], ratios.first!, ratios.last!)
     }
 
     func document(machine: String) -> String {

@@ -60,15 +60,25 @@ do {
                 + "\(notifications!.plainUnsyncedSeconds.map { formatMilliseconds($0) }) ms, "
                 + "\(notifications!.observedUnsyncedSeconds.map { formatMilliseconds($0) }) ms\n")
     }
-    var model: ModelBench.Result?
-    if options.only.map({ $0.contains("M1") || $0.contains("M2") || $0.contains("M3") }) ?? true {
+    var tables: [(title: String, result: PeerComparison.Result)] = []
+    let peerTables: [(title: String, workloads: [PeerWorkload], run: (URL, Int, Int) throws -> PeerComparison.Result)] =
+        [
+            (
+                "Realm's model types", ModelBench.workloads,
+                { try ModelBench.run(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
+                "Queries", QueryBench.workloads,
+                { try QueryBench.run(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+        ]
+    for table in peerTables
+    where options.only.map({ only in table.workloads.contains { only.contains($0.id.uppercased()) } }) ?? true {
         let count = max(1000, Int(1_000_000 * options.scale))
-        model = try ModelBench.run(directory: base, count: count, rounds: options.rounds) {
-            FileHandle.standardError.write($0 + "\n")
-        }
+        tables.append((table.title, try table.run(base, count, options.rounds)))
     }
     let report = Report(
-        results: results, memory: memory, notifications: notifications, model: model, options: options)
+        results: results, memory: memory, notifications: notifications, peerTables: tables, options: options)
     print(report.tables)
     if let path = options.docsPath {
         // Hand-written notes after the marker survive a new measurement.
@@ -85,6 +95,10 @@ do {
 } catch {
     FileHandle.standardError.write("strata-compare: \(error)\n")
     exit(1)
+}
+
+func log(_ line: String) {
+    FileHandle.standardError.write(line + "\n")
 }
 
 extension FileHandle {

@@ -115,7 +115,7 @@ struct RowView {
         dataStart = RowFormat.headerSize(columns: columns, width: self.width)
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     func end(_ index: Int) -> Int {
         let offset = 3 + width * index
         switch width {
@@ -128,7 +128,7 @@ struct RowView {
     /// The bytes of column `index`, or nil when it is null.
     ///
     /// - Throws: `RowDamage` when the column's offsets fall outside the row or a null column has bytes.
-    @inlinable
+    @inlinable @inline(__always)
     func column(_ index: Int) throws(RowDamage) -> UnsafeRawBufferPointer? {
         let start = index == 0 ? 0 : end(index - 1)
         let end = end(index)

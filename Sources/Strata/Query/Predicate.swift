@@ -79,14 +79,19 @@ final class Comparison {  // a class: evaluating a predicate per row copies no f
     let test: (UnsafeRawBufferPointer?) -> Bool?
     let access: IndexAccess?
     let text: String
+    /// The same test compiled for the column's bytes, when the value's type allows
+    /// (`ColumnPredicate`): what a scan evaluates on a property of the row itself.
+    let columnPredicate: ColumnPredicate?
 
     init(
-        path: PropertyPath, test: @escaping (UnsafeRawBufferPointer?) -> Bool?, access: IndexAccess?, text: String
+        path: PropertyPath, test: @escaping (UnsafeRawBufferPointer?) -> Bool?, access: IndexAccess?, text: String,
+        columnPredicate: ColumnPredicate? = nil
     ) {
         self.path = path
         self.test = test
         self.access = access
         self.text = text
+        self.columnPredicate = columnPredicate
     }
 }
 
@@ -115,56 +120,70 @@ indirect enum Predicate: CustomStringConvertible {
 
 // MARK: Evaluation
 
+/// The key of a row a predicate tests: decoded only when needed, to name the row in an error (a scan
+/// that counts decodes no key).
+enum RowIdentity {
+    case key(RowKey)
+    /// The key's stored bytes.
+    case stored(UnsafeRawBufferPointer)
+
+    func key(in binding: TableBinding) -> RowKey {
+        switch self {
+        case .key(let key): return key
+        case .stored(let bytes): return (try? RowKey(stored: bytes, kind: binding.keyKind)) ?? .bytes(Array(bytes))
+        }
+    }
+}
+
 /// Evaluates predicates on rows, following links through the rows it reads.
 struct PredicateEvaluator {
     let rows: RowReader
 
-    /// Whether the row under `key` of `binding` satisfies `predicate`.
+    /// Whether the row `identity` names in `binding` satisfies `predicate`.
     ///
     /// - Throws: `.corrupted` when a column it reads is damaged, `.storage`.
-    func matches(_ predicate: Predicate, row: RowView, binding: TableBinding, key: RowKey) throws(StoreError) -> Bool {
+    func matches(_ predicate: Predicate, row: RowView, binding: TableBinding, key identity: RowIdentity)
+        throws(StoreError) -> Bool
+    {
         switch predicate {
         case .comparison(let comparison):
-            return try matches(comparison, row: row, binding: binding, key: key)
+            if comparison.path.steps.count == 1 {
+                let column = binding.columnOfProperty[comparison.path.steps[0].property]
+                return try test(comparison, row: row, column: column, binding: binding, key: identity)
+            }
+            // Through a nil or dangling link, every comparison is false.
+            guard let end = try pathEnd(comparison.path, row: row, binding: binding, key: identity) else {
+                return false
+            }
+            return try test(comparison, row: end.row, column: end.column, binding: end.binding, key: .key(end.key))
         case .and(let lhs, let rhs):
             // Not `&&`: its autoclosure would erase the typed throw.
-            guard try matches(lhs, row: row, binding: binding, key: key) else { return false }
-            return try matches(rhs, row: row, binding: binding, key: key)
+            guard try matches(lhs, row: row, binding: binding, key: identity) else { return false }
+            return try matches(rhs, row: row, binding: binding, key: identity)
         case .or(let lhs, let rhs):
-            if try matches(lhs, row: row, binding: binding, key: key) { return true }
-            return try matches(rhs, row: row, binding: binding, key: key)
+            if try matches(lhs, row: row, binding: binding, key: identity) { return true }
+            return try matches(rhs, row: row, binding: binding, key: identity)
         case .not(let inner):
-            return try !matches(inner, row: row, binding: binding, key: key)
+            return try !matches(inner, row: row, binding: binding, key: identity)
         }
     }
 
-    private func matches(
-        _ comparison: Comparison, row start: RowView, binding root: TableBinding, key rootKey: RowKey
-    ) throws(StoreError) -> Bool {
-        if comparison.path.steps.count == 1 {
-            let column = root.columnOfProperty[comparison.path.steps[0].property]
-            return try test(comparison, row: start, column: column, binding: root, key: rootKey)
-        }
-        // Through a nil or dangling link, every comparison is false.
-        guard let end = try pathEnd(comparison.path, row: start, binding: root, key: rootKey) else { return false }
-        return try test(comparison, row: end.row, column: end.column, binding: end.binding, key: end.key)
-    }
-
-    /// The comparison's test on `column` of `row` (the row under `key` of `binding`).
+    /// The comparison's test on `column` of `row` (the row `identity` names in `binding`).
+    @inline(__always)
     private func test(
-        _ comparison: Comparison, row: RowView, column: Int, binding: TableBinding, key: RowKey
+        _ comparison: Comparison, row: RowView, column: Int, binding: TableBinding, key identity: RowIdentity
     ) throws(StoreError) -> Bool {
         let bytes: UnsafeRawBufferPointer?
         do {
             bytes = try row.column(column)
         } catch {
-            throw .damaged(at: binding.location(of: key, column: column), error)
+            throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
         }
         let outcome: Bool?
         if comparison.path.countsList {
             guard let bytes, let parts = try? ListFormat.elements(bytes).count else {
                 throw .corrupted(
-                    "\(binding.location(of: key, column: column)): a damaged collection")
+                    "\(binding.location(of: identity.key(in: binding), column: column)): a damaged collection")
             }
             let count = binding.columnTypes[column].isMap ? parts / 2 : parts
             var littleEndian = Int64(count).littleEndian
@@ -174,22 +193,22 @@ struct PredicateEvaluator {
         }
         guard let outcome else {
             throw .corrupted(
-                "\(binding.location(of: key, column: column)): undecodable in a query")
+                "\(binding.location(of: identity.key(in: binding), column: column)): undecodable in a query")
         }
         return outcome
     }
 
-    /// Where `path` ends for the row under `key`: the row, its binding and key, and the column of the
-    /// path's last property, reached by following its links. Nil when a link on the way is nil or
+    /// Where `path` ends for the row `identity` names: the row, its binding and key, and the column of
+    /// the path's last property, reached by following its links. Nil when a link on the way is nil or
     /// names a deleted row.
     ///
     /// - Throws: `.corrupted` when a link's bytes cannot be a key, `.storage`.
     func pathEnd(
-        _ path: PropertyPath, row start: RowView, binding root: TableBinding, key rootKey: RowKey
+        _ path: PropertyPath, row start: RowView, binding root: TableBinding, key identity: RowIdentity
     ) throws(StoreError) -> (row: RowView, binding: TableBinding, key: RowKey, column: Int)? {
         var row = start
         var binding = root
-        var key = rootKey
+        var key: RowKey?
         let steps = path.steps
         for position in steps.indices.dropLast() {
             let column = binding.columnOfProperty[steps[position].property]
@@ -197,20 +216,20 @@ struct PredicateEvaluator {
             do {
                 bytes = try row.column(column)
             } catch {
-                throw .damaged(at: binding.location(of: key, column: column), error)
+                throw .damaged(at: binding.location(of: key ?? identity.key(in: binding), column: column), error)
             }
             guard let bytes else { return nil }
             let target = try rows.core.binding(for: steps[position + 1].schema.type)
             do {
                 key = try RowKey(stored: bytes, kind: target.keyKind)
             } catch {
-                throw .damaged(at: binding.location(of: key, column: column), error)
+                throw .damaged(at: binding.location(of: key ?? identity.key(in: binding), column: column), error)
             }
-            guard let next = try rows.fetchRow(target, key: key) else { return nil }
+            guard let next = try rows.fetchRow(target, key: key!) else { return nil }
             row = next
             binding = target
         }
         guard let last = steps.last else { return nil }
-        return (row, binding, key, binding.columnOfProperty[last.property])
+        return (row, binding, key ?? identity.key(in: root), binding.columnOfProperty[last.property])
     }
 }

@@ -116,10 +116,15 @@ extension Query where Value: _QueryLink {
 extension Query {
     /// A condition testing the raw bytes of the property's column.
     func comparison(
-        _ text: String, access: IndexAccess?, _ test: @escaping (UnsafeRawBufferPointer?) -> Bool?
+        _ text: String, access: IndexAccess?, _ test: @escaping (UnsafeRawBufferPointer?) -> Bool?,
+        columnPredicate: ColumnPredicate? = nil
     ) -> Query<Bool> {
         guard let mapKey = path.mapKey else {
-            return Query<Bool>(.predicate(.comparison(Comparison(path: path, test: test, access: access, text: text))))
+            return Query<Bool>(
+                .predicate(
+                    .comparison(
+                        Comparison(path: path, test: test, access: access, text: text, columnPredicate: columnPredicate)
+                    )))
         }
         // `map["key"]`: the test sees the value under the key (nil when absent); no index serves it.
         let key = Array(mapKey.utf8)
@@ -147,18 +152,42 @@ extension Query where Value: _Persistable {
     }
 }
 
+extension Query where Value: _Persistable {
+    /// The order of the compared column's stored bytes, when `Value` orders as they do
+    /// (`ColumnOrderedValue`): the comparison then reads them in place (`ColumnComparison`).
+    var columnOrder: ColumnOrder? {
+        guard Value.self is any ColumnOrderedValue.Type, let type = path.comparedType else { return nil }
+        return ColumnOrder(type)
+    }
+
+    /// `operator` against `operand`, compiled for the column's bytes; nil when the values must be
+    /// decoded to compare.
+    func columnComparison(
+        _ operator: ComparisonOperator, _ operand: Operand?, text: String, access: IndexAccess?, ordersNil: Bool = false
+    ) -> Query<Bool>? {
+        guard let order = columnOrder, let operand,
+            let predicate = ColumnPredicate(`operator`, operand: operand.bytes, order: order, ordersNil: ordersNil)
+        else { return nil }
+        return comparison(text, access: access, predicate.test, columnPredicate: predicate)
+    }
+}
+
 extension Query where Value: _QueryEquatable {
     /// Whether the property equals `rhs` (`== nil` on an optional: whether it is nil). Uses the
     /// primary key or an index when the property has one.
     public static func == (lhs: Query, rhs: Value) -> Query<Bool> {
-        lhs.valueTest("\(lhs.path) == \(rhs)", access: Operand(rhs).map(IndexAccess.equal)) {
-            Value._queryEqual($0, rhs)
-        }
+        let operand = Operand(rhs)
+        let text = "\(lhs.path) == \(rhs)"
+        let access = operand.map(IndexAccess.equal)
+        return lhs.columnComparison(.equal, operand, text: text, access: access)
+            ?? lhs.valueTest(text, access: access) { Value._queryEqual($0, rhs) }
     }
 
     /// Whether the property differs from `rhs` (`!= nil`: whether it is set). Always scans.
     public static func != (lhs: Query, rhs: Value) -> Query<Bool> {
-        lhs.valueTest("\(lhs.path) != \(rhs)") { !Value._queryEqual($0, rhs) }
+        let text = "\(lhs.path) != \(rhs)"
+        return lhs.columnComparison(.notEqual, Operand(rhs), text: text, access: nil)
+            ?? lhs.valueTest(text) { !Value._queryEqual($0, rhs) }
     }
 
     /// Whether the property equals one of `values`.
@@ -166,7 +195,13 @@ extension Query where Value: _QueryEquatable {
         let candidates = Array(values)
         let operands = candidates.compactMap { Operand($0) }  // not `Operand.init`: it captured the metatype
         let access = operands.count == candidates.count ? IndexAccess.oneOf(operands) : nil
-        return valueTest("\(path) IN \(candidates)", access: access) { value in
+        let text = "\(path) IN \(candidates)"
+        if access != nil, let order = columnOrder,
+            let predicate = ColumnPredicate(oneOf: operands.map(\.bytes), order: order)
+        {
+            return comparison(text, access: access, predicate.test, columnPredicate: predicate)
+        }
+        return valueTest(text, access: access) { value in
             candidates.contains { Value._queryEqual(value, $0) }
         }
     }
@@ -178,33 +213,41 @@ extension Query where Value: _QueryComparable {
     /// `> nil` every string). Uses the primary key or an index when the property has one, as do `<=`,
     /// `>` and `>=`.
     public static func < (lhs: Query, rhs: Value) -> Query<Bool> {
-        lhs.ordered("<", rhs, lower: false) { $0 < 0 }
+        lhs.ordered("<", .less, rhs, lower: false) { $0 < 0 }
     }
 
     /// Whether the property sorts before `rhs` or equals it (nil: as `<`).
     public static func <= (lhs: Query, rhs: Value) -> Query<Bool> {
-        lhs.ordered("<=", rhs, lower: false) { $0 <= 0 }
+        lhs.ordered("<=", .lessOrEqual, rhs, lower: false) { $0 <= 0 }
     }
 
     /// Whether the property sorts after `rhs` (nil: as `<`).
     public static func > (lhs: Query, rhs: Value) -> Query<Bool> {
-        lhs.ordered(">", rhs, lower: true) { $0 > 0 }
+        lhs.ordered(">", .greater, rhs, lower: true) { $0 > 0 }
     }
 
     /// Whether the property sorts after `rhs` or equals it (nil: as `<`).
     public static func >= (lhs: Query, rhs: Value) -> Query<Bool> {
-        lhs.ordered(">=", rhs, lower: true) { $0 >= 0 }
+        lhs.ordered(">=", .greaterOrEqual, rhs, lower: true) { $0 >= 0 }
     }
 
     /// A comparison whose operand bounds an index range from below (`lower`) or above. (An index
     /// keeps nil entries first: a range open below includes them, and each candidate is tested.)
-    private func ordered(_ symbol: String, _ rhs: Value, lower: Bool, _ holds: @escaping (Int) -> Bool) -> Query<Bool> {
+    private func ordered(
+        _ symbol: String, _ operator: ComparisonOperator, _ rhs: Value, lower: Bool,
+        _ holds: @escaping (Int) -> Bool
+    ) -> Query<Bool> {
         var access: IndexAccess?
-        if !rhs._queryIsNull, let operand = Operand(rhs) {
+        let operand = Operand(rhs)
+        if !rhs._queryIsNull, let operand {
             access = lower ? .range(lower: operand, upper: nil) : .range(lower: nil, upper: operand)
         }
         let ordersNil = Value._queryOrdersNil
-        return valueTest("\(path) \(symbol) \(rhs)", access: access) { value in
+        let text = "\(path) \(symbol) \(rhs)"
+        if let compiled = columnComparison(`operator`, operand, text: text, access: access, ordersNil: ordersNil) {
+            return compiled
+        }
+        return valueTest(text, access: access) { value in
             if ordersNil { return holds(Value._queryCompare(value, rhs)) }
             return !value._queryIsNull && !rhs._queryIsNull && holds(Value._queryCompare(value, rhs))
         }

@@ -142,6 +142,7 @@ extension Results {
 
     /// The sum of a property (zero when there are no objects), read from the column: no object is made.
     public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> V {
+        if let total = columnSum(keyPath, as: V.self) { return total }
         var total = V.zero
         for value in values(of: keyPath) { total += value }
         return total
@@ -149,6 +150,7 @@ extension Results {
 
     /// The sum of the non-nil values of an optional property.
     public func sum<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> V {
+        if let total = columnSum(keyPath, as: V.self) { return total }
         var total = V.zero
         for case let value? in values(of: keyPath) { total += value }
         return total
@@ -157,6 +159,7 @@ extension Results {
     /// The mean of a property, or nil when there are no objects.
     public func average<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> Double? {
         var mean = Mean()
+        if forEachStoredValue(keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
         for value in values(of: keyPath) { mean.add(value._queryDouble) }
         return mean.value
     }
@@ -164,6 +167,7 @@ extension Results {
     /// The mean of the non-nil values of an optional property, or nil when there is none.
     public func average<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> Double? {
         var mean = Mean()
+        if forEachStoredValue(keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
         for case let value? in values(of: keyPath) { mean.add(value._queryDouble) }
         return mean.value
     }
@@ -183,11 +187,13 @@ extension Results {
     /// The value that wins `better` against every other non-nil one.
     private func extreme<V: _QueryComparable>(of keyPath: KeyPath<Element, V>, _ better: (Int) -> Bool) -> V? {
         var best: V?
-        for value in values(of: keyPath) {
-            if value._queryIsNull { continue }
-            if let current = best, !better(V._queryCompare(value, current)) { continue }
+        func consider(_ value: V) {
+            if value._queryIsNull { return }
+            if let current = best, !better(V._queryCompare(value, current)) { return }
             best = value
         }
+        if forEachStoredValue(keyPath, as: V.self, consider) { return best }
+        for value in values(of: keyPath) { consider(value) }
         return best
     }
 }

@@ -128,10 +128,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
             switch stage {
             case .predicate(let predicate):
                 var kept: [(key: RowKey, row: RowView)] = []
-                for item in items
-                where try PredicateEvaluator(rows: core.rows).matches(
-                    predicate, row: item.row, binding: binding, key: item.key)
-                {
+                let evaluator = BoundEvaluator(predicate, binding: binding, rows: core.rows)
+                for item in items where try evaluator.matches(item.row, .key(item.key)) {
                     kept.append(item)
                 }
                 items = kept
@@ -159,7 +157,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
                     var reachesEveryProperty = true
                     for path in linkPaths
                     where try PredicateEvaluator(rows: core.rows).pathEnd(
-                        path, row: item.row, binding: binding, key: item.key) == nil
+                        path, row: item.row, binding: binding, key: .key(item.key)) == nil
                     {
                         reachesEveryProperty = false
                     }
@@ -175,12 +173,13 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     /// The rows of the whole table that satisfy `predicate`, in key order.
     private func matchingRows(_ predicate: Predicate) throws(StoreError) -> [(key: RowKey, row: RowView)] {
-        let evaluator = PredicateEvaluator(rows: core.rows)
+        let evaluator = BoundEvaluator(predicate, binding: binding, rows: core.rows)
         var kept: [(key: RowKey, row: RowView)] = []
-        try core.rows.scanRanges([KeyRange()], table: binding.table) { (keyBytes, value) throws(StoreError) in
-            let key = try core.rows.decodeRowKey(keyBytes, binding: binding)
-            let row = try core.rows.storedRow(value, keyBytes: keyBytes, binding: binding, key: key)
-            if try evaluator.matches(predicate, row: row, binding: binding, key: key) { kept.append((key, row)) }
+        try core.rows.forEachRow(binding) { (keyBytes, row) throws(StoreError) in
+            if try evaluator.matches(row, .stored(keyBytes)) {
+                kept.append((try core.rows.decodeRowKey(keyBytes, binding: binding), row))
+            }
+            return true
         }
         return kept
     }
@@ -215,7 +214,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The number of objects (for a whole table, its count: no row is read).
     public var count: Int {
         core.assertConfined()
-        guard stages.isEmpty else { return contents().keys.count }
+        guard stages.isEmpty else { return scannedCount() ?? contents().keys.count }
         do {
             return try core.count(binding.table)
         } catch {
@@ -350,6 +349,6 @@ extension Results: CustomStringConvertible {
 extension Results: Sendable {}
 
 /// Serialises evaluations of frozen Results, which any thread may read at once.
-private enum FrozenEvaluation {
+enum FrozenEvaluation {
     static let lock = NSLock()
 }

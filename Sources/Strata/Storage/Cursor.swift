@@ -19,6 +19,18 @@ struct Cursor: ~Copyable {
     func next() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_NEXT) }
     func previous() throws(LMDBError) -> Entry? { try LMDB.cursorGet(handle, key: nil, op: MDB_PREV) }
 
+    /// The first row of a table of sealed rows of `columns` columns, its seal and header checked
+    /// (`LMDB.cursorGetRow`).
+    func firstRow(columns: Int) throws(LMDBError) -> SealedEntry? {
+        try LMDB.cursorGetRow(handle, op: MDB_FIRST, columns: columns)
+    }
+
+    /// The next row of a table of sealed rows, its seal and header checked.
+    @inline(__always)
+    func nextRow(columns: Int) throws(LMDBError) -> SealedEntry? {
+        try LMDB.cursorGetRow(handle, op: MDB_NEXT, columns: columns)
+    }
+
     /// The first pair whose key is `key` or sorts after it.
     func seek(atLeast key: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
         try LMDB.cursorGet(handle, key: key, op: MDB_SET_RANGE)

@@ -105,7 +105,7 @@ struct RowReader {
 
     /// What is wrong with a row the cursor refused (`checkedRow`): out of line, off every row's path.
     @inline(never)
-    private func damage(of entry: SealedEntry, binding: TableBinding, key: RowKey) -> StoreError {
+    func damage(of entry: SealedEntry, binding: TableBinding, key: RowKey) -> StoreError {
         do {
             if case .sealBroken = entry.state { throw RowSeal.damage(entry.value) }
             _ = try RowView(checkingHeader: entry.value, expectedColumns: binding.columnCount)

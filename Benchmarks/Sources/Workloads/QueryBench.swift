@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import Strata
+
+/// S5, S6, S6i, D1: sorting, the first page of a sort, and distinct, against GRDB's SQL on the same
+/// rows (no index on the sorted column, except S6i's, indexed on both sides).
+public enum QueryBench {
+    public static let workloads: [PeerWorkload] = [
+        PeerWorkload(
+            id: "S5", title: "sort by a Double, read every object", peer: "GRDB `ORDER BY` (no index)",
+            goal: .ratio(1)),
+        PeerWorkload(
+            id: "S6", title: "sorted by a Double, first 20 (`prefix(20)`)",
+            peer: "GRDB `ORDER BY … LIMIT 20` (no index)",
+            goal: .ratio(5)),
+        PeerWorkload(
+            id: "S6i", title: "sorted by an indexed Int, first 20", peer: "GRDB `ORDER BY … LIMIT 20` (index)",
+            goal: .seconds(0.001)),
+        PeerWorkload(
+            id: "D1", title: "`distinct(by:)` on a column of 1,000 values", peer: "GRDB `SELECT DISTINCT`",
+            goal: .ratio(1)),
+    ]
+
+    /// Runs every workload `rounds` times on both systems, interleaved, each round in fresh files
+    /// filled (untimed) with the same `count` rows.
+    public static func run(directory: URL, count: Int, rounds: Int, report: (String) -> Void) throws
+        -> PeerComparison.Result
+    {
+        try PeerComparison.run(
+            workloads, name: "q", directory: directory, count: count, rounds: rounds,
+            strata: { try StrataQueries(directory: $0, count: count) },
+            peer: { try GRDBQueries(directory: $0, count: count) }, report: report)
+    }
+
+    /// A bijection of 0..<count (7919 is prime, and prime to every count the bench uses): distinct
+    /// sort values, so that both systems agree on one order.
+    static func permuted(_ id: Int, count: Int) -> Int { (id &* 7919) % count }
+
+    static func group(_ id: Int) -> Int { (id &* 31) % 1000 }
+
+    /// An order-sensitive hash of ids, which both systems must produce.
+    static func fold(_ hash: inout Int, _ id: Int) { hash = hash &* 31 &+ id }
+}
+
+/// A row of the query workloads.
+public final class BenchRow: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var value: Double
+    @Persisted(indexed: true) public var rank: Int
+    @Persisted public var group: Int
+    @Persisted public var name: String
+}
+
+private final class StrataQueries: PeerSide {
+    let store: Store
+
+    init(directory: URL, count: Int) throws {
+        var configuration = Store.Configuration(
+            fileURL: directory.appendingPathComponent("queries.strata"), objectTypes: [BenchRow.self])
+        if let size = ProcessInfo.processInfo.environment["STRATA_BENCH_MAXIMUM_SIZE"].flatMap(Int.init) {
+            configuration.maximumSize = size
+        }
+        store = try Store(configuration: configuration)
+        try store.write {
+            for id in 0..<count {
+                let row = BenchRow()
+                row.id = id
+                row.value = Double(QueryBench.permuted(id, count: count)) + 0.5
+                row.rank = QueryBench.permuted(id, count: count)
+                row.group = QueryBench.group(id)
+                row.name = itemName
+                try store.add(row)
+            }
+        }
+    }
+
+    func run(_ id: String, count: Int) throws -> Int {
+        var hash = 0
+        let rows = store.objects(BenchRow.self)
+        switch id {
+        case "S5":
+            for row in rows.sorted(by: \.value) { QueryBench.fold(&hash, row.id) }
+        case "S6":
+            for row in rows.sorted(by: \.value).prefix(20) { QueryBench.fold(&hash, row.id) }
+        case "S6i":
+            for row in rows.sorted(by: \.rank).prefix(20) { QueryBench.fold(&hash, row.id) }
+        default:
+            hash = rows.distinct(by: [\.group]).count
+        }
+        return hash
+    }
+}
+
+private final class GRDBQueries: PeerSide {
+    let queue: DatabaseQueue
+
+    init(directory: URL, count: Int) throws {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode=WAL")
+            try db.execute(sql: "PRAGMA synchronous=NORMAL")
+        }
+        queue = try DatabaseQueue(
+            path: directory.appendingPathComponent("queries.sqlite").path, configuration: configuration)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE row (id INTEGER PRIMARY KEY, value REAL, rank INTEGER, "group" INTEGER, name TEXT);
+                    CREATE INDEX row_rank ON row(rank);
+                    """)
+            let statement = try db.makeStatement(
+                sql: "INSERT INTO row (id, value, rank, \"group\", name) VALUES (?, ?, ?, ?, ?)")
+            for id in 0..<count {
+                let permuted = QueryBench.permuted(id, count: count)
+                try statement.execute(arguments: [id, Double(permuted) + 0.5, permuted, QueryBench.group(id), itemName])
+            }
+        }
+    }
+
+    func run(_ id: String, count: Int) throws -> Int {
+        try queue.read { db in
+            var hash = 0
+            let sql: String
+            switch id {
+            case "S5": sql = "SELECT id FROM row ORDER BY value"
+            case "S6": sql = "SELECT id FROM row ORDER BY value LIMIT 20"
+            case "S6i": sql = "SELECT id FROM row ORDER BY rank LIMIT 20"
+            default: return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT DISTINCT \"group\" FROM row)") ?? 0
+            }
+            let ids = try Int.fetchCursor(db, sql: sql)
+            while let id = try ids.next() { QueryBench.fold(&hash, id) }
+            return hash
+        }
+    }
+}

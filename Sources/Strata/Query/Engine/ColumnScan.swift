@@ -1,0 +1,195 @@
+/// Counts and aggregates read from the stored rows as the cursor walks: no key is collected, no
+/// object made, no value decoded through a protocol witness for the common numeric types.
+///
+/// They serve a `Results` whose stages are conditions only (and sorts, which change no count nor
+/// sum); other Results evaluate their objects first.
+extension Results {
+    /// The conjunction of the Results' conditions, when every stage is a condition or a sort (nil
+    /// for the whole table); `.none` when a stage needs the objects (a filter, distinct, a limit).
+    var scannableCondition: Predicate?? {
+        var condition: Predicate?
+        for stage in stages {
+            switch stage {
+            case .predicate(let predicate): condition = condition.map { .and($0, predicate) } ?? predicate
+            case .sort: continue
+            default: return .none
+            }
+        }
+        return .some(condition)
+    }
+
+    /// Runs `body` under the lock frozen Results share (their snapshot is read from any thread).
+    func synchronizedIfFrozen<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
+        guard core.isFrozen else { return try body() }
+        FrozenEvaluation.lock.lock()
+        defer { FrozenEvaluation.lock.unlock() }
+        return try body()
+    }
+
+    /// Visits the rows that satisfy `condition` (every row when nil), in key order. A condition one of
+    /// whose comparisons an index or the primary key serves reads those rows only.
+    func forEachMatchingRow(
+        _ condition: Predicate?, _ visit: (RowView, RowIdentity) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        let reader = core.rows
+        guard let condition else {
+            try reader.forEachRow(binding) { (key, row) throws(StoreError) in
+                try visit(row, .stored(key))
+                return true
+            }
+            return
+        }
+        let evaluator = BoundEvaluator(condition, binding: binding, rows: reader)
+        if let plan = CandidatePlan.best(for: condition, binding: binding) {
+            for item in try plan.rows(of: binding, in: reader) where try evaluator.matches(item.row, .key(item.key)) {
+                try visit(item.row, .key(item.key))
+            }
+            return
+        }
+        if case .column(let column, let predicate) = evaluator.condition {
+            // One comparison on the row's own column (the common case): the loop holds the column and
+            // its test, nothing else.
+            try reader.forEachRow(binding) { (key, row) throws(StoreError) in
+                let bytes: UnsafeRawBufferPointer?
+                do {
+                    bytes = try row.column(column)
+                } catch {
+                    throw .damaged(
+                        at: binding.location(of: RowIdentity.stored(key).key(in: binding), column: column), error)
+                }
+                guard let outcome = predicate.evaluate(bytes) else {
+                    throw BoundEvaluator.undecodable(column, .stored(key), binding)
+                }
+                if outcome { try visit(row, .stored(key)) }
+                return true
+            }
+            return
+        }
+        try reader.forEachRow(binding) { (key, row) throws(StoreError) in
+            let identity = RowIdentity.stored(key)
+            if try evaluator.matches(row, identity) { try visit(row, identity) }
+            return true
+        }
+    }
+
+    /// The number of objects of a Results whose stages are conditions and sorts, counted as the cursor
+    /// walks; nil for other Results.
+    func scannedCount() -> Int? {
+        guard case .some(let condition) = scannableCondition else { return nil }
+        do {
+            return try synchronizedIfFrozen { () throws(StoreError) -> Int in
+                var count = 0
+                try forEachMatchingRow(condition) { _, _ in count += 1 }
+                return count
+            }
+        } catch {
+            preconditionFailure("\(TrapMessage.corrupted): counting \(binding.name): \(error)")
+        }
+    }
+
+    /// Visits the value of `column` of each object of a Results whose stages are conditions and sorts
+    /// (nil: null); false for other Results, which visit nothing.
+    ///
+    /// - Warning: Traps on a damaged row, as reading the objects would.
+    func forEachColumnValue(_ column: Int, _ visit: (UnsafeRawBufferPointer?) -> Void) -> Bool {
+        guard case .some(let condition) = scannableCondition else { return false }
+        do {
+            try synchronizedIfFrozen { () throws(StoreError) in
+                try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
+                    do {
+                        visit(try row.column(column))
+                    } catch {
+                        throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
+                    }
+                }
+            }
+        } catch {
+            preconditionFailure("\(TrapMessage.corrupted): reading \(binding.name): \(error)")
+        }
+        return true
+    }
+
+    /// The sum of a stored numeric column as `V`, read in place; nil when the column or the Results
+    /// cannot be read so (the caller reads values).
+    func columnSum<V: _QueryNumeric>(_ keyPath: PartialKeyPath<Element>, as type: V.Type) -> V? {
+        guard let column = storedColumn(of: keyPath), let order = ColumnOrder(binding.columnTypes[column]) else {
+            return nil
+        }
+        var damaged = false
+        switch order {
+        case .double where V.self == Double.self:
+            var total = 0.0
+            guard
+                forEachColumnValue(
+                    column,
+                    { bytes in
+                        guard let bytes else { return }
+                        guard bytes.count == 8 else {
+                            damaged = true
+                            return
+                        }
+                        total += Double(bitPattern: bytes.loadUnaligned(as: UInt64.self))
+                    })
+            else { return nil }
+            if damaged { trapUndecodable(column) }
+            return total as? V
+        case .signed(let width) where V.self == Int.self || V.self == Int64.self:
+            var total = 0
+            guard
+                forEachColumnValue(
+                    column,
+                    { bytes in
+                        guard let bytes else { return }
+                        guard bytes.count == width else {
+                            damaged = true
+                            return
+                        }
+                        total += Int(ColumnOrder.signedValue(bytes, width: width))
+                    })
+            else { return nil }
+            if damaged { trapUndecodable(column) }
+            return V.self == Int.self ? total as? V : Int64(total) as? V
+        default:
+            var total = V.zero
+            let context = _DecodeContext(owner: nil, column: column)
+            guard
+                forEachColumnValue(
+                    column,
+                    { bytes in
+                        guard bytes != nil else { return }
+                        do {
+                            total += try V._strataDecodeColumn(bytes, in: context)
+                        } catch {
+                            damaged = true
+                        }
+                    })
+            else { return nil }
+            if damaged { trapUndecodable(column) }
+            return total
+        }
+    }
+
+    /// Visits the non-null values of a stored column, decoded as `V`; false when the Results cannot
+    /// be read so (the caller reads values).
+    func forEachStoredValue<V: _Persistable>(
+        _ keyPath: PartialKeyPath<Element>, as type: V.Type, _ visit: (V) -> Void
+    ) -> Bool {
+        guard let column = storedColumn(of: keyPath) else { return false }
+        var damaged = false
+        let context = _DecodeContext(owner: nil, column: column)
+        let visited = forEachColumnValue(column) { bytes in
+            guard bytes != nil else { return }
+            do {
+                visit(try V._strataDecodeColumn(bytes, in: context))
+            } catch {
+                damaged = true
+            }
+        }
+        if damaged { trapUndecodable(column) }
+        return visited
+    }
+
+    private func trapUndecodable(_ column: Int) -> Never {
+        preconditionFailure("\(TrapMessage.corrupted): \(binding.name).\(binding.columnNames[column]): undecodable")
+    }
+}
