@@ -28,6 +28,7 @@ final class ResultsObserver<Element: Object>: StoreObserver {
             switch stage {
             case .predicate(let predicate): predicate.followsLinks
             case .filter, .sort, .distinct: true
+            case .limit: false
             }
         }
     }

@@ -78,6 +78,18 @@ extension Results {
         adding(.distinct(keyPaths))
     }
 
+    /// The first `maxLength` objects (all of them when there are fewer), as a live Results: a limit.
+    /// After a sort only the first page is sorted (a heap of `maxLength` entries: O(n log k)), and a
+    /// sort whose first key has an index reads that index in order and stops after the page.
+    ///
+    /// ```swift
+    /// let newest = store.objects(Post.self).sorted(by: \.created, ascending: false).prefix(20)
+    /// ```
+    public func prefix(_ maxLength: Int) -> Results {
+        precondition(maxLength >= 0, "Strata: prefix(\(maxLength)) of a negative length")
+        return adding(.limit(maxLength))
+    }
+
     /// How the Results finds its objects: which index, if any, its first condition uses.
     public var queryPlan: QueryPlan {
         core.assertConfined()
@@ -106,6 +118,7 @@ extension Results {
             case .sort(let keys): steps.append("sort (\(keys.count) key\(keys.count == 1 ? "" : "s"))")
             case .distinct(let keyPaths):
                 steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
+            case .limit(let count): steps.append("first \(count)")
             }
         }
         return QueryPlan(access: access, description: steps.joined(separator: ", then "))

@@ -26,6 +26,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         case filter((Element) -> Bool)
         case sort([SortKey<Element>])
         case distinct([PartialKeyPath<Element>])
+        /// The first n objects (`prefix(_:)`, a query's `LIMIT`).
+        case limit(Int)
     }
 
     /// The keys of the rows, for one table version of the Store (a query's for one generation), and
@@ -111,6 +113,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// Runs the stages: candidates from an index when the first stage is a condition that can use
     /// one, else the whole table; then each stage in turn.
     private func evaluate() throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        if let page = try indexOrderedFirstPage() { return page }
+        if let page = try streamedFirstPage() { return page }
         var items: [(key: RowKey, row: RowView)]
         var remaining = stages[...]
         if case .predicate(let predicate)? = stages.first {
@@ -124,7 +128,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         } else {
             items = try core.rows.allRows(binding)
         }
-        for stage in remaining {
+        for (position, stage) in zip(remaining.indices, remaining) {
             switch stage {
             case .predicate(let predicate):
                 var kept: [(key: RowKey, row: RowView)] = []
@@ -135,7 +139,22 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 items = kept
             case .filter(let isIncluded):
                 items = items.filter { isIncluded(object(for: $0)) }
+            case .limit(let count):
+                if items.count > count { items.removeLast(items.count - Swift.max(count, 0)) }
             case .sort(let sortKeys):
+                // A limit right after the sort asks for the first page only.
+                var limit: Int?
+                if position + 1 < stages.endIndex, case .limit(let count) = stages[position + 1] {
+                    limit = Swift.max(count, 0)
+                }
+                let sorted = items
+                if let sorter = try ColumnSorter(
+                    sortKeys, rows: sorted.map(\.row), binding: binding,
+                    location: { binding.location(of: sorted[$0].key, column: $1) })
+                {
+                    items = sorter.order(count: sorted.count, limit: limit).map { sorted[$0] }
+                    continue
+                }
                 let objects = items.map(object(for:))
                 let comparators = sortKeys.map { $0.comparator(objects) }
                 let order = items.indices.sorted { a, b in
@@ -147,6 +166,13 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 }
                 items = order.map { items[$0] }
             case .distinct(let keyPaths):
+                let current = items
+                if let distinct = ColumnDistinct(keyPaths, binding: binding) {
+                    items = try distinct.kept(
+                        current.map(\.row), location: { binding.location(of: current[$0].key, column: $1) }
+                    ).map { current[$0] }
+                    continue
+                }
                 // As in Realm, an object whose link on the way to a distinct property is nil is left out.
                 let linkPaths = keyPaths.compactMap { KeyPathResolver.path($0, in: binding.schema) }.filter {
                     $0.steps.count > 1

@@ -6,12 +6,20 @@ import Foundation
 /// ```swift
 /// people.sorted(by: [SortKey(\.age, ascending: false), SortKey(\.name)])
 /// ```
+/// A property of the sorted type itself is read from the rows into a compact array and sorted there
+/// (no object is made); a key path through a link is read through the objects.
 public struct SortKey<Root: Object> {
+    /// The key path sorted by.
+    let keyPath: PartialKeyPath<Root>
+    /// Whether smaller values come first.
+    let ascending: Bool
     /// For the objects being sorted, a comparison of two of them by position (-1, 0, 1).
     let comparator: ([Root]) -> (Int, Int) -> Int
 
     /// Sorts by the value at `keyPath` (a stored property, maybe through a link: `\.owner?.name`).
     public init<V: _QueryComparable>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
         comparator = { objects in
             let values = objects.map { $0[keyPath: keyPath] }
             return { a, b in

@@ -1,0 +1,78 @@
+extension Results {
+    /// The first page of a sort by one numeric property (numbers, dates, Bools) that no index serves,
+    /// taken as the cursor walks: each row's sort value is read in place and offered to a heap of the
+    /// best `limit` entries (O(n log k)); only an entry that enters the heap copies its key. No key
+    /// array, no row array, no object. For stages `[condition] sort limit` with `limit` at most 10,000;
+    /// nil for others.
+    ///
+    /// - Throws: `.corrupted` naming a damaged row, `.storage`.
+    func streamedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
+        var rest = stages[...]
+        var condition: Predicate?
+        if case .predicate(let predicate)? = rest.first {
+            if CandidatePlan.best(for: predicate, binding: binding) != nil { return nil }
+            condition = predicate
+            rest = rest.dropFirst()
+        }
+        guard rest.count == 2, case .sort(let keys)? = rest.first, case .limit(let limit)? = rest.last,
+            limit <= 10_000, keys.count == 1,
+            let path = KeyPathResolver.path(keys[0].keyPath, in: binding.schema), let property = path.directProperty
+        else { return nil }
+        let column = binding.columnOfProperty[property]
+        guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]), order != .bytes else { return nil }
+        guard limit > 0 else { return [] }
+        let ascending = keys[0].ascending
+        // Entries rank by nil (first ascending, last descending), then the value, then the position.
+        typealias Entry = (rank: UInt64, isNull: Bool, position: Int, key: [UInt8])
+        var heap = TopHeap<Entry>(capacity: limit) { lhs, rhs in
+            if lhs.isNull != rhs.isNull { return lhs.isNull == ascending }
+            if lhs.rank != rhs.rank { return ascending ? lhs.rank < rhs.rank : lhs.rank > rhs.rank }
+            return lhs.position < rhs.position
+        }
+        var position = 0
+        try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
+            defer { position += 1 }
+            let bytes: UnsafeRawBufferPointer?
+            do {
+                bytes = try row.column(column)
+            } catch {
+                throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
+            }
+            var rank: UInt64 = 0
+            if let bytes {
+                guard let value = order.sortKey(bytes) else {
+                    throw .corrupted(
+                        "\(binding.location(of: identity.key(in: binding), column: column)): undecodable in a sort")
+                }
+                rank = value
+            }
+            let isNull = bytes == nil
+            if let worst = heap.worstKept {
+                // Not better than the worst kept (a later position loses ties): skip, copying nothing.
+                if isNull != worst.isNull {
+                    if isNull != ascending { return }
+                } else if ascending ? rank >= worst.rank : rank <= worst.rank {
+                    return
+                }
+            }
+            let key: [UInt8] =
+                switch identity {
+                case .stored(let bytes): Array(bytes)
+                case .key(let key): key.withBytes { Array($0) }
+                }
+            heap.offer((rank, isNull, position, key))
+        }
+        let entries = heap.sorted()
+        var page: [(key: RowKey, row: RowView)] = []
+        for entry in entries {
+            let key = try entry.key.withBytes { (bytes) throws(StoreError) in
+                try core.rows.decodeRowKey(bytes, binding: binding)
+            }
+            guard let row = try core.rows.fetchRow(binding, key: key) else {
+                throw .corrupted("\(binding.name): a row read just now is missing: \(binding.describe(key))")
+            }
+            page.append((key, row))
+        }
+        return page
+    }
+}
