@@ -91,6 +91,15 @@ private enum Field: CaseIterable {
         }
     }
 
+    /// The key path in the string language.
+    var queryName: String {
+        switch self {
+        case .weight: "target.weight"
+        case .numbersCount: "numbers.@count"
+        default: "\(self)"
+        }
+    }
+
     /// Whether `< nil` compares (String? orders nil first) rather than never matching.
     var ordersNil: Bool { self == .optName }
 }
@@ -171,6 +180,35 @@ private indirect enum Condition: CustomStringConvertible {
         case .and(let a, let b): return a.query(row) && b.query(row)
         case .or(let a, let b): return a.query(row) || b.query(row)
         case .not(let a): return !a.query(row)
+        }
+    }
+
+    /// The same condition in the string language; operands go into `arguments` (dates, strings) or
+    /// are written as literals (numbers, nil, Bools).
+    func text(_ arguments: inout [any Sendable]) -> String {
+        switch self {
+        case .compare(let field, let op, _, let operand):
+            let symbol = ["==", "!=", "<", "<=", ">", ">="][Operator.allCases.firstIndex(of: op)!]
+            let literal: String
+            switch operand {
+            case let date as Date:
+                arguments.append(date)
+                literal = "$\(arguments.count - 1)"
+            case let string as String:
+                arguments.append(string)
+                literal = "$\(arguments.count - 1)"
+            case let flag as Bool: literal = flag ? "true" : "false"
+            case let number as Int: literal = "\(number)"
+            case let number as Int8: literal = "\(number)"
+            case let number as Double: literal = number == 0 && number.sign == .minus ? "-0.0" : "\(number)"
+            default: literal = "nil"  // a nil optional
+            }
+            return "\(field.queryName) \(symbol) \(literal)"
+        case .oneOf(let field, _, let operands):
+            return "\(field.queryName) IN {\(operands.map(String.init).joined(separator: ", "))}"
+        case .and(let a, let b): return "(\(a.text(&arguments)) AND \(b.text(&arguments)))"
+        case .or(let a, let b): return "(\(a.text(&arguments)) OR \(b.text(&arguments)))"
+        case .not(let a): return "NOT \(a.text(&arguments))"
         }
     }
 
@@ -307,6 +345,22 @@ private struct Generator {
             #expect(found.count == expected.count, "count of \(condition)")
             #expect(found.sum(of: \.int) == expected.reduce(0) { $0 + $1.int }, "sum of \(condition)")
             if ids != expected.map(\.id) { return }
+        }
+    }
+
+    /// The string language and the closure form find the same objects for 10,000 generated
+    /// conditions (numbers as literals, strings and dates as arguments), and the reference's.
+    @Test func generatedStringQueriesMatchTheClosureForm() throws {
+        var (_, store, rows, generator) = try populated(seed: 23, count: 150)
+        let all = store.objects(QueryRow.self)
+        for _ in 0..<10_000 {
+            let condition = generator.condition()
+            var arguments: [any Sendable] = []
+            let text = condition.text(&arguments)
+            let viaText = try all.where(text, arguments: arguments).map(\.id)
+            #expect(viaText == all.where { condition.query($0) }.map(\.id), "\(text)")
+            #expect(viaText == rows.filter { condition.holds($0) }.map(\.id), "\(text)")
+            if viaText != rows.filter({ condition.holds($0) }).map(\.id) { return }
         }
     }
 

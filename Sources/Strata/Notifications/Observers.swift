@@ -28,7 +28,7 @@ final class ResultsObserver<Element: Object>: StoreObserver {
             switch stage {
             case .predicate(let predicate): predicate.followsLinks
             case .filter, .sort, .distinct: true
-            case .limit: false
+            case .limit, .distinctProperties: false
             }
         }
     }
@@ -226,6 +226,8 @@ extension Predicate {
     var followsLinks: Bool {
         switch self {
         case .comparison(let comparison): comparison.path.steps.count > 1
+        case .collection: true
+        case .constant: false
         case .and(let lhs, let rhs), .or(let lhs, let rhs): lhs.followsLinks || rhs.followsLinks
         case .not(let inner): inner.followsLinks
         }

@@ -98,6 +98,10 @@ final class Comparison {  // a class: evaluating a predicate per row copies no f
 /// A condition on the objects of one type, from `where`.
 indirect enum Predicate: CustomStringConvertible {
     case comparison(Comparison)
+    /// A condition on the elements of a List or MutableSet.
+    case collection(CollectionCondition)
+    /// Always (`TRUEPREDICATE`) or never (`FALSEPREDICATE`).
+    case constant(Bool)
     case and(Predicate, Predicate)
     case or(Predicate, Predicate)
     case not(Predicate)
@@ -105,6 +109,8 @@ indirect enum Predicate: CustomStringConvertible {
     var description: String {
         switch self {
         case .comparison(let comparison): comparison.text
+        case .collection(let condition): condition.text
+        case .constant(let value): value ? "TRUEPREDICATE" : "FALSEPREDICATE"
         case .and(let lhs, let rhs): "(\(lhs) && \(rhs))"
         case .or(let lhs, let rhs): "(\(lhs) || \(rhs))"
         case .not(let inner): "!(\(inner))"
@@ -156,6 +162,10 @@ struct PredicateEvaluator {
                 return false
             }
             return try test(comparison, row: end.row, column: end.column, binding: end.binding, key: .key(end.key))
+        case .collection(let condition):
+            return try matches(condition, row: row, binding: binding, key: identity)
+        case .constant(let value):
+            return value
         case .and(let lhs, let rhs):
             // Not `&&`: its autoclosure would erase the typed throw.
             guard try matches(lhs, row: row, binding: binding, key: identity) else { return false }

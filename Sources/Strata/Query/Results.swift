@@ -28,6 +28,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         case distinct([PartialKeyPath<Element>])
         /// The first n objects (`prefix(_:)`, a query's `LIMIT`).
         case limit(Int)
+        /// The string language's `DISTINCT(…)`: properties of the type (column-comparable).
+        case distinctProperties([Int])
     }
 
     /// The keys of the rows, for one table version of the Store (a query's for one generation), and
@@ -139,6 +141,12 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 items = kept
             case .filter(let isIncluded):
                 items = items.filter { isIncluded(object(for: $0)) }
+            case .distinctProperties(let properties):
+                let current = items
+                guard let distinct = ColumnDistinct(properties: properties, binding: binding) else { continue }
+                items = try distinct.kept(
+                    current.map(\.row), location: { binding.location(of: current[$0].key, column: $1) }
+                ).map { current[$0] }
             case .limit(let count):
                 if items.count > count { items.removeLast(items.count - Swift.max(count, 0)) }
             case .sort(let sortKeys):

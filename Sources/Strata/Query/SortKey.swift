@@ -9,8 +9,10 @@ import Foundation
 /// A property of the sorted type itself is read from the rows into a compact array and sorted there
 /// (no object is made); a key path through a link is read through the objects.
 public struct SortKey<Root: Object> {
-    /// The key path sorted by.
-    let keyPath: PartialKeyPath<Root>
+    /// The key path sorted by (nil for a key of the string language, which names `property`).
+    let keyPath: PartialKeyPath<Root>?
+    /// The property of `Root` a key of the string language names (always column-sortable).
+    let property: Int?
     /// Whether smaller values come first.
     let ascending: Bool
     /// For the objects being sorted, a comparison of two of them by position (-1, 0, 1).
@@ -19,6 +21,7 @@ public struct SortKey<Root: Object> {
     /// Sorts by the value at `keyPath` (a stored property, maybe through a link: `\.owner?.name`).
     public init<V: _QueryComparable>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
         self.keyPath = keyPath
+        property = nil
         self.ascending = ascending
         comparator = { objects in
             let values = objects.map { $0[keyPath: keyPath] }
@@ -27,5 +30,14 @@ public struct SortKey<Root: Object> {
                 return ascending ? result : -result
             }
         }
+    }
+
+    /// A key of the string language: a property of `Root` whose column `ColumnSorter` sorts (the
+    /// compiler refuses others), so no object comparison is ever needed.
+    init(property: Int, ascending: Bool) {
+        keyPath = nil
+        self.property = property
+        self.ascending = ascending
+        comparator = { _ in { _, _ in 0 } }
     }
 }

@@ -6,8 +6,10 @@ indirect enum BoundCondition {
     case column(Int, ColumnPredicate)
     /// A comparison on column `column` of the row, through its test closure.
     case columnTest(Int, ColumnTest)
-    /// A comparison reached through links or a collection's count.
-    case general(Comparison)
+    /// A comparison reached through links, a collection's count or elements: evaluated by
+    /// `PredicateEvaluator`.
+    case general(Predicate)
+    case constant(Bool)
     case and(BoundCondition, BoundCondition)
     case or(BoundCondition, BoundCondition)
     case not(BoundCondition)
@@ -23,8 +25,10 @@ indirect enum BoundCondition {
                     self = .columnTest(column, comparison.test)
                 }
             } else {
-                self = .general(comparison)
+                self = .general(predicate)
             }
+        case .collection: self = .general(predicate)
+        case .constant(let value): self = .constant(value)
         case .and(let lhs, let rhs):
             self = .and(BoundCondition(lhs, binding: binding), BoundCondition(rhs, binding: binding))
         case .or(let lhs, let rhs):
@@ -65,8 +69,10 @@ struct BoundEvaluator {
             return try Self.test(predicate.evaluate, column: column, row: row, identity: identity, binding: binding)
         case .columnTest(let column, let test):
             return try Self.test(test, column: column, row: row, identity: identity, binding: binding)
-        case .general(let comparison):
-            return try general.matches(.comparison(comparison), row: row, binding: binding, key: identity)
+        case .general(let predicate):
+            return try general.matches(predicate, row: row, binding: binding, key: identity)
+        case .constant(let value):
+            return value
         case .and(let lhs, let rhs):
             guard try matches(lhs, row, identity) else { return false }
             return try matches(rhs, row, identity)

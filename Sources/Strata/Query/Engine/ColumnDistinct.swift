@@ -7,10 +7,19 @@ struct ColumnDistinct {
     /// Nil when a key path is no stored property of the row's own type with a column order (a link's
     /// property, a Decimal, a computed property: compared through objects).
     init?<Root: Object>(_ keyPaths: [PartialKeyPath<Root>], binding: TableBinding) {
-        var columns: [(column: Int, order: ColumnOrder)] = []
+        var properties: [Int] = []
         for keyPath in keyPaths {
             guard let path = KeyPathResolver.path(keyPath, in: binding.schema), let property = path.directProperty
             else { return nil }
+            properties.append(property)
+        }
+        self.init(properties: properties, binding: binding)
+    }
+
+    /// The same for properties of the row's type (the string language's `DISTINCT`).
+    init?(properties: [Int], binding: TableBinding) {
+        var columns: [(column: Int, order: ColumnOrder)] = []
+        for property in properties {
             let column = binding.columnOfProperty[property]
             guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]) else { return nil }
             columns.append((column, order))

@@ -84,8 +84,9 @@ struct ColumnSorter {
     ) throws(StoreError) {
         var columns: [SortColumn] = []
         for key in keys {
-            guard let path = KeyPathResolver.path(key.keyPath, in: binding.schema),
-                let property = path.directProperty
+            guard
+                let property = key.property
+                    ?? key.keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
             else { return nil }
             let column = binding.columnOfProperty[property]
             guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]) else { return nil }

@@ -15,8 +15,9 @@ extension Results {
             rest = rest.dropFirst()
         }
         guard rest.count == 2, case .sort(let keys)? = rest.first, case .limit(let limit)? = rest.last,
-            let first = keys.first, let path = KeyPathResolver.path(first.keyPath, in: binding.schema),
-            let property = path.directProperty
+            let first = keys.first,
+            let property = first.property
+                ?? first.keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
         else { return nil }
         let column = binding.columnOfProperty[property]
         guard let index = binding.indexes.first(where: { $0.column == column }) else { return nil }

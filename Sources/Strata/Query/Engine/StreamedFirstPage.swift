@@ -16,7 +16,8 @@ extension Results {
         }
         guard rest.count == 2, case .sort(let keys)? = rest.first, case .limit(let limit)? = rest.last,
             limit <= 10_000, keys.count == 1,
-            let path = KeyPathResolver.path(keys[0].keyPath, in: binding.schema), let property = path.directProperty
+            let property = keys[0].property
+                ?? keys[0].keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
         else { return nil }
         let column = binding.columnOfProperty[property]
         guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]), order != .bytes else { return nil }

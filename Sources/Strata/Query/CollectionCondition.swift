@@ -1,0 +1,154 @@
+/// A condition on the elements of a List or MutableSet of the row (or of a row its to-one links
+/// reach): `ANY dogs.age > 3`, `ALL tags == "x"`, `NONE …`, `dogs.@count`, `SUBQUERY(…).@count`,
+/// `scores.@sum > 10`, `dogs.@max.age < 5` — in the string language and the closure form
+/// (`$0.dogs.contains { $0.age > 3 }`, `allSatisfy`, `count`, `sum(of:)`).
+final class CollectionCondition {
+    enum Quantifier { case any, all, noElement }
+
+    enum Aggregate { case sum, average, minimum, maximum }
+
+    enum Kind {
+        /// Each element (a value) tested.
+        case values(Quantifier, ColumnTest)
+        /// Each element (a link) tested: the linked row against a condition on its type.
+        case objects(Quantifier, Predicate, target: ObjectSchema)
+        /// The number of elements (of linked rows that satisfy a condition, when given), tested as an
+        /// Int64 column.
+        case count(Predicate?, target: ObjectSchema?, test: ColumnTest)
+        /// An aggregate of the elements' numbers (or of a property of the linked rows), as a Double;
+        /// the test sees nil for the minimum or maximum of none.
+        case aggregate(
+            Aggregate, elementType: PropertyType, targetProperty: (ObjectSchema, Int)?, test: (Double?) -> Bool)
+    }
+
+    /// The path to the collection property (steps before the last are to-one links).
+    let path: PropertyPath
+    let kind: Kind
+    let text: String
+
+    init(path: PropertyPath, kind: Kind, text: String) {
+        self.path = path
+        self.kind = kind
+        self.text = text
+    }
+}
+
+extension PredicateEvaluator {
+    /// Whether the collection condition holds for the row `identity` names in `binding`.
+    ///
+    /// - Throws: `.corrupted` naming the row when the collection or an element is damaged, `.storage`.
+    func matches(_ condition: CollectionCondition, row: RowView, binding: TableBinding, key identity: RowIdentity)
+        throws(StoreError) -> Bool
+    {
+        guard let end = try pathEnd(condition.path, row: row, binding: binding, key: identity) else { return false }
+        let place = end.binding.location(of: end.key, column: end.column)
+        let elements: [UnsafeRawBufferPointer?]
+        do {
+            guard let bytes = try end.row.column(end.column) else { return false }
+            elements = try ListFormat.elements(bytes)
+        } catch {
+            throw .corrupted("\(place): a damaged collection: \(error)")
+        }
+        func undecodable() -> StoreError { .corrupted("\(place): an element is undecodable in a query") }
+        switch condition.kind {
+        case .values(let quantifier, let test):
+            for element in elements {
+                guard let outcome = test(element) else { throw undecodable() }
+                switch quantifier {
+                case .any: if outcome { return true }
+                case .all: if !outcome { return false }
+                case .noElement: if outcome { return false }
+                }
+            }
+            return quantifier != .any
+        case .objects(let quantifier, let inner, let target):
+            let targetBinding = try rows.core.binding(for: target.type)
+            for element in elements {
+                guard let found = try linkedRow(element, targetBinding, place: place) else { continue }
+                let outcome = try matches(inner, row: found.row, binding: targetBinding, key: .key(found.key))
+                switch quantifier {
+                case .any: if outcome { return true }
+                case .all: if !outcome { return false }
+                case .noElement: if outcome { return false }
+                }
+            }
+            return quantifier != .any
+        case .count(let inner, let target, let test):
+            var count = elements.count
+            if let inner, let target {
+                let targetBinding = try rows.core.binding(for: target.type)
+                count = 0
+                for element in elements {
+                    guard let found = try linkedRow(element, targetBinding, place: place) else { continue }
+                    if try matches(inner, row: found.row, binding: targetBinding, key: .key(found.key)) { count += 1 }
+                }
+            }
+            var littleEndian = Int64(count).littleEndian
+            guard let outcome = Swift.withUnsafeBytes(of: &littleEndian, { test($0) }) else { throw undecodable() }
+            return outcome
+        case .aggregate(let aggregate, let elementType, let targetProperty, let test):
+            var numbers: [Double] = []
+            for element in elements {
+                var bytes = element
+                var type = elementType
+                if let (target, property) = targetProperty {
+                    let targetBinding = try rows.core.binding(for: target.type)
+                    guard let found = try linkedRow(element, targetBinding, place: place) else { continue }
+                    let column = targetBinding.columnOfProperty[property]
+                    do {
+                        bytes = try found.row.column(column)
+                    } catch {
+                        throw .damaged(at: targetBinding.location(of: found.key, column: column), error)
+                    }
+                    type = targetBinding.columnTypes[column]
+                }
+                guard let bytes else { continue }  // nil takes no part, as in Realm
+                guard let number = Self.number(bytes, type: type) else { throw undecodable() }
+                numbers.append(number)
+            }
+            let value: Double? =
+                switch aggregate {
+                case .sum: numbers.reduce(0, +)
+                case .average: numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
+                case .minimum: numbers.min()
+                case .maximum: numbers.max()
+                }
+            return test(value)
+        }
+    }
+
+    /// The row an element of a collection of links names; nil for a null element or a deleted target.
+    private func linkedRow(_ element: UnsafeRawBufferPointer?, _ target: TableBinding, place: String)
+        throws(StoreError) -> (key: RowKey, row: RowView)?
+    {
+        guard let element else { return nil }
+        let key: RowKey
+        do {
+            key = try RowKey(stored: element, kind: target.keyKind)
+        } catch {
+            throw .corrupted("\(place): a damaged link: \(error)")
+        }
+        guard let row = try rows.fetchRow(target, key: key) else { return nil }
+        return (key, row)
+    }
+
+    /// A stored number (an integer, Float, Double, Date as seconds, Decimal128 or Decimal) as a Double.
+    static func number(_ bytes: UnsafeRawBufferPointer, type: PropertyType) -> Double? {
+        let type = type.unwrapped
+        if let order = ColumnOrder(type) {
+            switch order {
+            case .signed(let width):
+                return bytes.count == width ? Double(ColumnOrder.signedValue(bytes, width: width)) : nil
+            case .unsigned(let width):
+                return bytes.count == width ? Double(ColumnOrder.unsignedValue(bytes, width: width)) : nil
+            case .float: return bytes.count == 4 ? Double(Float(bitPattern: bytes.loadUnaligned(as: UInt32.self))) : nil
+            case .double: return bytes.count == 8 ? Double(bitPattern: bytes.loadUnaligned(as: UInt64.self)) : nil
+            case .bool, .bytes: return nil
+            }
+        }
+        guard let swiftType = DynamicValue.swiftType(type),
+            let value = try? swiftType._strataDecodeValue(bytes, in: _DecodeContext(owner: nil, column: 0))
+        else { return nil }
+        return (value as? any _QueryNumeric)?._queryDouble
+    }
+}

@@ -1,0 +1,511 @@
+import Foundation
+
+/// Compiles a parsed query against a model type's schema into the engine's conditions and stages:
+/// every name is looked up and every value converted to its property's type here, once, so that a
+/// wrong name, a value of the wrong type or an operator a type lacks is `.invalidArgument` naming the
+/// position and the property, and evaluation is the same as the closure form's.
+struct QueryCompiler {
+    let text: String
+    let arguments: [Any?]
+
+    private func fail(_ message: String, at position: Int) -> StoreError {
+        .invalidArgument("query \"\(text)\", at \(position): \(message)")
+    }
+
+    // MARK: Key paths
+
+    /// What a key path names, walked from `schema`.
+    enum Target {
+        /// A property (maybe through to-one links).
+        case property(PropertyPath, PropertyType)
+        /// The elements of a List or MutableSet, with the names after it (for elements that are
+        /// links: a key path in the linked type).
+        case elements(PropertyPath, element: PropertyType, rest: [String])
+        /// `list.@count`, `list.@size`, `map.@count`.
+        case count(PropertyPath)
+        /// `list.@sum`, `list.@avg.age`…
+        case aggregate(
+            PropertyPath, CollectionCondition.Aggregate, element: PropertyType, property: (ObjectSchema, Int)?)
+    }
+
+    func resolve(_ names: [String], in root: ObjectSchema, position: Int) throws(StoreError) -> Target {
+        var schema = root
+        var path = PropertyPath()
+        var index = 0
+        while index < names.count {
+            let name = names[index]
+            guard let property = schema.properties.firstIndex(where: { $0.name == name }) else {
+                let known = schema.properties.map(\.name).joined(separator: ", ")
+                throw fail("\(schema.name) has no property \"\(name)\" (it has \(known))", at: position)
+            }
+            path = path.appending(schema, property)
+            let type = schema.properties[property].type
+            let rest = Array(names[(index + 1)...])
+            switch type {
+            case .link(let target):
+                guard !rest.isEmpty else { return .property(path, type) }
+                schema = try linkedSchema(target, from: schema, position: position)
+                index += 1
+                continue
+            case .list(let element), .set(let element):
+                return try collection(path, element: element, rest: rest, from: schema, position: position)
+            case .map:
+                if rest.count == 1, ["@count", "@size"].contains(rest[0].lowercased()) { return .count(path) }
+                guard rest.isEmpty else {
+                    throw fail("\(path) is a Map: the string language reads its @count only", at: position)
+                }
+                return .property(path, type)
+            default:
+                guard rest.isEmpty else {
+                    throw fail("\(path) is a \(type), it has no property \"\(rest[0])\"", at: position)
+                }
+                return .property(path, type)
+            }
+        }
+        throw fail("an empty key path", at: position)
+    }
+
+    private func collection(
+        _ path: PropertyPath, element: PropertyType, rest: [String], from schema: ObjectSchema, position: Int
+    ) throws(StoreError) -> Target {
+        guard let first = rest.first, first.hasPrefix("@") else {
+            return .elements(path, element: element, rest: rest)
+        }
+        let aggregate: CollectionCondition.Aggregate
+        switch first.lowercased() {
+        case "@count", "@size":
+            guard rest.count == 1 else { throw fail("nothing may follow \(first)", at: position) }
+            return .count(path)
+        case "@sum": aggregate = .sum
+        case "@avg": aggregate = .average
+        case "@min": aggregate = .minimum
+        case "@max": aggregate = .maximum
+        default: throw fail("unknown collection operator \(first)", at: position)
+        }
+        if case .link(let target) = element {
+            guard rest.count == 2 else {
+                throw fail("\(first) on \(path) needs a property: \(path).\(first).age", at: position)
+            }
+            let targetSchema = try linkedSchema(target, from: schema, position: position)
+            guard let property = targetSchema.properties.firstIndex(where: { $0.name == rest[1] }),
+                PredicateEvaluator.isNumeric(targetSchema.properties[property].type)
+            else { throw fail("\(target) has no number property \"\(rest[1])\" for \(first)", at: position) }
+            return .aggregate(path, aggregate, element: element, property: (targetSchema, property))
+        }
+        guard rest.count == 1, PredicateEvaluator.isNumeric(element) else {
+            throw fail("\(first) needs a collection of numbers (\(path) holds \(element))", at: position)
+        }
+        return .aggregate(path, aggregate, element: element, property: nil)
+    }
+
+    private func linkedSchema(_ name: String, from schema: ObjectSchema, position: Int) throws(StoreError)
+        -> ObjectSchema
+    {
+        for type in schema.linkedTypes {
+            if let linked = try? ObjectSchema.of(type), linked.name == name { return linked }
+        }
+        throw fail("the linked type \(name) is unknown", at: position)
+    }
+
+    // MARK: Values
+
+    /// The value of an operand that is no key path: a literal or an argument.
+    private func value(_ operand: QueryOperand) throws(StoreError) -> Any? {
+        switch operand {
+        case .literal(let value, _): return value
+        case .argument(let number, let position):
+            guard arguments.indices.contains(number) else {
+                throw fail("$\(number) has no argument (\(arguments.count) given)", at: position)
+            }
+            return DynamicValue.unwrap(arguments[number])
+        case .list(let elements, _):
+            var values: [Any?] = []
+            for element in elements { values.append(try value(element)) }
+            return values
+        case .keyPath(let names, let position):
+            throw fail("\(names.joined(separator: ".")) is a property where a value is expected", at: position)
+        case .subqueryCount(_, _, _, let position):
+            throw fail("SUBQUERY where a value is expected", at: position)
+        }
+    }
+
+    /// `value` as the bytes of a column of `type` (nil for nil).
+    func operandBytes(_ value: Any?, type: PropertyType, position: Int, property: String) throws(StoreError)
+        -> [UInt8]?
+    {
+        guard let value = DynamicValue.unwrap(value) else { return nil }
+        var encoder = _RowEncoder()
+        encoder.beginRow(columns: 1)
+        do throws(StoreError) {
+            try DynamicValue.encodeColumn(value, type: type.unwrapped, into: &encoder) { (_, _) throws(StoreError) in
+                throw .invalidArgument("a link")
+            }
+        } catch {
+            throw fail("\(value) (\(Swift.type(of: value))) is not a \(type.unwrapped) for \(property)", at: position)
+        }
+        return encoder.withRow { bytes in
+            (try? RowView(encoded: bytes, columns: 1).column(0)).flatMap { $0.map { Array($0) } }
+        }
+    }
+
+    // MARK: Conditions
+
+    func compile(_ node: QueryNode, in schema: ObjectSchema) throws(StoreError) -> Predicate {
+        switch node {
+        case .constant(let value): return .constant(value)
+        case .and(let lhs, let rhs): return .and(try compile(lhs, in: schema), try compile(rhs, in: schema))
+        case .or(let lhs, let rhs): return .or(try compile(lhs, in: schema), try compile(rhs, in: schema))
+        case .not(let inner): return .not(try compile(inner, in: schema))
+        case .between(let subject, let low, let high, let position):
+            let lower = QueryNode.comparison(
+                subject, .greaterOrEqual, low, options: [], quantifier: nil, position: position)
+            let upper = QueryNode.comparison(
+                subject, .lessOrEqual, high, options: [], quantifier: nil, position: position)
+            return .and(try compile(lower, in: schema), try compile(upper, in: schema))
+        case .comparison(let lhs, let op, let rhs, let options, let quantifier, let position):
+            if case .subqueryCount(let collection, let variable, let inner, let subqueryPosition) = lhs {
+                return try subqueryCount(collection, variable, inner, op, rhs, in: schema, position: subqueryPosition)
+            }
+            var (subject, operand, op) = (lhs, rhs, op)
+            if case .keyPath = subject {
+            } else if case .keyPath = operand, let swapped = op.swapped {
+                (subject, operand, op) = (operand, subject, swapped)
+            }
+            guard case .keyPath(let names, _) = subject else {
+                throw fail("a comparison needs a property on one side", at: position)
+            }
+            let operandValue = try value(operand)
+            let text = "\(names.joined(separator: ".")) \(op) \(operandValue.map { "\($0)" } ?? "nil")"
+            switch try resolve(names, in: schema, position: position) {
+            case .property(let path, let type):
+                guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
+                return try comparison(path, type, op, operandValue, options: options, text: text, position: position)
+            case .count(let path):
+                let test = try elementTest(
+                    .int64, op, operandValue, options: options, position: position, property: "\(path).@count")
+                return .collection(
+                    CollectionCondition(path: path, kind: .count(nil, target: nil, test: test), text: text))
+            case .aggregate(let path, let aggregate, let element, let property):
+                let bound = try numberTest(op, operandValue, position: position, property: "\(path)")
+                return .collection(
+                    CollectionCondition(
+                        path: path,
+                        kind: .aggregate(aggregate, elementType: element, targetProperty: property, test: bound),
+                        text: text))
+            case .elements(let path, let element, let rest):
+                let quantifier: CollectionCondition.Quantifier =
+                    switch quantifier {
+                    case .all: .all
+                    case .noElement: .noElement
+                    default: .any
+                    }
+                if case .link(let target) = element {
+                    let targetSchema = try linkedSchema(target, from: path.steps.last!.schema, position: position)
+                    guard !rest.isEmpty else {
+                        throw fail("\(path) holds \(target) objects: compare one of their properties", at: position)
+                    }
+                    let inner = try compile(
+                        .comparison(
+                            .keyPath(rest, position: position), op, operand, options: options, quantifier: nil,
+                            position: position), in: targetSchema)
+                    return .collection(
+                        CollectionCondition(
+                            path: path, kind: .objects(quantifier, inner, target: targetSchema), text: text))
+                }
+                guard rest.isEmpty else { throw fail("\(path) holds \(element) values, not objects", at: position) }
+                let test = try elementTest(
+                    element, op, operandValue, options: options, position: position, property: "\(path)")
+                return .collection(CollectionCondition(path: path, kind: .values(quantifier, test), text: text))
+            }
+        }
+    }
+
+    private func subqueryCount(
+        _ collection: [String], _ variable: String, _ inner: QueryNode, _ op: QueryOperator, _ rhs: QueryOperand,
+        in schema: ObjectSchema, position: Int
+    ) throws(StoreError) -> Predicate {
+        guard
+            case .elements(let path, .link(let target), let rest) = try resolve(
+                collection, in: schema, position: position),
+            rest.isEmpty
+        else { throw fail("SUBQUERY needs a List or MutableSet of objects", at: position) }
+        let targetSchema = try linkedSchema(target, from: path.steps.last!.schema, position: position)
+        let condition = try compile(Self.strippingVariable(variable, from: inner), in: targetSchema)
+        let test = try elementTest(.int64, op, try value(rhs), options: [], position: position, property: "SUBQUERY")
+        return .collection(
+            CollectionCondition(
+                path: path, kind: .count(condition, target: targetSchema, test: test), text: "SUBQUERY(\(path)).@count")
+        )
+    }
+
+    /// The condition with `$x.name` key paths read as `name` (the element's own properties).
+    private static func strippingVariable(_ variable: String, from node: QueryNode) -> QueryNode {
+        func strip(_ operand: QueryOperand) -> QueryOperand {
+            if case .keyPath(let names, let position) = operand, names.first == variable {
+                return .keyPath(Array(names.dropFirst()), position: position)
+            }
+            return operand
+        }
+        switch node {
+        case .constant: return node
+        case .and(let a, let b): return .and(strippingVariable(variable, from: a), strippingVariable(variable, from: b))
+        case .or(let a, let b): return .or(strippingVariable(variable, from: a), strippingVariable(variable, from: b))
+        case .not(let a): return .not(strippingVariable(variable, from: a))
+        case .between(let subject, let low, let high, let position):
+            return .between(strip(subject), strip(low), strip(high), position: position)
+        case .comparison(let lhs, let op, let rhs, let options, let quantifier, let position):
+            return .comparison(strip(lhs), op, strip(rhs), options: options, quantifier: quantifier, position: position)
+        }
+    }
+
+    /// A comparison of a property (maybe through links) with a value.
+    private func comparison(
+        _ path: PropertyPath, _ type: PropertyType, _ op: QueryOperator, _ value: Any?, options: QueryStringOptions,
+        text: String, position: Int
+    ) throws(StoreError) -> Predicate {
+        if case .link = type {
+            guard value == nil, op == .equal || op == .notEqual else {
+                throw fail("\(path) is a link: compare it with nil, or compare one of its properties", at: position)
+            }
+            let wantsNull = op == .equal
+            return .comparison(Comparison(path: path, test: { ($0 == nil) == wantsNull }, access: nil, text: text))
+        }
+        let property = "\(path)"
+        let built = try valueTest(type, op, value, options: options, position: position, property: property)
+        return .comparison(
+            Comparison(path: path, test: built.test, access: built.access, text: text, columnPredicate: built.predicate)
+        )
+    }
+
+    private func elementTest(
+        _ type: PropertyType, _ op: QueryOperator, _ value: Any?, options: QueryStringOptions, position: Int,
+        property: String
+    ) throws(StoreError) -> ColumnTest {
+        try valueTest(type, op, value, options: options, position: position, property: property).test
+    }
+
+    /// The test of `op value` on a column (or element) of `type`: compiled for the bytes when the
+    /// type allows, else on the decoded value; with the index access it allows.
+    func valueTest(
+        _ type: PropertyType, _ op: QueryOperator, _ value: Any?, options: QueryStringOptions, position: Int,
+        property: String
+    ) throws(StoreError) -> (test: ColumnTest, predicate: ColumnPredicate?, access: IndexAccess?) {
+        let ordersNil = type == .optional(.string)
+        switch op {
+        case .in:
+            guard let values = value as? [Any?] else {
+                throw fail("IN needs a list {a, b} or an array argument for \(property)", at: position)
+            }
+            var operands: [[UInt8]?] = []
+            for element in values {
+                operands.append(try operandBytes(element, type: type, position: position, property: property))
+            }
+            let access = IndexAccess.oneOf(operands.map { Operand(bytes: $0) })
+            if let order = ColumnOrder(type), let predicate = ColumnPredicate(oneOf: operands, order: order) {
+                return (predicate.test, predicate, access)
+            }
+            let tests = try operands.map { (bytes) throws(StoreError) in
+                try decodedTest(type, .equal, bytes, position: position, property: property)
+            }
+            return (
+                { bytes in
+                    for test in tests {
+                        guard let outcome = test(bytes) else { return nil }
+                        if outcome { return true }
+                    }
+                    return false
+                }, nil, access
+            )
+        case .beginsWith, .endsWith, .contains, .like:
+            guard type.unwrapped == .string else {
+                throw fail("\(op) needs a String property, \(property) is \(type)", at: position)
+            }
+            guard let needle = value as? String else {
+                throw fail("\(op) needs a string for \(property)", at: position)
+            }
+            var access: IndexAccess?
+            if op == .beginsWith, options.isEmpty {
+                access = .range(
+                    lower: Operand(bytes: Array(needle.utf8)), upper: Operand(bytes: Array(needle.utf8) + [0xFF]))
+            }
+            return (StringMatch(op, needle, options: options).test, nil, access)
+        default:
+            let bytes = try operandBytes(value, type: type, position: position, property: property)
+            guard let operatorValue = ComparisonOperator(op) else { throw fail("\(op) on \(property)", at: position) }
+            if !operatorValue.isEquality, ColumnOrder(type) == nil, !Self.isOrdered(type) {
+                throw fail("\(op) needs an ordered type, \(property) is \(type)", at: position)
+            }
+            var access: IndexAccess?
+            let operand = Operand(bytes: bytes)
+            switch operatorValue {
+            case .equal: access = .equal(operand)
+            case .less, .lessOrEqual: access = bytes == nil ? nil : .range(lower: nil, upper: operand)
+            case .greater, .greaterOrEqual: access = bytes == nil ? nil : .range(lower: operand, upper: nil)
+            case .notEqual: access = nil
+            }
+            if let order = ColumnOrder(type),
+                let predicate = ColumnPredicate(operatorValue, operand: bytes, order: order, ordersNil: ordersNil)
+            {
+                return (predicate.test, predicate, access)
+            }
+            return (try decodedTest(type, operatorValue, bytes, position: position, property: property), nil, access)
+        }
+    }
+
+    /// Decimal, Decimal128, ObjectId and AnyValue compare as their Swift values.
+    private static func isOrdered(_ type: PropertyType) -> Bool {
+        switch type.unwrapped {
+        case .decimal, .decimal128, .objectId: true
+        default: false
+        }
+    }
+
+    /// A test on the decoded value (types without a byte order).
+    private func decodedTest(
+        _ type: PropertyType, _ op: ComparisonOperator, _ operand: [UInt8]?, position: Int, property: String
+    ) throws(StoreError) -> ColumnTest {
+        guard let swiftType = DynamicValue.swiftType(type.unwrapped) else {
+            throw fail("\(property) (\(type)) cannot be compared in a query", at: position)
+        }
+        let context = _DecodeContext(owner: nil, column: 0)
+        let decodedOperand: (any _PersistableValue)? = try operand.map { (bytes) throws(StoreError) in
+            guard
+                let value = try bytes.withBytes({ (raw) throws(StoreError) in
+                    try swiftType._strataDecodeValue(raw, in: context)
+                })
+            else { throw fail("undecodable operand for \(property)", at: position) }
+            return value
+        }
+        return { bytes in
+            guard let bytes else { return op.isEquality ? (decodedOperand == nil) == (op == .equal) : false }
+            guard let stored = try? swiftType._strataDecodeValue(bytes, in: context) else { return nil }
+            guard let decodedOperand else { return op == .notEqual }
+            guard let order = Self.queryOrder(stored, decodedOperand) else { return op == .notEqual }
+            return op.holds(order)
+        }
+    }
+
+    /// The query order of two values of one type (nil when they do not compare).
+    static func queryOrder(_ lhs: any _PersistableValue, _ rhs: any _PersistableValue) -> Int? {
+        func open<T: _PersistableValue>(_ lhs: T) -> Int? {
+            guard let rhs = rhs as? T else { return nil }
+            if let comparable = lhs as? any _QueryComparable, let other = rhs as? any _QueryComparable {
+                return compareOpened(comparable, other)
+            }
+            if let equatable = lhs as? any _QueryEquatable, let other = rhs as? any _QueryEquatable {
+                return equalOpened(equatable, other) ? 0 : 1
+            }
+            return nil
+        }
+        return open(lhs)
+    }
+
+    private static func compareOpened<T: _QueryComparable>(_ lhs: T, _ rhs: any _QueryComparable) -> Int? {
+        (rhs as? T).map { T._queryCompare(lhs, $0) }
+    }
+
+    private static func equalOpened<T: _QueryEquatable>(_ lhs: T, _ rhs: any _QueryEquatable) -> Bool {
+        (rhs as? T).map { T._queryEqual(lhs, $0) } ?? false
+    }
+
+    /// The test of an aggregate (a Double, nil for the minimum or maximum of none) against a number.
+    private func numberTest(_ op: QueryOperator, _ value: Any?, position: Int, property: String) throws(StoreError)
+        -> (Double?) -> Bool
+    {
+        guard
+            let number = (value as? any BinaryInteger).map({ Double($0) }) ?? (value as? Double)
+                ?? (value as? Float).map(Double.init) ?? (value as? Decimal128)?.doubleValue
+        else { throw fail("\(property) compares with a number, not \(value ?? "nil")", at: position) }
+        guard let op = ComparisonOperator(op) else { throw fail("\(op) on an aggregate", at: position) }
+        return { aggregate in aggregate.map { op.holds(ColumnOrder.order($0, number)) } ?? (op == .notEqual) }
+    }
+}
+
+extension ComparisonOperator {
+    init?(_ op: QueryOperator) {
+        switch op {
+        case .equal: self = .equal
+        case .notEqual: self = .notEqual
+        case .less: self = .less
+        case .lessOrEqual: self = .lessOrEqual
+        case .greater: self = .greater
+        case .greaterOrEqual: self = .greaterOrEqual
+        default: return nil
+        }
+    }
+}
+
+extension PredicateEvaluator {
+    /// Whether `@sum`, `@avg`, `@min`, `@max` apply to values of `type`.
+    static func isNumeric(_ type: PropertyType) -> Bool {
+        switch type.unwrapped {
+        case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64, .float, .double, .decimal, .decimal128,
+            .date:
+            true
+        default: false
+        }
+    }
+}
+
+/// `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `LIKE` (`*` any run of characters, `?` one), with `[c]`
+/// (case folded) and `[d]` (diacritics folded); nil never matches.
+struct StringMatch {
+    let op: QueryOperator
+    let needle: String
+    let options: QueryStringOptions
+
+    init(_ op: QueryOperator, _ needle: String, options: QueryStringOptions) {
+        self.op = op
+        self.options = options
+        self.needle = Self.fold(needle, options)
+    }
+
+    static func fold(_ string: String, _ options: QueryStringOptions) -> String {
+        var folding: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
+        return folding.isEmpty ? string : string.folding(options: folding, locale: nil)
+    }
+
+    var test: ColumnTest {
+        let match = self
+        return { bytes in
+            guard let bytes else { return false }
+            guard let string = UTF8Text.string(bytes) else { return nil }
+            return match.matches(Self.fold(string, match.options))
+        }
+    }
+
+    func matches(_ string: String) -> Bool {
+        switch op {
+        case .beginsWith: string.utf8.starts(with: needle.utf8)
+        case .endsWith: string.utf8.reversed().starts(with: needle.utf8.reversed())
+        case .contains: needle.isEmpty || string.utf8.firstRange(of: needle.utf8) != nil
+        default: Self.like(Array(string), Array(needle)[...])
+        }
+    }
+
+    /// Glob matching of `*` and `?`.
+    private static func like(_ string: [Character], _ pattern: ArraySlice<Character>) -> Bool {
+        var (s, p) = (0, pattern.startIndex)
+        var (star, mark) = (-1, 0)
+        while s < string.count {
+            if p < pattern.endIndex, pattern[p] == "?" || pattern[p] == string[s] {
+                s += 1
+                p += 1
+            } else if p < pattern.endIndex, pattern[p] == "*" {
+                star = p
+                mark = s
+                p += 1
+            } else if star >= 0 {
+                p = star + 1
+                mark += 1
+                s = mark
+            } else {
+                return false
+            }
+        }
+        while p < pattern.endIndex, pattern[p] == "*" { p += 1 }
+        return p == pattern.endIndex
+    }
+}

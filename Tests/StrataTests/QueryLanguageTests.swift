@@ -1,0 +1,100 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+@Suite(.fixtureChecks) struct QueryLanguageTests {
+    /// Ann 30 (Rex 3, Fido 1), bob 17 (Spot 5), Cy 45 (no email, no dogs), Dee 17, Eve 62 (Max 1, Bo 2).
+    private func populated() throws -> (Fixture, Store) {
+        let fixture = Fixture([Person.self, Dog.self])
+        let store = try fixture.open()
+        try store.write {
+            let people = [(1, "Ann", 30), (2, "bob", 17), (3, "Cy", 45), (4, "Dee", 17), (5, "Éve", 62)].map {
+                Person(id: $0.0, name: $0.1, age: $0.2)
+            }
+            for person in people where person.id != 3 { person.email = "\(person.name.lowercased())@example.com" }
+            try store.add(contentsOf: people)
+            let dogs: [(Int, String)] = [(0, "Rex"), (0, "Fido"), (1, "Spot"), (4, "Max"), (4, "Bo")]
+            for (owner, name) in dogs {
+                let dog = Dog(name: name, owner: people[owner])
+                people[owner].dogs.append(dog)
+            }
+        }
+        return (fixture, store)
+    }
+
+    private func ids(_ store: Store, _ query: String, _ arguments: any Sendable...) throws -> [Int] {
+        try store.objects(Person.self).where(query, arguments: arguments).map(\.id)
+    }
+
+    @Test func comparisonsArgumentsAndLogic() throws {
+        let (_, store) = try populated()
+        #expect(try ids(store, "age > $0 AND name BEGINSWITH[c] $1", 18, "a") == [1])
+        #expect(try ids(store, "age >= 18 && (name BEGINSWITH 'A' || email == nil)") == [1, 3])
+        #expect(try ids(store, "NOT age < 30") == [1, 3, 5])
+        #expect(try ids(store, "age BETWEEN {17, 30}") == [1, 2, 4])
+        #expect(try ids(store, "id IN {5, 1, 9}") == [1, 5])
+        #expect(try ids(store, "id IN $0", [2, 3]) == [2, 3])
+        #expect(try ids(store, "30 < age") == [3, 5])
+        #expect(try ids(store, "email != nil AND email ENDSWITH '.com'") == [1, 2, 4, 5])
+        #expect(try ids(store, "name CONTAINS[c] 'E'") == [4, 5])
+        #expect(try ids(store, "name BEGINSWITH[d] 'Eve'") == [5])
+        #expect(try ids(store, "name LIKE '?o*'") == [2])
+        #expect(try ids(store, "TRUEPREDICATE").count == 5)
+        #expect(try ids(store, "FALSEPREDICATE").isEmpty)
+    }
+
+    @Test func collectionsAndSubqueries() throws {
+        let (_, store) = try populated()
+        #expect(try ids(store, "ANY dogs.name == 'Rex'") == [1])
+        #expect(try ids(store, "dogs.name == 'Bo'") == [5])  // ANY by default
+        #expect(try ids(store, "ALL dogs.name BEGINSWITH 'S'") == [2, 3, 4])  // true for no dogs
+        #expect(try ids(store, "NONE dogs.name == 'Rex'") == [2, 3, 4, 5])
+        #expect(try ids(store, "dogs.@count == 2") == [1, 5])
+        #expect(try ids(store, "dogs.@size > 0 SORT(age DESC)") == [5, 1, 2])
+        #expect(try ids(store, "SUBQUERY(dogs, $d, $d.name ENDSWITH 'o' OR $d.name == 'Rex').@count >= 2") == [1])
+        let dogs = try store.objects(Dog.self).where("owner.age > 40 SORT(name ASC)")
+        #expect(dogs.map(\.name) == ["Bo", "Max"])
+    }
+
+    @Test func clauses() throws {
+        let (_, store) = try populated()
+        #expect(try ids(store, "TRUEPREDICATE SORT(age DESC, name ASC) LIMIT(3)") == [5, 3, 1])
+        #expect(try ids(store, "SORT(age ASC, id DESC)") == [4, 2, 1, 3, 5])
+        #expect(try ids(store, "age < 40 DISTINCT(age)") == [1, 2])
+        #expect(try ids(store, "LIMIT(0)").isEmpty)
+    }
+
+    /// An argument is a value, never text of the query: input that looks like a condition changes nothing.
+    @Test func argumentsAreNeverSpliced() throws {
+        let (_, store) = try populated()
+        #expect(try ids(store, "name == $0", "x' OR TRUEPREDICATE OR name == 'y").isEmpty)
+        #expect(try ids(store, "name == $0", "Ann") == [1])
+    }
+
+    /// Every mistake is `.invalidArgument` naming the position and the property, never a trap.
+    @Test func mistakesAreTypedErrors() throws {
+        let (_, store) = try populated()
+        func message(_ query: String, _ arguments: [any Sendable] = []) -> String? {
+            do {
+                _ = try store.objects(Person.self).where(query, arguments: arguments)
+                return nil
+            } catch {
+                guard case .invalidArgument(let text) = error else { return "not invalidArgument: \(error)" }
+                return text
+            }
+        }
+        #expect(message("agee > 3")?.contains("at 0: Person has no property \"agee\"") == true)
+        #expect(message("age > 'old'")?.contains("is not a Int for age") == true)
+        #expect(message("age > $1", [3])?.contains("$1 has no argument") == true)
+        #expect(message("age >")?.contains("at 5") == true)
+        #expect(message("age > 3 AND (name == 'x'")?.contains("expected \")\"") == true)
+        #expect(message("name BEGINSWITH 3")?.contains("needs a string") == true)
+        #expect(message("age BEGINSWITH 'x'")?.contains("needs a String property") == true)
+        #expect(message("dogs.@sum.name > 1")?.contains("no number property") == true)
+        #expect(message("SORT(dogs ASC)")?.contains("SORT and DISTINCT") == true)
+        #expect(message("name == 'unterminated")?.contains("not closed") == true)
+        #expect(message("age > 3 #")?.contains("unexpected character") == true)
+    }
+}
