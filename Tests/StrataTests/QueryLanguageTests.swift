@@ -98,3 +98,99 @@ import Testing
         #expect(message("age > 3 #")?.contains("unexpected character") == true)
     }
 }
+
+final class Shelf: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var boxes: List<QueryTarget>
+}
+
+@Suite(.fixtureChecks) struct CollectionQueryTests {
+    /// Shelf 1: weights 1, 2, 3; shelf 2: 5; shelf 3: none; shelf 4: 2, 2.
+    private func shelves() throws -> (Fixture, Store) {
+        let fixture = Fixture([Shelf.self, QueryTarget.self])
+        let store = try fixture.open()
+        try store.write {
+            var next = 0
+            for (id, weights) in [(1, [1, 2, 3]), (2, [5]), (3, []), (4, [2, 2])] {
+                let shelf = Shelf()
+                shelf.id = id
+                for weight in weights {
+                    let box = QueryTarget()
+                    box.id = next
+                    box.weight = weight
+                    next += 1
+                    shelf.boxes.append(box)
+                }
+                try store.add(shelf)
+            }
+        }
+        return (fixture, store)
+    }
+
+    /// The closure form and the string language agree on ANY, ALL, NONE, counts and aggregates.
+    @Test func closureAndStringFormsAgree() throws {
+        let (_, store) = try shelves()
+        let shelves = store.objects(Shelf.self)
+        func ids(_ results: Results<Shelf>) -> [Int] { results.map(\.id) }
+        let pairs: [(Results<Shelf>, String, [Int])] = [
+            (shelves.where { $0.boxes.contains { $0.weight > 2 } }, "ANY boxes.weight > 2", [1, 2]),
+            (shelves.where { $0.boxes.allSatisfy { $0.weight >= 2 } }, "ALL boxes.weight >= 2", [2, 3, 4]),
+            (shelves.where { !$0.boxes.contains { $0.weight == 2 } }, "NONE boxes.weight == 2", [2, 3]),
+            (shelves.where { $0.boxes.count == 2 }, "boxes.@count == 2", [4]),
+            (shelves.where { $0.boxes.sum(of: \.weight) >= 5 }, "boxes.@sum.weight >= 5", [1, 2]),
+            (shelves.where { $0.boxes.sum(of: \.weight) == 0 }, "boxes.@sum.weight == 0", [3]),
+            (shelves.where { $0.boxes.average(of: \.weight) == 2 }, "boxes.@avg.weight == 2", [1, 4]),
+            (shelves.where { $0.boxes.max(of: \.weight) < 3 }, "boxes.@max.weight < 3", [4]),
+            (shelves.where { $0.boxes.min(of: \.weight) == 1 }, "boxes.@min.weight == 1", [1]),
+        ]
+        for (closure, text, expected) in pairs {
+            #expect(ids(closure) == expected, "\(text)")
+            #expect(ids(try shelves.where(text)) == expected, "\(text)")
+        }
+        #expect(ids(try shelves.where("SUBQUERY(boxes, $b, $b.weight == 2).@count == 2")) == [4])
+    }
+
+    /// `list.where`, `list.sorted`: live Results in the list's order.
+    @Test func listWhereAndSorted() throws {
+        let (_, store) = try shelves()
+        let first = store.object(ofType: Shelf.self, forPrimaryKey: 1)!
+        let heavy = first.boxes.where { $0.weight >= 2 }
+        #expect(heavy.map(\.weight) == [2, 3])
+        #expect(first.boxes.sorted(by: \.weight, ascending: false).map(\.weight) == [3, 2, 1])
+        #expect(try first.boxes.where("weight < $0", 3).map(\.weight) == [1, 2])
+        try store.write {
+            let box = QueryTarget()
+            box.id = 100
+            box.weight = 9
+            first.boxes.insert(box, at: 0)
+        }
+        #expect(heavy.map(\.weight) == [9, 2, 3])  // live, in the list's order
+        #expect(heavy.count == 3)
+    }
+
+    /// `list.observe`: positions of insertions, deletions and modifications of the objects it holds.
+    @Test func listObserve() throws {
+        let (_, store) = try shelves()
+        let first = store.object(ofType: Shelf.self, forPrimaryKey: 1)!
+        var changes: [String] = []
+        let token = try first.boxes.observe { change in
+            switch change {
+            case .initial(let list): changes.append("initial \(list.count)")
+            case .update(_, let deletions, let insertions, let modifications):
+                changes.append("d\(deletions) i\(insertions) m\(modifications)")
+            case .error(let error): changes.append("error \(error)")
+            }
+        }
+        try store.write {
+            let box = QueryTarget()
+            box.id = 100
+            box.weight = 9
+            first.boxes.append(box)
+        }
+        try store.write { first.boxes.remove(at: 0) }
+        try store.write { first.boxes[0].weight = 7 }
+        try store.refresh()
+        #expect(changes == ["initial 3", "d[] i[3] m[]", "d[0] i[] m[]", "d[] i[] m[0]"])
+        token.invalidate()
+    }
+}

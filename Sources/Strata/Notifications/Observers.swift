@@ -29,6 +29,7 @@ final class ResultsObserver<Element: Object>: StoreObserver {
             case .predicate(let predicate): predicate.followsLinks
             case .filter, .sort, .distinct: true
             case .limit, .distinctProperties: false
+            case .members: true
             }
         }
     }

@@ -26,6 +26,8 @@ public struct Query<Value> {
     enum Node {
         case path(PropertyPath)
         case predicate(Predicate)
+        /// An aggregate of a collection's elements (`$0.dogs.sum(of: \.age)`), compared as a Double.
+        case aggregate(PropertyPath, CollectionCondition.Aggregate, targetProperty: (ObjectSchema, Int)?)
     }
 
     let node: Node
@@ -35,10 +37,10 @@ public struct Query<Value> {
     }
 
     var path: PropertyPath {
-        guard case .path(let path) = node else {
-            preconditionFailure("Strata: a query used a condition where it needs a property")
+        switch node {
+        case .path(let path), .aggregate(let path, _, _): return path
+        case .predicate: preconditionFailure("Strata: a query used a condition where it needs a property")
         }
-        return path
     }
 
     private func member<Root: Object, V>(_ keyPath: KeyPath<Root, V>) -> Query<V> {
@@ -119,6 +121,29 @@ extension Query {
         _ text: String, access: IndexAccess?, _ test: @escaping (UnsafeRawBufferPointer?) -> Bool?,
         columnPredicate: ColumnPredicate? = nil
     ) -> Query<Bool> {
+        if case .aggregate(let path, let aggregate, let targetProperty) = node {
+            // The aggregate as a Double column's bytes, for the test `Query<Double>` built.
+            let aggregateTest: (Double?) -> Bool = { value in
+                guard let value else { return test(nil) ?? false }
+                var bits = value.bitPattern.littleEndian
+                return Swift.withUnsafeBytes(of: &bits) { test($0) } ?? false
+            }
+            let element = path.steps.last.map { $0.schema.properties[$0.property].type } ?? .double
+            let elementType: PropertyType =
+                switch element {
+                case .list(let inner), .set(let inner): inner
+                default: element
+                }
+            return Query<Bool>(
+                .predicate(
+                    .collection(
+                        CollectionCondition(
+                            path: path,
+                            kind: .aggregate(
+                                aggregate, elementType: elementType, targetProperty: targetProperty, test: aggregateTest
+                            ),
+                            text: text))))
+        }
         guard let mapKey = path.mapKey else {
             return Query<Bool>(
                 .predicate(
@@ -156,6 +181,7 @@ extension Query where Value: _Persistable {
     /// The order of the compared column's stored bytes, when `Value` orders as they do
     /// (`ColumnOrderedValue`): the comparison then reads them in place (`ColumnComparison`).
     var columnOrder: ColumnOrder? {
+        if case .aggregate = node { return .double }
         guard Value.self is any ColumnOrderedValue.Type, let type = path.comparedType else { return nil }
         return ColumnOrder(type)
     }
@@ -352,7 +378,7 @@ extension Query where Value == Bool {
     var predicate: Predicate {
         switch node {
         case .predicate(let predicate): return predicate
-        case .path: return (self == true).predicate
+        case .path, .aggregate: return (self == true).predicate
         }
     }
 

@@ -119,6 +119,8 @@ extension Results {
             case .distinct(let keyPaths):
                 steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
             case .limit(let count): steps.append("first \(count)")
+            case .members(let owner, let column):
+                steps[0] = "the list \(owner._tableBinding?.columnNames[column] ?? "?") of \(type(of: owner))"
             case .distinctProperties(let properties):
                 steps.append("distinct (\(properties.count) key\(properties.count == 1 ? "" : "s"))")
             }

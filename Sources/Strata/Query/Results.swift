@@ -30,6 +30,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         case limit(Int)
         /// The string language's `DISTINCT(…)`: properties of the type (column-comparable).
         case distinctProperties([Int])
+        /// The objects of a managed List of the owner's (its column), in the list's order: the
+        /// first stage of `list.where` and `list.sorted`, read again at each evaluation.
+        case members(owner: Object, column: Int)
     }
 
     /// The keys of the rows, for one table version of the Store (a query's for one generation), and
@@ -119,7 +122,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
         if let page = try streamedFirstPage() { return page }
         var items: [(key: RowKey, row: RowView)]
         var remaining = stages[...]
-        if case .predicate(let predicate)? = stages.first {
+        if case .members(let owner, let column)? = stages.first {
+            items = try memberRows(owner: owner, column: column)
+            remaining = remaining.dropFirst()
+        } else if case .predicate(let predicate)? = stages.first {
             if let plan = CandidatePlan.best(for: predicate, binding: binding) {
                 items = try plan.rows(of: binding, in: core.rows)
             } else {
@@ -147,6 +153,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 items = try distinct.kept(
                     current.map(\.row), location: { binding.location(of: current[$0].key, column: $1) }
                 ).map { current[$0] }
+            case .members:
+                continue  // the first stage only
             case .limit(let count):
                 if items.count > count { items.removeLast(items.count - Swift.max(count, 0)) }
             case .sort(let sortKeys):
@@ -203,6 +211,33 @@ public struct Results<Element: Object>: RandomAccessCollection {
             }
         }
         return items
+    }
+
+    /// The rows of the objects a List of `owner` holds now, in its order (none when the owner is
+    /// deleted; a deleted target is skipped).
+    private func memberRows(owner: Object, column: Int) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        guard let ownerBinding = owner._tableBinding, owner._core === core,
+            let ownerRow = try core.rows.fetchRow(ownerBinding, key: owner._key)
+        else { return [] }
+        let elements: [UnsafeRawBufferPointer?]
+        do {
+            guard let bytes = try ownerRow.column(column) else { return [] }
+            elements = try ListFormat.elements(bytes)
+        } catch {
+            throw .damaged(at: ownerBinding.location(of: owner._key, column: column), error)
+        }
+        var found: [(key: RowKey, row: RowView)] = []
+        for element in elements {
+            guard let element else { continue }
+            let key: RowKey
+            do {
+                key = try RowKey(stored: element, kind: binding.keyKind)
+            } catch {
+                throw .damaged(at: ownerBinding.location(of: owner._key, column: column), error)
+            }
+            if let row = try core.rows.fetchRow(binding, key: key) { found.append((key, row)) }
+        }
+        return found
     }
 
     /// The rows of the whole table that satisfy `predicate`, in key order.
