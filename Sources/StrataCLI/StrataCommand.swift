@@ -14,7 +14,9 @@
                 Exit status: 0 success; 1 the file is damaged (or not a Strata file); 2 any other failure \
                 (missing file, permissions, file busy); 64 bad arguments.
                 """,
-            subcommands: [Stat.self, SchemaCommand.self, Dump.self, Verify.self, Compact.self, Salvage.self]
+            subcommands: [
+                Stat.self, SchemaCommand.self, Dump.self, QueryCommand.self, Verify.self, Compact.self, Salvage.self,
+            ]
         )
     }
 #else

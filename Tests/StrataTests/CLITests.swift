@@ -116,6 +116,29 @@
             #expect(lines.contains("owner Person? links to Person"))
         }
 
+        @Test("query prints what the string language finds, with arguments, clauses and typed errors")
+        func queryFindsObjects() throws {
+            let fixture = try goodStore()
+            let run = try Self.strata(
+                "query", fixture.path, "Person", "name BEGINSWITH[c] $0 OR dogs.@count > 1 SORT(id DESC)", "--arg", "b")
+            #expect(run.status == 0, "\(run.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+            #expect(json.map { $0["id"] as? Int } == [2, 1])
+            let dogs = try Self.strata(
+                "query", fixture.path, "Dog", "owner.id == 1 SORT(name ASC)", "--format", "table")
+            #expect(dogs.status == 0)
+            #expect(dogs.stdout.contains("Dog: 2 objects"))
+            #expect(dogs.stdout.range(of: "Fido")!.lowerBound < dogs.stdout.range(of: "Rex")!.lowerBound)
+            let limited = try Self.strata("query", fixture.path, "Dog", "TRUEPREDICATE", "--limit", "1")
+            #expect((try JSONSerialization.jsonObject(with: Data(limited.stdout.utf8)) as? [Any])?.count == 1)
+            let wrong = try Self.strata("query", fixture.path, "Person", "agee > 3")
+            #expect(wrong.status != 0)
+            #expect(wrong.stderr.contains("Person has no property \"agee\""))
+            let unknown = try Self.strata("query", fixture.path, "Cat", "TRUEPREDICATE")
+            #expect(unknown.status != 0)
+            #expect(unknown.stderr.contains("has no type Cat"))
+        }
+
         @Test func dumpAsJSONIsValidAndHoldsTheValues() throws {
             let fixture = try goodStore()
             let run = try Self.strata("dump", fixture.path)

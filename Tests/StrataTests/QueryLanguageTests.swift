@@ -194,3 +194,41 @@ final class Shelf: Object {
         token.invalidate()
     }
 }
+
+/// The dynamic API runs the same queries on the stored schema: the same objects as `Results.where`.
+@Suite(.fixtureChecks) struct DynamicQueryTests {
+    @Test func generatedQueriesMatchTypedResults() throws {
+        let fixture = Fixture([Shelf.self, QueryTarget.self])
+        do {
+            let store = try fixture.open()
+            try store.write {
+                for id in 0..<40 {
+                    let shelf = Shelf()
+                    shelf.id = id
+                    for offset in 0..<(id % 4) {
+                        let box = QueryTarget()
+                        box.id = id * 10 + offset
+                        box.weight = (id + offset) % 5
+                        shelf.boxes.append(box)
+                    }
+                    try store.add(shelf)
+                }
+            }
+        }
+        let typed = try fixture.open()
+        let dynamic = try DynamicStore(path: fixture.path)
+        let queries = [
+            "ANY boxes.weight > 2", "ALL boxes.weight < 3", "NONE boxes.weight == 1", "boxes.@count BETWEEN {1, 2}",
+            "boxes.@sum.weight >= $0", "SUBQUERY(boxes, $b, $b.weight IN {0, 4}).@count == 1", "id > 30 OR id < $1",
+            "id >= 5 SORT(id DESC) LIMIT(4)", "TRUEPREDICATE", "NOT (id != 3)",
+        ]
+        for query in queries {
+            let expected = try typed.objects(Shelf.self).where(query, 4, 3).map { String($0.id) }
+            let found = try dynamic.objects(ofType: "Shelf", where: query, arguments: [4, 3]).map(\.primaryKey)
+            #expect(found == expected, "\(query)")
+        }
+        let boxes = try dynamic.objects(ofType: "QueryTarget", where: "weight == 4 DISTINCT(weight)")
+        #expect(boxes.count == 1)
+        #expect(throws: StoreError.self) { try dynamic.objects(ofType: "Shelf", where: "boxes.weight >") }
+    }
+}

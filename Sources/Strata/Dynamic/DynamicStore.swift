@@ -30,10 +30,10 @@ public final class DynamicStore {
 
     private let lease: EnvironmentLease
     private var environment: Environment { lease.environment }
-    private let stored: StoredSchema
+    let stored: StoredSchema
     /// Per stored type, in `stored.types` order.
-    private let verifiedTypes: [VerifiedType]
-    private let typeIndexByName: [String: Int]
+    let verifiedTypes: [VerifiedType]
+    let typeIndexByName: [String: Int]
 
     /// Opens the file at `path` read-only and reads its schema. Nothing is written, and the file may
     /// be open in other processes (or as a `Store` of this one) meanwhile.
@@ -116,7 +116,7 @@ public final class DynamicStore {
     /// The object stored under `rawKey`. A link is a `DynamicLink`, or, to an `EmbeddedObject`, the
     /// embedded object itself (it has no identity of its own); a link inside a mixed value whose
     /// target is gone is nil.
-    private func object(
+    func object(
         key rawKey: UnsafeRawBufferPointer, row bytes: UnsafeRawBufferPointer, type: VerifiedType,
         stored: StoredSchema.StoredType, in transaction: borrowing ReadTransaction, depth: Int = 0
     ) throws(StoreError) -> DynamicObject {
@@ -182,7 +182,7 @@ public final class DynamicStore {
         }
     }
 
-    private func typeIndex(named name: String) throws(StoreError) -> Int {
+    func typeIndex(named name: String) throws(StoreError) -> Int {
         guard let index = typeIndexByName[name] else {
             throw .invalidArgument(
                 "the file has no type \(name); it has \(types.map(\.name).joined(separator: ", "))")
@@ -190,7 +190,7 @@ public final class DynamicStore {
         return index
     }
 
-    private func read<R>(_ body: (borrowing ReadTransaction) throws(LMDBError) -> R) throws(StoreError) -> R {
+    func read<R>(_ body: (borrowing ReadTransaction) throws(LMDBError) -> R) throws(StoreError) -> R {
         do {
             let transaction = try ReadTransaction(environment)
             return try body(transaction)

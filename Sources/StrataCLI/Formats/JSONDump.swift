@@ -23,6 +23,19 @@
             Output.write(types.isEmpty ? "}\n" : "\n}\n")
         }
 
+        /// `query --format json`: an array of the objects found.
+        static func write(_ objects: [DynamicObject], of type: DynamicObjectType) {
+            Output.write("[")
+            for (position, object) in objects.enumerated() {
+                Output.write(position == 0 ? "\n  {" : ",\n  {")
+                var fields = object.values.map { "\(quoted($0.name)): \(value($0.value))" }
+                if type.primaryKey == nil { fields.insert("\"_rowID\": \(object.primaryKey)", at: 0) }
+                Output.write(fields.joined(separator: ", "))
+                Output.write("}")
+            }
+            Output.write(objects.isEmpty ? "]\n" : "\n]\n")
+        }
+
         /// A value as JSON text.
         static func value(_ value: Any?) -> String {
             switch DynamicObject.unboxed(value) {

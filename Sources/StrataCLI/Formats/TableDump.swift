@@ -44,6 +44,24 @@
             }
         }
 
+        /// `query --format table`: the objects found, under a header.
+        static func write(_ objects: [DynamicObject], of type: DynamicObjectType) {
+            let header = type.properties.map(\.name)
+            let rows = objects.map { $0.values.map { cell($0.value) } }
+            let widths = header.indices.map { column in
+                ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+            }
+            func line(_ cells: [String]) -> String {
+                var text = zip(cells, widths).map { $0.rightPadded(to: $1) }.joined(separator: "  ")
+                while text.last == " " { text.removeLast() }
+                return text
+            }
+            Output.line("\(type.name): \(Output.grouped(objects.count)) objects")
+            Output.line(line(header))
+            Output.line(line(widths.map { String(repeating: "-", count: $0) }))
+            for row in rows { Output.line(line(row)) }
+        }
+
         static func cell(_ value: Any?) -> String {
             let text: String =
                 switch value {

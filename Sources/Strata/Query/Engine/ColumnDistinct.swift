@@ -28,6 +28,10 @@ struct ColumnDistinct {
         self.columns = columns
     }
 
+    init(columns: [(column: Int, order: ColumnOrder)]) {
+        self.columns = columns
+    }
+
     /// The positions of the items kept, in order.
     ///
     /// - Throws: `.corrupted` naming the row of a damaged column.

@@ -99,7 +99,11 @@ struct ColumnSorter {
         self.columns = columns
     }
 
-    private static func read(
+    init(columns: [SortColumn]) {
+        self.columns = columns
+    }
+
+    static func read(
         _ column: Int, order: ColumnOrder, rows: [RowView], location: (Int, Int) -> String
     ) throws(StoreError) -> SortColumn.Values {
         if order == .bytes {

@@ -110,7 +110,7 @@ struct QueryCompiler {
     // MARK: Values
 
     /// The value of an operand that is no key path: a literal or an argument.
-    private func value(_ operand: QueryOperand) throws(StoreError) -> Any? {
+    func value(_ operand: QueryOperand) throws(StoreError) -> Any? {
         switch operand {
         case .literal(let value, _): return value
         case .argument(let number, let position):
@@ -239,7 +239,7 @@ struct QueryCompiler {
     }
 
     /// The condition with `$x.name` key paths read as `name` (the element's own properties).
-    private static func strippingVariable(_ variable: String, from node: QueryNode) -> QueryNode {
+    static func strippingVariable(_ variable: String, from node: QueryNode) -> QueryNode {
         func strip(_ operand: QueryOperand) -> QueryOperand {
             if case .keyPath(let names, let position) = operand, names.first == variable {
                 return .keyPath(Array(names.dropFirst()), position: position)
@@ -409,7 +409,7 @@ struct QueryCompiler {
     }
 
     /// The test of an aggregate (a Double, nil for the minimum or maximum of none) against a number.
-    private func numberTest(_ op: QueryOperator, _ value: Any?, position: Int, property: String) throws(StoreError)
+    func numberTest(_ op: QueryOperator, _ value: Any?, position: Int, property: String) throws(StoreError)
         -> (Double?) -> Bool
     {
         guard

@@ -1,0 +1,456 @@
+/// The string query language on a `DynamicStore`: the same parser and the same tests on stored
+/// bytes as `Results.where(_:_:)`, names resolved against the file's stored schema instead of model
+/// classes, links followed in the read's snapshot.
+indirect enum DynamicCondition {
+    /// A step of a key path: a property (column) of a stored type.
+    struct Step {
+        let type: Int
+        let property: Int
+    }
+
+    case constant(Bool)
+    case and(DynamicCondition, DynamicCondition)
+    case or(DynamicCondition, DynamicCondition)
+    case not(DynamicCondition)
+    /// The column at the end of `path` (every step but the last a link; a nil link: false).
+    case test([Step], ColumnTest)
+    /// The elements of the collection at the end of `path`.
+    case elements([Step], CollectionCondition.Quantifier, ElementTest)
+    /// The number of elements (of linked objects satisfying a condition, when given).
+    case count([Step], inner: (type: Int, condition: DynamicCondition)?, ColumnTest)
+    /// An aggregate of the elements' numbers, or of a property of the linked objects.
+    case aggregate([Step], CollectionCondition.Aggregate, element: PropertyType, property: Step?, (Double?) -> Bool)
+
+    enum ElementTest {
+        case value(ColumnTest)
+        case object(type: Int, DynamicCondition)
+    }
+}
+
+extension DynamicStore {
+    /// The objects of the type named `typeName` that satisfy `query` (Realm Query Language's syntax,
+    /// as `Results.where(_:_:)`, with `SORT`, `DISTINCT` and `LIMIT`), read in one snapshot, in
+    /// primary-key order unless sorted.
+    ///
+    /// ```swift
+    /// let adults = try DynamicStore(path: path).objects(ofType: "Person", where: "age >= $0 SORT(name ASC)", arguments: [18])
+    /// ```
+    /// - Throws: `.invalidArgument` for an unknown type, a syntax error, an unknown property or a value
+    ///   of the wrong type (naming the position); `.corrupted` for a damaged row; `.storage`.
+    public func objects(ofType typeName: String, where query: String, arguments: [any Sendable] = [])
+        throws(StoreError) -> [DynamicObject]
+    {
+        let typeIndex = try typeIndex(named: typeName)
+        let parsed = try QueryParser.parse(query)
+        let compiler = DynamicQueryCompiler(
+            compiler: QueryCompiler(text: query, arguments: arguments.map { $0 as Any? }), stored: stored,
+            typeIndexByName: typeIndexByName)
+        let condition = try parsed.condition.map { (node) throws(StoreError) in
+            try compiler.compile(node, in: typeIndex)
+        }
+        var sortColumns: [(column: Int, order: ColumnOrder, ascending: Bool)] = []
+        var distinctColumns: [(column: Int, order: ColumnOrder)] = []
+        var limit = Int.max
+        for clause in parsed.clauses {
+            switch clause {
+            case .sort(let keys):
+                for key in keys {
+                    let (column, order) = try compiler.orderedColumn(key.path, in: typeIndex, position: key.position)
+                    sortColumns.append((column, order, key.ascending))
+                }
+            case .distinct(let paths):
+                for path in paths {
+                    distinctColumns.append(
+                        try compiler.orderedColumn(path.path, in: typeIndex, position: path.position))
+                }
+            case .limit(let count): limit = min(limit, count)
+            }
+        }
+        let type = verifiedTypes[typeIndex]
+        let storedType = stored.types[typeIndex]
+        var results: [DynamicObject] = []
+        let failure: StoreError? = try read { (transaction) throws(LMDBError) -> StoreError? in
+            do throws(StoreError) {
+                var found: [(key: [UInt8], row: RowView, stored: UnsafeRawBufferPointer)] = []
+                let visitFailure = try StoreError.mapping { () throws(LMDBError) -> StoreError? in
+                    try transaction.withCursor(type.table) { (cursor) throws(LMDBError) -> StoreError? in
+                        try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in
+                            let row = try checkedRow(entry.value, key: entry.key, type: typeIndex)
+                            var kept = true
+                            if let condition { kept = try matches(condition, row: row, in: transaction) }
+                            if kept { found.append((Array(entry.key), row, entry.value)) }
+                        }
+                    }
+                }
+                if let visitFailure { throw visitFailure }
+                var order = Array(found.indices)
+                if !distinctColumns.isEmpty || !sortColumns.isEmpty {
+                    let location: (Int, Int) -> String = { "\(typeName)[\($0)].\(storedType.properties[$1].name)" }
+                    let rows = found.map(\.row)
+                    if !sortColumns.isEmpty {
+                        var columns: [SortColumn] = []
+                        for (column, sortOrder, ascending) in sortColumns {
+                            columns.append(
+                                SortColumn(
+                                    values: try ColumnSorter.read(
+                                        column, order: sortOrder, rows: rows, location: location),
+                                    ascending: ascending))
+                        }
+                        order = ColumnSorter(columns: columns).order(count: rows.count)
+                    }
+                    if !distinctColumns.isEmpty {
+                        let kept = try ColumnDistinct(columns: distinctColumns).kept(
+                            order.map { rows[$0] }, location: location)
+                        order = kept.map { order[$0] }
+                    }
+                }
+                var objects: [DynamicObject] = []
+                for index in order.prefix(limit) {
+                    let match = found[index]
+                    objects.append(
+                        try match.key.withBytes { (key) throws(StoreError) in
+                            try object(key: key, row: match.stored, type: type, stored: storedType, in: transaction)
+                        })
+                }
+                results = objects
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        return results
+    }
+}
+
+/// Resolves the names of a parsed query against the stored schema.
+struct DynamicQueryCompiler {
+    let compiler: QueryCompiler
+    let stored: StoredSchema
+    let typeIndexByName: [String: Int]
+
+    private func fail(_ message: String, at position: Int) -> StoreError {
+        .invalidArgument("query \"\(compiler.text)\", at \(position): \(message)")
+    }
+
+    private enum Target {
+        case property([DynamicCondition.Step], PropertyType)
+        case elements([DynamicCondition.Step], element: PropertyType, rest: [String])
+        case count([DynamicCondition.Step])
+        case aggregate([DynamicCondition.Step], CollectionCondition.Aggregate, PropertyType, DynamicCondition.Step?)
+    }
+
+    private func linkedType(_ name: String, position: Int) throws(StoreError) -> Int {
+        guard let index = typeIndexByName[name] else { throw fail("the linked type \(name) is unknown", at: position) }
+        return index
+    }
+
+    private func resolve(_ names: [String], in root: Int, position: Int) throws(StoreError) -> Target {
+        var type = root
+        var steps: [DynamicCondition.Step] = []
+        var index = 0
+        while index < names.count {
+            let storedType = stored.types[type]
+            guard let property = storedType.properties.firstIndex(where: { $0.name == names[index] }) else {
+                let known = storedType.properties.map(\.name).joined(separator: ", ")
+                throw fail("\(storedType.name) has no property \"\(names[index])\" (it has \(known))", at: position)
+            }
+            steps.append(DynamicCondition.Step(type: type, property: property))
+            let propertyType = storedType.properties[property].type
+            let rest = Array(names[(index + 1)...])
+            let name = steps.map { stored.types[$0.type].properties[$0.property].name }.joined(separator: ".")
+            switch propertyType {
+            case .link(let target):
+                guard !rest.isEmpty else { return .property(steps, propertyType) }
+                type = try linkedType(target, position: position)
+                index += 1
+            case .list(let element), .set(let element):
+                guard let first = rest.first, first.hasPrefix("@") else {
+                    return .elements(steps, element: element, rest: rest)
+                }
+                let aggregate: CollectionCondition.Aggregate
+                switch first.lowercased() {
+                case "@count", "@size": return .count(steps)
+                case "@sum": aggregate = .sum
+                case "@avg": aggregate = .average
+                case "@min": aggregate = .minimum
+                case "@max": aggregate = .maximum
+                default: throw fail("unknown collection operator \(first)", at: position)
+                }
+                if case .link(let target) = element {
+                    let targetIndex = try linkedType(target, position: position)
+                    guard rest.count == 2,
+                        let targetProperty = stored.types[targetIndex].properties.firstIndex(where: {
+                            $0.name == rest[1]
+                        }),
+                        PredicateEvaluator.isNumeric(stored.types[targetIndex].properties[targetProperty].type)
+                    else { throw fail("\(first) on \(name) needs a number property of \(target)", at: position) }
+                    return .aggregate(
+                        steps, aggregate, element, DynamicCondition.Step(type: targetIndex, property: targetProperty))
+                }
+                guard rest.count == 1, PredicateEvaluator.isNumeric(element) else {
+                    throw fail("\(first) needs a collection of numbers (\(name) holds \(element))", at: position)
+                }
+                return .aggregate(steps, aggregate, element, nil)
+            case .map:
+                if rest.count == 1, ["@count", "@size"].contains(rest[0].lowercased()) { return .count(steps) }
+                throw fail("\(name) is a Map: the string language reads its @count only", at: position)
+            default:
+                guard rest.isEmpty else {
+                    throw fail("\(name) is a \(propertyType), it has no property \"\(rest[0])\"", at: position)
+                }
+                return .property(steps, propertyType)
+            }
+        }
+        throw fail("an empty key path", at: position)
+    }
+
+    /// A `SORT` or `DISTINCT` key: a property of the type itself whose column orders by its bytes.
+    func orderedColumn(_ names: [String], in type: Int, position: Int) throws(StoreError) -> (Int, ColumnOrder) {
+        guard case .property(let steps, let propertyType) = try resolve(names, in: type, position: position),
+            steps.count == 1, let order = ColumnOrder(propertyType)
+        else {
+            throw fail(
+                "SORT and DISTINCT take a property of \(stored.types[type].name) itself holding numbers, dates, Bools, "
+                    + "strings, data or UUIDs", at: position)
+        }
+        return (steps[0].property, order)
+    }
+
+    func compile(_ node: QueryNode, in type: Int) throws(StoreError) -> DynamicCondition {
+        switch node {
+        case .constant(let value): return .constant(value)
+        case .and(let a, let b): return .and(try compile(a, in: type), try compile(b, in: type))
+        case .or(let a, let b): return .or(try compile(a, in: type), try compile(b, in: type))
+        case .not(let a): return .not(try compile(a, in: type))
+        case .between(let subject, let low, let high, let position):
+            return .and(
+                try compile(
+                    .comparison(subject, .greaterOrEqual, low, options: [], quantifier: nil, position: position),
+                    in: type),
+                try compile(
+                    .comparison(subject, .lessOrEqual, high, options: [], quantifier: nil, position: position), in: type
+                ))
+        case .comparison(let lhs, let op, let rhs, let options, let quantifier, let position):
+            if case .subqueryCount(let collection, let variable, let inner, let subqueryPosition) = lhs {
+                guard
+                    case .elements(let steps, .link(let target), let rest) = try resolve(
+                        collection, in: type, position: subqueryPosition),
+                    rest.isEmpty
+                else { throw fail("SUBQUERY needs a List or MutableSet of objects", at: subqueryPosition) }
+                let targetIndex = try linkedType(target, position: subqueryPosition)
+                let condition = try compile(QueryCompiler.strippingVariable(variable, from: inner), in: targetIndex)
+                let test = try compiler.valueTest(
+                    .int64, op, try compiler.value(rhs), options: [], position: position, property: "SUBQUERY"
+                ).test
+                return .count(steps, inner: (targetIndex, condition), test)
+            }
+            var (subject, operand, op) = (lhs, rhs, op)
+            if case .keyPath = subject {
+            } else if case .keyPath = operand, let swapped = op.swapped {
+                (subject, operand, op) = (operand, subject, swapped)
+            }
+            guard case .keyPath(let names, _) = subject else {
+                throw fail("a comparison needs a property on one side", at: position)
+            }
+            let value = try compiler.value(operand)
+            let name = names.joined(separator: ".")
+            switch try resolve(names, in: type, position: position) {
+            case .property(let steps, let propertyType):
+                guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
+                if case .link = propertyType {
+                    guard value == nil, op == .equal || op == .notEqual else {
+                        throw fail(
+                            "\(name) is a link: compare it with nil, or compare one of its properties", at: position)
+                    }
+                    let wantsNull = op == .equal
+                    return .test(steps, { ($0 == nil) == wantsNull })
+                }
+                return .test(
+                    steps,
+                    try compiler.valueTest(
+                        propertyType, op, value, options: options, position: position, property: name
+                    ).test)
+            case .count(let steps):
+                return .count(
+                    steps, inner: nil,
+                    try compiler.valueTest(.int64, op, value, options: options, position: position, property: name).test
+                )
+            case .aggregate(let steps, let aggregate, let element, let property):
+                return .aggregate(
+                    steps, aggregate, element: element, property: property,
+                    try compiler.numberTest(op, value, position: position, property: name))
+            case .elements(let steps, let element, let rest):
+                let quantifier: CollectionCondition.Quantifier =
+                    switch quantifier {
+                    case .all: .all
+                    case .noElement: .noElement
+                    default: .any
+                    }
+                if case .link(let target) = element {
+                    guard !rest.isEmpty else {
+                        throw fail("\(name) holds \(target) objects: compare one of their properties", at: position)
+                    }
+                    let targetIndex = try linkedType(target, position: position)
+                    let inner = try compile(
+                        .comparison(
+                            .keyPath(rest, position: position), op, operand, options: options, quantifier: nil,
+                            position: position),
+                        in: targetIndex)
+                    return .elements(steps, quantifier, .object(type: targetIndex, inner))
+                }
+                guard rest.isEmpty else { throw fail("\(name) holds \(element) values, not objects", at: position) }
+                return .elements(
+                    steps, quantifier,
+                    .value(
+                        try compiler.valueTest(element, op, value, options: options, position: position, property: name)
+                            .test))
+            }
+        }
+    }
+}
+
+extension DynamicStore {
+    /// A stored row of the type at `type`, its seal and header checked.
+    func checkedRow(_ stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, type: Int) throws(StoreError)
+        -> RowView
+    {
+        do {
+            return try RowView(stored: stored, key: key, expectedColumns: self.stored.types[type].properties.count)
+        } catch {
+            throw .corrupted("\(self.stored.types[type].name): a damaged row: \(error)")
+        }
+    }
+
+    /// The row a link's key bytes name in the type at `type`; nil when the target is gone.
+    private func linkedRow(_ key: UnsafeRawBufferPointer, type: Int, in transaction: borrowing ReadTransaction)
+        throws(StoreError) -> RowView?
+    {
+        let found = try StoreError.mapping { () throws(LMDBError) in
+            try transaction.get(verifiedTypes[type].table, key: key)
+        }
+        guard let found else { return nil }
+        return try checkedRow(found, key: key, type: type)
+    }
+
+    private func column(_ row: RowView, _ step: DynamicCondition.Step) throws(StoreError) -> UnsafeRawBufferPointer? {
+        do {
+            return try row.column(step.property)
+        } catch {
+            throw .corrupted(
+                "\(stored.types[step.type].name).\(stored.types[step.type].properties[step.property].name): \(error)")
+        }
+    }
+
+    /// The bytes of the last step's column, following the links before it; `.some(nil)` for a null
+    /// column, nil when a link on the way is nil or gone.
+    private func end(_ steps: [DynamicCondition.Step], row start: RowView, in transaction: borrowing ReadTransaction)
+        throws(StoreError) -> UnsafeRawBufferPointer??
+    {
+        var row = start
+        for (position, step) in steps.enumerated() {
+            let bytes = try column(row, step)
+            guard position < steps.count - 1 else { return .some(bytes) }
+            guard let bytes, let next = try linkedRow(bytes, type: steps[position + 1].type, in: transaction) else {
+                return nil
+            }
+            row = next
+        }
+        return nil
+    }
+
+    /// Whether `condition` holds for `row` (of the type at `type`).
+    func matches(_ condition: DynamicCondition, row: RowView, in transaction: borrowing ReadTransaction)
+        throws(StoreError) -> Bool
+    {
+        func undecodable() -> StoreError { .corrupted("a value is undecodable in a query") }
+        switch condition {
+        case .constant(let value): return value
+        case .and(let a, let b):
+            guard try matches(a, row: row, in: transaction) else { return false }
+            return try matches(b, row: row, in: transaction)
+        case .or(let a, let b):
+            if try matches(a, row: row, in: transaction) { return true }
+            return try matches(b, row: row, in: transaction)
+        case .not(let a): return try !matches(a, row: row, in: transaction)
+        case .test(let steps, let test):
+            guard let bytes = try end(steps, row: row, in: transaction) else { return false }
+            guard let outcome = test(bytes) else { throw undecodable() }
+            return outcome
+        case .elements(let steps, let quantifier, let elementTest):
+            guard let bytes = try end(steps, row: row, in: transaction), let list = bytes else { return false }
+            for element in try elements(list) {
+                let outcome: Bool
+                switch elementTest {
+                case .value(let test):
+                    guard let result = test(element) else { throw undecodable() }
+                    outcome = result
+                case .object(let type, let inner):
+                    guard let element, let target = try linkedRow(element, type: type, in: transaction) else {
+                        continue
+                    }
+                    outcome = try matches(inner, row: target, in: transaction)
+                }
+                switch quantifier {
+                case .any: if outcome { return true }
+                case .all: if !outcome { return false }
+                case .noElement: if outcome { return false }
+                }
+            }
+            return quantifier != .any
+        case .count(let steps, let inner, let test):
+            guard let bytes = try end(steps, row: row, in: transaction), let list = bytes else { return false }
+            let all = try elements(list)
+            var count = all.count
+            if let inner {
+                count = 0
+                for element in all {
+                    guard let element, let target = try linkedRow(element, type: inner.type, in: transaction) else {
+                        continue
+                    }
+                    if try matches(inner.condition, row: target, in: transaction) { count += 1 }
+                }
+            } else if case .map = stored.types[steps[steps.count - 1].type].properties[steps[steps.count - 1].property]
+                .type
+            {
+                count /= 2
+            }
+            var littleEndian = Int64(count).littleEndian
+            guard let outcome = Swift.withUnsafeBytes(of: &littleEndian, { test($0) }) else { throw undecodable() }
+            return outcome
+        case .aggregate(let steps, let aggregate, let elementType, let property, let test):
+            guard let bytes = try end(steps, row: row, in: transaction), let list = bytes else { return false }
+            var numbers: [Double] = []
+            for element in try elements(list) {
+                var value = element
+                var type = elementType
+                if let property {
+                    guard let element, let target = try linkedRow(element, type: property.type, in: transaction) else {
+                        continue
+                    }
+                    value = try column(target, property)
+                    type = stored.types[property.type].properties[property.property].type
+                }
+                guard let value else { continue }
+                guard let number = PredicateEvaluator.number(value, type: type) else { throw undecodable() }
+                numbers.append(number)
+            }
+            let result: Double? =
+                switch aggregate {
+                case .sum: numbers.reduce(0, +)
+                case .average: numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
+                case .minimum: numbers.min()
+                case .maximum: numbers.max()
+                }
+            return test(result)
+        }
+    }
+
+    private func elements(_ bytes: UnsafeRawBufferPointer) throws(StoreError) -> [UnsafeRawBufferPointer?] {
+        do {
+            return try ListFormat.elements(bytes)
+        } catch {
+            throw .corrupted("a damaged collection: \(error)")
+        }
+    }
+}
