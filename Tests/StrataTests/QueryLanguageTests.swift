@@ -232,3 +232,50 @@ final class Shelf: Object {
         #expect(throws: StoreError.self) { try dynamic.objects(ofType: "Shelf", where: "boxes.weight >") }
     }
 }
+
+extension Person {
+    /// The section key of the examples: the name's first letter.
+    var initial: String { name.first.map(String.init) ?? "" }
+}
+
+@Suite(.fixtureChecks) struct SectionedResultsTests {
+    @Test func sectionsByAStoredAndAComputedKey() throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let store = try fixture.open()
+        try store.write {
+            for (id, name, age) in [(1, "Ann", 30), (2, "Bea", 17), (3, "Al", 45), (4, "Bo", 17), (5, "Cy", 30)] {
+                try store.add(Person(id: id, name: name, age: age))
+            }
+        }
+        let byAge = store.objects(Person.self).sectioned(by: \.age)
+        #expect(byAge.allKeys == [17, 30, 45])
+        #expect(byAge[0].map(\.id) == [2, 4])
+        #expect(byAge[IndexPath(indexes: [1, 1])].id == 5)
+        let byLetter = store.objects(Person.self).sectioned(by: \.initial, sortDescriptors: [SortKey(\.name)])
+        #expect(byLetter.allKeys == ["A", "B", "C"])
+        #expect(byLetter.map { $0.map(\.name) } == [["Al", "Ann"], ["Bea", "Bo"], ["Cy"]])
+
+        var changes: [String] = []
+        let token = try byLetter.observe { change in
+            switch change {
+            case .initial(let sections): changes.append("initial \(sections.count)")
+            case .update(_, let deletions, let insertions, let modifications, let newSections, let goneSections):
+                changes.append(
+                    "d\(deletions.map(Array.init)) i\(insertions.map(Array.init)) "
+                        + "m\(modifications.map(Array.init)) +\(Array(newSections)) -\(Array(goneSections))")
+            case .error(let error): changes.append("error \(error)")
+            }
+        }
+        try store.write { try store.add(Person(id: 6, name: "Dee")) }  // a new section
+        try store.write { try store.add(Person(id: 7, name: "Ava")) }  // into section A
+        try store.write { try store.delete(store.object(ofType: Person.self, forPrimaryKey: 5)!) }  // section C goes
+        try store.write { store.object(ofType: Person.self, forPrimaryKey: 2)!.age = 18 }  // modified in B
+        try store.refresh()
+        #expect(
+            changes == [
+                "initial 3", "d[] i[] m[] +[3] -[]", "d[] i[[0, 2]] m[] +[] -[]", "d[] i[] m[] +[] -[2]",
+                "d[] i[] m[[1, 0]] +[] -[]",
+            ], "\(changes)")
+        token.invalidate()
+    }
+}

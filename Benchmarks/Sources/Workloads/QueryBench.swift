@@ -32,6 +32,22 @@ public enum QueryBench {
             peer: { try GRDBQueries(directory: $0, count: count) }, report: report)
     }
 
+    /// Q1: the string language against the closure form, on two Stores holding the same rows.
+    public static let languageWorkloads: [PeerWorkload] = [
+        PeerWorkload(
+            id: "Q1", title: "parse and run `value > $0 AND group < $1` (count)",
+            peer: "the same query as a `where { }` closure", goal: .ratio(1 / 1.1))
+    ]
+
+    public static func runLanguage(directory: URL, count: Int, rounds: Int, report: (String) -> Void) throws
+        -> PeerComparison.Result
+    {
+        try PeerComparison.run(
+            languageWorkloads, name: "l", directory: directory, count: count, rounds: rounds,
+            strata: { try StrataQueries(directory: $0, count: count, usesText: true) },
+            peer: { try StrataQueries(directory: $0, count: count, usesText: false) }, report: report)
+    }
+
     /// A bijection of 0..<count (7919 is prime, and prime to every count the bench uses): distinct
     /// sort values, so that both systems agree on one order.
     static func permuted(_ id: Int, count: Int) -> Int { (id &* 7919) % count }
@@ -53,8 +69,11 @@ public final class BenchRow: Object {
 
 private final class StrataQueries: PeerSide {
     let store: Store
+    /// Q1: the string language (else the closure form).
+    let usesText: Bool
 
-    init(directory: URL, count: Int) throws {
+    init(directory: URL, count: Int, usesText: Bool = false) throws {
+        self.usesText = usesText
         var configuration = Store.Configuration(
             fileURL: directory.appendingPathComponent("queries.strata"), objectTypes: [BenchRow.self])
         if let size = ProcessInfo.processInfo.environment["STRATA_BENCH_MAXIMUM_SIZE"].flatMap(Int.init) {
@@ -84,6 +103,12 @@ private final class StrataQueries: PeerSide {
             for row in rows.sorted(by: \.value).prefix(20) { QueryBench.fold(&hash, row.id) }
         case "S6i":
             for row in rows.sorted(by: \.rank).prefix(20) { QueryBench.fold(&hash, row.id) }
+        case "Q1":
+            let (value, group) = (Double(count / 3), 500)
+            hash =
+                usesText
+                ? try rows.where("value > $0 AND group < $1", value, group).count
+                : rows.where { $0.value > value && $0.group < group }.count
         default:
             hash = rows.distinct(by: [\.group]).count
         }

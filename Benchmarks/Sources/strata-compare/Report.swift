@@ -168,7 +168,7 @@ struct Report {
                     "\(String(format: "%.2f", ratio.median))× | \(String(format: "%.2f", ratio.min))–\(String(format: "%.2f", ratio.max))"
                 let target: String
                 switch workload.goal {
-                case .ratio(let minimum): target = String(format: "≥ %.1f×", minimum)
+                case .ratio(let minimum): target = String(format: "≥ %.2f×", minimum)
                 case .seconds(let maximum):
                     target = "Strata ≤ \(formatMilliseconds(maximum)) ms"
                     let seconds = result.strataSeconds(workload.id)

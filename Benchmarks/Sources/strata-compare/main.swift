@@ -71,6 +71,10 @@ do {
                 "Queries", QueryBench.workloads,
                 { try QueryBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),
+            (
+                "The string language", QueryBench.languageWorkloads,
+                { try QueryBench.runLanguage(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
         ]
     for table in peerTables
     where options.only.map({ only in table.workloads.contains { only.contains($0.id.uppercased()) } }) ?? true {

@@ -1,0 +1,181 @@
+import Foundation
+
+/// A Results split into sections by a key (Realm's `SectionedResults`): the objects with the same
+/// key form a section, sections in the order of the Results (sorted so that each key's objects are
+/// together), each with its key. Live: read again after each write or refresh.
+///
+/// ```swift
+/// let byLetter = people.sectioned(by: \.firstLetter, sortDescriptors: [SortKey(\.name)])
+/// for section in byLetter {
+///     print(section.key, section.map(\.name))
+/// }
+/// let token = try byLetter.observe { change in
+///     if case .update(_, let deletions, let insertions, let modifications, let newSections, let goneSections) = change {
+///         // table.deleteSections(goneSections); table.insertSections(newSections); rows by index path…
+///     }
+/// }
+/// ```
+/// - Warning: Confined to its Store's thread, like the Results.
+public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessCollection {
+    /// The sorted objects the sections split.
+    public let results: Results<Element>
+    let sectionKey: (Element) -> Key
+
+    init(results: Results<Element>, key: @escaping (Element) -> Key) {
+        self.results = results
+        sectionKey = key
+    }
+
+    /// The sections now: each key once, in the order its first object has in `results`.
+    func layout() -> [(key: Key, positions: [Int])] {
+        var order: [Key] = []
+        var positions: [Key: [Int]] = [:]
+        for (position, object) in results.enumerated() {
+            let key = sectionKey(object)
+            if positions[key] == nil { order.append(key) }
+            positions[key, default: []].append(position)
+        }
+        return order.map { ($0, positions[$0]!) }
+    }
+
+    /// Always 0.
+    public var startIndex: Int { 0 }
+    /// The number of sections.
+    public var endIndex: Int { layout().count }
+
+    /// The section at `position`.
+    public subscript(position: Int) -> ResultsSection<Key, Element> {
+        let sections = layout()
+        precondition(
+            sections.indices.contains(position), "Strata: section \(position) out of range 0..<\(sections.count)")
+        return ResultsSection(key: sections[position].key, results: results, positions: sections[position].positions)
+    }
+
+    /// The object at `indexPath`: `[section, item]` (Foundation on Linux has no `section`/`item`
+    /// properties; `IndexPath(indexes: [section, item])` builds one).
+    public subscript(indexPath: IndexPath) -> Element {
+        self[indexPath[0]][indexPath[1]]
+    }
+
+    /// The sections' keys, in order.
+    public var allKeys: [Key] { layout().map(\.key) }
+
+    /// Observes the sections: `.initial`, then per change the sections inserted and deleted and the
+    /// objects deleted (old index paths), inserted and modified (new index paths) in the sections
+    /// that stayed, as Realm's `SectionedResults.observe`. Options and delivery as `Results.observe`.
+    ///
+    /// - Throws: as `Results.observe`.
+    /// - Warning: Keep the token: notifications stop when it is deinitialised.
+    public func observe(
+        keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil,
+        _ block: @escaping (SectionedResultsChange<SectionedResults>) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        let key = sectionKey
+        var previous: [(key: Key, positions: [Int])] = []
+        return try results.observe(keyPaths: keyPaths, on: queue) { change in
+            switch change {
+            case .initial(let results):
+                let sections = SectionedResults(results: results, key: key)
+                previous = sections.layout()
+                block(.initial(sections))
+            case .update(let results, let deletions, let insertions, let modifications):
+                let sections = SectionedResults(results: results, key: key)
+                let current = sections.layout()
+                block(
+                    Self.change(
+                        from: previous, to: current, sections: sections, deletions: deletions, insertions: insertions,
+                        modifications: modifications))
+                previous = current
+            case .error(let error):
+                block(.error(error))
+            }
+        }
+    }
+
+    /// The change between two layouts, from the Results' change (positions in the old and new Results).
+    static func change(
+        from old: [(key: Key, positions: [Int])], to new: [(key: Key, positions: [Int])], sections: SectionedResults,
+        deletions: [Int], insertions: [Int], modifications: [Int]
+    ) -> SectionedResultsChange<SectionedResults> {
+        let oldKeys = Set(old.map(\.key))
+        let newKeys = Set(new.map(\.key))
+        let sectionsToDelete = IndexSet(old.indices.filter { !newKeys.contains(old[$0].key) })
+        let sectionsToInsert = IndexSet(new.indices.filter { !oldKeys.contains(new[$0].key) })
+        func paths(_ layout: [(key: Key, positions: [Int])], _ positions: [Int], skipping: IndexSet) -> [IndexPath] {
+            var place: [Int: IndexPath] = [:]
+            for (section, entry) in layout.enumerated() where !skipping.contains(section) {
+                for (item, position) in entry.positions.enumerated() {
+                    place[position] = IndexPath(indexes: [section, item])
+                }
+            }
+            return positions.compactMap { place[$0] }.sorted()
+        }
+        return .update(
+            sections, deletions: paths(old, deletions, skipping: sectionsToDelete),
+            insertions: paths(new, insertions, skipping: sectionsToInsert),
+            modifications: paths(new, modifications, skipping: sectionsToInsert), sectionsToInsert: sectionsToInsert,
+            sectionsToDelete: sectionsToDelete)
+    }
+}
+
+/// One section of a `SectionedResults`: its key and its objects, in order.
+public struct ResultsSection<Key: Hashable, Element: Object>: RandomAccessCollection {
+    /// The key every object of the section has.
+    public let key: Key
+    let results: Results<Element>
+    let positions: [Int]
+
+    /// Always 0.
+    public var startIndex: Int { 0 }
+    /// The number of objects in the section.
+    public var endIndex: Int { positions.count }
+
+    /// The object at `position` in the section.
+    public subscript(position: Int) -> Element { results[positions[position]] }
+}
+
+/// A change of a `SectionedResults` (Realm's `SectionedResultsChange`).
+public enum SectionedResultsChange<Collection> {
+    /// The sections when observation began.
+    case initial(Collection)
+    /// The sections now; objects deleted (old index paths), inserted and modified (new index paths)
+    /// in sections that stayed, each `[section, item]`; the sections inserted (new positions) and deleted (old positions).
+    case update(
+        Collection, deletions: [IndexPath], insertions: [IndexPath], modifications: [IndexPath],
+        sectionsToInsert: IndexSet, sectionsToDelete: IndexSet)
+    /// Observing failed; nothing more is delivered.
+    case error(StoreError)
+}
+
+extension Results {
+    /// The objects sorted by `keyPath` and split into sections of equal values (Realm's
+    /// `sectioned(by:ascending:)`).
+    ///
+    /// ```swift
+    /// let byAge = people.sectioned(by: \.age)
+    /// ```
+    public func sectioned<Key: Hashable & _QueryComparable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true)
+        -> SectionedResults<Key, Element>
+    {
+        SectionedResults(results: sorted(by: keyPath, ascending: ascending), key: { $0[keyPath: keyPath] })
+    }
+
+    /// The objects sorted by `sortDescriptors` and split into sections by `keyPath` (which may be a
+    /// computed property, such as a name's first letter: sort by the name).
+    ///
+    /// ```swift
+    /// let byLetter = people.sectioned(by: \.firstLetter, sortDescriptors: [SortKey(\.name)])
+    /// ```
+    public func sectioned<Key: Hashable>(by keyPath: KeyPath<Element, Key>, sortDescriptors: [SortKey<Element>])
+        -> SectionedResults<Key, Element>
+    {
+        SectionedResults(results: sorted(by: sortDescriptors), key: { $0[keyPath: keyPath] })
+    }
+
+    /// The objects sorted by `sortDescriptors` and split into sections by the key `block` gives.
+    public func sectioned<Key: Hashable>(sortDescriptors: [SortKey<Element>], by block: @escaping (Element) -> Key)
+        -> SectionedResults<Key, Element>
+    {
+        SectionedResults(results: sorted(by: sortDescriptors), key: block)
+    }
+}
