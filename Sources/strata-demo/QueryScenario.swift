@@ -30,6 +30,33 @@ func runQueries(_ sync: SyncScenario) throws {
     Transcript.say(
         "sorted(by: \\.title, ascending: false) -> \(todos.sorted(by: \.title, ascending: false).map(\.title))")
 
+    let typed = try todos.where("done == $0 AND title CONTAINS[c] $1 SORT(title ASC) LIMIT(5)", false, "a")
+    Transcript.say(
+        "where(\"done == $0 AND title CONTAINS[c] $1 SORT(title ASC) LIMIT(5)\", false, \"a\") -> \(typed.map(\.title))")
+
+    // A grouped list as a table view shows it: sections by `done`, and what one write changes in them.
+    let sections = todos.sectioned(by: \.done)
+    var table: [String] = []
+    let token = try sections.observe { change in
+        switch change {
+        case .initial(let sections):
+            table.append("initial: " + sections.map { "\($0.key ? "done" : "open") (\($0.count))" }.joined(separator: ", "))
+        case .update(let sections, let deletions, let insertions, let modifications, let newSections, let goneSections):
+            table.append(
+                "update: rows deleted \(deletions.map { Array($0) }), inserted \(insertions.map { Array($0) }), "
+                    + "modified \(modifications.map { Array($0) }); sections inserted \(Array(newSections)), "
+                    + "deleted \(Array(goneSections)); now " + sections.map { "\($0.key ? "done" : "open") (\($0.count))" }
+                    .joined(separator: ", "))
+        case .error(let error): table.append("error: \(error)")
+        }
+    }
+    if let first = todos.where({ !$0.done }).first {
+        try store.write { first.done = true }
+    }
+    try store.refresh()
+    token.invalidate()
+    for line in table { Transcript.say("sectioned(by: \\.done) \(line)") }
+
     let home = Project()
     home.name = "Home"
     try store.write {
