@@ -32,30 +32,8 @@ func runQueries(_ sync: SyncScenario) throws {
 
     let typed = try todos.where("done == $0 AND title CONTAINS[c] $1 SORT(title ASC) LIMIT(5)", false, "a")
     Transcript.say(
-        "where(\"done == $0 AND title CONTAINS[c] $1 SORT(title ASC) LIMIT(5)\", false, \"a\") -> \(typed.map(\.title))")
-
-    // A grouped list as a table view shows it: sections by `done`, and what one write changes in them.
-    let sections = todos.sectioned(by: \.done)
-    var table: [String] = []
-    let token = try sections.observe { change in
-        switch change {
-        case .initial(let sections):
-            table.append("initial: " + sections.map { "\($0.key ? "done" : "open") (\($0.count))" }.joined(separator: ", "))
-        case .update(let sections, let deletions, let insertions, let modifications, let newSections, let goneSections):
-            table.append(
-                "update: rows deleted \(deletions.map { Array($0) }), inserted \(insertions.map { Array($0) }), "
-                    + "modified \(modifications.map { Array($0) }); sections inserted \(Array(newSections)), "
-                    + "deleted \(Array(goneSections)); now " + sections.map { "\($0.key ? "done" : "open") (\($0.count))" }
-                    .joined(separator: ", "))
-        case .error(let error): table.append("error: \(error)")
-        }
-    }
-    if let first = todos.where({ !$0.done }).first {
-        try store.write { first.done = true }
-    }
-    try store.refresh()
-    token.invalidate()
-    for line in table { Transcript.say("sectioned(by: \\.done) \(line)") }
+        "where(\"done == $0 AND title CONTAINS[c] $1 SORT(title ASC) LIMIT(5)\", false, \"a\") -> \(typed.map(\.title))"
+    )
 
     let home = Project()
     home.name = "Home"
@@ -71,6 +49,28 @@ func runQueries(_ sync: SyncScenario) throws {
     Transcript.say(
         "notes link to their project; the project's inverse link finds them: "
             + "\(home.notes.map(\.text)) (\(home.notes.count) notes, no column stored)")
+    // A grouped list as a table view shows it: notes in sections by project, and what one write
+    // changes in them.
+    let sections = store.objects(ProjectNote.self).sectioned(sortDescriptors: [SortKey(\.id)]) {
+        $0.project?.name ?? "(no project)"
+    }
+    var table: [String] = []
+    let token = try sections.observe { change in
+        switch change {
+        case .initial(let sections):
+            table.append("initial: " + sections.map { "\($0.key) (\($0.count))" }.joined(separator: ", "))
+        case .update(let sections, let deletions, let insertions, let modifications, let newSections, let goneSections):
+            table.append(
+                "update: sections inserted \(Array(newSections)), deleted \(Array(goneSections)); rows deleted "
+                    + "\(deletions.map { Array($0) }), inserted \(insertions.map { Array($0) }), modified "
+                    + "\(modifications.map { Array($0) }); now "
+                    + sections.map { "\($0.key) (\($0.count))" }.joined(separator: ", "))
+        case .error(let error): table.append("error: \(error)")
+        }
+    }
     try store.write { store.object(ofType: ProjectNote.self, forPrimaryKey: 2)?.project = nil }
     Transcript.say("after one note leaves the project, the inverse link is live: \(home.notes.map(\.text))")
+    try store.refresh()
+    token.invalidate()
+    for line in table { Transcript.say("notes sectioned by project, \(line)") }
 }

@@ -270,11 +270,12 @@ extension Person {
         try store.write { try store.add(Person(id: 7, name: "Ava")) }  // into section A
         try store.write { try store.delete(store.object(ofType: Person.self, forPrimaryKey: 5)!) }  // section C goes
         try store.write { store.object(ofType: Person.self, forPrimaryKey: 2)!.age = 18 }  // modified in B
+        try store.write { store.object(ofType: Person.self, forPrimaryKey: 4)!.name = "Ab" }  // Bo moves to A
         try store.refresh()
         #expect(
             changes == [
                 "initial 3", "d[] i[] m[] +[3] -[]", "d[] i[[0, 2]] m[] +[] -[]", "d[] i[] m[] +[] -[2]",
-                "d[] i[] m[[1, 0]] +[] -[]",
+                "d[] i[] m[[1, 0]] +[] -[]", "d[[1, 1]] i[[0, 0]] m[] +[] -[]",
             ], "\(changes)")
         token.invalidate()
     }

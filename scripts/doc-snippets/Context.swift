@@ -23,6 +23,7 @@ public final class Person: Object {
 public final class Dog: Object {
     @Persisted(primaryKey: true) public var id = UUID()
     @Persisted public var name: String
+    @Persisted public var age: Int
     @Persisted(originProperty: "dogs") public var walkers: LinkingObjects<Person>
 }
 
@@ -84,3 +85,8 @@ public let tableView = TableView()
 public let pool = try! StorePool(configuration: configuration)
 
 public func notifySomeone() async {}
+
+extension Person {
+    /// The section key of the sections examples.
+    public var firstLetter: String { name.first.map(String.init) ?? "" }
+}

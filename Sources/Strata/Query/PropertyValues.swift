@@ -22,8 +22,12 @@ public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
         column = results.storedColumn(of: keyPath)
     }
 
-    /// Reads the values one by one, as the sequence is iterated.
+    /// Reads the values one by one, as the sequence is iterated. For a Results of conditions only,
+    /// the values of the matches are read in one scan as the cursor walks (no key, no row kept).
     public func makeIterator() -> Iterator {
+        if let column, let values = results.scannedValues(column, as: Value.self) {
+            return Iterator(results: results, values: values)
+        }
         if let column { return Iterator(results: results, walk: results.rowWalk(), column: column) }
         return Iterator(results: results, objects: results.makeIterator(), keyPath: keyPath)
     }
@@ -39,6 +43,9 @@ public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
         @usableFromInline let column: Int
         @usableFromInline var objects: Results<Root>.Iterator?
         @usableFromInline let keyPath: KeyPath<Root, Value>?
+        /// The values read in one scan, and the position of the next.
+        @usableFromInline let scanned: [Value]?
+        @usableFromInline var position = 0
 
         init(results: Results<Root>, walk: RowWalk, column: Int) {
             self.results = results
@@ -46,6 +53,16 @@ public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
             self.column = column
             objects = nil
             keyPath = nil
+            scanned = nil
+        }
+
+        init(results: Results<Root>, values: [Value]) {
+            self.results = results
+            walk = nil
+            column = -1
+            objects = nil
+            keyPath = nil
+            scanned = values
         }
 
         init(results: Results<Root>, objects: Results<Root>.Iterator, keyPath: KeyPath<Root, Value>) {
@@ -54,11 +71,17 @@ public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
             column = -1
             self.objects = objects
             self.keyPath = keyPath
+            scanned = nil
         }
 
         /// The next value, or nil at the end.
         @inlinable
         public mutating func next() -> Value? {
+            if let scanned {
+                guard position < scanned.count else { return nil }
+                position += 1
+                return scanned[position - 1]
+            }
             guard walk != nil else {
                 guard let object = objects!.next() else { return nil }
                 return object[keyPath: keyPath!]
@@ -99,6 +122,53 @@ extension Results {
     public func values<Value>(of keyPath: KeyPath<Element, Value>) -> LazyMapSequence<Results, Value> {
         core.assertConfined()
         return lazy.map { $0[keyPath: keyPath] }
+    }
+
+    /// The values of `column` of the matches of a Results made of conditions only (key order),
+    /// decoded in one scan; nil for other Results (a whole table, sorts, filters…), which walk rows.
+    ///
+    /// - Warning: Traps on a damaged row, as reading the objects would.
+    func scannedValues<Value: _Persistable>(_ column: Int, as type: Value.Type) -> [Value]? {
+        guard !stages.isEmpty, stages.allSatisfy({ if case .predicate = $0 { true } else { false } }) else {
+            return nil
+        }
+        if Value.self == Double.self, binding.columnTypes[column] == .double {
+            // The common numeric column, read without a decode through its protocol witness.
+            var doubles: [Double] = []
+            var damaged = false
+            guard
+                forEachColumnValue(
+                    column,
+                    { bytes in
+                        guard let bytes, bytes.count == 8 else {
+                            damaged = true
+                            return
+                        }
+                        doubles.append(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))))
+                    })
+            else { return nil }
+            if damaged {
+                preconditionFailure(
+                    "\(TrapMessage.corrupted): \(binding.name).\(binding.columnNames[column]): undecodable")
+            }
+            return doubles as? [Value]
+        }
+        var values: [Value] = []
+        var failure: (any Error)?
+        let context = _DecodeContext(owner: nil, column: column)
+        let scanned = forEachColumnValue(column) { bytes in
+            guard failure == nil else { return }
+            do {
+                values.append(try Value._strataDecodeColumn(bytes, in: context))
+            } catch {
+                failure = error
+            }
+        }
+        guard scanned else { return nil }
+        if let failure {
+            preconditionFailure("\(TrapMessage.corrupted): \(binding.name).\(binding.columnNames[column]): \(failure)")
+        }
+        return values
     }
 
     /// The column of a key path naming one stored property whose values decode without a Store (not
