@@ -58,6 +58,22 @@ import Testing
         #expect(dogs.map(\.name) == ["Bo", "Max"])
     }
 
+    /// `LinkingObjects` in the string language: counts, quantified conditions and aggregates over the
+    /// objects linking to each one.
+    @Test func linkingObjects() throws {
+        let (_, store) = try populated()
+        let dogs = store.objects(Dog.self)
+        func names(_ query: String, _ arguments: any Sendable...) throws -> [String] {
+            try dogs.where(query, arguments: arguments).map(\.name).sorted()
+        }
+        #expect(try names("walkers.@count == 0").isEmpty)
+        #expect(try names("ANY walkers.age > $0", 40) == ["Bo", "Max"])
+        #expect(try names("ALL walkers.name BEGINSWITH 'A'") == ["Fido", "Rex"])
+        #expect(try names("walkers.@max.age < 20") == ["Spot"])
+        #expect(try names("walkers.@count == 1 AND walkers.@sum.age == 17") == ["Spot"])
+        #expect(throws: StoreError.self) { try dogs.where("walkers > 1") }
+    }
+
     @Test func clauses() throws {
         let (_, store) = try populated()
         #expect(try ids(store, "TRUEPREDICATE SORT(age DESC, name ASC) LIMIT(3)") == [5, 3, 1])

@@ -21,15 +21,20 @@ final class CollectionCondition {
             Aggregate, elementType: PropertyType, targetProperty: (ObjectSchema, Int)?, test: (Double?) -> Bool)
     }
 
-    /// The path to the collection property (steps before the last are to-one links).
+    /// The path to the collection property (steps before the last are to-one links); empty for
+    /// `LinkingObjects` of the row itself.
     let path: PropertyPath
     let kind: Kind
     let text: String
+    /// For a `LinkingObjects` property: the origin type and its link property whose backlinks are the
+    /// elements (read from the backlink table; the property has no column).
+    let linking: (origin: ObjectSchema, property: String)?
 
-    init(path: PropertyPath, kind: Kind, text: String) {
+    init(path: PropertyPath, kind: Kind, text: String, linking: (origin: ObjectSchema, property: String)? = nil) {
         self.path = path
         self.kind = kind
         self.text = text
+        self.linking = linking
     }
 }
 
@@ -40,6 +45,9 @@ extension PredicateEvaluator {
     func matches(_ condition: CollectionCondition, row: RowView, binding: TableBinding, key identity: RowIdentity)
         throws(StoreError) -> Bool
     {
+        if let linking = condition.linking {
+            return try matchesLinking(condition, linking, key: identity.key(in: binding))
+        }
         guard let end = try pathEnd(condition.path, row: row, binding: binding, key: identity) else { return false }
         let place = end.binding.location(of: end.key, column: end.column)
         let elements: [UnsafeRawBufferPointer?]
@@ -114,6 +122,70 @@ extension PredicateEvaluator {
                 case .maximum: numbers.max()
                 }
             return test(value)
+        }
+    }
+
+    /// A condition on the objects linking to the row under `key` (its `LinkingObjects`).
+    private func matchesLinking(
+        _ condition: CollectionCondition, _ linking: (origin: ObjectSchema, property: String), key: RowKey
+    ) throws(StoreError) -> Bool {
+        let origin = try rows.core.binding(for: linking.origin.type)
+        var linked: [(key: RowKey, row: RowView)] = []
+        for originKey in try rows.core.backlinks(to: key, from: linking.origin.type, through: linking.property) ?? [] {
+            if let row = try rows.fetchRow(origin, key: originKey) { linked.append((originKey, row)) }
+        }
+        switch condition.kind {
+        case .objects(let quantifier, let inner, _):
+            for item in linked {
+                let outcome = try matches(inner, row: item.row, binding: origin, key: .key(item.key))
+                switch quantifier {
+                case .any: if outcome { return true }
+                case .all: if !outcome { return false }
+                case .noElement: if outcome { return false }
+                }
+            }
+            return quantifier != .any
+        case .count(let inner, _, let test):
+            var count = 0
+            for item in linked
+            where try inner.map({ (inner) throws(StoreError) in
+                try matches(inner, row: item.row, binding: origin, key: .key(item.key))
+            }) ?? true {
+                count += 1
+            }
+            var littleEndian = Int64(count).littleEndian
+            guard let outcome = Swift.withUnsafeBytes(of: &littleEndian, { test($0) }) else {
+                throw .corrupted("\(origin.name): a count is undecodable in a query")
+            }
+            return outcome
+        case .aggregate(let aggregate, _, let targetProperty, let test):
+            var numbers: [Double] = []
+            if let (_, property) = targetProperty {
+                let column = origin.columnOfProperty[property]
+                for item in linked {
+                    let bytes: UnsafeRawBufferPointer?
+                    do {
+                        bytes = try item.row.column(column)
+                    } catch {
+                        throw .damaged(at: origin.location(of: item.key, column: column), error)
+                    }
+                    guard let bytes else { continue }
+                    guard let number = Self.number(bytes, type: origin.columnTypes[column]) else {
+                        throw .corrupted("\(origin.location(of: item.key, column: column)): undecodable in a query")
+                    }
+                    numbers.append(number)
+                }
+            }
+            let value: Double? =
+                switch aggregate {
+                case .sum: numbers.reduce(0, +)
+                case .average: numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
+                case .minimum: numbers.min()
+                case .maximum: numbers.max()
+                }
+            return test(value)
+        case .values:
+            return false  // a LinkingObjects holds objects
         }
     }
 

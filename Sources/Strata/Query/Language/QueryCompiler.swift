@@ -26,6 +26,8 @@ struct QueryCompiler {
         /// `list.@sum`, `list.@avg.age`…
         case aggregate(
             PropertyPath, CollectionCondition.Aggregate, element: PropertyType, property: (ObjectSchema, Int)?)
+        /// A `LinkingObjects` property of the root type, with the names after it.
+        case linking(origin: ObjectSchema, property: String, rest: [String])
     }
 
     func resolve(_ names: [String], in root: ObjectSchema, position: Int) throws(StoreError) -> Target {
@@ -35,6 +37,16 @@ struct QueryCompiler {
         while index < names.count {
             let name = names[index]
             guard let property = schema.properties.firstIndex(where: { $0.name == name }) else {
+                if let linking = schema.linkingProperties.first(where: { $0.name == name }) {
+                    guard index == 0 else {
+                        throw fail(
+                            "\(name): LinkingObjects are queried on the type itself, not through a link", at: position)
+                    }
+                    guard let origin = try? ObjectSchema.of(linking.origin) else {
+                        throw fail("\(name): its origin type cannot be read", at: position)
+                    }
+                    return .linking(origin: origin, property: linking.originProperty, rest: Array(names[1...]))
+                }
                 let known = schema.properties.map(\.name).joined(separator: ", ")
                 throw fail("\(schema.name) has no property \"\(name)\" (it has \(known))", at: position)
             }
@@ -192,6 +204,10 @@ struct QueryCompiler {
                         path: path,
                         kind: .aggregate(aggregate, elementType: element, targetProperty: property, test: bound),
                         text: text))
+            case .linking(let origin, let property, let rest):
+                return try linkingCondition(
+                    origin, property, rest, op, operand, operandValue, options: options, quantifier: quantifier,
+                    text: text, position: position)
             case .elements(let path, let element, let rest):
                 let quantifier: CollectionCondition.Quantifier =
                     switch quantifier {
@@ -218,6 +234,51 @@ struct QueryCompiler {
                 return .collection(CollectionCondition(path: path, kind: .values(quantifier, test), text: text))
             }
         }
+    }
+
+    /// A condition on a `LinkingObjects` property: `walkers.@count`, `ANY walkers.name == …`,
+    /// `walkers.@sum.age`.
+    private func linkingCondition(
+        _ origin: ObjectSchema, _ property: String, _ rest: [String], _ op: QueryOperator, _ operand: QueryOperand,
+        _ value: Any?, options: QueryStringOptions, quantifier: QueryNode.Quantifier?, text: String, position: Int
+    ) throws(StoreError) -> Predicate {
+        let linking = (origin: origin, property: property)
+        guard let first = rest.first else {
+            throw fail("a LinkingObjects property: compare its @count or a property of its objects", at: position)
+        }
+        let kind: CollectionCondition.Kind
+        switch first.lowercased() {
+        case "@count", "@size":
+            let test = try valueTest(.int64, op, value, options: options, position: position, property: "@count").test
+            kind = .count(nil, target: origin, test: test)
+        case "@sum", "@avg", "@min", "@max":
+            guard rest.count == 2, let index = origin.properties.firstIndex(where: { $0.name == rest[1] }),
+                PredicateEvaluator.isNumeric(origin.properties[index].type)
+            else { throw fail("\(first) needs a number property of \(origin.name)", at: position) }
+            let aggregate: CollectionCondition.Aggregate =
+                switch first.lowercased() {
+                case "@sum": .sum
+                case "@avg": .average
+                case "@min": .minimum
+                default: .maximum
+                }
+            kind = .aggregate(
+                aggregate, elementType: .link(origin.name), targetProperty: (origin, index),
+                test: try numberTest(op, value, position: position, property: text))
+        default:
+            let inner = try compile(
+                .comparison(
+                    .keyPath(rest, position: position), op, operand, options: options, quantifier: nil,
+                    position: position), in: origin)
+            let quantifier: CollectionCondition.Quantifier =
+                switch quantifier {
+                case .all: .all
+                case .noElement: .noElement
+                default: .any
+                }
+            kind = .objects(quantifier, inner, target: origin)
+        }
+        return .collection(CollectionCondition(path: PropertyPath(), kind: kind, text: text, linking: linking))
     }
 
     private func subqueryCount(
