@@ -4,7 +4,7 @@ import Testing
 
 @testable import Strata
 
-@Suite(.fixtureChecks) struct QueryLanguageTests {
+@Suite(.fixtureChecks, .offThePool) struct QueryLanguageTests {
     /// Ann 30 (Rex 3, Fido 1), bob 17 (Spot 5), Cy 45 (no email, no dogs), Dee 17, Eve 62 (Max 1, Bo 2).
     private func populated() throws -> (Fixture, Store) {
         let fixture = Fixture([Person.self, Dog.self])

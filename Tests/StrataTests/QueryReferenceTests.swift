@@ -297,7 +297,7 @@ private struct Generator {
     }
 }
 
-@Suite(.fixtureChecks) struct QueryReferenceTests {
+@Suite(.fixtureChecks, .offThePool) struct QueryReferenceTests {
     private func populated(seed: UInt64, count: Int) throws -> (Fixture, Store, [RowValues], Generator) {
         let fixture = Fixture([QueryRow.self, QueryTarget.self])
         let store = try fixture.open()
