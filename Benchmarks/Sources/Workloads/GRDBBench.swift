@@ -7,14 +7,18 @@ final class GRDBBench: BenchSystem {
     private let queue: DatabaseQueue
     private let records: Bool
 
-    init(directory: URL, records: Bool) throws {
+    /// A database at `path` as every GRDB workload opens it: WAL journal, `synchronous=NORMAL`.
+    static func openQueue(path: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             _ = try String.fetchOne(db, sql: "PRAGMA journal_mode=WAL")
             try db.execute(sql: "PRAGMA synchronous=NORMAL")
         }
-        queue = try DatabaseQueue(
-            path: directory.appendingPathComponent("bench.sqlite").path, configuration: configuration)
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    init(directory: URL, records: Bool) throws {
+        queue = try Self.openQueue(path: directory.appendingPathComponent("bench.sqlite").path)
         self.records = records
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, score REAL, name TEXT)")

@@ -91,13 +91,7 @@ private final class GRDBModel: PeerSide {
     let queue: DatabaseQueue
 
     init(directory: URL) throws {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode=WAL")
-            try db.execute(sql: "PRAGMA synchronous=NORMAL")
-        }
-        queue = try DatabaseQueue(
-            path: directory.appendingPathComponent("model.sqlite").path, configuration: configuration)
+        queue = try GRDBBench.openQueue(path: directory.appendingPathComponent("model.sqlite").path)
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE card (id INTEGER PRIMARY KEY, name TEXT, attributes TEXT, tags TEXT)")
         }

@@ -120,13 +120,7 @@ private final class GRDBQueries: PeerSide {
     let queue: DatabaseQueue
 
     init(directory: URL, count: Int) throws {
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            _ = try String.fetchOne(db, sql: "PRAGMA journal_mode=WAL")
-            try db.execute(sql: "PRAGMA synchronous=NORMAL")
-        }
-        queue = try DatabaseQueue(
-            path: directory.appendingPathComponent("queries.sqlite").path, configuration: configuration)
+        queue = try GRDBBench.openQueue(path: directory.appendingPathComponent("queries.sqlite").path)
         try queue.write { db in
             try db.execute(
                 sql: """

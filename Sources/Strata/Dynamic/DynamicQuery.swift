@@ -168,14 +168,9 @@ struct DynamicQueryCompiler {
                 guard let first = rest.first, first.hasPrefix("@") else {
                     return .elements(steps, element: element, rest: rest)
                 }
-                let aggregate: CollectionCondition.Aggregate
-                switch first.lowercased() {
-                case "@count", "@size": return .count(steps)
-                case "@sum": aggregate = .sum
-                case "@avg": aggregate = .average
-                case "@min": aggregate = .minimum
-                case "@max": aggregate = .maximum
-                default: throw fail("unknown collection operator \(first)", at: position)
+                if ["@count", "@size"].contains(first.lowercased()) { return .count(steps) }
+                guard let aggregate = CollectionCondition.Aggregate(operatorName: first) else {
+                    throw fail("unknown collection operator \(first)", at: position)
                 }
                 if case .link(let target) = element {
                     let targetIndex = try linkedType(target, position: position)
@@ -245,14 +240,7 @@ struct DynamicQueryCompiler {
                 ).test
                 return .count(steps, inner: (targetIndex, condition), test)
             }
-            var (subject, operand, op) = (lhs, rhs, op)
-            if case .keyPath = subject {
-            } else if case .keyPath = operand, let swapped = op.swapped {
-                (subject, operand, op) = (operand, subject, swapped)
-            }
-            guard case .keyPath(let names, _) = subject else {
-                throw fail("a comparison needs a property on one side", at: position)
-            }
+            let (names, operand, op) = try compiler.propertyFirst(lhs, op, rhs, position: position)
             let value = try compiler.value(operand)
             let name = names.joined(separator: ".")
             switch try resolve(names, in: type, position: position) {
@@ -281,12 +269,7 @@ struct DynamicQueryCompiler {
                     steps, aggregate, element: element, property: property,
                     try compiler.numberTest(op, value, position: position, property: name))
             case .elements(let steps, let element, let rest):
-                let quantifier: CollectionCondition.Quantifier =
-                    switch quantifier {
-                    case .all: .all
-                    case .noElement: .noElement
-                    default: .any
-                    }
+                let quantifier = CollectionCondition.Quantifier(quantifier)
                 if case .link(let target) = element {
                     guard !rest.isEmpty else {
                         throw fail("\(name) holds \(target) objects: compare one of their properties", at: position)
@@ -391,13 +374,9 @@ extension DynamicStore {
                     }
                     outcome = try matches(inner, row: target, in: transaction)
                 }
-                switch quantifier {
-                case .any: if outcome { return true }
-                case .all: if !outcome { return false }
-                case .noElement: if outcome { return false }
-                }
+                if let answer = quantifier.decided(by: outcome) { return answer }
             }
-            return quantifier != .any
+            return quantifier.whenUndecided
         case .count(let steps, let inner, let test):
             guard let bytes = try end(steps, row: row, in: transaction), let list = bytes else { return false }
             let all = try elements(list)
@@ -435,14 +414,7 @@ extension DynamicStore {
                 guard let number = PredicateEvaluator.number(value, type: type) else { throw undecodable() }
                 numbers.append(number)
             }
-            let result: Double? =
-                switch aggregate {
-                case .sum: numbers.reduce(0, +)
-                case .average: numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
-                case .minimum: numbers.min()
-                case .maximum: numbers.max()
-                }
-            return test(result)
+            return test(aggregate.value(of: numbers))
         }
     }
 

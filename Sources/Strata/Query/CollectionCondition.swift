@@ -38,6 +38,53 @@ final class CollectionCondition {
     }
 }
 
+extension CollectionCondition.Quantifier {
+    /// The quantifier a query's `ANY`/`SOME` (or none), `ALL`, `NONE` names.
+    init(_ quantifier: QueryNode.Quantifier?) {
+        switch quantifier {
+        case .all: self = .all
+        case .noElement: self = .noElement
+        default: self = .any
+        }
+    }
+
+    /// The answer once one element's outcome decides it (nil: look at the next element).
+    @inline(__always)
+    func decided(by outcome: Bool) -> Bool? {
+        switch self {
+        case .any: outcome ? true : nil
+        case .all: outcome ? nil : false
+        case .noElement: outcome ? false : nil
+        }
+    }
+
+    /// The answer when no element decided it (every element looked at, or none).
+    var whenUndecided: Bool { self != .any }
+}
+
+extension CollectionCondition.Aggregate {
+    /// The aggregate a query's `@sum`, `@avg`, `@min`, `@max` names (any case); nil for other names.
+    init?(operatorName name: String) {
+        switch name.lowercased() {
+        case "@sum": self = .sum
+        case "@avg": self = .average
+        case "@min": self = .minimum
+        case "@max": self = .maximum
+        default: return nil
+        }
+    }
+
+    /// The aggregate of `numbers` (nil for the mean, minimum or maximum of none).
+    func value(of numbers: [Double]) -> Double? {
+        switch self {
+        case .sum: numbers.reduce(0, +)
+        case .average: numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
+        case .minimum: numbers.min()
+        case .maximum: numbers.max()
+        }
+    }
+}
+
 extension PredicateEvaluator {
     /// Whether the collection condition holds for the row `identity` names in `binding`.
     ///
@@ -62,25 +109,17 @@ extension PredicateEvaluator {
         case .values(let quantifier, let test):
             for element in elements {
                 guard let outcome = test(element) else { throw undecodable() }
-                switch quantifier {
-                case .any: if outcome { return true }
-                case .all: if !outcome { return false }
-                case .noElement: if outcome { return false }
-                }
+                if let answer = quantifier.decided(by: outcome) { return answer }
             }
-            return quantifier != .any
+            return quantifier.whenUndecided
         case .objects(let quantifier, let inner, let target):
             let targetBinding = try rows.core.binding(for: target.type)
             for element in elements {
                 guard let found = try linkedRow(element, targetBinding, place: place) else { continue }
                 let outcome = try matches(inner, row: found.row, binding: targetBinding, key: .key(found.key))
-                switch quantifier {
-                case .any: if outcome { return true }
-                case .all: if !outcome { return false }
-                case .noElement: if outcome { return false }
-                }
+                if let answer = quantifier.decided(by: outcome) { return answer }
             }
-            return quantifier != .any
+            return quantifier.whenUndecided
         case .count(let inner, let target, let test):
             var count = elements.count
             if let inner, let target {
@@ -114,14 +153,7 @@ extension PredicateEvaluator {
                 guard let number = Self.number(bytes, type: type) else { throw undecodable() }
                 numbers.append(number)
             }
-            let value: Double? =
-                switch aggregate {
-                case .sum: numbers.reduce(0, +)
-                case .average: numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
-                case .minimum: numbers.min()
-                case .maximum: numbers.max()
-                }
-            return test(value)
+            return test(aggregate.value(of: numbers))
         }
     }
 
@@ -138,13 +170,9 @@ extension PredicateEvaluator {
         case .objects(let quantifier, let inner, _):
             for item in linked {
                 let outcome = try matches(inner, row: item.row, binding: origin, key: .key(item.key))
-                switch quantifier {
-                case .any: if outcome { return true }
-                case .all: if !outcome { return false }
-                case .noElement: if outcome { return false }
-                }
+                if let answer = quantifier.decided(by: outcome) { return answer }
             }
-            return quantifier != .any
+            return quantifier.whenUndecided
         case .count(let inner, _, let test):
             var count = 0
             for item in linked
@@ -176,14 +204,7 @@ extension PredicateEvaluator {
                     numbers.append(number)
                 }
             }
-            let value: Double? =
-                switch aggregate {
-                case .sum: numbers.reduce(0, +)
-                case .average: numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
-                case .minimum: numbers.min()
-                case .maximum: numbers.max()
-                }
-            return test(value)
+            return test(aggregate.value(of: numbers))
         case .values:
             return false  // a LinkingObjects holds objects
         }

@@ -1,12 +1,8 @@
 extension Results {
-    /// The first page of a sort whose first key has an index, read from that index in order: for
-    /// stages `sort, limit` (after a condition no index serves), the index is walked from its start
-    /// (or its end, descending) and stops once the page is full and the value of its last entry is
-    /// passed; that run is sorted by every key (ties and long strings, which the index holds by
-    /// prefix). O(k) rows read for a page of k when nothing is filtered out. Nil for other stages.
-    ///
-    /// - Throws: `.corrupted` when the index names a missing row, `.storage`.
-    func indexOrderedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
+    /// For stages `[condition] sort limit` (a condition no index serves): the condition, the sort
+    /// keys, the limit and the property of the first key when it is one of the type's own; nil for
+    /// other stages.
+    func firstPageShape() -> (condition: Predicate?, keys: [SortKey<Element>], limit: Int, property: Int)? {
         var rest = stages[...]
         var condition: Predicate?
         if case .predicate(let predicate)? = rest.first {
@@ -19,6 +15,19 @@ extension Results {
             let property = first.property
                 ?? first.keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
         else { return nil }
+        return (condition, keys, limit, property)
+    }
+
+    /// The first page of a sort whose first key has an index, read from that index in order: for
+    /// stages `sort, limit` (after a condition no index serves), the index is walked from its start
+    /// (or its end, descending) and stops once the page is full and the value of its last entry is
+    /// passed; that run is sorted by every key (ties and long strings, which the index holds by
+    /// prefix). O(k) rows read for a page of k when nothing is filtered out. Nil for other stages.
+    ///
+    /// - Throws: `.corrupted` when the index names a missing row, `.storage`.
+    func indexOrderedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
+        guard case (let condition, let keys, let limit, let property)? = firstPageShape() else { return nil }
+        let first = keys[0]
         let column = binding.columnOfProperty[property]
         guard let index = binding.indexes.first(where: { $0.column == column }) else { return nil }
         guard limit > 0 else { return [] }

@@ -7,18 +7,11 @@ extension Results {
     ///
     /// - Throws: `.corrupted` naming a damaged row, `.storage`.
     func streamedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
-        var rest = stages[...]
-        var condition: Predicate?
-        if case .predicate(let predicate)? = rest.first {
-            if CandidatePlan.best(for: predicate, binding: binding) != nil { return nil }
-            condition = predicate
-            rest = rest.dropFirst()
+        guard case (let condition, let keys, let limit, let property)? = firstPageShape(), limit <= 10_000,
+            keys.count == 1
+        else {
+            return nil
         }
-        guard rest.count == 2, case .sort(let keys)? = rest.first, case .limit(let limit)? = rest.last,
-            limit <= 10_000, keys.count == 1,
-            let property = keys[0].property
-                ?? keys[0].keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
-        else { return nil }
         let column = binding.columnOfProperty[property]
         guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]), order != .bytes else { return nil }
         guard limit > 0 else { return [] }

@@ -83,16 +83,12 @@ struct QueryCompiler {
         guard let first = rest.first, first.hasPrefix("@") else {
             return .elements(path, element: element, rest: rest)
         }
-        let aggregate: CollectionCondition.Aggregate
-        switch first.lowercased() {
-        case "@count", "@size":
+        if ["@count", "@size"].contains(first.lowercased()) {
             guard rest.count == 1 else { throw fail("nothing may follow \(first)", at: position) }
             return .count(path)
-        case "@sum": aggregate = .sum
-        case "@avg": aggregate = .average
-        case "@min": aggregate = .minimum
-        case "@max": aggregate = .maximum
-        default: throw fail("unknown collection operator \(first)", at: position)
+        }
+        guard let aggregate = CollectionCondition.Aggregate(operatorName: first) else {
+            throw fail("unknown collection operator \(first)", at: position)
         }
         if case .link(let target) = element {
             guard rest.count == 2 else {
@@ -178,14 +174,7 @@ struct QueryCompiler {
             if case .subqueryCount(let collection, let variable, let inner, let subqueryPosition) = lhs {
                 return try subqueryCount(collection, variable, inner, op, rhs, in: schema, position: subqueryPosition)
             }
-            var (subject, operand, op) = (lhs, rhs, op)
-            if case .keyPath = subject {
-            } else if case .keyPath = operand, let swapped = op.swapped {
-                (subject, operand, op) = (operand, subject, swapped)
-            }
-            guard case .keyPath(let names, _) = subject else {
-                throw fail("a comparison needs a property on one side", at: position)
-            }
+            let (names, operand, op) = try propertyFirst(lhs, op, rhs, position: position)
             let operandValue = try value(operand)
             let text = "\(names.joined(separator: ".")) \(op) \(operandValue.map { "\($0)" } ?? "nil")"
             switch try resolve(names, in: schema, position: position) {
@@ -209,12 +198,7 @@ struct QueryCompiler {
                     origin, property, rest, op, operand, operandValue, options: options, quantifier: quantifier,
                     text: text, position: position)
             case .elements(let path, let element, let rest):
-                let quantifier: CollectionCondition.Quantifier =
-                    switch quantifier {
-                    case .all: .all
-                    case .noElement: .noElement
-                    default: .any
-                    }
+                let quantifier = CollectionCondition.Quantifier(quantifier)
                 if case .link(let target) = element {
                     let targetSchema = try linkedSchema(target, from: path.steps.last!.schema, position: position)
                     guard !rest.isEmpty else {
@@ -253,15 +237,9 @@ struct QueryCompiler {
             kind = .count(nil, target: origin, test: test)
         case "@sum", "@avg", "@min", "@max":
             guard rest.count == 2, let index = origin.properties.firstIndex(where: { $0.name == rest[1] }),
-                PredicateEvaluator.isNumeric(origin.properties[index].type)
+                PredicateEvaluator.isNumeric(origin.properties[index].type),
+                let aggregate = CollectionCondition.Aggregate(operatorName: first)
             else { throw fail("\(first) needs a number property of \(origin.name)", at: position) }
-            let aggregate: CollectionCondition.Aggregate =
-                switch first.lowercased() {
-                case "@sum": .sum
-                case "@avg": .average
-                case "@min": .minimum
-                default: .maximum
-                }
             kind = .aggregate(
                 aggregate, elementType: .link(origin.name), targetProperty: (origin, index),
                 test: try numberTest(op, value, position: position, property: text))
@@ -270,15 +248,19 @@ struct QueryCompiler {
                 .comparison(
                     .keyPath(rest, position: position), op, operand, options: options, quantifier: nil,
                     position: position), in: origin)
-            let quantifier: CollectionCondition.Quantifier =
-                switch quantifier {
-                case .all: .all
-                case .noElement: .noElement
-                default: .any
-                }
-            kind = .objects(quantifier, inner, target: origin)
+            kind = .objects(CollectionCondition.Quantifier(quantifier), inner, target: origin)
         }
         return .collection(CollectionCondition(path: PropertyPath(), kind: kind, text: text, linking: linking))
+    }
+
+    /// A comparison with its key path first (`3 < age` is `age > 3`): the key path's names, the
+    /// operand and the operator.
+    func propertyFirst(_ lhs: QueryOperand, _ op: QueryOperator, _ rhs: QueryOperand, position: Int)
+        throws(StoreError) -> (names: [String], operand: QueryOperand, op: QueryOperator)
+    {
+        if case .keyPath(let names, _) = lhs { return (names, rhs, op) }
+        if case .keyPath(let names, _) = rhs, let swapped = op.swapped { return (names, lhs, swapped) }
+        throw fail("a comparison needs a property on one side", at: position)
     }
 
     private func subqueryCount(
