@@ -71,6 +71,13 @@ import Testing
         #expect(try names("ALL walkers.name BEGINSWITH 'A'") == ["Fido", "Rex"])
         #expect(try names("walkers.@max.age < 20") == ["Spot"])
         #expect(try names("walkers.@count == 1 AND walkers.@sum.age == 17") == ["Spot"])
+        // The closure form finds the same dogs.
+        func closure(_ query: (Query<Dog>) -> Query<Bool>) -> [String] { dogs.where(query).map(\.name).sorted() }
+        #expect(closure { $0.walkers.count == 0 }.isEmpty)
+        #expect(closure { $0.walkers.contains { $0.age > 40 } } == ["Bo", "Max"])
+        #expect(closure { $0.walkers.allSatisfy { $0.name.starts(with: "A") } } == ["Fido", "Rex"])
+        #expect(closure { $0.walkers.max(of: \.age) < 20 } == ["Spot"])
+        #expect(closure { $0.walkers.count == 1 && $0.walkers.sum(of: \.age) == 17 } == ["Spot"])
         #expect(throws: StoreError.self) { try dogs.where("walkers > 1") }
     }
 

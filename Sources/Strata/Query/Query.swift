@@ -23,11 +23,19 @@
 /// - Warning: A key path must name one `@Persisted` property; anything else traps.
 @dynamicMemberLookup
 public struct Query<Value> {
+    /// A `LinkingObjects` property: the origin type and its link property.
+    typealias Linking = (origin: ObjectSchema, property: String)
+
     enum Node {
         case path(PropertyPath)
         case predicate(Predicate)
         /// An aggregate of a collection's elements (`$0.dogs.sum(of: \.age)`), compared as a Double.
-        case aggregate(PropertyPath, CollectionCondition.Aggregate, targetProperty: (ObjectSchema, Int)?)
+        case aggregate(
+            PropertyPath, CollectionCondition.Aggregate, targetProperty: (ObjectSchema, Int)?, linking: Linking?)
+        /// The number of objects of a `LinkingObjects` of the row (`$0.walkers.count`), compared as an Int.
+        case linkingCount(Linking)
+        /// A `LinkingObjects` of the row (`$0.walkers`).
+        case linking(Linking)
     }
 
     let node: Node
@@ -38,7 +46,8 @@ public struct Query<Value> {
 
     var path: PropertyPath {
         switch node {
-        case .path(let path), .aggregate(let path, _, _): return path
+        case .path(let path), .aggregate(let path, _, _, _): return path
+        case .linking, .linkingCount: return PropertyPath()
         case .predicate: preconditionFailure("Strata: a query used a condition where it needs a property")
         }
     }
@@ -121,7 +130,15 @@ extension Query {
         _ text: String, access: IndexAccess?, _ test: @escaping (UnsafeRawBufferPointer?) -> Bool?,
         columnPredicate: ColumnPredicate? = nil
     ) -> Query<Bool> {
-        if case .aggregate(let path, let aggregate, let targetProperty) = node {
+        if case .linkingCount(let linking) = node {
+            return Query<Bool>(
+                .predicate(
+                    .collection(
+                        CollectionCondition(
+                            path: PropertyPath(), kind: .count(nil, target: linking.origin, test: test), text: text,
+                            linking: linking))))
+        }
+        if case .aggregate(let path, let aggregate, let targetProperty, let linking) = node {
             // The aggregate as a Double column's bytes, for the test `Query<Double>` built.
             let aggregateTest: (Double?) -> Bool = { value in
                 guard let value else { return test(nil) ?? false }
@@ -142,7 +159,7 @@ extension Query {
                             kind: .aggregate(
                                 aggregate, elementType: elementType, targetProperty: targetProperty, test: aggregateTest
                             ),
-                            text: text))))
+                            text: text, linking: linking))))
         }
         guard let mapKey = path.mapKey else {
             return Query<Bool>(
@@ -182,6 +199,7 @@ extension Query where Value: _Persistable {
     /// (`ColumnOrderedValue`): the comparison then reads them in place (`ColumnComparison`).
     var columnOrder: ColumnOrder? {
         if case .aggregate = node { return .double }
+        if case .linkingCount = node { return .signed(width: 8) }
         guard Value.self is any ColumnOrderedValue.Type, let type = path.comparedType else { return nil }
         return ColumnOrder(type)
     }
@@ -378,7 +396,7 @@ extension Query where Value == Bool {
     var predicate: Predicate {
         switch node {
         case .predicate(let predicate): return predicate
-        case .path, .aggregate: return (self == true).predicate
+        case .path, .aggregate, .linking, .linkingCount: return (self == true).predicate
         }
     }
 
