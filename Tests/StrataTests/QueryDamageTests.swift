@@ -1,0 +1,86 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// The query engine reads rows in place: a damaged row still stops it with `.corrupted` naming the
+/// object, in every path (a count, a sum, a first page, the string language on the dynamic API),
+/// and never reads as another value.
+@Suite(.fixtureChecks) struct QueryDamageTests {
+    /// People 1…20, then a flipped byte inside person 7's stored row (its seal no longer matches).
+    static func damagedStore(_ path: String) -> Store {
+        let configuration = Store.Configuration(
+            fileURL: URL(fileURLWithPath: path), objectTypes: [Person.self, Dog.self])
+        do {
+            let store = try Store(configuration: configuration)
+            try store.write {
+                for id in 1...20 { try store.add(Person(id: id, name: "person \(id)", age: id)) }
+            }
+            let key = RawAccess.key(of: store.object(ofType: Person.self, forPrimaryKey: 7)!)
+            try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[$0.count / 2] ^= 0x20 }
+            return store
+        } catch {
+            fatalError("setting up the child failed: \(error)")
+        }
+    }
+
+    static func countOverTheDamage(_ path: String) {
+        _ = damagedStore(path).objects(Person.self).where { $0.age > 3 }.count
+    }
+
+    static func sumOverTheDamage(_ path: String) {
+        _ = damagedStore(path).objects(Person.self).sum(of: \.age)
+    }
+
+    static func firstPageOverTheDamage(_ path: String) {
+        _ = damagedStore(path).objects(Person.self).sorted(by: \.age, ascending: false).prefix(3).map(\.id)
+    }
+
+    @Test func aCountTrapsNamingTheDamagedObject() async throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = fixture.path as String] in
+            QueryDamageTests.countOverTheDamage(path)
+        }
+        let output = standardError(of: result)
+        #expect(output.contains(TrapMessage.corrupted), "\(output)")
+        #expect(output.contains("Person[7]"), "\(output)")
+    }
+
+    @Test func aSumTrapsNamingTheDamagedObject() async throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = fixture.path as String] in
+            QueryDamageTests.sumOverTheDamage(path)
+        }
+        let output = standardError(of: result)
+        #expect(output.contains(TrapMessage.corrupted), "\(output)")
+        #expect(output.contains("Person[7]"), "\(output)")
+    }
+
+    @Test func aFirstPageTrapsNamingTheDamagedObject() async throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = fixture.path as String] in
+            QueryDamageTests.firstPageOverTheDamage(path)
+        }
+        let output = standardError(of: result)
+        #expect(output.contains(TrapMessage.corrupted), "\(output)")
+        #expect(output.contains("Person[7]"), "\(output)")
+    }
+
+    /// The dynamic API throws (its open check already finds the row): a tool reports the damage.
+    @Test func theDynamicAPIThrowsCorrupted() throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        do {
+            _ = Self.damagedStore(fixture.path)
+        }
+        #expect {
+            _ = try DynamicStore(path: fixture.path).objects(ofType: "Person", where: "age > 3")
+        } throws: { error in
+            guard case .corrupted(let message) = error as? StoreError else { return false }
+            return message.contains("Person")
+        }
+    }
+}
