@@ -25,49 +25,30 @@ import Testing
         }
     }
 
-    static func countOverTheDamage(_ path: String) {
-        _ = damagedStore(path).objects(Person.self).where { $0.age > 3 }.count
+    /// The engine's paths over the damaged table.
+    enum Reading: String, Codable, CaseIterable, Sendable {
+        case filteredCount, columnSum, firstPage
+
+        func run(_ path: String) {
+            let people = QueryDamageTests.damagedStore(path).objects(Person.self)
+            switch self {
+            case .filteredCount: _ = people.where { $0.age > 3 }.count
+            case .columnSum: _ = people.sum(of: \.age)
+            case .firstPage: _ = people.sorted(by: \.age, ascending: false).prefix(3).map(\.id)
+            }
+        }
     }
 
-    static func sumOverTheDamage(_ path: String) {
-        _ = damagedStore(path).objects(Person.self).sum(of: \.age)
-    }
-
-    static func firstPageOverTheDamage(_ path: String) {
-        _ = damagedStore(path).objects(Person.self).sorted(by: \.age, ascending: false).prefix(3).map(\.id)
-    }
-
-    @Test func aCountTrapsNamingTheDamagedObject() async throws {
+    @Test(arguments: Reading.allCases)
+    func aReadTrapsNamingTheDamagedObject(_ reading: Reading) async throws {
         let fixture = Fixture([Person.self, Dog.self])
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            [path = fixture.path as String] in
-            QueryDamageTests.countOverTheDamage(path)
+            [path = fixture.path as String, reading] in
+            reading.run(path)
         }
         let output = standardError(of: result)
-        #expect(output.contains(TrapMessage.corrupted), "\(output)")
-        #expect(output.contains("Person[7]"), "\(output)")
-    }
-
-    @Test func aSumTrapsNamingTheDamagedObject() async throws {
-        let fixture = Fixture([Person.self, Dog.self])
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            [path = fixture.path as String] in
-            QueryDamageTests.sumOverTheDamage(path)
-        }
-        let output = standardError(of: result)
-        #expect(output.contains(TrapMessage.corrupted), "\(output)")
-        #expect(output.contains("Person[7]"), "\(output)")
-    }
-
-    @Test func aFirstPageTrapsNamingTheDamagedObject() async throws {
-        let fixture = Fixture([Person.self, Dog.self])
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            [path = fixture.path as String] in
-            QueryDamageTests.firstPageOverTheDamage(path)
-        }
-        let output = standardError(of: result)
-        #expect(output.contains(TrapMessage.corrupted), "\(output)")
-        #expect(output.contains("Person[7]"), "\(output)")
+        #expect(output.contains(TrapMessage.corrupted), "\(reading): \(output)")
+        #expect(output.contains("Person[7]"), "\(reading): \(output)")
     }
 
     /// The dynamic API throws (its open check already finds the row): a tool reports the damage.

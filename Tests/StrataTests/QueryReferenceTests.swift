@@ -436,7 +436,11 @@ private struct Generator {
         let (_, store, _, _) = try populated(seed: 19, count: 100)
         let page = store.objects(QueryRow.self).sorted(by: \.rank, ascending: false).prefix(3)
         #expect(page.count == 3)
-        #expect(page.queryPlan.description.contains("first 3"))
+        #expect(page.queryPlan.index == "rank")
+        #expect(
+            page.queryPlan.description.hasPrefix("index QueryRow.rank in order, stopping after 3"), "\(page.queryPlan)")
+        let streamed = store.objects(QueryRow.self).sorted(by: \.double).prefix(3)
+        #expect(streamed.queryPlan.description.hasPrefix("scan QueryRow, the first 3 by double kept in a heap"))
         try store.write {
             let top = QueryRow()
             top.id = 10_000

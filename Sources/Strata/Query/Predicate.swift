@@ -141,6 +141,22 @@ enum RowIdentity {
     }
 }
 
+extension RowView {
+    /// The bytes of `column` (nil: null) of the row `identity` names in `binding`.
+    ///
+    /// - Throws: `.corrupted` naming the object and property when the column's offsets are damaged.
+    @inline(__always)
+    func column(_ column: Int, of identity: RowIdentity, in binding: TableBinding) throws(StoreError)
+        -> UnsafeRawBufferPointer?
+    {
+        do {
+            return try self.column(column)
+        } catch {
+            throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
+        }
+    }
+}
+
 /// Evaluates predicates on rows, following links through the rows it reads.
 struct PredicateEvaluator {
     let rows: RowReader
@@ -183,12 +199,7 @@ struct PredicateEvaluator {
     private func test(
         _ comparison: Comparison, row: RowView, column: Int, binding: TableBinding, key identity: RowIdentity
     ) throws(StoreError) -> Bool {
-        let bytes: UnsafeRawBufferPointer?
-        do {
-            bytes = try row.column(column)
-        } catch {
-            throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
-        }
+        let bytes = try row.column(column, of: identity, in: binding)
         let outcome: Bool?
         if comparison.path.countsList {
             guard let bytes, let parts = try? ListFormat.elements(bytes).count else {

@@ -1,85 +1,99 @@
-/// Conditions on the objects of a List or MutableSet, in the closure form (Realm's `ANY`, `ALL`,
-/// `NONE`, `@sum`, `@avg`, `@min`, `@max`; `count` is on every collection):
+/// Conditions on the objects of a List or MutableSet of objects, or of a `LinkingObjects`, in the
+/// closure form (Realm's `ANY`, `ALL`, `NONE`, `@sum`, `@avg`, `@min`, `@max`; `count` is on every
+/// collection):
 ///
 /// ```swift
 /// people.where { $0.dogs.contains { $0.age > 3 } }          // ANY
 /// people.where { $0.dogs.allSatisfy { $0.vaccinated } }     // ALL (true for no dogs)
 /// people.where { !$0.dogs.contains { $0.name == "Rex" } }    // NONE
 /// people.where { $0.dogs.sum(of: \.age) > 10 && $0.dogs.count >= 2 }
+/// dogs.where { $0.walkers.count == 0 || $0.walkers.max(of: \.age) < 20 }
 /// ```
-extension Query where Value: _QueryList, Value._Element: Object {
-    /// Whether some element satisfies `condition` (Realm's `ANY`).
-    public func contains(where condition: (Query<Value._Element>) -> Query<Bool>) -> Query<Bool> {
-        elements(.any, condition)
+extension Query where Value: _QueryObjects {
+    /// Whether some object satisfies `condition` (Realm's `ANY`).
+    public func contains(where condition: (Query<Value._Target>) -> Query<Bool>) -> Query<Bool> {
+        objects(.any, condition)
     }
 
-    /// Whether every element satisfies `condition` (Realm's `ALL`; true for an empty collection).
-    public func allSatisfy(_ condition: (Query<Value._Element>) -> Query<Bool>) -> Query<Bool> {
-        elements(.all, condition)
+    /// Whether every object satisfies `condition` (Realm's `ALL`; true when there are none).
+    public func allSatisfy(_ condition: (Query<Value._Target>) -> Query<Bool>) -> Query<Bool> {
+        objects(.all, condition)
     }
 
-    /// The sum of a number property of the elements (0 for none), to compare.
-    public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Value._Element, V>) -> Query<Double> {
+    /// The sum of a number property of the objects (0 for none), to compare.
+    public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Value._Target, V>) -> Query<Double> {
         aggregate(.sum, keyPath)
     }
 
-    /// The mean of a number property of the elements (nil for none: no comparison matches but `!=`).
-    public func average<V: _QueryNumeric>(of keyPath: KeyPath<Value._Element, V>) -> Query<Double> {
+    /// The mean of a number property of the objects (nil for none: no comparison matches but `!=`).
+    public func average<V: _QueryNumeric>(of keyPath: KeyPath<Value._Target, V>) -> Query<Double> {
         aggregate(.average, keyPath)
     }
 
-    /// The smallest value of a number property of the elements (nil for none).
-    public func min<V: _QueryNumeric>(of keyPath: KeyPath<Value._Element, V>) -> Query<Double> {
+    /// The smallest value of a number property of the objects (nil for none).
+    public func min<V: _QueryNumeric>(of keyPath: KeyPath<Value._Target, V>) -> Query<Double> {
         aggregate(.minimum, keyPath)
     }
 
-    /// The largest value of a number property of the elements (nil for none).
-    public func max<V: _QueryNumeric>(of keyPath: KeyPath<Value._Element, V>) -> Query<Double> {
+    /// The largest value of a number property of the objects (nil for none).
+    public func max<V: _QueryNumeric>(of keyPath: KeyPath<Value._Target, V>) -> Query<Double> {
         aggregate(.maximum, keyPath)
     }
 
-    private var elementSchema: ObjectSchema {
+    /// Where the objects come from: a collection column at the end of `path`, or the backlinks of a
+    /// `LinkingObjects` of the row itself; and their type's schema.
+    private var source: (path: PropertyPath, linking: Linking?, target: ObjectSchema) {
+        if case .linking(let linking) = node { return (PropertyPath(), linking, linking.origin) }
         do {
-            return try ObjectSchema.of(Value._Element.self)
+            return (path, nil, try ObjectSchema.of(Value._Target.self))
         } catch {
-            preconditionFailure("Strata: \(Value._Element.self) cannot be queried: \(error)")
+            preconditionFailure("Strata: \(Value._Target.self) cannot be queried: \(error)")
         }
     }
 
-    private func elements(
-        _ quantifier: CollectionCondition.Quantifier, _ condition: (Query<Value._Element>) -> Query<Bool>
+    private func objects(
+        _ quantifier: CollectionCondition.Quantifier, _ condition: (Query<Value._Target>) -> Query<Bool>
     ) -> Query<Bool> {
-        let inner = condition(Query<Value._Element>(.path(PropertyPath()))).predicate
-        let word = quantifier == .any ? "ANY" : "ALL"
+        let (path, linking, target) = source
+        let inner = condition(Query<Value._Target>(.path(PropertyPath()))).predicate
+        let name = linking.map { "\($0.origin.name).\($0.property)" } ?? "\(path)"
         return Query<Bool>(
             .predicate(
                 .collection(
                     CollectionCondition(
-                        path: path, kind: .objects(quantifier, inner, target: elementSchema),
-                        text: "\(word) \(path) (\(inner))"))))
+                        path: path, kind: .objects(quantifier, inner, target: target),
+                        text: "\(quantifier == .any ? "ANY" : "ALL") \(name) (\(inner))", linking: linking))))
     }
 
     private func aggregate<V: _QueryNumeric>(
-        _ aggregate: CollectionCondition.Aggregate, _ keyPath: KeyPath<Value._Element, V>
+        _ aggregate: CollectionCondition.Aggregate, _ keyPath: KeyPath<Value._Target, V>
     )
         -> Query<Double>
     {
-        let schema = elementSchema
-        let property = KeyPathResolver.pathOrTrap(keyPath, in: schema)
-        guard let index = property.directProperty else {
-            preconditionFailure("Strata: \(keyPath) is not a number property of \(schema.name) itself")
+        let (path, linking, target) = source
+        guard let index = KeyPathResolver.pathOrTrap(keyPath, in: target).directProperty else {
+            preconditionFailure("Strata: \(keyPath) is not a number property of \(target.name) itself")
         }
-        return Query<Double>(.aggregate(path, aggregate, targetProperty: (schema, index), linking: nil))
+        return Query<Double>(.aggregate(path, aggregate, targetProperty: (target, index), linking: linking))
     }
 }
 
-/// Implementation detail: a `LinkingObjects`, for `count`, `contains(where:)`, `allSatisfy`, `sum(of:)`…
-public protocol _QueryLinking {
-    associatedtype _Origin: Object
+/// Implementation detail: a collection of objects (a List or MutableSet of objects, a
+/// `LinkingObjects`), for `contains(where:)`, `allSatisfy` and the aggregates in queries.
+public protocol _QueryObjects {
+    associatedtype _Target: Object
 }
 
-extension LinkingObjects: _QueryLinking {
-    public typealias _Origin = Origin
+extension List: _QueryObjects where Element: Object {
+    public typealias _Target = Element
+}
+
+extension MutableSet: _QueryObjects where Element: Object {
+    public typealias _Target = Element
+}
+
+extension LinkingObjects: _QueryObjects {
+    public typealias _Target = Origin
 }
 
 extension Query where Value: Object {
@@ -104,77 +118,15 @@ extension Query where Value: Object {
     }
 }
 
-/// Conditions on the objects linking to each object (Realm's queries on `LinkingObjects`):
-///
-/// ```swift
-/// dogs.where { $0.walkers.count == 0 }
-/// dogs.where { $0.walkers.contains { $0.age > 40 } }
-/// dogs.where { $0.walkers.max(of: \.age) < 20 }
-/// ```
-extension Query where Value: _QueryLinking {
-    private var linkingProperty: Linking {
+extension Query where Value: _QueryObjects, Value: _QueryLinking {
+    /// The number of objects linking to the row (`$0.walkers.count`), to compare.
+    public var count: Query<Int> {
         guard case .linking(let linking) = node else { preconditionFailure("Strata: not a LinkingObjects") }
-        return linking
-    }
-
-    /// The number of linking objects, to compare.
-    public var count: Query<Int> { Query<Int>(.linkingCount(linkingProperty)) }
-
-    /// Whether some linking object satisfies `condition` (ANY).
-    public func contains(where condition: (Query<Value._Origin>) -> Query<Bool>) -> Query<Bool> {
-        linked(.any, condition)
-    }
-
-    /// Whether every linking object satisfies `condition` (ALL; true when none links here).
-    public func allSatisfy(_ condition: (Query<Value._Origin>) -> Query<Bool>) -> Query<Bool> {
-        linked(.all, condition)
-    }
-
-    /// The sum of a number property of the linking objects (0 for none), to compare.
-    public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Value._Origin, V>) -> Query<Double> {
-        aggregate(.sum, keyPath)
-    }
-
-    /// The mean of a number property of the linking objects (nil for none).
-    public func average<V: _QueryNumeric>(of keyPath: KeyPath<Value._Origin, V>) -> Query<Double> {
-        aggregate(.average, keyPath)
-    }
-
-    /// The smallest value of a number property of the linking objects (nil for none).
-    public func min<V: _QueryNumeric>(of keyPath: KeyPath<Value._Origin, V>) -> Query<Double> {
-        aggregate(.minimum, keyPath)
-    }
-
-    /// The largest value of a number property of the linking objects (nil for none).
-    public func max<V: _QueryNumeric>(of keyPath: KeyPath<Value._Origin, V>) -> Query<Double> {
-        aggregate(.maximum, keyPath)
-    }
-
-    private func linked(
-        _ quantifier: CollectionCondition.Quantifier, _ condition: (Query<Value._Origin>) -> Query<Bool>
-    )
-        -> Query<Bool>
-    {
-        let linking = linkingProperty
-        let inner = condition(Query<Value._Origin>(.path(PropertyPath()))).predicate
-        return Query<Bool>(
-            .predicate(
-                .collection(
-                    CollectionCondition(
-                        path: PropertyPath(), kind: .objects(quantifier, inner, target: linking.origin),
-                        text:
-                            "\(quantifier == .any ? "ANY" : "ALL") \(linking.origin.name).\(linking.property) (\(inner))",
-                        linking: linking))))
-    }
-
-    private func aggregate<V: _QueryNumeric>(
-        _ aggregate: CollectionCondition.Aggregate, _ keyPath: KeyPath<Value._Origin, V>
-    ) -> Query<Double> {
-        let linking = linkingProperty
-        guard let index = KeyPathResolver.pathOrTrap(keyPath, in: linking.origin).directProperty else {
-            preconditionFailure("Strata: \(keyPath) is not a number property of \(linking.origin.name) itself")
-        }
-        return Query<Double>(
-            .aggregate(PropertyPath(), aggregate, targetProperty: (linking.origin, index), linking: linking))
+        return Query<Int>(.linkingCount(linking))
     }
 }
+
+/// Implementation detail: a `LinkingObjects`, for its `count` in queries.
+public protocol _QueryLinking {}
+
+extension LinkingObjects: _QueryLinking {}

@@ -196,7 +196,7 @@ extension Query where Value: _Persistable {
 
 extension Query where Value: _Persistable {
     /// The order of the compared column's stored bytes, when `Value` orders as they do
-    /// (`ColumnOrderedValue`): the comparison then reads them in place (`ColumnComparison`).
+    /// (`ColumnOrderedValue`): the comparison then reads them in place (`ColumnPredicate`).
     var columnOrder: ColumnOrder? {
         if case .aggregate = node { return .double }
         if case .linkingCount = node { return .signed(width: 8) }

@@ -108,6 +108,11 @@ extension Results {
                 steps.append("index \(binding.name).\(index.property)")
             }
             steps[0] += ": \(plan.ranges.count) range\(plan.ranges.count == 1 ? "" : "s")"
+        } else if case (_, _, let limit, let index)? = indexedPageShape() {
+            access = .index(property: index.property, ranges: 1)
+            steps.append("index \(binding.name).\(index.property) in order, stopping after \(limit)")
+        } else if case (_, _, let limit, let column, _)? = streamedPageShape() {
+            steps.append("scan \(binding.name), the first \(limit) by \(binding.columnNames[column]) kept in a heap")
         } else {
             steps.append("scan \(binding.name)")
         }

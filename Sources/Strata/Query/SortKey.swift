@@ -38,6 +38,8 @@ public struct SortKey<Root: Object> {
         keyPath = nil
         self.property = property
         self.ascending = ascending
-        comparator = { _ in { _, _ in 0 } }
+        comparator = { _ in
+            preconditionFailure("Strata: a SORT key of the string language is sorted from its column (ColumnSorter)")
+        }
     }
 }

@@ -89,12 +89,7 @@ struct BoundEvaluator {
         _ test: (UnsafeRawBufferPointer?) -> Bool?, column: Int, row: RowView, identity: RowIdentity,
         binding: TableBinding
     ) throws(StoreError) -> Bool {
-        let bytes: UnsafeRawBufferPointer?
-        do {
-            bytes = try row.column(column)
-        } catch {
-            throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
-        }
+        let bytes = try row.column(column, of: identity, in: binding)
         guard let outcome = test(bytes) else { throw undecodable(column, identity, binding) }
         return outcome
     }

@@ -44,36 +44,6 @@ enum ColumnOrder: Equatable {
         }
     }
 
-    /// `lhs` against `rhs` (-1, 0, 1), both non-null stored values of this order, as the types'
-    /// `_queryCompare` orders them; nil when `lhs` has the wrong length for its type (damage).
-    /// `rhs` is an operand this process encoded.
-    @inline(__always)
-    func compare(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int? {
-        switch self {
-        case .signed(let width):
-            guard lhs.count == width else { return nil }
-            return Self.order(Self.signedValue(lhs, width: width), Self.signedValue(rhs, width: width))
-        case .unsigned(let width):
-            guard lhs.count == width else { return nil }
-            return Self.order(Self.unsignedValue(lhs, width: width), Self.unsignedValue(rhs, width: width))
-        case .float:
-            guard lhs.count == 4 else { return nil }
-            return Self.order(
-                Float(bitPattern: lhs.loadUnaligned(as: UInt32.self)),
-                Float(bitPattern: rhs.loadUnaligned(as: UInt32.self)))
-        case .double:
-            guard lhs.count == 8 else { return nil }
-            return Self.order(
-                Double(bitPattern: lhs.loadUnaligned(as: UInt64.self)),
-                Double(bitPattern: rhs.loadUnaligned(as: UInt64.self)))
-        case .bool:
-            guard lhs.count == 1, lhs[0] <= 1 else { return nil }
-            return Self.order(lhs[0], rhs[0])
-        case .bytes:
-            return Self.byteOrder(lhs, rhs)
-        }
-    }
-
     @inline(__always)
     static func order<T: Comparable>(_ lhs: T, _ rhs: T) -> Int { lhs < rhs ? -1 : lhs == rhs ? 0 : 1 }
 

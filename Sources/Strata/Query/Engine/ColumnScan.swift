@@ -50,13 +50,7 @@ extension Results {
             // One comparison on the row's own column (the common case): the loop holds the column and
             // its test, nothing else.
             try reader.forEachRow(binding) { (key, row) throws(StoreError) in
-                let bytes: UnsafeRawBufferPointer?
-                do {
-                    bytes = try row.column(column)
-                } catch {
-                    throw .damaged(
-                        at: binding.location(of: RowIdentity.stored(key).key(in: binding), column: column), error)
-                }
+                let bytes = try row.column(column, of: .stored(key), in: binding)
                 guard let outcome = predicate.evaluate(bytes) else {
                     throw BoundEvaluator.undecodable(column, .stored(key), binding)
                 }
@@ -96,11 +90,7 @@ extension Results {
         do {
             try synchronizedIfFrozen { () throws(StoreError) in
                 try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
-                    do {
-                        visit(try row.column(column))
-                    } catch {
-                        throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
-                    }
+                    visit(try row.column(column, of: identity, in: binding))
                 }
             }
         } catch {

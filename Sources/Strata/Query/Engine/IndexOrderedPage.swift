@@ -1,4 +1,13 @@
 extension Results {
+    /// What `indexOrderedFirstPage` reads: the shape of a first page whose first sort key has an
+    /// index, and that index; nil otherwise.
+    func indexedPageShape() -> (condition: Predicate?, keys: [SortKey<Element>], limit: Int, index: IndexBinding)? {
+        guard case (let condition, let keys, let limit, let property)? = firstPageShape() else { return nil }
+        let column = binding.columnOfProperty[property]
+        guard let index = binding.indexes.first(where: { $0.column == column }) else { return nil }
+        return (condition, keys, limit, index)
+    }
+
     /// For stages `[condition] sort limit` (a condition no index serves): the condition, the sort
     /// keys, the limit and the property of the first key when it is one of the type's own; nil for
     /// other stages.
@@ -26,10 +35,8 @@ extension Results {
     ///
     /// - Throws: `.corrupted` when the index names a missing row, `.storage`.
     func indexOrderedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
-        guard case (let condition, let keys, let limit, let property)? = firstPageShape() else { return nil }
+        guard case (let condition, let keys, let limit, let index)? = indexedPageShape() else { return nil }
         let first = keys[0]
-        let column = binding.columnOfProperty[property]
-        guard let index = binding.indexes.first(where: { $0.column == column }) else { return nil }
         guard limit > 0 else { return [] }
         let reader = core.rows
         let evaluator = condition.map { BoundEvaluator($0, binding: binding, rows: reader) }

@@ -1,4 +1,17 @@
 extension Results {
+    /// What `streamedFirstPage` reads: the shape of a first page (`firstPageShape`) with one sort key,
+    /// a numeric column and a limit of at most 10,000; nil otherwise.
+    func streamedPageShape() -> (
+        condition: Predicate?, keys: [SortKey<Element>], limit: Int, column: Int, order: ColumnOrder
+    )? {
+        guard case (let condition, let keys, let limit, let property)? = firstPageShape(), limit <= 10_000,
+            keys.count == 1
+        else { return nil }
+        let column = binding.columnOfProperty[property]
+        guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]), order != .bytes else { return nil }
+        return (condition, keys, limit, column, order)
+    }
+
     /// The first page of a sort by one numeric property (numbers, dates, Bools) that no index serves,
     /// taken as the cursor walks: each row's sort value is read in place and offered to a heap of the
     /// best `limit` entries (O(n log k)); only an entry that enters the heap copies its key. No key
@@ -7,13 +20,9 @@ extension Results {
     ///
     /// - Throws: `.corrupted` naming a damaged row, `.storage`.
     func streamedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
-        guard case (let condition, let keys, let limit, let property)? = firstPageShape(), limit <= 10_000,
-            keys.count == 1
-        else {
+        guard case (let condition, let keys, let limit, let column, let order)? = streamedPageShape() else {
             return nil
         }
-        let column = binding.columnOfProperty[property]
-        guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]), order != .bytes else { return nil }
         guard limit > 0 else { return [] }
         let ascending = keys[0].ascending
         // Entries rank by nil (first ascending, last descending), then the value, then the position.
@@ -26,12 +35,7 @@ extension Results {
         var position = 0
         try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
             defer { position += 1 }
-            let bytes: UnsafeRawBufferPointer?
-            do {
-                bytes = try row.column(column)
-            } catch {
-                throw .damaged(at: binding.location(of: identity.key(in: binding), column: column), error)
-            }
+            let bytes = try row.column(column, of: identity, in: binding)
             var rank: UInt64 = 0
             if let bytes {
                 guard let value = order.sortKey(bytes) else {
