@@ -232,4 +232,25 @@ static inline int strata_cursor_get_row(
     if (size < 3 + width * count + (count + 7) / 8) return STRATA_ROW_BAD_HEADER;
     return MDB_SUCCESS;
 }
+
+/// `strata_cursor_get_row` for up to `capacity` rows in one call: `op` for the first, then `MDB_NEXT`,
+/// each row's key and row written to `keys[i]`, `rows[i]`. Stops at the first pair that is not an
+/// intact row: returns how many rows it wrote, and `*code` is `MDB_SUCCESS` when it filled the batch,
+/// else the code of the pair that stopped it (`keys[count]`, `rows[count]` then hold a damaged row as
+/// `strata_cursor_get_row` leaves it). A walk pays one call from Swift per batch, not one per row.
+static inline size_t strata_cursor_get_rows(MDB_cursor *cursor, MDB_cursor_op op, size_t columns, MDB_val *keys,
+                                            MDB_val *rows, size_t capacity, int *code) {
+    size_t count = 0;
+    while (count < capacity) {
+        int result = strata_cursor_get_row(cursor, &keys[count], &rows[count], op, columns);
+        if (result != MDB_SUCCESS) {
+            *code = result;
+            return count;
+        }
+        op = MDB_NEXT;
+        count += 1;
+    }
+    *code = MDB_SUCCESS;
+    return count;
+}
 #endif

@@ -8,16 +8,17 @@ import Testing
 /// object, in every path (a count, a sum, a first page, the string language on the dynamic API),
 /// and never reads as another value.
 @Suite(.fixtureChecks) struct QueryDamageTests {
-    /// People 1…20, then a flipped byte inside person 7's stored row (its seal no longer matches).
-    static func damagedStore(_ path: String) -> Store {
+    /// People 1…`count`, then a flipped byte inside person `damaged`'s stored row (its seal no longer
+    /// matches).
+    static func damagedStore(_ path: String, count: Int = 20, damaged: Int = 7) -> Store {
         let configuration = Store.Configuration(
             fileURL: URL(fileURLWithPath: path), objectTypes: [Person.self, Dog.self])
         do {
             let store = try Store(configuration: configuration)
             try store.write {
-                for id in 1...20 { try store.add(Person(id: id, name: "person \(id)", age: id)) }
+                for id in 1...count { try store.add(Person(id: id, name: "person \(id)", age: id)) }
             }
-            let key = RawAccess.key(of: store.object(ofType: Person.self, forPrimaryKey: 7)!)
+            let key = RawAccess.key(of: store.object(ofType: Person.self, forPrimaryKey: damaged)!)
             try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[$0.count / 2] ^= 0x20 }
             return store
         } catch {
@@ -29,8 +30,8 @@ import Testing
     enum Reading: String, Codable, CaseIterable, Sendable {
         case filteredCount, columnSum, firstPage
 
-        func run(_ path: String) {
-            let people = QueryDamageTests.damagedStore(path).objects(Person.self)
+        func run(_ path: String, damaged: Int) {
+            let people = QueryDamageTests.damagedStore(path, count: 200, damaged: damaged).objects(Person.self)
             switch self {
             case .filteredCount: _ = people.where { $0.age > 3 }.count
             case .columnSum: _ = people.sum(of: \.age)
@@ -39,16 +40,18 @@ import Testing
         }
     }
 
-    @Test(arguments: Reading.allCases)
-    func aReadTrapsNamingTheDamagedObject(_ reading: Reading) async throws {
+    /// Person 7 lies in the first batch of rows a scan reads (`RowBatch`, 64 rows), 65 is the first
+    /// of the second batch, 130 the second of the third.
+    @Test(arguments: Reading.allCases, [7, 65, 130])
+    func aReadTrapsNamingTheDamagedObject(_ reading: Reading, damaged: Int) async throws {
         let fixture = Fixture([Person.self, Dog.self])
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            [path = fixture.path as String, reading] in
-            reading.run(path)
+            [path = fixture.path as String, reading, damaged] in
+            reading.run(path, damaged: damaged)
         }
         let output = standardError(of: result)
         #expect(output.contains(TrapMessage.corrupted), "\(reading): \(output)")
-        #expect(output.contains("Person[7]"), "\(reading): \(output)")
+        #expect(output.contains("Person[\(damaged)]"), "\(reading), person \(damaged): \(output)")
     }
 
     /// The dynamic API throws (its open check already finds the row): a tool reports the damage.

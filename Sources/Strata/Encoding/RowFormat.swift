@@ -150,3 +150,43 @@ struct RowView {
         }
     }
 }
+
+/// Reads one column of many rows of one table (a scan): the header's layout is computed once, and a
+/// row of offset width 1 (fewer than 256 data bytes: most rows) finds its column with no switch.
+/// The row's header must have been checked (`RowView(checkingHeader:)`, or the cursor's
+/// `strata_cursor_get_row`), so that the offsets and the null bitmap lie inside the row.
+struct ColumnLocator {
+    let column: Int
+    let columns: Int
+    /// For rows of width 1: where the data starts, the byte and mask of the column's null bit.
+    private let narrowDataStart: Int
+    private let narrowNullByte: Int
+    private let nullMask: UInt8
+
+    init(column: Int, columns: Int) {
+        self.column = column
+        self.columns = columns
+        narrowDataStart = RowFormat.headerSize(columns: columns, width: 1)
+        narrowNullByte = 3 + columns + column / 8
+        nullMask = 1 << UInt8(column % 8)
+    }
+
+    /// The bytes of the column in `row`, or nil when it is null.
+    ///
+    /// - Throws: `RowDamage` when the column's offsets fall outside the row or a null column has bytes.
+    @inline(__always)
+    func bytes(in row: UnsafeRawBufferPointer) throws(RowDamage) -> UnsafeRawBufferPointer? {
+        let base = row.baseAddress.unsafelyUnwrapped
+        guard base.load(as: UInt8.self) == 1 else {
+            return try RowView(encoded: row, columns: columns).column(column)
+        }
+        let end = Int(base.load(fromByteOffset: 3 &+ column, as: UInt8.self))
+        let start = column == 0 ? 0 : Int(base.load(fromByteOffset: 2 &+ column, as: UInt8.self))
+        let isNull = base.load(fromByteOffset: narrowNullByte, as: UInt8.self) & nullMask != 0
+        guard start <= end, narrowDataStart &+ end <= row.count, !isNull || start == end else {
+            return try RowView(encoded: row, columns: columns).column(column)  // throws, naming the span
+        }
+        if isNull { return nil }
+        return UnsafeRawBufferPointer(start: base + (narrowDataStart &+ start), count: end &- start)
+    }
+}

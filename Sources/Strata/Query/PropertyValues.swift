@@ -134,24 +134,8 @@ extension Results {
         }
         if Value.self == Double.self, binding.columnTypes[column] == .double {
             // The common numeric column, read without a decode through its protocol witness.
-            var doubles: [Double] = []
-            var damaged = false
-            guard
-                forEachColumnValue(
-                    column,
-                    { bytes in
-                        guard let bytes, bytes.count == 8 else {
-                            damaged = true
-                            return
-                        }
-                        doubles.append(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))))
-                    })
-            else { return nil }
-            if damaged {
-                preconditionFailure(
-                    "\(TrapMessage.corrupted): \(binding.name).\(binding.columnNames[column]): undecodable")
-            }
-            return doubles as? [Value]
+            // (A cast of the array, `as? [Value]`, would copy it element by element.)
+            return scanColumn(column, into: DoubleValues()).map { unsafeBitCast($0.values, to: [Value].self) }
         }
         var values: [Value] = []
         var failure: (any Error)?

@@ -31,6 +31,13 @@ struct Cursor: ~Copyable {
         try LMDB.cursorGetRow(handle, op: MDB_NEXT, columns: columns)
     }
 
+    /// The next batch of rows of a table of sealed rows (the first when `first`), seals and headers
+    /// checked (`RowBatch`).
+    @inline(__always)
+    func fillRows(_ batch: inout RowBatch, first: Bool, columns: Int) throws(LMDBError) {
+        try LMDB.cursorGetRows(handle, op: first ? MDB_FIRST : MDB_NEXT, columns: columns, into: &batch)
+    }
+
     /// The first pair whose key is `key` or sorts after it.
     func seek(atLeast key: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
         try LMDB.cursorGet(handle, key: key, op: MDB_SET_RANGE)

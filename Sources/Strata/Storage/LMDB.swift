@@ -319,6 +319,14 @@ enum LMDB {
         )
     }
 
+    /// `cursorGetRow` for a batch of rows (`strata_cursor_get_rows`): `op` for the first.
+    static func cursorGetRows(_ cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, into batch: inout RowBatch)
+        throws(LMDBError)
+    {
+        try injected(.cursorGet)
+        try batch.fill(from: cursor, op: op, columns: columns)
+    }
+
     /// `cursorGet` on a table of sealed rows (`Checksum`) of `columns` columns, checking the seal and
     /// the row's header in the same call (`strata_cursor_get_row`).
     @inline(__always)

@@ -126,12 +126,18 @@ struct ColumnPredicate {
         case .null:
             return valueOutcome
         case .oneOf(let tests):
-            for test in tests {
-                guard let outcome = test.evaluate(bytes) else { return nil }
-                if outcome { return true }
-            }
-            return false
+            return Self.evaluateAny(tests, bytes)
         }
+    }
+
+    /// `IN`: out of line, so that `evaluate` is not recursive and inlines into the scan loops.
+    @inline(never)
+    private static func evaluateAny(_ tests: [ColumnPredicate], _ bytes: UnsafeRawBufferPointer) -> Bool? {
+        for test in tests {
+            guard let outcome = test.evaluate(bytes) else { return nil }
+            if outcome { return true }
+        }
+        return false
     }
 
     /// The same test as a closure, for the comparisons evaluated through links and counts.

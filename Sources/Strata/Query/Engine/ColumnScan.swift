@@ -66,12 +66,23 @@ extension Results {
         }
     }
 
+    /// The batch loops (`ColumnScanner`) for `condition` when they can read it: every row, or one
+    /// comparison on the row's own column that no index serves; nil for other conditions.
+    func columnScanner(_ condition: Predicate?) -> ColumnScanner? {
+        guard let condition else { return ColumnScanner(binding: binding, reader: core.rows, condition: .everyRow) }
+        guard CandidatePlan.best(for: condition, binding: binding) == nil,
+            case .column(let column, let predicate) = BoundCondition(condition, binding: binding)
+        else { return nil }
+        return ColumnScanner(binding: binding, reader: core.rows, condition: .column(column, predicate))
+    }
+
     /// The number of objects of a Results whose stages are conditions and sorts, counted as the cursor
     /// walks; nil for other Results.
     func scannedCount() -> Int? {
         guard case .some(let condition) = scannableCondition else { return nil }
         do {
             return try synchronizedIfFrozen { () throws(StoreError) -> Int in
+                if let scanner = columnScanner(condition) { return try scanner.count() }
                 var count = 0
                 try forEachMatchingRow(condition) { _, _ in count += 1 }
                 return count
@@ -81,22 +92,50 @@ extension Results {
         }
     }
 
-    /// Visits the value of `column` of each object of a Results whose stages are conditions and sorts
-    /// (nil: null); false for other Results, which visit nothing.
+    /// Gives `sink` the value of `column` of each object of a Results whose stages are conditions and
+    /// sorts (nil: null), in key order; nil for other Results, which read nothing (`readColumn`).
     ///
-    /// - Warning: Traps on a damaged row, as reading the objects would.
-    func forEachColumnValue(_ column: Int, _ visit: (UnsafeRawBufferPointer?) -> Void) -> Bool {
-        guard case .some(let condition) = scannableCondition else { return false }
+    /// - Warning: Traps on a damaged row, and on a value the sink refuses, naming the object.
+    @inline(__always)
+    func scanColumn<Sink: ColumnValueSink>(_ column: Int, into sink: Sink) -> Sink? {
+        guard case .some(let condition) = scannableCondition else { return nil }
         do {
-            try synchronizedIfFrozen { () throws(StoreError) in
-                try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
-                    visit(try row.column(column, of: identity, in: binding))
-                }
+            return try synchronizedIfFrozen { () throws(StoreError) -> Sink in
+                try readColumn(column, of: condition, into: sink)
             }
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): reading \(binding.name): \(error)")
         }
-        return true
+    }
+
+    /// Gives `sink` the value of `column` of each row that satisfies `condition` (every row when nil),
+    /// in key order. Every row and one comparison on the row's own column run in a loop specialised
+    /// for the comparison and the sink (`ColumnScanner`: inlined here, so that a caller's concrete
+    /// sink reaches it outside the Results' generic context); other conditions go through
+    /// `forEachMatchingRow`.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when a column is damaged or the sink refuses
+    ///   a value, `.storage`.
+    @inline(__always)
+    func readColumn<Sink: ColumnValueSink>(_ column: Int, of condition: Predicate?, into sink: Sink)
+        throws(StoreError) -> Sink
+    {
+        if let scanner = columnScanner(condition) { return try scanner.values(of: column, into: sink) }
+        var sink = sink
+        try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
+            guard sink.take(try row.column(column, of: identity, in: binding), of: identity) else {
+                throw BoundEvaluator.undecodable(column, identity, binding)
+            }
+        }
+        return sink
+    }
+
+    /// Visits the value of `column` of each object of a Results whose stages are conditions and sorts
+    /// (nil: null); false for other Results, which visit nothing (`scanColumn`).
+    ///
+    /// - Warning: Traps on a damaged row, as reading the objects would.
+    func forEachColumnValue(_ column: Int, _ visit: (UnsafeRawBufferPointer?) -> Void) -> Bool {
+        withoutActuallyEscaping(visit) { visit in scanColumn(column, into: VisitingSink(visit: visit)) != nil }
     }
 
     /// The sum of a stored numeric column as `V`, read in place; nil when the column or the Results
@@ -108,37 +147,10 @@ extension Results {
         var damaged = false
         switch order {
         case .double where V.self == Double.self:
-            var total = 0.0
-            guard
-                forEachColumnValue(
-                    column,
-                    { bytes in
-                        guard let bytes else { return }
-                        guard bytes.count == 8 else {
-                            damaged = true
-                            return
-                        }
-                        total += Double(bitPattern: bytes.loadUnaligned(as: UInt64.self))
-                    })
-            else { return nil }
-            if damaged { trapUndecodable(column) }
-            return total as? V
+            return scanColumn(column, into: DoubleSum())?.total as? V
         case .signed(let width) where V.self == Int.self || V.self == Int64.self:
-            var total = 0
-            guard
-                forEachColumnValue(
-                    column,
-                    { bytes in
-                        guard let bytes else { return }
-                        guard bytes.count == width else {
-                            damaged = true
-                            return
-                        }
-                        total += Int(ColumnOrder.signedValue(bytes, width: width))
-                    })
-            else { return nil }
-            if damaged { trapUndecodable(column) }
-            return V.self == Int.self ? total as? V : Int64(total) as? V
+            guard let total = scanColumn(column, into: SignedSum(width: width))?.total else { return nil }
+            return V.self == Int.self ? Int(total) as? V : total as? V
         default:
             var total = V.zero
             let context = _DecodeContext(owner: nil, column: column)

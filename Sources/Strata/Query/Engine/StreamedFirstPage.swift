@@ -24,43 +24,9 @@ extension Results {
             return nil
         }
         guard limit > 0 else { return [] }
-        let ascending = keys[0].ascending
-        // Entries rank by nil (first ascending, last descending), then the value, then the position.
-        typealias Entry = (rank: UInt64, isNull: Bool, position: Int, key: [UInt8])
-        var heap = TopHeap<Entry>(capacity: limit) { lhs, rhs in
-            if lhs.isNull != rhs.isNull { return lhs.isNull == ascending }
-            if lhs.rank != rhs.rank { return ascending ? lhs.rank < rhs.rank : lhs.rank > rhs.rank }
-            return lhs.position < rhs.position
-        }
-        var position = 0
-        try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
-            defer { position += 1 }
-            let bytes = try row.column(column, of: identity, in: binding)
-            var rank: UInt64 = 0
-            if let bytes {
-                guard let value = order.sortKey(bytes) else {
-                    throw .corrupted(
-                        "\(binding.location(of: identity.key(in: binding), column: column)): undecodable in a sort")
-                }
-                rank = value
-            }
-            let isNull = bytes == nil
-            if let worst = heap.worstKept {
-                // Not better than the worst kept (a later position loses ties): skip, copying nothing.
-                if isNull != worst.isNull {
-                    if isNull != ascending { return }
-                } else if ascending ? rank >= worst.rank : rank <= worst.rank {
-                    return
-                }
-            }
-            let key: [UInt8] =
-                switch identity {
-                case .stored(let bytes): Array(bytes)
-                case .key(let key): key.withBytes { Array($0) }
-                }
-            heap.offer((rank, isNull, position, key))
-        }
-        let entries = heap.sorted()
+        let sink = try readColumn(
+            column, of: condition, into: FirstPageSink(order: order, ascending: keys[0].ascending, limit: limit))
+        let entries = sink.heap.sorted()
         var page: [(key: RowKey, row: RowView)] = []
         for entry in entries {
             let key = try entry.key.withBytes { (bytes) throws(StoreError) in
@@ -72,5 +38,54 @@ extension Results {
             page.append((key, row))
         }
         return page
+    }
+}
+
+/// The best `limit` rows of a sort by one numeric column, offered in key order: each value ranks
+/// in place, and only a row that enters the heap copies its key.
+struct FirstPageSink: ColumnValueSink {
+    /// Entries rank by nil (first ascending, last descending), then the value, then the position.
+    typealias Entry = (rank: UInt64, isNull: Bool, position: Int, key: [UInt8])
+
+    let order: ColumnOrder
+    let ascending: Bool
+    var heap: TopHeap<Entry>
+    private var position = 0
+
+    init(order: ColumnOrder, ascending: Bool, limit: Int) {
+        self.order = order
+        self.ascending = ascending
+        heap = TopHeap(capacity: limit) { lhs, rhs in
+            if lhs.isNull != rhs.isNull { return lhs.isNull == ascending }
+            if lhs.rank != rhs.rank { return ascending ? lhs.rank < rhs.rank : lhs.rank > rhs.rank }
+            return lhs.position < rhs.position
+        }
+    }
+
+    @inline(__always)
+    mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
+        let position = self.position
+        self.position = position &+ 1
+        var rank: UInt64 = 0
+        if let bytes {
+            guard let value = order.sortKey(bytes) else { return false }
+            rank = value
+        }
+        let isNull = bytes == nil
+        if let worst = heap.worstKept {
+            // Not better than the worst kept (a later position loses ties): skip, copying nothing.
+            if isNull != worst.isNull {
+                if isNull != ascending { return true }
+            } else if ascending ? rank >= worst.rank : rank <= worst.rank {
+                return true
+            }
+        }
+        let key: [UInt8] =
+            switch row {
+            case .stored(let bytes): Array(bytes)
+            case .key(let key): key.withBytes { Array($0) }
+            }
+        heap.offer((rank, isNull, position, key))
+        return true
     }
 }

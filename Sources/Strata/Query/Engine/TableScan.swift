@@ -38,4 +38,48 @@ extension RowReader {
         }
         if let failure { throw failure }
     }
+
+    /// Visits the rows of `binding`'s table in key order a batch at a time (`RowBatch`: seals and
+    /// headers checked in one call into C per batch), for the loops that read one column of every
+    /// row (`ColumnKernel`). The rows before a damaged one are visited, then the walk throws.
+    /// `visit` returns false to stop.
+    ///
+    /// - Throws: `.corrupted` naming the damaged row, `.storage`, or what `visit` throws.
+    func forEachRowBatch(_ binding: TableBinding, _ visit: (borrowing RowBatch) throws(StoreError) -> Bool)
+        throws(StoreError)
+    {
+        let columns = binding.columnCount
+        let failure: StoreError?
+        do {
+            failure = try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> StoreError? in
+                var batch = RowBatch()
+                var first = true
+                while true {
+                    try cursor.fillRows(&batch, first: first, columns: columns)
+                    first = false
+                    if batch.count > 0 {
+                        do throws(StoreError) {
+                            guard try visit(batch) else { return nil }
+                        } catch {
+                            return error
+                        }
+                    }
+                    switch batch.stop {
+                    case .full: continue
+                    case .end: return nil
+                    case .damaged(let entry):
+                        do throws(StoreError) {
+                            return damage(
+                                of: entry, binding: binding, key: try decodeRowKey(entry.key, binding: binding))
+                        } catch {
+                            return error
+                        }
+                    }
+                }
+            }
+        } catch {
+            throw StoreError(error)
+        }
+        if let failure { throw failure }
+    }
 }

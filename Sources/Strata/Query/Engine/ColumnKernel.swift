@@ -1,0 +1,256 @@
+/// A comparison on a column's bytes (nil: null) that a scan loop inlines: nil when the bytes are
+/// damaged. `ColumnPredicate` is the general one; the common operand types have their own, so that
+/// the loop over a batch of rows holds one load and one compare, not the predicate's switch.
+protocol ColumnTestKernel {
+    func evaluate(_ bytes: UnsafeRawBufferPointer?) -> Bool?
+}
+
+extension ColumnPredicate: ColumnTestKernel {}
+
+/// A comparison with a `Double` (and any column `ColumnOrder` reads as one).
+struct DoubleColumnTest: ColumnTestKernel {
+    let value: Double
+    let `operator`: ComparisonOperator
+    let nullOutcome: Bool
+
+    @inline(__always)
+    func evaluate(_ bytes: UnsafeRawBufferPointer?) -> Bool? {
+        guard let bytes else { return nullOutcome }
+        guard bytes.count == 8 else { return nil }
+        return `operator`.holds(ColumnOrder.order(Double(bitPattern: bytes.loadUnaligned(as: UInt64.self)), value))
+    }
+}
+
+/// A comparison with a 64-bit signed integer (`Int`, `Int64`).
+struct Int64ColumnTest: ColumnTestKernel {
+    let value: Int64
+    let `operator`: ComparisonOperator
+    let nullOutcome: Bool
+
+    @inline(__always)
+    func evaluate(_ bytes: UnsafeRawBufferPointer?) -> Bool? {
+        guard let bytes else { return nullOutcome }
+        guard bytes.count == 8 else { return nil }
+        return `operator`.holds(ColumnOrder.order(Int64(littleEndian: bytes.loadUnaligned(as: Int64.self)), value))
+    }
+}
+
+/// A loop over the rows of a table that a `ColumnTestKernel` specialises (`ColumnPredicate.run`).
+protocol ColumnKernelLoop {
+    associatedtype Output
+    func run<Test: ColumnTestKernel>(_ test: Test) throws(StoreError) -> Output
+}
+
+extension ColumnPredicate {
+    /// Runs `loop` with this comparison's specialised test (`self` for the operand types that have
+    /// none).
+    func run<Loop: ColumnKernelLoop>(_ loop: Loop) throws(StoreError) -> Loop.Output {
+        switch operand {
+        case .double(let value):
+            try loop.run(DoubleColumnTest(value: value, operator: `operator`, nullOutcome: nullOutcome))
+        case .signed(8, let value):
+            try loop.run(Int64ColumnTest(value: value, operator: `operator`, nullOutcome: nullOutcome))
+        default:
+            try loop.run(self)
+        }
+    }
+}
+
+/// A test that passes every row: a walk without a condition.
+struct EveryRow: ColumnTestKernel {
+    @inline(__always)
+    func evaluate(_ bytes: UnsafeRawBufferPointer?) -> Bool? { true }
+}
+
+/// The loops over a table's rows, a batch at a time, that read one column of each: for every row,
+/// or for one comparison on the row's own column, specialised for its operand type
+/// (`ColumnTestKernel`) and for what is done with each value (`ColumnValueSink`). Not generic over a
+/// model type, so that its generic methods specialise for a caller's concrete sink.
+struct ColumnScanner {
+    enum Condition {
+        case everyRow
+        case column(Int, ColumnPredicate)
+    }
+
+    let binding: TableBinding
+    let reader: RowReader
+    let condition: Condition
+
+    /// The number of rows that satisfy the condition.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when a column is damaged, `.storage`.
+    func count() throws(StoreError) -> Int {
+        switch condition {
+        case .everyRow: try reader.count(binding, where: 0, passes: EveryRow())
+        case .column(let column, let predicate): try predicate.run(Counting(scanner: self, column: column))
+        }
+    }
+
+    /// Gives `sink` the value of `column` of each row that satisfies the condition, in key order.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when a column is damaged or the sink refuses
+    ///   a value, `.storage`.
+    func values<Sink: ColumnValueSink>(of column: Int, into sink: Sink) throws(StoreError) -> Sink {
+        switch condition {
+        case .everyRow:
+            try reader.values(binding, where: -1, passes: EveryRow(), column: column, into: sink)
+        case .column(let tested, let predicate):
+            try predicate.run(Reading(scanner: self, tested: tested, column: column, sink: sink))
+        }
+    }
+
+    private struct Counting: ColumnKernelLoop {
+        let scanner: ColumnScanner
+        let column: Int
+
+        func run<Test: ColumnTestKernel>(_ test: Test) throws(StoreError) -> Int {
+            try scanner.reader.count(scanner.binding, where: column, passes: test)
+        }
+    }
+
+    private struct Reading<Sink: ColumnValueSink>: ColumnKernelLoop {
+        let scanner: ColumnScanner
+        let tested: Int
+        let column: Int
+        let sink: Sink
+
+        func run<Test: ColumnTestKernel>(_ test: Test) throws(StoreError) -> Sink {
+            try scanner.reader.values(scanner.binding, where: tested, passes: test, column: column, into: sink)
+        }
+    }
+}
+
+extension RowReader {
+    /// Gives `sink` the value of `column` (nil: null) of each row whose column `tested` passes `test`
+    /// (every row for `EveryRow`, which reads no column), in key order, a batch of rows at a time.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when a column is damaged or the sink refuses
+    ///   a value, `.storage`.
+    @inline(__always)
+    func values<Test: ColumnTestKernel, Sink: ColumnValueSink>(
+        _ binding: TableBinding, where tested: Int, passes test: Test, column: Int, into sink: Sink
+    ) throws(StoreError) -> Sink {
+        let testedColumn = ColumnLocator(column: max(tested, 0), columns: binding.columnCount)
+        let valueColumn = ColumnLocator(column: column, columns: binding.columnCount)
+        var sink = sink
+        try forEachRowBatch(binding) { (batch) throws(StoreError) -> Bool in
+            for index in 0..<batch.count {
+                let row = batch.row(index)
+                if Test.self != EveryRow.self {
+                    let outcome: Bool?
+                    do throws(RowDamage) {
+                        outcome = test.evaluate(try testedColumn.bytes(in: row))
+                    } catch {
+                        throw Self.damage(error, column: tested, key: batch.key(index), binding: binding)
+                    }
+                    guard let outcome else {
+                        throw BoundEvaluator.undecodable(tested, .stored(batch.key(index)), binding)
+                    }
+                    guard outcome else { continue }
+                }
+                let taken: Bool
+                do throws(RowDamage) {
+                    taken = sink.take(try valueColumn.bytes(in: row), of: .stored(batch.key(index)))
+                } catch {
+                    throw Self.damage(error, column: column, key: batch.key(index), binding: binding)
+                }
+                guard taken else { throw BoundEvaluator.undecodable(column, .stored(batch.key(index)), binding) }
+            }
+            return true
+        }
+        return sink
+    }
+
+    /// The number of rows whose column `tested` passes `test`, a batch of rows at a time.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when a column is damaged, `.storage`.
+    func count<Test: ColumnTestKernel>(_ binding: TableBinding, where tested: Int, passes test: Test)
+        throws(StoreError) -> Int
+    {
+        let locator = ColumnLocator(column: tested, columns: binding.columnCount)
+        var count = 0
+        try forEachRowBatch(binding) { (batch) throws(StoreError) -> Bool in
+            guard Test.self != EveryRow.self else {
+                count &+= batch.count
+                return true
+            }
+            for index in 0..<batch.count {
+                let outcome: Bool?
+                do throws(RowDamage) {
+                    outcome = test.evaluate(try locator.bytes(in: batch.row(index)))
+                } catch {
+                    throw Self.damage(error, column: tested, key: batch.key(index), binding: binding)
+                }
+                guard let outcome else { throw BoundEvaluator.undecodable(tested, .stored(batch.key(index)), binding) }
+                count &+= outcome ? 1 : 0
+            }
+            return true
+        }
+        return count
+    }
+
+    @inline(never)
+    static func damage(_ damage: RowDamage, column: Int, key: UnsafeRawBufferPointer, binding: TableBinding)
+        -> StoreError
+    {
+        .damaged(at: binding.location(of: RowIdentity.stored(key).key(in: binding), column: column), damage)
+    }
+}
+
+/// What a scan does with the value of one column of each row it reads (`RowReader.values`):
+/// specialised like the tests, so that the loop holds no closure call.
+protocol ColumnValueSink {
+    /// Takes the value's bytes (nil: null) of the row `row` names; false when they are not a value
+    /// of the column's type.
+    mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool
+}
+
+/// The sum of a `Double` column (nulls skipped).
+struct DoubleSum: ColumnValueSink {
+    var total = 0.0
+
+    @inline(__always)
+    mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
+        guard let bytes else { return true }
+        guard bytes.count == 8 else { return false }
+        total += Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)))
+        return true
+    }
+}
+
+/// The sum of a signed integer column of `width` bytes (nulls skipped), trapping on overflow as
+/// Swift's `+` does.
+struct SignedSum: ColumnValueSink {
+    let width: Int
+    var total: Int64 = 0
+
+    @inline(__always)
+    mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
+        guard let bytes else { return true }
+        guard bytes.count == width else { return false }
+        total += ColumnOrder.signedValue(bytes, width: width)
+        return true
+    }
+}
+
+/// The values of a non-optional `Double` column, in order.
+struct DoubleValues: ColumnValueSink {
+    var values: [Double] = []
+
+    @inline(__always)
+    mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
+        guard let bytes, bytes.count == 8 else { return false }
+        values.append(Double(bitPattern: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self))))
+        return true
+    }
+}
+
+/// Each value handed to a closure (the decoding paths, which call a witness per value anyway).
+struct VisitingSink: ColumnValueSink {
+    let visit: (UnsafeRawBufferPointer?) -> Void
+
+    mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
+        visit(bytes)
+        return true
+    }
+}

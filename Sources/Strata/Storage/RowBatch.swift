@@ -1,0 +1,61 @@
+import CLMDB
+
+/// Rows of a table of sealed rows, read from a cursor a batch at a time (`Cursor.fillRows`): one
+/// call into C per `capacity` rows, each row's seal and header checked there. The bytes are LMDB's,
+/// valid while the transaction is; the batch owns only the room for their addresses.
+struct RowBatch: ~Copyable {
+    /// What ended the last fill.
+    enum Stop {
+        /// The batch is full: more rows may follow.
+        case full
+        /// The table has no more rows.
+        case end
+        /// The pair after the batch's rows is not an intact row.
+        case damaged(SealedEntry)
+    }
+
+    static let capacity = 64
+
+    private let keys: UnsafeMutablePointer<MDB_val>
+    private let rows: UnsafeMutablePointer<MDB_val>
+    private(set) var count = 0
+    private(set) var stop = Stop.full
+
+    init() {
+        keys = .allocate(capacity: Self.capacity)
+        rows = .allocate(capacity: Self.capacity)
+    }
+
+    deinit {
+        keys.deallocate()
+        rows.deallocate()
+    }
+
+    /// The stored key of row `index` (`0..<count`).
+    @inline(__always)
+    func key(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: keys[index].mv_data, count: keys[index].mv_size)
+    }
+
+    /// Row `index` (`0..<count`), without its seal.
+    @inline(__always)
+    func row(_ index: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: rows[index].mv_data, count: rows[index].mv_size)
+    }
+
+    /// Fills the batch from `cursor`: `op` for its first row, then the rows after it.
+    mutating func fill(from cursor: OpaquePointer, op: MDB_cursor_op, columns: Int) throws(LMDBError) {
+        var code: Int32 = 0
+        count = strata_cursor_get_rows(cursor, op, columns, keys, rows, Self.capacity, &code)
+        switch code {
+        case MDB_SUCCESS: stop = .full
+        case MDB_NOTFOUND: stop = .end
+        case STRATA_ROW_DAMAGED, STRATA_ROW_BAD_HEADER:
+            stop = .damaged(
+                SealedEntry(
+                    key: key(count), value: row(count),
+                    state: code == STRATA_ROW_DAMAGED ? .sealBroken : .headerDamaged))
+        default: throw LMDBError(code: code)
+        }
+    }
+}
