@@ -86,7 +86,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
         }
         let found: [(key: RowKey, row: RowView)]
         do {
-            found = try core.rows.allRows(binding)
+            found = try ColumnScanner(binding: binding, reader: core.rows, condition: .everyRow).rows()
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): reading the rows of \(binding.name): \(error)")
         }
@@ -134,7 +134,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 remaining = remaining.dropFirst()
             }
         } else {
-            items = try core.rows.allRows(binding)
+            items = try ColumnScanner(binding: binding, reader: core.rows, condition: .everyRow).rows()
         }
         for (position, stage) in zip(remaining.indices, remaining) {
             switch stage {
@@ -242,6 +242,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     /// The rows of the whole table that satisfy `predicate`, in key order.
     private func matchingRows(_ predicate: Predicate) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        if let scanner = columnScanner(predicate) { return try scanner.rows() }
         let evaluator = BoundEvaluator(predicate, binding: binding, rows: core.rows)
         var kept: [(key: RowKey, row: RowView)] = []
         try core.rows.forEachRow(binding) { (keyBytes, row) throws(StoreError) in

@@ -86,17 +86,31 @@ struct ColumnScanner {
         }
     }
 
+    /// Gives `sink` each row that satisfies the condition, in key order.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when a column is damaged, `.storage`, or what
+    ///   the sink throws.
+    func scan<Sink: ScannedRowSink>(into sink: Sink) throws(StoreError) -> Sink {
+        switch condition {
+        case .everyRow: try reader.forEachMatch(binding, where: -1, passes: EveryRow(), into: sink)
+        case .column(let tested, let predicate): try predicate.run(Scanning(scanner: self, tested: tested, sink: sink))
+        }
+    }
+
     /// Gives `sink` the value of `column` of each row that satisfies the condition, in key order.
     ///
     /// - Throws: `.corrupted` naming the row and column when a column is damaged or the sink refuses
     ///   a value, `.storage`.
+    @inline(__always)
     func values<Sink: ColumnValueSink>(of column: Int, into sink: Sink) throws(StoreError) -> Sink {
-        switch condition {
-        case .everyRow:
-            try reader.values(binding, where: -1, passes: EveryRow(), column: column, into: sink)
-        case .column(let tested, let predicate):
-            try predicate.run(Reading(scanner: self, tested: tested, column: column, sink: sink))
-        }
+        try scan(into: ColumnValueReader(column: column, binding: binding, sink: sink)).sink
+    }
+
+    /// The rows that satisfy the condition, with their keys, in key order.
+    ///
+    /// - Throws: `.corrupted` naming a damaged row or key, `.storage`.
+    func rows() throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        try scan(into: MatchingRows(binding: binding, reader: reader)).rows
     }
 
     private struct Counting: ColumnKernelLoop {
@@ -108,30 +122,78 @@ struct ColumnScanner {
         }
     }
 
-    private struct Reading<Sink: ColumnValueSink>: ColumnKernelLoop {
+    private struct Scanning<Sink: ScannedRowSink>: ColumnKernelLoop {
         let scanner: ColumnScanner
         let tested: Int
-        let column: Int
         let sink: Sink
 
         func run<Test: ColumnTestKernel>(_ test: Test) throws(StoreError) -> Sink {
-            try scanner.reader.values(scanner.binding, where: tested, passes: test, column: column, into: sink)
+            try scanner.reader.forEachMatch(scanner.binding, where: tested, passes: test, into: sink)
         }
     }
 }
 
-extension RowReader {
-    /// Gives `sink` the value of `column` (nil: null) of each row whose column `tested` passes `test`
-    /// (every row for `EveryRow`, which reads no column), in key order, a batch of rows at a time.
+/// What a scan does with each row it keeps (`RowReader.forEachMatch`): specialised like the tests,
+/// so that the loop holds no closure call.
+protocol ScannedRowSink {
+    /// Takes a row (its header checked) and what names it.
     ///
-    /// - Throws: `.corrupted` naming the row and column when a column is damaged or the sink refuses
-    ///   a value, `.storage`.
+    /// - Throws: `.corrupted` when what it reads of the row is damaged.
+    mutating func take(_ row: UnsafeRawBufferPointer, of identity: RowIdentity) throws(StoreError)
+}
+
+/// Hands a `ColumnValueSink` one column of each row.
+struct ColumnValueReader<Sink: ColumnValueSink>: ScannedRowSink {
+    let locator: ColumnLocator
+    let binding: TableBinding
+    var sink: Sink
+
+    init(column: Int, binding: TableBinding, sink: Sink) {
+        locator = ColumnLocator(column: column, columns: binding.columnCount)
+        self.binding = binding
+        self.sink = sink
+    }
+
     @inline(__always)
-    func values<Test: ColumnTestKernel, Sink: ColumnValueSink>(
-        _ binding: TableBinding, where tested: Int, passes test: Test, column: Int, into sink: Sink
+    mutating func take(_ row: UnsafeRawBufferPointer, of identity: RowIdentity) throws(StoreError) {
+        let taken: Bool
+        do throws(RowDamage) {
+            taken = sink.take(try locator.bytes(in: row), of: identity)
+        } catch {
+            throw RowReader.damage(error, column: locator.column, identity: identity, binding: binding)
+        }
+        guard taken else { throw BoundEvaluator.undecodable(locator.column, identity, binding) }
+    }
+}
+
+/// The rows with their decoded keys: what a Results keeps of its matches.
+struct MatchingRows: ScannedRowSink {
+    let binding: TableBinding
+    let reader: RowReader
+    var rows: [(key: RowKey, row: RowView)] = []
+
+    @inline(__always)
+    mutating func take(_ row: UnsafeRawBufferPointer, of identity: RowIdentity) throws(StoreError) {
+        let key: RowKey =
+            switch identity {
+            case .key(let key): key
+            case .stored(let bytes): try reader.decodeRowKey(bytes, binding: binding)
+            }
+        rows.append((key, RowView(encoded: row, columns: binding.columnCount)))
+    }
+}
+
+extension RowReader {
+    /// Gives `sink` each row whose column `tested` passes `test` (every row for `EveryRow`, which
+    /// reads no column), in key order, a batch of rows at a time.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when a column is damaged, `.storage`, or what
+    ///   the sink throws.
+    @inline(__always)
+    func forEachMatch<Test: ColumnTestKernel, Sink: ScannedRowSink>(
+        _ binding: TableBinding, where tested: Int, passes test: Test, into sink: Sink
     ) throws(StoreError) -> Sink {
         let testedColumn = ColumnLocator(column: max(tested, 0), columns: binding.columnCount)
-        let valueColumn = ColumnLocator(column: column, columns: binding.columnCount)
         var sink = sink
         try forEachRowBatch(binding) { (batch) throws(StoreError) -> Bool in
             for index in 0..<batch.count {
@@ -148,13 +210,7 @@ extension RowReader {
                     }
                     guard outcome else { continue }
                 }
-                let taken: Bool
-                do throws(RowDamage) {
-                    taken = sink.take(try valueColumn.bytes(in: row), of: .stored(batch.key(index)))
-                } catch {
-                    throw Self.damage(error, column: column, key: batch.key(index), binding: binding)
-                }
-                guard taken else { throw BoundEvaluator.undecodable(column, .stored(batch.key(index)), binding) }
+                try sink.take(row, of: .stored(batch.key(index)))
             }
             return true
         }
@@ -193,7 +249,12 @@ extension RowReader {
     static func damage(_ damage: RowDamage, column: Int, key: UnsafeRawBufferPointer, binding: TableBinding)
         -> StoreError
     {
-        .damaged(at: binding.location(of: RowIdentity.stored(key).key(in: binding), column: column), damage)
+        Self.damage(damage, column: column, identity: .stored(key), binding: binding)
+    }
+
+    @inline(never)
+    static func damage(_ damage: RowDamage, column: Int, identity: RowIdentity, binding: TableBinding) -> StoreError {
+        .damaged(at: binding.location(of: identity.key(in: binding), column: column), damage)
     }
 }
 

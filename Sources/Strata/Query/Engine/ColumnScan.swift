@@ -121,13 +121,11 @@ extension Results {
         throws(StoreError) -> Sink
     {
         if let scanner = columnScanner(condition) { return try scanner.values(of: column, into: sink) }
-        var sink = sink
+        var reader = ColumnValueReader(column: column, binding: binding, sink: sink)
         try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
-            guard sink.take(try row.column(column, of: identity, in: binding), of: identity) else {
-                throw BoundEvaluator.undecodable(column, identity, binding)
-            }
+            try reader.take(row.bytes, of: identity)
         }
-        return sink
+        return reader.sink
     }
 
     /// Visits the value of `column` of each object of a Results whose stages are conditions and sorts
