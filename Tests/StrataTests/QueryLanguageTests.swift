@@ -6,7 +6,7 @@ import Testing
 
 @Suite(.fixtureChecks, .offThePool) struct QueryLanguageTests {
     /// Ann 30 (Rex 3, Fido 1), bob 17 (Spot 5), Cy 45 (no email, no dogs), Dee 17, Eve 62 (Max 1, Bo 2).
-    private func populated() throws -> (Fixture, Store) {
+    func populated() throws -> (Fixture, Store) {
         let fixture = Fixture([Person.self, Dog.self])
         let store = try fixture.open()
         try store.write {
@@ -171,6 +171,47 @@ final class Shelf: Object {
             #expect(ids(try shelves.where(text)) == expected, "\(text)")
         }
         #expect(ids(try shelves.where("SUBQUERY(boxes, $b, $b.weight == 2).@count == 2")) == [4])
+        #expect(ids(shelves.where { $0.boxes.count { $0.weight == 2 } == 2 }) == [4])
+        #expect(ids(shelves.where { $0.boxes.count { $0.weight > 1 && $0.weight < 4 } >= 1 }) == [1, 4])
+        #expect(ids(try shelves.where("SUBQUERY(boxes, $b, $b.weight > 1 AND $b.weight < 4).@count >= 1")) == [1, 4])
+    }
+
+    /// Every string operator and `BETWEEN` give the same objects in both forms: `like`, `[c]`, `[d]`,
+    /// `[cd]` (`StringOptions`), `contains(a...b)`, and `count { }` on a LinkingObjects.
+    @Test func stringOperatorsAndRangesAgreeInBothForms() throws {
+        let (_, store) = try QueryLanguageTests().populated()
+        let people = store.objects(Person.self)
+        func ids(_ results: Results<Person>) -> [Int] { results.map(\.id) }
+        func agree(_ closure: Results<Person>, _ text: String) throws {
+            #expect(ids(closure) == ids(try people.where(text)), "\(text)")
+        }
+        try agree(people.where { $0.name.like("?o*") }, "name LIKE '?o*'")
+        try agree(people.where { $0.name.like("*E", options: .caseInsensitive) }, "name LIKE[c] '*E'")
+        try agree(
+            people.where { $0.name.like("eve", options: [.caseInsensitive, .diacriticInsensitive]) },
+            "name LIKE[cd] 'eve'")
+        try agree(
+            people.where { $0.name.starts(with: "Eve", options: .diacriticInsensitive) }, "name BEGINSWITH[d] 'Eve'")
+        try agree(
+            people.where { $0.name.starts(with: "eve", options: .diacriticInsensitive) }, "name BEGINSWITH[d] 'eve'")
+        try agree(
+            people.where { $0.name.contains("V", options: [.caseInsensitive, .diacriticInsensitive]) },
+            "name CONTAINS[cd] 'V'")
+        try agree(people.where { $0.name.ends(with: "E", options: .caseInsensitive) }, "name ENDSWITH[c] 'E'")
+        try agree(people.where { $0.email.contains("example") }, "email CONTAINS 'example'")
+        try agree(people.where { $0.age.contains(17...30) }, "age BETWEEN {17, 30}")
+        try agree(people.where { $0.name.contains("B"..."D") }, "name BETWEEN {'B', 'D'}")
+        try agree(
+            people.where { $0.dogs.count { $0.name.like("*o*") } >= 1 },
+            "SUBQUERY(dogs, $d, $d.name LIKE '*o*').@count >= 1")
+        #expect(ids(people.where { $0.name.like("?o*") }) == [2])
+        #expect(ids(people.where { $0.name.starts(with: "Eve", options: .diacriticInsensitive) }) == [5])
+        #expect(ids(people.where { $0.name.starts(with: "Eve") }).isEmpty)
+        #expect(ids(people.where { $0.age.contains(17...30) }) == [1, 2, 4])
+        #expect(ids(people.where { $0.dogs.count { $0.name.like("*o*") } >= 1 }) == [1, 2, 5])  // Fido, Spot, Bo
+        let dogs = store.objects(Dog.self)
+        #expect(dogs.where { $0.walkers.count { $0.age > 40 } == 1 }.map(\.name).sorted() == ["Bo", "Max"])
+        #expect(try dogs.where("SUBQUERY(walkers, $w, $w.age > 40).@count == 1").map(\.name).sorted() == ["Bo", "Max"])
     }
 
     /// `list.where`, `list.sorted`: live Results in the list's order.

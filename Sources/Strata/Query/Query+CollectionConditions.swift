@@ -7,6 +7,7 @@
 /// people.where { $0.dogs.allSatisfy { $0.vaccinated } }     // ALL (true for no dogs)
 /// people.where { !$0.dogs.contains { $0.name == "Rex" } }    // NONE
 /// people.where { $0.dogs.sum(of: \.age) > 10 && $0.dogs.count >= 2 }
+/// people.where { $0.dogs.count { $0.age < 2 } >= 2 }            // SUBQUERY(…).@count
 /// dogs.where { $0.walkers.count == 0 || $0.walkers.max(of: \.age) < 20 }
 /// ```
 extension Query where Value: _QueryObjects {
@@ -18,6 +19,14 @@ extension Query where Value: _QueryObjects {
     /// Whether every object satisfies `condition` (Realm's `ALL`; true when there are none).
     public func allSatisfy(_ condition: (Query<Value._Target>) -> Query<Bool>) -> Query<Bool> {
         objects(.all, condition)
+    }
+
+    /// The number of objects that satisfy `condition` (Realm's `SUBQUERY(…).@count`), to compare:
+    /// `$0.dogs.count { $0.age < 2 && $0.name.starts(with: "R") } >= 2`.
+    public func count(where condition: (Query<Value._Target>) -> Query<Bool>) -> Query<Int> {
+        let (path, linking, target) = source
+        let inner = condition(Query<Value._Target>(.path(PropertyPath()))).predicate
+        return Query<Int>(.objectCount(path, condition: inner, target: target, linking: linking))
     }
 
     /// The sum of a number property of the objects (0 for none), to compare.
@@ -122,7 +131,7 @@ extension Query where Value: _QueryObjects, Value: _QueryLinking {
     /// The number of objects linking to the row (`$0.walkers.count`), to compare.
     public var count: Query<Int> {
         guard case .linking(let linking) = node else { preconditionFailure("Strata: not a LinkingObjects") }
-        return Query<Int>(.linkingCount(linking))
+        return Query<Int>(.objectCount(PropertyPath(), condition: nil, target: linking.origin, linking: linking))
     }
 }
 

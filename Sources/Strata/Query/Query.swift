@@ -32,8 +32,10 @@ public struct Query<Value> {
         /// An aggregate of a collection's elements (`$0.dogs.sum(of: \.age)`), compared as a Double.
         case aggregate(
             PropertyPath, CollectionCondition.Aggregate, targetProperty: (ObjectSchema, Int)?, linking: Linking?)
-        /// The number of objects of a `LinkingObjects` of the row (`$0.walkers.count`), compared as an Int.
-        case linkingCount(Linking)
+        /// The number of objects of a collection of objects at the end of the path, or of a
+        /// `LinkingObjects` of the row, that satisfy a condition (all when nil), compared as an Int:
+        /// `$0.walkers.count`, `$0.dogs.count { $0.age < 2 }`.
+        case objectCount(PropertyPath, condition: Predicate?, target: ObjectSchema, linking: Linking?)
         /// A `LinkingObjects` of the row (`$0.walkers`).
         case linking(Linking)
     }
@@ -46,8 +48,8 @@ public struct Query<Value> {
 
     var path: PropertyPath {
         switch node {
-        case .path(let path), .aggregate(let path, _, _, _): return path
-        case .linking, .linkingCount: return PropertyPath()
+        case .path(let path), .aggregate(let path, _, _, _), .objectCount(let path, _, _, _): return path
+        case .linking: return PropertyPath()
         case .predicate: preconditionFailure("Strata: a query used a condition where it needs a property")
         }
     }
@@ -130,12 +132,12 @@ extension Query {
         _ text: String, access: IndexAccess?, _ test: @escaping (UnsafeRawBufferPointer?) -> Bool?,
         columnPredicate: ColumnPredicate? = nil
     ) -> Query<Bool> {
-        if case .linkingCount(let linking) = node {
+        if case .objectCount(let path, let condition, let target, let linking) = node {
             return Query<Bool>(
                 .predicate(
                     .collection(
                         CollectionCondition(
-                            path: PropertyPath(), kind: .count(nil, target: linking.origin, test: test), text: text,
+                            path: path, kind: .count(condition, target: target, test: test), text: text,
                             linking: linking))))
         }
         if case .aggregate(let path, let aggregate, let targetProperty, let linking) = node {
@@ -199,7 +201,7 @@ extension Query where Value: _Persistable {
     /// (`ColumnOrderedValue`): the comparison then reads them in place (`ColumnPredicate`).
     var columnOrder: ColumnOrder? {
         if case .aggregate = node { return .double }
-        if case .linkingCount = node { return .signed(width: 8) }
+        if case .objectCount = node { return .signed(width: 8) }
         guard Value.self is any ColumnOrderedValue.Type, let type = path.comparedType else { return nil }
         return ColumnOrder(type)
     }
@@ -298,52 +300,60 @@ extension Query where Value: _QueryComparable {
     }
 }
 
+extension Query where Value: _QueryComparable & Comparable {
+    /// Whether the property lies in `range`, both bounds included: Realm's `contains(18...30)`, the
+    /// string language's `BETWEEN {18, 30}`. Uses an index as `>=` and `<=` do.
+    public func contains(_ range: ClosedRange<Value>) -> Query<Bool> {
+        self >= range.lowerBound && self <= range.upperBound
+    }
+}
+
 extension Query where Value: _QueryString {
-    /// Whether the string contains `other` (UTF-8 bytes; nil never matches).
+    /// Whether the string contains `other` (UTF-8 bytes; nil never matches): Realm's `CONTAINS`.
     public func contains(_ other: String, options: StringOptions = []) -> Query<Bool> {
-        stringTest("CONTAINS", other, options) { haystack, needle in
-            Array(haystack.utf8).containsBytes(Array(needle.utf8))
-        }
+        stringTest(.contains, other, options)
     }
 
-    /// Whether the string starts with `prefix` (UTF-8 bytes; nil never matches).
+    /// Whether the string starts with `prefix` (UTF-8 bytes; nil never matches): `BEGINSWITH`.
     public func starts(with prefix: String, options: StringOptions = []) -> Query<Bool> {
         var access: IndexAccess?
-        if !options.contains(.caseInsensitive) {
+        if options.isEmpty {
             // Every string with this prefix lies in [prefix, prefix + 0xFF]: UTF-8 never has 0xFF.
             access = .range(
                 lower: Operand(bytes: Array(prefix.utf8)), upper: Operand(bytes: Array(prefix.utf8) + [0xFF]))
         }
-        return stringTest("BEGINSWITH", prefix, options, access: access) { $0.utf8.starts(with: $1.utf8) }
+        return stringTest(.beginsWith, prefix, options, access: access)
     }
 
-    /// Whether the string ends with `suffix` (UTF-8 bytes; nil never matches).
+    /// Whether the string ends with `suffix` (UTF-8 bytes; nil never matches): `ENDSWITH`.
     public func ends(with suffix: String, options: StringOptions = []) -> Query<Bool> {
-        stringTest("ENDSWITH", suffix, options) { $0.utf8.reversed().starts(with: $1.utf8.reversed()) }
+        stringTest(.endsWith, suffix, options)
     }
 
+    /// Whether the whole string matches `pattern`, where `*` stands for any run of characters and `?`
+    /// for one character (nil never matches): Realm's `LIKE`.
+    ///
+    /// ```swift
+    /// people.where { $0.name.like("A?n*") }                         // "Ann", "Anna", "Anne-Marie"
+    /// people.where { $0.name.like("*ANN*", options: .caseInsensitive) }
+    /// ```
+    public func like(_ pattern: String, options: StringOptions = []) -> Query<Bool> {
+        stringTest(.like, pattern, options)
+    }
+
+    /// The string language's test (`StringMatch`), so that both forms compare strings alike.
     private func stringTest(
-        _ name: String, _ operand: String, _ options: StringOptions, access: IndexAccess? = nil,
-        _ test: @escaping (String, String) -> Bool
+        _ operator: QueryOperator, _ operand: String, _ options: StringOptions, access: IndexAccess? = nil
     ) -> Query<Bool> {
-        let folds = options.contains(.caseInsensitive)
-        let needle = folds ? operand.lowercased() : operand
-        return valueTest("\(path) \(name)\(folds ? "[c]" : "") \"\(operand)\"", access: access) { value in
+        let match = StringMatch(`operator`, operand, options: QueryStringOptions(rawValue: options.rawValue))
+        let suffix =
+            options.isEmpty
+            ? ""
+            : "[\(options.contains(.caseInsensitive) ? "c" : "")\(options.contains(.diacriticInsensitive) ? "d" : "")]"
+        return valueTest("\(path) \(`operator`)\(suffix) \"\(operand)\"", access: access) { value in
             guard let string = value._queryString else { return false }
-            return test(folds ? string.lowercased() : string, needle)
+            return match.matches(StringMatch.fold(string, match.options))
         }
-    }
-}
-
-extension Array where Element == UInt8 {
-    /// Whether `needle` occurs in these bytes (an empty needle always does).
-    fileprivate func containsBytes(_ needle: [UInt8]) -> Bool {
-        guard let first = needle.first else { return true }
-        guard needle.count <= count else { return false }
-        for start in 0...(count - needle.count) where self[start] == first {
-            if self[start..<(start + needle.count)].elementsEqual(needle) { return true }
-        }
-        return false
     }
 }
 
@@ -396,7 +406,7 @@ extension Query where Value == Bool {
     var predicate: Predicate {
         switch node {
         case .predicate(let predicate): return predicate
-        case .path, .aggregate, .linking, .linkingCount: return (self == true).predicate
+        case .path, .aggregate, .linking, .objectCount: return (self == true).predicate
         }
     }
 

@@ -267,18 +267,25 @@ struct QueryCompiler {
         _ collection: [String], _ variable: String, _ inner: QueryNode, _ op: QueryOperator, _ rhs: QueryOperand,
         in schema: ObjectSchema, position: Int
     ) throws(StoreError) -> Predicate {
-        guard
-            case .elements(let path, .link(let target), let rest) = try resolve(
-                collection, in: schema, position: position),
-            rest.isEmpty
-        else { throw fail("SUBQUERY needs a List or MutableSet of objects", at: position) }
-        let targetSchema = try linkedSchema(target, from: path.steps.last!.schema, position: position)
+        let path: PropertyPath
+        let targetSchema: ObjectSchema
+        var linking: (origin: ObjectSchema, property: String)?
+        switch try resolve(collection, in: schema, position: position) {
+        case .elements(let elements, .link(let target), let rest) where rest.isEmpty:
+            path = elements
+            targetSchema = try linkedSchema(target, from: elements.steps.last!.schema, position: position)
+        case .linking(let origin, let property, let rest) where rest.isEmpty:
+            (path, targetSchema, linking) = (PropertyPath(), origin, (origin, property))
+        default:
+            throw fail("SUBQUERY needs a List or MutableSet of objects, or a LinkingObjects", at: position)
+        }
         let condition = try compile(Self.strippingVariable(variable, from: inner), in: targetSchema)
         let test = try elementTest(.int64, op, try value(rhs), options: [], position: position, property: "SUBQUERY")
+        let name = linking.map { "\($0.origin.name).\($0.property)" } ?? "\(path)"
         return .collection(
             CollectionCondition(
-                path: path, kind: .count(condition, target: targetSchema, test: test), text: "SUBQUERY(\(path)).@count")
-        )
+                path: path, kind: .count(condition, target: targetSchema, test: test), text: "SUBQUERY(\(name)).@count",
+                linking: linking))
     }
 
     /// The condition with `$x.name` key paths read as `name` (the element's own properties).
