@@ -6,7 +6,7 @@ public struct StringOptions: OptionSet, Sendable {
     /// Options from their bits.
     public init(rawValue: Int) { self.rawValue = rawValue }
 
-    /// Compares case-folded forms (Foundation's `folding(options: .caseInsensitive)`): `[c]`.
+    /// Compares the `lowercased()` forms: `[c]`.
     public static let caseInsensitive = StringOptions(rawValue: 1)
     /// Compares the forms without diacritics (`"Éve"` as `"Eve"`): `[d]`.
     public static let diacriticInsensitive = StringOptions(rawValue: 2)

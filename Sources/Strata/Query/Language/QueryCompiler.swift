@@ -510,11 +510,15 @@ struct StringMatch {
         self.needle = Self.fold(needle, options)
     }
 
+    /// `[d]` drops diacritics (Foundation's folding, no locale); `[c]` compares `lowercased()` forms,
+    /// character by character as Realm does (no "ß" to "ss").
     static func fold(_ string: String, _ options: QueryStringOptions) -> String {
-        var folding: String.CompareOptions = []
-        if options.contains(.caseInsensitive) { folding.insert(.caseInsensitive) }
-        if options.contains(.diacriticInsensitive) { folding.insert(.diacriticInsensitive) }
-        return folding.isEmpty ? string : string.folding(options: folding, locale: nil)
+        var folded = string
+        if options.contains(.diacriticInsensitive) {
+            folded = folded.folding(options: .diacriticInsensitive, locale: nil)
+        }
+        if options.contains(.caseInsensitive) { folded = folded.lowercased() }
+        return folded
     }
 
     var test: ColumnTest {
