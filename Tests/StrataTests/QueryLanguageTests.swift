@@ -81,6 +81,45 @@ import Testing
         #expect(throws: StoreError.self) { try dogs.where("walkers > 1") }
     }
 
+    /// `map['key']` in the string language finds what `$0.map["key"]` finds: a value under a key,
+    /// nil for an absent key, string operators on the value; and the dynamic API reads the same.
+    @Test func mapValuesUnderAKey() throws {
+        let fixture = Fixture([Contact.self, Dog.self, Person.self])
+        let store = try fixture.open()
+        try store.write {
+            for (name, home, score) in [("Ann", "111", 3), ("Bob", "222", 7), ("Cy", nil, 5), ("Dee", "2x", nil)] {
+                let contact = Contact(name: name)
+                if let home { contact.phones["home"] = home }
+                contact.phones["work"] = "9"
+                contact.scores["math"] = score
+                try store.add(contact)
+            }
+        }
+        let contacts = store.objects(Contact.self)
+        func names(_ results: Results<Contact>) -> [String] { results.map(\.name).sorted() }
+        func agree(_ closure: Results<Contact>, _ text: String, _ expected: [String]) throws {
+            #expect(names(closure) == expected, "\(text)")
+            #expect(names(try contacts.where(text)) == expected, "\(text)")
+        }
+        try agree(contacts.where { $0.phones["home"] == "111" }, "phones['home'] == '111'", ["Ann"])
+        try agree(contacts.where { $0.phones["home"] == nil }, "phones['home'] == nil", ["Cy"])
+        try agree(
+            contacts.where { $0.phones["home"].starts(with: "2") }, "phones[\"home\"] BEGINSWITH '2'", ["Bob", "Dee"])
+        try agree(contacts.where { $0.scores["math"] > 4 }, "scores['math'] > 4", ["Bob", "Cy"])
+        try agree(contacts.where { $0.scores["math"] == nil }, "scores['math'] == nil", ["Dee"])
+        try agree(contacts.where { $0.phones.count == 2 }, "phones.@count == 2", ["Ann", "Bob", "Dee"])
+        #expect(names(try contacts.where("scores['math'] > $0", 4)) == ["Bob", "Cy"])
+        // A value of the wrong type is a typed error naming the key path.
+        #expect {
+            try contacts.where("scores['math'] > 'x'")
+        } throws: { error in
+            guard case .invalidArgument(let message) = error as? StoreError else { return false }
+            return message.contains("scores")
+        }
+        let dynamic = try DynamicStore(path: fixture.path).objects(ofType: "Contact", where: "phones['home'] == '222'")
+        #expect(dynamic.count == 1)
+    }
+
     @Test func clauses() throws {
         let (_, store) = try populated()
         #expect(try ids(store, "TRUEPREDICATE SORT(age DESC, name ASC) LIMIT(3)") == [5, 3, 1])

@@ -137,6 +137,8 @@ struct DynamicQueryCompiler {
         case property([DynamicCondition.Step], PropertyType)
         case elements([DynamicCondition.Step], element: PropertyType, rest: [String])
         case count([DynamicCondition.Step])
+        /// `map['key']`: the value of a Map under a key, of the Map's value type made optional.
+        case mapValue([DynamicCondition.Step], key: String, PropertyType)
         case aggregate([DynamicCondition.Step], CollectionCondition.Aggregate, PropertyType, DynamicCondition.Step?)
     }
 
@@ -187,9 +189,12 @@ struct DynamicQueryCompiler {
                     throw fail("\(first) needs a collection of numbers (\(name) holds \(element))", at: position)
                 }
                 return .aggregate(steps, aggregate, element, nil)
-            case .map:
+            case .map(let value):
                 if rest.count == 1, ["@count", "@size"].contains(rest[0].lowercased()) { return .count(steps) }
-                throw fail("\(name) is a Map: the string language reads its @count only", at: position)
+                if rest.count == 1, let key = QuerySyntax.mapKey(of: rest[0]) {
+                    return .mapValue(steps, key: key, value.isOptional ? value : .optional(value))
+                }
+                throw fail("\(name) is a Map: read a value with \(name)['key'], or its @count", at: position)
             default:
                 guard rest.isEmpty else {
                     throw fail("\(name) is a \(propertyType), it has no property \"\(rest[0])\"", at: position)
@@ -242,7 +247,7 @@ struct DynamicQueryCompiler {
             }
             let (names, operand, op) = try compiler.propertyFirst(lhs, op, rhs, position: position)
             let value = try compiler.value(operand)
-            let name = names.joined(separator: ".")
+            let name = QuerySyntax.text(of: names)
             switch try resolve(names, in: type, position: position) {
             case .property(let steps, let propertyType):
                 guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
@@ -259,6 +264,11 @@ struct DynamicQueryCompiler {
                     try compiler.valueTest(
                         propertyType, op, value, options: options, position: position, property: name
                     ).test)
+            case .mapValue(let steps, let key, let valueType):
+                guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
+                let test = try compiler.valueTest(
+                    valueType, op, value, options: options, position: position, property: name)
+                return .test(steps, PropertyPath.testing(valueUnder: key, test.test))
             case .count(let steps):
                 return .count(
                     steps, inner: nil,

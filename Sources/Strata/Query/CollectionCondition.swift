@@ -121,7 +121,8 @@ extension PredicateEvaluator {
             }
             return quantifier.whenUndecided
         case .count(let inner, let target, let test):
-            var count = elements.count
+            // A Map stores its keys and values as one list: two elements per entry.
+            var count = end.binding.columnTypes[end.column].isMap ? elements.count / 2 : elements.count
             if let inner, let target {
                 let targetBinding = try rows.core.binding(for: target.type)
                 count = 0

@@ -19,6 +19,16 @@ struct PropertyPath: CustomStringConvertible, Equatable {
     /// For `map["key"]`: the comparison tests the Map's value under this key (nil: absent or null).
     var mapKey: String?
 
+    /// `test` on the value the Map column holds under `mapKey` (nil when absent or null); nil for a
+    /// Map whose bytes are damaged (`.corrupted`).
+    static func testing(valueUnder mapKey: String, _ test: @escaping ColumnTest) -> ColumnTest {
+        let key = Array(mapKey.utf8)
+        return { bytes in
+            guard let bytes, let found = MapFormat.lookUp(key, in: bytes) else { return nil }
+            return test(found.value)
+        }
+    }
+
     func appending(_ schema: ObjectSchema, _ property: Int) -> PropertyPath {
         var path = self
         path.steps.append(Step(schema: schema, property: property))

@@ -171,11 +171,7 @@ extension Query {
                     )))
         }
         // `map["key"]`: the test sees the value under the key (nil when absent); no index serves it.
-        let key = Array(mapKey.utf8)
-        let valueTest: (UnsafeRawBufferPointer?) -> Bool? = { bytes in
-            guard let bytes, let found = MapFormat.lookUp(key, in: bytes) else { return nil }  // nil: `.corrupted`
-            return test(found.value)
-        }
+        let valueTest = PropertyPath.testing(valueUnder: mapKey, test)
         return Query<Bool>(.predicate(.comparison(Comparison(path: path, test: valueTest, access: nil, text: text))))
     }
 }

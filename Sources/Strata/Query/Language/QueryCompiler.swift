@@ -61,10 +61,14 @@ struct QueryCompiler {
                 continue
             case .list(let element), .set(let element):
                 return try collection(path, element: element, rest: rest, from: schema, position: position)
-            case .map:
+            case .map(let value):
                 if rest.count == 1, ["@count", "@size"].contains(rest[0].lowercased()) { return .count(path) }
+                if rest.count == 1, let key = QuerySyntax.mapKey(of: rest[0]) {
+                    path.mapKey = key
+                    return .property(path, value.isOptional ? value : .optional(value))
+                }
                 guard rest.isEmpty else {
-                    throw fail("\(path) is a Map: the string language reads its @count only", at: position)
+                    throw fail("\(path) is a Map: read a value with \(path)['key'], or its @count", at: position)
                 }
                 return .property(path, type)
             default:
@@ -131,7 +135,7 @@ struct QueryCompiler {
             for element in elements { values.append(try value(element)) }
             return values
         case .keyPath(let names, let position):
-            throw fail("\(names.joined(separator: ".")) is a property where a value is expected", at: position)
+            throw fail("\(QuerySyntax.text(of: names)) is a property where a value is expected", at: position)
         case .subqueryCount(_, _, _, let position):
             throw fail("SUBQUERY where a value is expected", at: position)
         }
@@ -176,7 +180,7 @@ struct QueryCompiler {
             }
             let (names, operand, op) = try propertyFirst(lhs, op, rhs, position: position)
             let operandValue = try value(operand)
-            let text = "\(names.joined(separator: ".")) \(op) \(operandValue.map { "\($0)" } ?? "nil")"
+            let text = "\(QuerySyntax.text(of: names)) \(op) \(operandValue.map { "\($0)" } ?? "nil")"
             switch try resolve(names, in: schema, position: position) {
             case .property(let path, let type):
                 guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
@@ -322,6 +326,11 @@ struct QueryCompiler {
         }
         let property = "\(path)"
         let built = try valueTest(type, op, value, options: options, position: position, property: property)
+        if let mapKey = path.mapKey {
+            // The value under the key (nil when absent): no index and no column predicate serve it.
+            let test = PropertyPath.testing(valueUnder: mapKey, built.test)
+            return .comparison(Comparison(path: path, test: test, access: nil, text: text))
+        }
         return .comparison(
             Comparison(path: path, test: built.test, access: built.access, text: text, columnPredicate: built.predicate)
         )

@@ -8,6 +8,7 @@ import Foundation
 /// primary    := ( condition ) | TRUEPREDICATE | FALSEPREDICATE | [ANY|SOME|ALL|NONE] operand op operand
 ///             | operand BETWEEN {operand, operand}
 /// operand    := path | literal | $n | {operand, …} | SUBQUERY(path, $x, condition).@count
+/// path       := name ( .name | ['key'] )*      ['key']: a Map's value under the key
 /// op         := == = != <> < <= > >= BEGINSWITH ENDSWITH CONTAINS LIKE IN, string ops with [c] [d] [cd]
 /// ```
 struct QueryParser {
@@ -38,6 +39,8 @@ struct QueryParser {
     }
 
     private func isSymbol(_ symbol: String) -> Bool { current.kind == .symbol(symbol) }
+    /// The token `offset` places after the current one, if any.
+    private func peek(_ offset: Int) -> QueryToken? { index + offset < tokens.count ? tokens[index + offset] : nil }
     private func isKeyword(_ keyword: String) -> Bool { current.keyword == keyword }
 
     private mutating func expect(_ symbol: String) throws(StoreError) {
@@ -254,15 +257,24 @@ struct QueryParser {
         guard case .identifier(let first) = current.kind else { throw fail("expected a property\(describeCurrent)") }
         _ = advance()
         var names = [first]
-        while isSymbol(".") {
-            _ = advance()
-            guard case .identifier(let name) = current.kind else {
-                throw fail("expected a property after \".\"\(describeCurrent)")
+        while true {
+            if isSymbol(".") {
+                _ = advance()
+                guard case .identifier(let name) = current.kind else {
+                    throw fail("expected a property after \".\"\(describeCurrent)")
+                }
+                _ = advance()
+                names.append(name)
+            } else if isSymbol("["), case .string(let key)? = peek(1)?.kind {
+                // `phones['home']`: a Map's value under a key (`QuerySyntax.mapKeyName`).
+                _ = advance()
+                _ = advance()
+                try expect("]")
+                names.append(QuerySyntax.mapKeyName(key))
+            } else {
+                return names
             }
-            _ = advance()
-            names.append(name)
         }
-        return names
     }
 
     private mutating func subquery() throws(StoreError) -> QueryOperand {

@@ -7,6 +7,22 @@ struct ParsedQuery {
     var clauses: [QueryClause] = []
 }
 
+enum QuerySyntax {
+    /// A key path's name for `map['key']`: no property name starts with "[".
+    static func mapKeyName(_ key: String) -> String { "[" + key }
+
+    /// The key of a name `mapKeyName` made, else nil.
+    static func mapKey(of name: String) -> String? { name.first == "[" ? String(name.dropFirst()) : nil }
+
+    /// A key path's names as written: `owner.phones['home']`.
+    static func text(of names: [String]) -> String {
+        names.enumerated().map { index, name in
+            if let key = mapKey(of: name) { return "['\(key)']" }
+            return index == 0 ? name : "." + name
+        }.joined()
+    }
+}
+
 enum QueryClause {
     case sort([(path: [String], ascending: Bool, position: Int)])
     case distinct([(path: [String], position: Int)])

@@ -67,7 +67,7 @@ extension QueryCompiler {
         else {
             throw .invalidArgument(
                 "query \"\(text)\", at \(position): SORT and DISTINCT take a property of \(binding.name) itself holding "
-                    + "numbers, dates, Bools, strings, data or UUIDs (\(names.joined(separator: ".")) is not one; "
+                    + "numbers, dates, Bools, strings, data or UUIDs (\(QuerySyntax.text(of: names)) is not one; "
                     + "sorted(by:) and distinct(by:) take key paths through links)")
         }
         return property
