@@ -116,6 +116,15 @@ import Testing
             guard case .invalidArgument(let message) = error as? StoreError else { return false }
             return message.contains("scores")
         }
+        // A Map's keys and values as collections: `@keys`, `@values`, with ANY (the default), ALL, NONE.
+        try agree(
+            contacts.where { $0.phones.keys.contains("home") }, "ANY phones.@keys == 'home'", ["Ann", "Bob", "Dee"])
+        try agree(contacts.where { !$0.phones.keys.contains("home") }, "NONE phones.@keys == 'home'", ["Cy"])
+        try agree(
+            contacts.where { $0.phones.values.contains("9") }, "phones.@values == '9'", ["Ann", "Bob", "Cy", "Dee"])
+        #expect(names(try contacts.where("ALL phones.@values BEGINSWITH '2' OR ALL phones.@values == '9'")) == ["Cy"])
+        #expect(names(try contacts.where("ANY scores.@values > 4")) == ["Bob", "Cy"])
+        #expect(names(try contacts.where("phones.@keys BEGINSWITH[c] 'HO'")) == ["Ann", "Bob", "Dee"])
         let dynamic = try DynamicStore(path: fixture.path).objects(ofType: "Contact", where: "phones['home'] == '222'")
         #expect(dynamic.count == 1)
     }

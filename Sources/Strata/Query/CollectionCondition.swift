@@ -29,12 +29,23 @@ final class CollectionCondition {
     /// For a `LinkingObjects` property: the origin type and its link property whose backlinks are the
     /// elements (read from the backlink table; the property has no column).
     let linking: (origin: ObjectSchema, property: String)?
+    /// For a Map (`phones.@keys`, `phones.@values`): which of its entries' halves are the elements.
+    let mapPart: MapPart?
 
-    init(path: PropertyPath, kind: Kind, text: String, linking: (origin: ObjectSchema, property: String)? = nil) {
+    /// A Map's keys or its values (stored as one list, key then value for each entry).
+    enum MapPart {
+        case keys, values
+    }
+
+    init(
+        path: PropertyPath, kind: Kind, text: String, linking: (origin: ObjectSchema, property: String)? = nil,
+        mapPart: MapPart? = nil
+    ) {
         self.path = path
         self.kind = kind
         self.text = text
         self.linking = linking
+        self.mapPart = mapPart
     }
 }
 
@@ -97,12 +108,15 @@ extension PredicateEvaluator {
         }
         guard let end = try pathEnd(condition.path, row: row, binding: binding, key: identity) else { return false }
         let place = end.binding.location(of: end.key, column: end.column)
-        let elements: [UnsafeRawBufferPointer?]
+        var elements: [UnsafeRawBufferPointer?]
         do {
             guard let bytes = try end.row.column(end.column) else { return false }
             elements = try ListFormat.elements(bytes)
         } catch {
             throw .corrupted("\(place): a damaged collection: \(error)")
+        }
+        if let part = condition.mapPart {
+            elements = stride(from: part == .keys ? 0 : 1, to: elements.count, by: 2).map { elements[$0] }
         }
         func undecodable() -> StoreError { .corrupted("\(place): an element is undecodable in a query") }
         switch condition.kind {

@@ -23,6 +23,8 @@ struct QueryCompiler {
         case elements(PropertyPath, element: PropertyType, rest: [String])
         /// `list.@count`, `list.@size`, `map.@count`.
         case count(PropertyPath)
+        /// `map.@keys`, `map.@values`: the keys (strings) or the values of a Map, as elements.
+        case mapElements(PropertyPath, CollectionCondition.MapPart, element: PropertyType)
         /// `list.@sum`, `list.@avg.age`…
         case aggregate(
             PropertyPath, CollectionCondition.Aggregate, element: PropertyType, property: (ObjectSchema, Int)?)
@@ -63,12 +65,20 @@ struct QueryCompiler {
                 return try collection(path, element: element, rest: rest, from: schema, position: position)
             case .map(let value):
                 if rest.count == 1, ["@count", "@size"].contains(rest[0].lowercased()) { return .count(path) }
+                if rest.count == 1, rest[0].lowercased() == "@keys" {
+                    return .mapElements(path, .keys, element: .string)
+                }
+                if rest.count == 1, rest[0].lowercased() == "@values" {
+                    return .mapElements(path, .values, element: value)
+                }
                 if rest.count == 1, let key = QuerySyntax.mapKey(of: rest[0]) {
                     path.mapKey = key
                     return .property(path, value.isOptional ? value : .optional(value))
                 }
                 guard rest.isEmpty else {
-                    throw fail("\(path) is a Map: read a value with \(path)['key'], or its @count", at: position)
+                    throw fail(
+                        "\(path) is a Map: read a value with \(path)['key'], its @keys, @values or @count", at: position
+                    )
                 }
                 return .property(path, type)
             default:
@@ -201,6 +211,14 @@ struct QueryCompiler {
                 return try linkingCondition(
                     origin, property, rest, op, operand, operandValue, options: options, quantifier: quantifier,
                     text: text, position: position)
+            case .mapElements(let path, let part, let element):
+                if case .link = element { throw fail("\(path).@values holds objects: not in queries", at: position) }
+                let test = try elementTest(
+                    element, op, operandValue, options: options, position: position, property: "\(path)")
+                return .collection(
+                    CollectionCondition(
+                        path: path, kind: .values(CollectionCondition.Quantifier(quantifier), test), text: text,
+                        mapPart: part))
             case .elements(let path, let element, let rest):
                 let quantifier = CollectionCondition.Quantifier(quantifier)
                 if case .link(let target) = element {
