@@ -14,8 +14,8 @@ indirect enum DynamicCondition {
     case not(DynamicCondition)
     /// The column at the end of `path` (every step but the last a link; a nil link: false).
     case test([Step], ColumnTest)
-    /// The elements of the collection at the end of `path`.
-    case elements([Step], CollectionCondition.Quantifier, ElementTest)
+    /// The elements of the collection at the end of `path` (of a Map: its keys or its values).
+    case elements([Step], CollectionCondition.Quantifier, ElementTest, mapPart: CollectionCondition.MapPart? = nil)
     /// The number of elements (of linked objects satisfying a condition, when given).
     case count([Step], inner: (type: Int, condition: DynamicCondition)?, ColumnTest)
     /// An aggregate of the elements' numbers, or of a property of the linked objects.
@@ -139,6 +139,8 @@ struct DynamicQueryCompiler {
         case count([DynamicCondition.Step])
         /// `map['key']`: the value of a Map under a key, of the Map's value type made optional.
         case mapValue([DynamicCondition.Step], key: String, PropertyType)
+        /// `map.@keys`, `map.@values`.
+        case mapElements([DynamicCondition.Step], CollectionCondition.MapPart, element: PropertyType)
         case aggregate([DynamicCondition.Step], CollectionCondition.Aggregate, PropertyType, DynamicCondition.Step?)
     }
 
@@ -194,7 +196,14 @@ struct DynamicQueryCompiler {
                 if rest.count == 1, let key = QuerySyntax.mapKey(of: rest[0]) {
                     return .mapValue(steps, key: key, value.isOptional ? value : .optional(value))
                 }
-                throw fail("\(name) is a Map: read a value with \(name)['key'], or its @count", at: position)
+                if rest.count == 1, rest[0].lowercased() == "@keys" {
+                    return .mapElements(steps, .keys, element: .string)
+                }
+                if rest.count == 1, rest[0].lowercased() == "@values" {
+                    return .mapElements(steps, .values, element: value)
+                }
+                throw fail(
+                    "\(name) is a Map: read a value with \(name)['key'], its @keys, @values or @count", at: position)
             default:
                 guard rest.isEmpty else {
                     throw fail("\(name) is a \(propertyType), it has no property \"\(rest[0])\"", at: position)
@@ -269,6 +278,12 @@ struct DynamicQueryCompiler {
                 let test = try compiler.valueTest(
                     valueType, op, value, options: options, position: position, property: name)
                 return .test(steps, PropertyPath.testing(valueUnder: key, test.test))
+            case .mapElements(let steps, let part, let element):
+                if case .link = element { throw fail("\(name) holds objects: not in queries", at: position) }
+                let test = try compiler.valueTest(
+                    element, op, value, options: options, position: position, property: name)
+                return .elements(
+                    steps, CollectionCondition.Quantifier(quantifier), .value(test.test), mapPart: part)
             case .count(let steps):
                 return .count(
                     steps, inner: nil,
@@ -370,9 +385,11 @@ extension DynamicStore {
             guard let bytes = try end(steps, row: row, in: transaction) else { return false }
             guard let outcome = test(bytes) else { throw undecodable() }
             return outcome
-        case .elements(let steps, let quantifier, let elementTest):
+        case .elements(let steps, let quantifier, let elementTest, let mapPart):
             guard let bytes = try end(steps, row: row, in: transaction), let list = bytes else { return false }
-            for element in try elements(list) {
+            var all = try elements(list)
+            if let part = mapPart { all = stride(from: part == .keys ? 0 : 1, to: all.count, by: 2).map { all[$0] } }
+            for element in all {
                 let outcome: Bool
                 switch elementTest {
                 case .value(let test):
