@@ -7,7 +7,9 @@ protocol ColumnTestKernel {
 
 extension ColumnPredicate: ColumnTestKernel {}
 
-/// A comparison with a `Double` (and any column `ColumnOrder` reads as one).
+/// A comparison with a `Double` (and any column `ColumnOrder` reads as one). It and `Int64ColumnTest`
+/// are two types, not one generic over the number: the generic one measured slower in R4's loop
+/// (46.8 against 38.8 ms for 1M rows).
 struct DoubleColumnTest: ColumnTestKernel {
     let value: Double
     let `operator`: ComparisonOperator
