@@ -201,16 +201,8 @@ extension RowReader {
             for index in 0..<batch.count {
                 let row = batch.row(index)
                 if Test.self != EveryRow.self {
-                    let outcome: Bool?
-                    do throws(RowDamage) {
-                        outcome = test.evaluate(try testedColumn.bytes(in: row))
-                    } catch {
-                        throw Self.damage(error, column: tested, key: batch.key(index), binding: binding)
-                    }
-                    guard let outcome else {
-                        throw BoundEvaluator.undecodable(tested, .stored(batch.key(index)), binding)
-                    }
-                    guard outcome else { continue }
+                    guard try Self.passes(test, testedColumn, row: row, key: batch.key(index), binding: binding)
+                    else { continue }
                 }
                 try sink.take(row, of: .stored(batch.key(index)))
             }
@@ -233,18 +225,31 @@ extension RowReader {
                 return true
             }
             for index in 0..<batch.count {
-                let outcome: Bool?
-                do throws(RowDamage) {
-                    outcome = test.evaluate(try locator.bytes(in: batch.row(index)))
-                } catch {
-                    throw Self.damage(error, column: tested, key: batch.key(index), binding: binding)
-                }
-                guard let outcome else { throw BoundEvaluator.undecodable(tested, .stored(batch.key(index)), binding) }
-                count &+= outcome ? 1 : 0
+                let passes = try Self.passes(
+                    test, locator, row: batch.row(index), key: batch.key(index), binding: binding)
+                count &+= passes ? 1 : 0
             }
             return true
         }
         return count
+    }
+
+    /// Whether the tested column of `row` (stored under `key`) passes `test`.
+    ///
+    /// - Throws: `.corrupted` naming the row and column when the column is damaged or undecodable.
+    @inline(__always)
+    private static func passes<Test: ColumnTestKernel>(
+        _ test: Test, _ tested: ColumnLocator, row: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer,
+        binding: TableBinding
+    ) throws(StoreError) -> Bool {
+        let outcome: Bool?
+        do throws(RowDamage) {
+            outcome = test.evaluate(try tested.bytes(in: row))
+        } catch {
+            throw damage(error, column: tested.column, key: key, binding: binding)
+        }
+        guard let outcome else { throw BoundEvaluator.undecodable(tested.column, .stored(key), binding) }
+        return outcome
     }
 
     @inline(never)
@@ -260,7 +265,7 @@ extension RowReader {
     }
 }
 
-/// What a scan does with the value of one column of each row it reads (`RowReader.values`):
+/// What a scan does with the value of one column of each row it reads (`ColumnScanner.values`):
 /// specialised like the tests, so that the loop holds no closure call.
 protocol ColumnValueSink {
     /// Takes the value's bytes (nil: null) of the row `row` names; false when they are not a value
