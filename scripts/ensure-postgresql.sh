@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Installs PostgreSQL's server programs (Debian: postgresql) when this machine lacks them: the sync
-# tests start a private cluster of their own (Sources/PrivatePostgres/PostgresCluster.swift).
+# Installs PostgreSQL's server programs (Debian: postgresql) and openssl when this machine lacks them:
+# the sync tests start a private cluster of their own (Sources/PrivatePostgres/PostgresCluster.swift),
+# with TLS on and certificates openssl makes for it.
 set -euo pipefail
 
-if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1; then
+missing=()
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+    missing+=(postgresql)
+fi
+if ! command -v openssl >/dev/null 2>&1; then
+    missing+=(openssl)
+fi
+if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
 
@@ -11,12 +19,12 @@ sudo=""
 if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
 
 if command -v apt-get >/dev/null 2>&1; then
-    echo "ensure-postgresql: installing postgresql" >&2
+    echo "ensure-postgresql: installing ${missing[*]}" >&2
     export DEBIAN_FRONTEND=noninteractive
-    $sudo apt-get install -y postgresql || { $sudo apt-get update && $sudo apt-get install -y postgresql; }
+    $sudo apt-get install -y "${missing[@]}" || { $sudo apt-get update && $sudo apt-get install -y "${missing[@]}"; }
 elif command -v brew >/dev/null 2>&1; then
-    brew install postgresql
+    brew install "${missing[@]}"
 else
-    echo "ensure-postgresql: install PostgreSQL's server (initdb, pg_ctl, psql), then retry" >&2
+    echo "ensure-postgresql: install ${missing[*]} (PostgreSQL's server: initdb, pg_ctl, psql), then retry" >&2
     exit 1
 fi

@@ -9,6 +9,10 @@ import Foundation
 /// root: run as root, the cluster belongs to the `postgres` user (`runuser`). Its superuser is
 /// `strata`, password `strata`, checked (scram-sha-256) on every connection.
 ///
+/// TCP connections must use TLS: the server's certificate (for `127.0.0.1` only) is signed by a
+/// certificate authority made for the cluster (`certificateAuthorityFile`, PEM), so that clients
+/// exercise verification as they would against a real server. A connection without TLS is refused.
+///
 /// ```swift
 /// let cluster = try PostgresCluster.start()
 /// defer { cluster.stop() }
@@ -28,6 +32,15 @@ public final class PostgresCluster: Sendable {
     private let runsAsPostgres: Bool
 
     private var dataDirectory: String { directory.appendingPathComponent("data").path }
+    private var tlsDirectory: URL { directory.appendingPathComponent("tls") }
+
+    /// Another loopback address the server listens on, which its certificate does not name: a client
+    /// that verifies the server's identity must refuse it.
+    public static let uncertifiedAddress = "127.0.0.2"
+
+    /// The certificate (PEM) of the authority that signed the server's certificate: what a client
+    /// passes as its root certificate to verify the server.
+    public var certificateAuthorityFile: String { tlsDirectory.appendingPathComponent("ca.pem").path }
 
     /// Makes and starts a cluster.
     ///
@@ -84,6 +97,12 @@ public final class PostgresCluster: Sendable {
         try startServer()
     }
 
+    /// What the server wrote to its log so far (with `log_connections` on: each connection received,
+    /// each one authorized, each refused handshake).
+    public func serverLog() -> String {
+        (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
+    }
+
     /// Runs `psql` against `database` with `sql`; returns its output (tuples only, unaligned).
     ///
     /// - Throws: `SetupError` with psql's output when it fails (a wrong password, say).
@@ -105,10 +124,70 @@ public final class PostgresCluster: Sendable {
                 "-D", dataDirectory, "-U", Self.user, "--pwfile", passwordFile, "--auth", "scram-sha-256",
                 "--encoding", "UTF8", "--no-sync",
             ])
+        try makeCertificates()
+        // Every TCP connection with TLS (a line for TCP without it would be refused: none matches).
+        try """
+        local all all scram-sha-256
+        hostssl all all 127.0.0.0/8 scram-sha-256
+        hostssl all all ::1/128 scram-sha-256
+
+        """.write(toFile: dataDirectory + "/pg_hba.conf", atomically: true, encoding: .utf8)
+        if runsAsPostgres {
+            _ = try run("/bin/chown", ["-R", "postgres:postgres", directory.path], asPostgres: false)
+        }
+    }
+
+    /// A certificate authority for the cluster, and the server's key and certificate signed by it.
+    private func makeCertificates() throws {
+        try FileManager.default.createDirectory(at: tlsDirectory, withIntermediateDirectories: true)
+        let authority = try Self.makeCertificateAuthority(in: tlsDirectory, name: "ca")
+        let key = tlsDirectory.appendingPathComponent("server.key").path
+        let request = tlsDirectory.appendingPathComponent("server.csr").path
+        let extensions = tlsDirectory.appendingPathComponent("server.ext").path
+        try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".write(
+            toFile: extensions, atomically: true, encoding: .utf8)
+        try run(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", request, "-subj", "/CN=127.0.0.1",
+            ], asPostgres: false)
+        try run(
+            "/usr/bin/env",
+            [
+                "openssl", "x509", "-req", "-in", request, "-CA", authority.certificate, "-CAkey", authority.key,
+                "-CAcreateserial", "-days", "7", "-extfile", extensions, "-out",
+                tlsDirectory.appendingPathComponent("server.pem").path,
+            ], asPostgres: false)
+        // PostgreSQL refuses a key others can read.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+    }
+
+    /// Makes a self-signed certificate authority in `directory`: `NAME.pem` (its certificate) and
+    /// `NAME.key`. The cluster makes its own; a test makes another to play a server it should not trust.
+    ///
+    /// - Throws: `SetupError` with openssl's output.
+    @discardableResult
+    public static func makeCertificateAuthority(in directory: URL, name: String) throws -> (
+        certificate: String, key: String
+    ) {
+        let certificate = directory.appendingPathComponent("\(name).pem").path
+        let key = directory.appendingPathComponent("\(name).key").path
+        try runProgram(
+            "/usr/bin/env",
+            [
+                "openssl", "req", "-x509", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                "-nodes", "-keyout", key, "-out", certificate, "-days", "7", "-subj", "/CN=Strata test CA \(name)",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ], as: nil)
+        return (certificate, key)
     }
 
     private func startServer() throws {
-        let options = "-p \(port) -h 127.0.0.1 -k \(directory.path) -c fsync=off -c full_page_writes=off"
+        let tls =
+            "-c ssl=on -c ssl_cert_file=\(tlsDirectory.path)/server.pem -c ssl_key_file=\(tlsDirectory.path)/server.key"
+        let options =
+            "-p \(port) -h 127.0.0.1,\(Self.uncertifiedAddress) -k \(directory.path) -c fsync=off -c full_page_writes=off \(tls) -c log_connections=on"
         _ = try run(
             binaries.appendingPathComponent("pg_ctl").path,
             [
@@ -122,13 +201,17 @@ public final class PostgresCluster: Sendable {
     /// Foundation's `Process` waits for them. Output goes to a file, never a pipe the server could keep.
     @discardableResult
     private func run(_ program: String, _ arguments: [String], asPostgres: Bool? = nil) throws -> String {
+        try Self.runProgram(program, arguments, as: (asPostgres ?? runsAsPostgres) ? "postgres" : nil)
+    }
+
+    @discardableResult
+    private static func runProgram(_ program: String, _ arguments: [String], as user: String?) throws -> String {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("strata-pg-\(UUID().uuidString).out")
         guard FileManager.default.createFile(atPath: output.path, contents: nil) else {
             throw SetupError(description: "cannot create \(output.path)")
         }
         defer { try? FileManager.default.removeItem(at: output) }
-        let command =
-            (asPostgres ?? runsAsPostgres) ? ["/usr/sbin/runuser", "-u", "postgres", "--", program] : [program]
+        let command = user.map { ["/usr/sbin/runuser", "-u", $0, "--", program] } ?? [program]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments =

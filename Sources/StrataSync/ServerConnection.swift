@@ -21,7 +21,7 @@
         static func connect(_ server: SyncServer) async throws(SyncError) -> ServerConnection {
             var configuration = PostgresConnection.Configuration(
                 host: server.host, port: server.port, username: server.username, password: server.password,
-                database: server.database, tls: .disable)
+                database: server.database, tls: try tls(server.tls))
             let (seconds, attoseconds) = server.connectTimeout.components
             configuration.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
             let logger = Logger(label: "strata.sync")
@@ -31,6 +31,40 @@
                 return ServerConnection(connection: connection, logger: logger, requestTimeout: server.requestTimeout)
             } catch {
                 throw Self.syncError(error)
+            }
+        }
+
+        /// postgres-nio's TLS mode for `tls`. NIOSSL checks the certificate's names against the host
+        /// (or, for an IP address, the address connected to) and its chain against the roots.
+        ///
+        /// - Throws: `.untrustedServer` when the root certificates cannot be read.
+        static func tls(_ tls: SyncServer.TLS) throws(SyncError) -> PostgresConnection.Configuration.TLS {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            configuration.minimumTLSVersion = .tlsv12
+            switch tls {
+            case .disable:
+                return .disable
+            case .require:
+                configuration.certificateVerification = .none
+            case .verifyFull(let roots):
+                configuration.certificateVerification = .fullVerification
+                do {
+                    switch roots {
+                    case .system: configuration.trustRoots = .default
+                    case .pemFile(let path):
+                        configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+                    case .pem(let text):
+                        configuration.trustRoots = .certificates(
+                            try NIOSSLCertificate.fromPEMBytes(Array(text.utf8)))
+                    }
+                } catch {
+                    throw .untrustedServer("cannot read the root certificates: \(error)")
+                }
+            }
+            do {
+                return .require(try NIOSSLContext(configuration: configuration))
+            } catch {
+                throw .untrustedServer("cannot make a TLS context: \(error)")
             }
         }
 
@@ -312,6 +346,9 @@
         static func syncError(_ error: any Error) -> SyncError {
             if let error = error as? SyncError { return error }
             guard let error = error as? PSQLError else { return .unreachable(String(describing: error)) }
+            if let underlying = error.underlying, isCertificateFailure(underlying) {
+                return .untrustedServer(String(describing: underlying))
+            }
             switch error.code {
             case .server:
                 let state = error.serverInfo?[.sqlState]
@@ -319,6 +356,8 @@
                 if state == "28P01" || state == "28000" { return .authenticationFailed(message) }
                 if let state, state.hasPrefix("08") || state.hasPrefix("57P") { return .unreachable(message) }
                 return .server(sqlState: state, message: message)
+            case .sslUnsupported:
+                return .tlsUnavailable("the server answered that it does not speak TLS")
             case .connectionError, .serverClosedConnection, .uncleanShutdown, .clientClosedConnection:
                 return .unreachable(error.underlying.map { String(describing: $0) } ?? "\(error.code)")
             case .unsupportedAuthMechanism, .authMechanismRequiresPassword, .saslError:
@@ -330,6 +369,16 @@
     }
 
     extension ServerConnection {
+        /// Whether `error` is the TLS handshake refusing the server's certificate (BoringSSL's
+        /// verification failed, or NIOSSL's check of the host name).
+        static func isCertificateFailure(_ error: any Error) -> Bool {
+            if let error = error as? NIOSSLExtraError { return error == .failedToValidateHostname }
+            switch error as? NIOSSLError {
+            case .handshakeFailed, .unableToValidateCertificate, .noCertificateToValidate: return true
+            default: return false
+            }
+        }
+
         /// Listens on `channel` and calls `onNotification` for each notification, until the connection
         /// closes or the task is cancelled.
         func listen(channel: String, onNotification: @escaping @Sendable () async -> Void) async throws(SyncError) {

@@ -7,8 +7,15 @@
         /// The server did not answer in time, or the connection broke (`reason` says how). Offline is
         /// normal: local writes go on, and `start()` keeps trying.
         case unreachable(String)
-        /// The server refused the user name or password.
+        /// The server refused the user name or password (or, its `pg_hba.conf` says, a connection
+        /// without TLS).
         case authenticationFailed(String)
+        /// The server did not prove who it is (`SyncServer.TLS.verifyFull`): its certificate is not
+        /// signed by a trusted root, names another host, or has expired; or the root certificates
+        /// could not be read. Nothing was sent to it: no password, no change.
+        case untrustedServer(String)
+        /// TLS was asked for and the server does not offer it (its `ssl` is off). Nothing was sent.
+        case tlsUnavailable(String)
         /// The server's tables describe a type otherwise than this client's schema does (another
         /// version of the app made them), or the server speaks another version of the sync protocol.
         case schemaMismatch(String)
@@ -25,6 +32,8 @@
             switch self {
             case .unreachable(let reason): "the sync server is unreachable: \(reason)"
             case .authenticationFailed(let reason): "the sync server refused the credentials: \(reason)"
+            case .untrustedServer(let reason): "the sync server did not prove who it is: \(reason)"
+            case .tlsUnavailable(let reason): "the sync server does not offer TLS: \(reason)"
             case .schemaMismatch(let reason): "the sync server's schema differs from this client's: \(reason)"
             case .unsupportedType(let reason): "this type cannot be synced: \(reason)"
             case .server(let state, let message): "the sync server failed (\(state ?? "no SQLSTATE")): \(message)"

@@ -70,7 +70,8 @@
     func server(_ cluster: PostgresCluster, database: String) -> SyncServer {
         SyncServer(
             port: cluster.port, username: PostgresCluster.user, password: PostgresCluster.password, database: database,
-            pollInterval: .seconds(1), batchSize: batchSize)
+            tls: .verifyFull(rootCertificates: .pemFile(cluster.certificateAuthorityFile)), pollInterval: .seconds(1),
+            batchSize: batchSize)
     }
 
     /// S1, Strata: commits `count` inserts (1,000 per write) with capture on, then times one push of them all.
@@ -93,6 +94,15 @@
         return Double(count) / elapsed
     }
 
+    /// TLS as Strata's connections use it here (`.verifyFull` against the cluster's authority): both
+    /// sides of S1 pay for the same encryption.
+    func sameTLSAsStrata(_ cluster: PostgresCluster) throws -> PostgresConnection.Configuration.TLS {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(cluster.certificateAuthorityFile))
+        return .require(try NIOSSLContext(configuration: configuration))
+    }
+
     /// S1, postgres-nio directly: the same rows into a table of the same columns, `batchSize` per
     /// transaction, with one multi-row INSERT of arrays each.
     func directInsert(_ cluster: PostgresCluster, count: Int, round: Int) async throws -> Double {
@@ -103,7 +113,7 @@
             database: database)
         let configuration = PostgresConnection.Configuration(
             host: "127.0.0.1", port: cluster.port, username: PostgresCluster.user, password: PostgresCluster.password,
-            database: database, tls: .disable)
+            database: database, tls: try sameTLSAsStrata(cluster))
         let logger = Logger(label: "bench")
         let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
         let start = clock.now

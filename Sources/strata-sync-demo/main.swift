@@ -102,7 +102,7 @@
     func runScene(cluster: PostgresCluster, directory: URL) async throws {
         let server = SyncServer(
             port: cluster.port, username: PostgresCluster.user, password: PostgresCluster.password, database: "todos",
-            pollInterval: .seconds(1))
+            tls: .verifyFull(rootCertificates: .pemFile(cluster.certificateAuthorityFile)), pollInterval: .seconds(1))
         let laptop = try await Device("laptop", directory: directory, server: server)
         let phone = try await Device("phone", directory: directory, server: server)
 

@@ -10,7 +10,7 @@
     //   idle    (--started 0|1 --seconds S) leaves sync unstarted, or started and caught up, for S
     //           seconds; prints "cpu MS", the process's CPU time over those seconds
     //
-    // Options: --file PATH --port P --database D [--seed S] [--ops N] [--keys K] [--batch B] [--base B]
+    // Options: --file PATH --port P --database D --ca PEM-FILE [--seed S] [--ops N] [--keys K] [--batch B] [--base B]
     import Foundation
     import Strata
     import StrataSync
@@ -61,7 +61,9 @@
                 fileURL: URL(fileURLWithPath: options.values["file"]!), objectTypes: [SyncItem.self, SyncOwner.self])
             let server = SyncServer(
                 port: options.int("port", 5432), username: "strata", password: "strata",
-                database: options.values["database"] ?? "app", connectTimeout: .seconds(5),
+                database: options.values["database"] ?? "app",
+                tls: options.values["ca"].map { .verifyFull(rootCertificates: .pemFile($0)) },
+                connectTimeout: .seconds(5),
                 batchSize: options.int("batch", 2_000))
             sync = try await StoreSync(
                 configuration: configuration, server: server, types: [SyncItem.self, SyncOwner.self])

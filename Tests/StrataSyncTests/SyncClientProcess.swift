@@ -25,6 +25,7 @@
             process.executableURL = Self.executable
             var arguments = [
                 mode, "--file", file.path, "--port", "\(scene.cluster.port)", "--database", scene.database,
+                "--ca", scene.cluster.certificateAuthorityFile,
             ]
             for (name, value) in options.sorted(by: { $0.key < $1.key }) { arguments += ["--\(name)", value] }
             process.arguments = arguments

@@ -19,7 +19,12 @@
         var server: SyncServer {
             SyncServer(
                 port: cluster.port, username: PostgresCluster.user, password: PostgresCluster.password,
-                database: database, connectTimeout: .seconds(5), pollInterval: .milliseconds(200))
+                database: database, tls: tls, connectTimeout: .seconds(5), pollInterval: .milliseconds(200))
+        }
+
+        /// TLS with the server's certificate checked against the cluster's own authority.
+        var tls: SyncServer.TLS {
+            .verifyFull(rootCertificates: .pemFile(cluster.certificateAuthorityFile))
         }
 
         /// The rows of `strata."SyncItem"`, as the clients' snapshots describe theirs.
