@@ -106,10 +106,12 @@ public final class PostgresCluster: Sendable {
     /// Runs `psql` against `database` with `sql`; returns its output (tuples only, unaligned).
     ///
     /// - Throws: `SetupError` with psql's output when it fails (a wrong password, say).
-    public func psql(_ sql: String, database: String = "postgres", password: String = password) throws -> String {
+    public func psql(_ sql: String, database: String = "postgres", user: String = user, password: String = password)
+        throws -> String
+    {
         try run(
             "/usr/bin/env",
-            ["psql", url(database: database, password: password), "-v", "ON_ERROR_STOP=1", "-tAc", sql],
+            ["psql", url(database: database, user: user, password: password), "-v", "ON_ERROR_STOP=1", "-tAc", sql],
             asPostgres: false)
     }
 

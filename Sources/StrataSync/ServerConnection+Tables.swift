@@ -62,11 +62,23 @@
             var keys = ColumnArray(.bytea)
             var kinds = ColumnArray(.text)
             var payloads = ColumnArray(.bytea)
+
+            init<Changes: Collection<OutgoingChange>>(_ changes: Changes) {
+                count = Int64(changes.count)
+                for change in changes {
+                    typeNames.append(bytes: change.typeName.utf8)
+                    keys.append(bytes: change.key)
+                    kinds.append(bytes: ServerConnection.kindName(change.kind).utf8)
+                    payloads.append(bytes: ChangePayload.encode(change.properties))
+                }
+            }
         }
 
         let changes: [OutgoingChange]
         let types: [String: SyncTypeSchema]
         let keyTypes: [String: SyncType]
+        /// The access rules of the synced types that have one, by type name.
+        let access: [String: AccessRule]
         /// The outbox place of the batch's last change (the client's position on the server after it).
         let clientSequence: Int64
         let log: Log
@@ -75,21 +87,16 @@
 
         /// - Throws: `.unsupportedType` for a change to a type outside `types`, or a value that is not
         ///   of its property's type.
-        init(_ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType])
-            throws(SyncError)
-        {
+        init(
+            _ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType],
+            access: [String: AccessRule] = [:]
+        ) throws(SyncError) {
             self.changes = changes
             self.types = types
             self.keyTypes = keyTypes
+            self.access = access
             clientSequence = Int64(truncatingIfNeeded: changes.last?.sequence ?? 0)
-            var log = Log(count: Int64(changes.count))
-            for change in changes {
-                log.typeNames.append(bytes: change.typeName.utf8)
-                log.keys.append(bytes: change.key)
-                log.kinds.append(bytes: ServerConnection.kindName(change.kind).utf8)
-                log.payloads.append(bytes: ChangePayload.encode(change.properties))
-            }
-            self.log = log
+            log = Log(changes)
             tableSteps = try Self.tableSteps(changes, types: types, keyTypes: keyTypes)
         }
 
@@ -100,7 +107,7 @@
             if let first = changes.first, Int64(truncatingIfNeeded: first.sequence) > pushedThrough { return self }
             let fresh = changes.filter { Int64(truncatingIfNeeded: $0.sequence) > pushedThrough }
             if fresh.isEmpty { return nil }
-            return try PreparedPush(fresh, types: types, keyTypes: keyTypes)
+            return try PreparedPush(fresh, types: types, keyTypes: keyTypes, access: access)
         }
 
         /// What `changes` (in order) do to the typed tables of their types: per type, one statement

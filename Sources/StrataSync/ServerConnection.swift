@@ -183,30 +183,49 @@
         // MARK: The protocol
 
         /// Creates what is missing of the server's tables (under a lock, so clients may start together),
-        /// and checks that the server describes `types` as this client does.
+        /// checks that the server describes `types` (and their access rules) as this client does, and
+        /// says who this client is there. Only a role that may create in the database makes tables:
+        /// the first client to connect must be an administrator's when users connect as roles of
+        /// their own.
         ///
-        /// - Throws: `.schemaMismatch` when the server's protocol version or a type's columns differ.
-        func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType]) async throws(SyncError) {
+        /// - Throws: `.schemaMismatch` when the server's protocol version or a type's columns or rule
+        ///   differ, or when something is missing that this role may not make.
+        func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType], access: [String: AccessRule])
+            async throws(SyncError) -> ServerIdentity
+        {
             // A push finds its objects by key, 2,000 at a time: with PostgreSQL's default page cost (4,
             // for spinning disks) the planner scans the whole typed table instead of probing its index
             // once per key, and every push then costs as much as the table is big.
             try await execute("SET random_page_cost = 1.1")
-            try await transaction { () throws(SyncError) in
+            return try await transaction { () throws(SyncError) -> ServerIdentity in
                 try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
-                for statement in ServerSchema.meta { try await execute(PostgresQuery(unsafeSQL: statement)) }
-                try await execute(
-                    "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING"
-                )
-                let version = try await rows(
-                    "SELECT value FROM strata.sync_meta WHERE key = 'protocol'", as: String.self)
+                let made = try await rows(
+                    "SELECT to_regclass('strata.sync_meta') IS NOT NULL AND to_regclass('strata.types') IS NOT NULL",
+                    as: Bool.self)
+                var version =
+                    made.first == true
+                    ? try await rows("SELECT value FROM strata.sync_meta WHERE key = 'protocol'", as: String.self) : []
+                if version.isEmpty {
+                    try await making("StrataSync's tables") { () throws(SyncError) in
+                        for statement in ServerSchema.meta { try await execute(PostgresQuery(unsafeSQL: statement)) }
+                        try await execute(
+                            "INSERT INTO strata.sync_meta VALUES ('protocol', \(ServerSchema.protocolVersion)) ON CONFLICT DO NOTHING"
+                        )
+                        version = try await rows(
+                            "SELECT value FROM strata.sync_meta WHERE key = 'protocol'", as: String.self)
+                        guard version.first == ServerSchema.protocolVersion else { return }
+                        for statement in ServerSchema.tables { try await execute(PostgresQuery(unsafeSQL: statement)) }
+                    }
+                }
                 guard version.first == ServerSchema.protocolVersion else {
                     throw .schemaMismatch(
                         "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)"
                     )
                 }
-                for statement in ServerSchema.tables { try await execute(PostgresQuery(unsafeSQL: statement)) }
                 for type in types {
-                    let fingerprint = ServerSchema.fingerprint(type)
+                    let rule = access[type.name]
+                    let fingerprint =
+                        ServerSchema.fingerprint(type) + (rule.map { ";access:" + $0.access.fingerprint } ?? "")
                     let stored = try await rows(
                         "SELECT fingerprint FROM strata.types WHERE name = \(type.name)", as: String.self)
                     if let stored = stored.first {
@@ -215,68 +234,48 @@
                         }
                         continue
                     }
-                    try await execute(PostgresQuery(unsafeSQL: ServerSchema.createStateTable(type, keyTypes: keyTypes)))
-                    var columns = "["
-                    for (index, property) in type.properties.enumerated() {
-                        if index > 0 { columns += "," }
-                        columns += "{\"name\":"
-                        JSONText.appendString(property.name, to: &columns)
-                        columns += ",\"type\":"
-                        JSONText.appendString("\(property.type)", to: &columns)
-                        columns += "}"
+                    try await making("the table of \(type.name)") { () throws(SyncError) in
+                        try await createTable(type, fingerprint: fingerprint, rule: rule, keyTypes: keyTypes)
                     }
-                    columns += "]"
-                    try await execute(
-                        "INSERT INTO strata.types VALUES (\(type.name), \(fingerprint), \(columns)::jsonb)")
                 }
+                let identity = try await rows(
+                    """
+                    SELECT current_user::text, coalesce((SELECT array_agg(team) FROM strata.members
+                        WHERE member = current_user), '{}')
+                    """, as: (String, [String]).self)
+                return ServerIdentity(role: identity.first?.0 ?? "", teams: Set(identity.first?.1 ?? []))
             }
         }
 
-        /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet
-        /// get the next sequence numbers, go into `strata.changes` (one row) and the typed tables, and the
-        /// client's position moves past them. Returns the last sequence number given (nil: nothing was new).
-        func push(_ batch: PreparedPush, clientID: UUID) async throws(SyncError) -> Int64? {
-            try await transaction { () throws(SyncError) -> Int64? in
-                // Locks the client's row: a retried batch waits for the first try, then finds it accepted.
-                let accepted = try await rows(
-                    """
-                    INSERT INTO strata.clients (client_id) VALUES (\(clientID))
-                    ON CONFLICT (client_id) DO UPDATE SET last_push = now() RETURNING pushed_through
-                    """, as: Int64.self)
-                let pushedThrough = accepted.first ?? 0
-                guard let batch = try batch.after(pushedThrough) else { return nil }
-                let log = batch.log
-                // The sequence's row stays locked until this transaction ends: pushes commit one at a
-                // time, in the order of their numbers. The client's position and the notification (sent
-                // at commit) ride along.
-                let numbered = try await rows(
-                    """
-                    WITH s AS (UPDATE strata.sequence SET last_seq = last_seq + \(log.count) WHERE id = 1 RETURNING last_seq),
-                        c AS (UPDATE strata.clients SET pushed_through = \(batch.clientSequence) WHERE client_id = \(clientID))
-                    INSERT INTO strata.changes
-                        (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
-                    SELECT s.last_seq - \(log.count) + 1, s.last_seq, \(clientID), \(batch.clientSequence),
-                        \(log.typeNames), \(log.keys), \(log.kinds), \(log.payloads)
-                    FROM s, pg_notify(\(ServerSchema.channel), s.last_seq::text) AS notified
-                    RETURNING last_seq
-                    """, as: Int64.self)
-                let last = numbered.first ?? 0
-                for step in batch.tableSteps {
-                    switch step {
-                    case .run(let statement): try await execute(statement)
-                    case .insert(let insert, let replaced):
-                        try await execute("SAVEPOINT strata_insert")
-                        do throws(SyncError) {
-                            try await execute(insert)
-                        } catch .server(sqlState: "23505", _) {  // unique_violation: some are there already
-                            try await execute("ROLLBACK TO SAVEPOINT strata_insert")
-                            try await execute(try replaced.delete())
-                            try await execute(insert)
-                        }
-                    }
-                }
-                return last
+        /// Runs `body`, which makes `what` on the server; a role without the right to is told so.
+        private func making(_ what: String, _ body: () async throws(SyncError) -> Void) async throws(SyncError) {
+            do {
+                try await body()
+            } catch .server(sqlState: "42501", let message) {
+                throw .schemaMismatch(
+                    "\(what) are not on the server yet, and this role may not make them (\(message)): "
+                        + "connect once with the database owner's role first")
             }
+        }
+
+        private func createTable(
+            _ type: SyncTypeSchema, fingerprint: String, rule: AccessRule?, keyTypes: [String: SyncType]
+        ) async throws(SyncError) {
+            try await execute(PostgresQuery(unsafeSQL: ServerSchema.createStateTable(type, keyTypes: keyTypes)))
+            for statement in ServerAccess.typeStatements(type, rule: rule, keyTypes: keyTypes) {
+                try await execute(PostgresQuery(unsafeSQL: statement))
+            }
+            var columns = "["
+            for (index, property) in type.properties.enumerated() {
+                if index > 0 { columns += "," }
+                columns += "{\"name\":"
+                JSONText.appendString(property.name, to: &columns)
+                columns += ",\"type\":"
+                JSONText.appendString("\(property.type)", to: &columns)
+                columns += "}"
+            }
+            columns += "]"
+            try await execute("INSERT INTO strata.types VALUES (\(type.name), \(fingerprint), \(columns)::jsonb)")
         }
 
         /// The changes after `position` to `types`, in order: those of the pushes that hold the next

@@ -19,7 +19,7 @@
     /// - `strata."<Type>"`: the current objects of each type, one typed column per property (what other
     ///   programs read).
     enum ServerSchema {
-        static let protocolVersion = "3"  // 3: Map patches in payloads
+        static let protocolVersion = "4"  // 3: Map patches in payloads; 4: audiences, roles, row-level security
         static let channel = "strata_changes"
         /// Taken while the tables are created, so that two clients starting together do not collide.
         static let creationLock: Int64 = 0x5354_5241_5441  // "STRATA"
@@ -31,48 +31,58 @@
         ]
 
         /// The tables of the protocol, made once its version is known to match.
-        static let tables: [String] = [
-            """
-            CREATE TABLE IF NOT EXISTS strata.sequence (
-                id int PRIMARY KEY CHECK (id = 1), last_seq bigint NOT NULL)
-            """,
-            "INSERT INTO strata.sequence VALUES (1, 0) ON CONFLICT DO NOTHING",
-            """
-            CREATE TABLE IF NOT EXISTS strata.clients (
-                client_id uuid PRIMARY KEY, pushed_through bigint NOT NULL DEFAULT 0,
-                last_push timestamptz NOT NULL DEFAULT now())
-            """,
-            // Made only when missing: ALTER TABLE would wait for every push and pull under way.
-            """
-            DO $$ BEGIN
-                IF to_regclass('strata.changes') IS NULL THEN
-                    CREATE TABLE strata.changes (
-                        first_seq bigint PRIMARY KEY, last_seq bigint NOT NULL, client_id uuid NOT NULL,
-                        client_seq bigint NOT NULL, type_names text[] NOT NULL, object_keys bytea[] NOT NULL,
-                        kinds text[] NOT NULL, payloads bytea[] NOT NULL,
-                        committed_at timestamptz NOT NULL DEFAULT now());
-                    -- lz4 where the server has it (PostgreSQL 14 and later, built with it): a push's
-                    -- arrays shrink 3-4 times for a fraction of the time pglz takes.
-                    BEGIN
-                        EXECUTE 'ALTER TABLE strata.changes ALTER COLUMN type_names SET COMPRESSION lz4, '
-                            'ALTER COLUMN object_keys SET COMPRESSION lz4, ALTER COLUMN kinds SET COMPRESSION lz4, '
-                            'ALTER COLUMN payloads SET COMPRESSION lz4';
-                    EXCEPTION WHEN OTHERS THEN NULL;
-                    END;
-                    CREATE VIEW strata.change_log AS
-                        SELECT c.first_seq + u.i - 1 AS seq, c.client_id, u.type_name, u.object_key, u.kind,
-                            u.payload, c.committed_at
-                        FROM strata.changes AS c,
-                            unnest(c.type_names, c.object_keys, c.kinds, c.payloads)
-                                WITH ORDINALITY AS u(type_name, object_key, kind, payload, i);
-                END IF;
-            END $$
-            """,
-            """
-            CREATE TABLE IF NOT EXISTS strata.types (
-                name text PRIMARY KEY, fingerprint text NOT NULL, columns jsonb NOT NULL)
-            """,
-        ]
+        static let tables: [String] =
+            [
+                """
+                CREATE TABLE IF NOT EXISTS strata.sequence (
+                    id int PRIMARY KEY CHECK (id = 1), last_seq bigint NOT NULL)
+                """,
+                "INSERT INTO strata.sequence VALUES (1, 0) ON CONFLICT DO NOTHING",
+                """
+                CREATE TABLE IF NOT EXISTS strata.clients (
+                    client_id uuid PRIMARY KEY, pushed_through bigint NOT NULL DEFAULT 0,
+                    last_push timestamptz NOT NULL DEFAULT now(), role name NOT NULL DEFAULT current_user)
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS strata.members (
+                    member name NOT NULL, team text NOT NULL, PRIMARY KEY (member, team))
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS strata.access_rules (
+                    type_name text PRIMARY KEY, key_column text NOT NULL, key_type text NOT NULL,
+                    key_expression text NOT NULL, owner_column text NOT NULL, team_column text)
+                """,
+                // Made only when missing: ALTER TABLE would wait for every push and pull under way.
+                """
+                DO $$ BEGIN
+                    IF to_regclass('strata.changes') IS NULL THEN
+                        CREATE TABLE strata.changes (
+                            first_seq bigint PRIMARY KEY, last_seq bigint NOT NULL, client_id uuid NOT NULL,
+                            client_seq bigint NOT NULL, type_names text[] NOT NULL, object_keys bytea[] NOT NULL,
+                            kinds text[] NOT NULL, payloads bytea[] NOT NULL,
+                            committed_at timestamptz NOT NULL DEFAULT now(), audience_owner text, audience_team text);
+                        -- lz4 where the server has it (PostgreSQL 14 and later, built with it): a push's
+                        -- arrays shrink 3-4 times for a fraction of the time pglz takes.
+                        BEGIN
+                            EXECUTE 'ALTER TABLE strata.changes ALTER COLUMN type_names SET COMPRESSION lz4, '
+                                'ALTER COLUMN object_keys SET COMPRESSION lz4, ALTER COLUMN kinds SET COMPRESSION lz4, '
+                                'ALTER COLUMN payloads SET COMPRESSION lz4';
+                        EXCEPTION WHEN OTHERS THEN NULL;
+                        END;
+                        CREATE VIEW strata.change_log WITH (security_invoker = true) AS
+                            SELECT c.first_seq + u.i - 1 AS seq, c.client_id, u.type_name, u.object_key, u.kind,
+                                u.payload, c.committed_at
+                            FROM strata.changes AS c,
+                                unnest(c.type_names, c.object_keys, c.kinds, c.payloads)
+                                    WITH ORDINALITY AS u(type_name, object_key, kind, payload, i);
+                    END IF;
+                END $$
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS strata.types (
+                    name text PRIMARY KEY, fingerprint text NOT NULL, columns jsonb NOT NULL)
+                """,
+            ] + ServerAccess.statements
 
         /// A type's columns as one line (compared between clients and server).
         static func fingerprint(_ type: SyncTypeSchema) -> String {

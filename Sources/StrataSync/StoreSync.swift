@@ -37,6 +37,8 @@
             public var connection: Connection
             /// The last failure (nil after a synchronization that succeeded).
             public var lastError: SyncError?
+            /// How many changes the server refused (`refusedChanges()`) and the app has not dismissed.
+            public var refused: Int = 0
         }
 
         public let server: SyncServer
@@ -47,6 +49,14 @@
         private var typeSchemas: [String: SyncTypeSchema] = [:]
         private var keyTypes: [String: SyncType] = [:]
         private var typeNames: [String] = []
+        private var accessRules: [String: AccessRule] = [:]
+        /// Who the server says this client is (known once connected).
+        private var identity = ServerIdentity(role: "", teams: [])
+        /// The changes the server refused, kept in the file until dismissed; never sent again.
+        private var refused: [RefusedChange] = []
+        /// Every change refused since the file was opened (dismissed ones too): what pushes leave out.
+        private var notToSend: [RefusedChange] = []
+        private var notToSendPlaces: Set<UInt64> = []
         private var connection: ServerConnection?
         private var listener: ServerConnection?
         private let broadcast = StateBroadcast(State(pending: 0, lastSequence: 0, connection: .offline, lastError: nil))
@@ -74,11 +84,15 @@
         /// changes of `types` in its outbox, and reads or makes the client id. Does not connect: the
         /// server is first asked by `synchronize()` or `start()`.
         ///
-        /// - Throws: `.unsupportedType` for a type without a primary key (or linking to a type keyed by row ids), `.store` when the file cannot
+        /// - Parameter access: who may see and change the objects of some of `types` (the server
+        ///   enforces it; Docs/Sync.md, "Who may see what"). The server's tables must have been made
+        ///   with the same rules.
+        /// - Throws: `.unsupportedType` for a type without a primary key (or linking to a type keyed by
+        ///   row ids), or a rule naming a property that is not a String; `.store` when the file cannot
         ///   be opened or a type is not in its schema.
-        public init(configuration: Store.Configuration, server: SyncServer, types: [Object.Type])
-            async throws(SyncError)
-        {
+        public init(
+            configuration: Store.Configuration, server: SyncServer, types: [Object.Type], access: [SyncAccess] = []
+        ) async throws(SyncError) {
             self.server = server
             do throws(StoreError) {
                 store = try await Store(configuration: configuration, actor: self)
@@ -99,11 +113,25 @@
                 try recountPending()
                 let position = try store.syncPosition()
                 update { $0.lastSequence = position }
+                if let stored = try store.syncSetting(Self.refusedSetting),
+                    let decoded = try? JSONDecoder().decode([RefusedChange].self, from: Data(stored.utf8))
+                {
+                    refused = decoded
+                    notToSend = decoded
+                    notToSendPlaces = Set(decoded.map(\.sequence))
+                    update { $0.refused = decoded.count }
+                }
             } catch {
                 if case .schemaMismatch(let reason) = error, reason.contains("primary key") {
                     throw .unsupportedType(reason)
                 }
                 throw .store(error)
+            }
+            for rule in access {
+                guard let type = typeSchemas[rule.typeName] else {
+                    throw .unsupportedType("an access rule names \(rule.typeName), which is not among the synced types")
+                }
+                accessRules[rule.typeName] = try AccessRule(rule, type: type)
             }
             // Event-driven: nothing runs while nothing commits (a sync never started costs no CPU).
             commitWatch = store.watchCommits { [weak self] in
@@ -240,7 +268,8 @@
             do throws(SyncError) {
                 let made = try await ServerConnection.connect(server)
                 do throws(SyncError) {
-                    try await made.prepare(types: typeNames.map { typeSchemas[$0]! }, keyTypes: keyTypes)
+                    identity = try await made.prepare(
+                        types: typeNames.map { typeSchemas[$0]! }, keyTypes: keyTypes, access: accessRules)
                 } catch {
                     await made.close()
                     throw error
@@ -266,29 +295,64 @@
 
         /// Sends the outbox, batch after batch. While the server works on one batch, this actor reads
         /// the next from the outbox and builds its statements (two cores: the client's work hides behind
-        /// the server's). A batch leaves the outbox once the server acknowledged it.
+        /// the server's). A batch leaves the outbox once the server acknowledged it. A batch with
+        /// refused changes is recorded as refused (`refusedChanges()`) and sent again without them.
         private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
-            var next = try preparedBatch(after: 0)
+            var place: UInt64 = 0
+            var next = try preparedBatch(after: place)
             // The batch the server acknowledged last, still in the outbox: removed while the next is pushed.
             var acknowledged: (through: UInt64, count: Int)?
             while let (batch, prepared) = next, let through = batch.through {
                 let clientID = clientID
-                async let failed: SyncError? = {
+                let identity = identity
+                async let outcome: Result<PushOutcome, SyncError> = {
                     do throws(SyncError) {
-                        if let prepared { _ = try await connection.push(prepared, clientID: clientID) }
-                        return nil
+                        guard let prepared else { return .success(.accepted(nil)) }
+                        return .success(try await connection.push(prepared, clientID: clientID, identity: identity))
                     } catch {
-                        return error
+                        return .failure(error)
                     }
                 }()
                 if let done = acknowledged.take() { try await removeAcknowledged(done) }
                 let following = Result { () throws(SyncError) in try preparedBatch(after: through) }
-                if let error = await failed { throw error }
+                if case .refused(let changes) = try await outcome.get() {
+                    try await recordRefused(changes)
+                    next = try preparedBatch(after: place)
+                    continue
+                }
                 acknowledged = (through, batch.recordedCount)
+                place = through
                 next = try following.get()
             }
             if let done = acknowledged { try await removeAcknowledged(done) }
             try storeCall { () throws(StoreError) in try recountPending() }
+        }
+
+        // MARK: Refused changes
+
+        static let refusedSetting = "refused"
+
+        /// The changes the server refused (to objects of other users, or giving objects away), oldest
+        /// first, until `dismissRefusedChanges()`. They are never sent; the objects stay as the app
+        /// wrote them in this file.
+        public func refusedChanges() -> [RefusedChange] { refused }
+
+        /// Forgets the refused changes (the app has dealt with them).
+        ///
+        /// - Throws: `.store` when the file cannot be written.
+        public func dismissRefusedChanges() async throws(SyncError) {
+            refused = []
+            try await storeWrite { store in try store.setSyncSetting(Self.refusedSetting, to: "[]") }
+            update { $0.refused = 0 }
+        }
+
+        private func recordRefused(_ changes: [RefusedChange]) async throws(SyncError) {
+            refused += changes
+            notToSend += changes
+            notToSendPlaces.formUnion(changes.map(\.sequence))
+            let text = String(decoding: (try? JSONEncoder().encode(refused)) ?? Data("[]".utf8), as: UTF8.self)
+            try await storeWrite { store in try store.setSyncSetting(Self.refusedSetting, to: text) }
+            update { $0.refused = refused.count }
         }
 
         /// Removes a batch the server acknowledged from the outbox.
@@ -304,8 +368,14 @@
                 try store.outgoingChanges(after: place, limit: server.batchSize)
             }
             guard batch.through != nil else { return nil }
-            if batch.changes.isEmpty { return (batch, nil) }
-            return (batch, try PreparedPush(batch.changes, types: typeSchemas, keyTypes: keyTypes))
+            var changes = batch.changes
+            if !notToSendPlaces.isEmpty {
+                changes.removeAll { change in
+                    notToSendPlaces.contains(change.sequence) && notToSend.contains { $0.matches(change) }
+                }
+            }
+            if changes.isEmpty { return (batch, nil) }
+            return (batch, try PreparedPush(changes, types: typeSchemas, keyTypes: keyTypes, access: accessRules))
         }
 
         private func pullAll(_ connection: ServerConnection) async throws(SyncError) {

@@ -78,10 +78,11 @@
 
         init(
             server: SyncServer, fixture: Fixture = Fixture([SyncItem.self, SyncOwner.self]),
-            types: [Object.Type] = [SyncItem.self, SyncOwner.self]
+            types: [Object.Type] = [SyncItem.self, SyncOwner.self], access: [SyncAccess] = []
         ) async throws {
             self.fixture = fixture
-            sync = try await StoreSync(configuration: fixture.configuration, server: server, types: types)
+            sync = try await StoreSync(
+                configuration: fixture.configuration, server: server, types: types, access: access)
             store = try await Store(configuration: fixture.configuration, actor: self)
         }
 

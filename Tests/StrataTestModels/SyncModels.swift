@@ -90,3 +90,20 @@ public final class SyncPoint: EmbeddedObject {
     /// A link to a keyed type from inside an embedded object: sent as the target's key.
     @Persisted public var owner: SyncItem?
 }
+
+/// A todo that only its owner and the members of its list's team may see (access-rule tests:
+/// `SyncAccess(SharedTodo.self, owner: "ownerID", team: "teamID")`).
+public final class SharedTodo: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var title: String
+    @Persisted public var ownerID: String
+    @Persisted public var teamID: String?
+
+    public convenience init(id: Int, title: String, ownerID: String, teamID: String? = nil) {
+        self.init()
+        self.id = id
+        self.title = title
+        self.ownerID = ownerID
+        self.teamID = teamID
+    }
+}
