@@ -7,7 +7,7 @@
     /// little-endian. Clients apply it as it is; the server's
     /// typed tables hold the same values for other programs.
     enum ChangePayload {
-        static func encode(_ properties: [OutgoingChange.Property]) -> [UInt8] {
+        static func encode<Entry: PayloadEntry>(_ properties: [Entry]) -> [UInt8] {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(2 + properties.reduce(0) { $0 + 6 + $1.name.utf8.count + ($1.bytes?.count ?? 0) })
             append16(properties.count, to: &bytes)
@@ -53,9 +53,25 @@
             return properties
         }
 
+        /// An object's image (every property's bytes) as a payload.
+        static func encode(image: [OutgoingChange.ImageColumn]) -> [UInt8] { encode(image) }
+
         private static func append16(_ value: Int, to bytes: inout [UInt8]) {
             bytes.append(UInt8(truncatingIfNeeded: value))
             bytes.append(UInt8(truncatingIfNeeded: value >> 8))
         }
+    }
+
+    /// What a payload holds of a property: its name and bytes, and whether they are a Map patch.
+    protocol PayloadEntry {
+        var name: String { get }
+        var bytes: [UInt8]? { get }
+        var isMapPatch: Bool { get }
+    }
+
+    extension OutgoingChange.Property: PayloadEntry {}
+
+    extension OutgoingChange.ImageColumn: PayloadEntry {
+        var isMapPatch: Bool { false }
     }
 #endif

@@ -39,6 +39,34 @@
             policy(on: "strata.members", "member = current_user"),
             "ALTER TABLE strata.changes ENABLE ROW LEVEL SECURITY",
             policy(on: "strata.changes", changeAudience),
+            // Drops the changes every client seen within the retention window has pulled (the
+            // window: `strata.sync_meta`'s `retention`, an interval, 7 days by default); a client
+            // behind `trimmed_through` starts over from the typed tables (`StoreSync.bootstrap`).
+            """
+            CREATE OR REPLACE FUNCTION strata.trim_history() RETURNS bigint
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$
+            DECLARE
+                retention interval;
+                keep bigint;
+                trimmed bigint;
+            BEGIN
+                retention := coalesce((SELECT value FROM strata.sync_meta WHERE key = 'retention'), '7 days')::interval;
+                SELECT min(pulled_through) INTO keep FROM strata.clients WHERE last_seen > now() - retention;
+                IF keep IS NULL THEN
+                    SELECT last_seq INTO keep FROM strata.sequence WHERE id = 1;
+                END IF;
+                SELECT max(last_seq) INTO trimmed FROM strata.changes WHERE last_seq <= keep;
+                IF trimmed IS NULL THEN
+                    RETURN 0;
+                END IF;
+                INSERT INTO strata.sync_meta VALUES ('trimmed_through', trimmed::text)
+                    ON CONFLICT (key) DO UPDATE SET value = greatest(strata.sync_meta.value::bigint, trimmed)::text;
+                DELETE FROM strata.changes WHERE last_seq <= trimmed;
+                RETURN trimmed;
+            END $f$
+            """,
+            "REVOKE ALL ON FUNCTION strata.trim_history() FROM PUBLIC",
+            "GRANT EXECUTE ON FUNCTION strata.trim_history() TO \(clientRole)",
             // Which of `keys` name an object of `type_name` that exists and the session's role may not
             // see: a push asks before it writes, so that a refusal names the change (row-level
             // security alone would skip such an update or delete in silence).

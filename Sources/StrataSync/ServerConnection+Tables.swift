@@ -63,14 +63,19 @@
             var kinds = ColumnArray(.text)
             var payloads = ColumnArray(.bytea)
 
-            init<Changes: Collection<OutgoingChange>>(_ changes: Changes) {
+            /// The log of `changes`, whose payloads are `encoded` (in the same order).
+            init<Changes: Collection<OutgoingChange>>(_ changes: Changes, payloads encoded: some Sequence<[UInt8]>) {
                 count = Int64(changes.count)
-                for change in changes {
+                for (change, payload) in zip(changes, encoded) {
                     typeNames.append(bytes: change.typeName.utf8)
                     keys.append(bytes: change.key)
                     kinds.append(bytes: ServerConnection.kindName(change.kind).utf8)
-                    payloads.append(bytes: ChangePayload.encode(change.properties))
+                    payloads.append(bytes: payload)
                 }
+            }
+
+            init<Changes: Collection<OutgoingChange>>(_ changes: Changes) {
+                self.init(changes, payloads: changes.lazy.map { ChangePayload.encode($0.properties) })
             }
         }
 
@@ -96,8 +101,9 @@
             self.keyTypes = keyTypes
             self.access = access
             clientSequence = Int64(truncatingIfNeeded: changes.last?.sequence ?? 0)
-            log = Log(changes)
-            tableSteps = try Self.tableSteps(changes, types: types, keyTypes: keyTypes)
+            let payloads = changes.map { ChangePayload.encode($0.properties) }
+            log = Log(changes, payloads: payloads)
+            tableSteps = try Self.tableSteps(changes, payloads: payloads, types: types, keyTypes: keyTypes)
         }
 
         /// The batch without the changes at or before the client's position on the server (those of
@@ -114,19 +120,23 @@
         /// deletes the objects deleted or stored whole, one inserts the latter, one sets the properties
         /// of those updated; each binds one array per column (`ColumnArray`).
         private static func tableSteps(
-            _ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType]
+            _ changes: [OutgoingChange], payloads: [[UInt8]], types: [String: SyncTypeSchema],
+            keyTypes: [String: SyncType]
         ) throws(SyncError) -> [TableStep] {
             /// One type's changes taken together per object, objects in the order first seen.
             struct Group {
                 let table: TypedTable
                 var keys: [SyncValue] = []
                 var nets: [NetChange] = []
+                /// Per object, its image after its last change (none once deleted).
+                var images: [[UInt8]?] = []
                 /// Where an object's key and net change are in `keys` and `nets`.
                 var position: [SyncValue: Int] = [:]
             }
             var groups: [Group] = []
             var groupOfType: [String: Int] = [:]
             var last: (name: String, group: Int)?
+            var changeIndex = 0
             for change in changes {
                 let index: Int
                 if let last, last.name == change.typeName {
@@ -147,14 +157,18 @@
                 }
                 last = (change.typeName, index)
                 let values = groups[index].table.columnValues(change.properties)
+                let image = imageOf(change, payload: payloads[changeIndex])
+                changeIndex += 1
                 // One hash of the key for an object first seen (the usual case), two for one seen before.
                 let fresh = groups[index].nets.count
                 if let seen = groups[index].position.updateValue(fresh, forKey: change.primaryKey) {
                     groups[index].position[change.primaryKey] = seen
                     groups[index].nets[seen].apply(change, values: values)
+                    if change.kind != .update || image != nil { groups[index].images[seen] = image }
                 } else {
                     groups[index].keys.append(change.primaryKey)
                     groups[index].nets.append(NetChange(change, values: values))
+                    groups[index].images.append(image)
                 }
             }
             var statements: [TableStep] = []
@@ -162,28 +176,47 @@
                 let table = group.table
                 var deleted: [SyncValue] = []
                 var stored: [[SyncValue?]] = []
+                var storedImages: [[UInt8]] = []
                 var set: [(key: SyncValue, values: [SyncValue?])] = []
-                for (key, net) in zip(group.keys, group.nets) {
+                var setImages: [[UInt8]] = []
+                for ((key, net), image) in zip(zip(group.keys, group.nets), group.images) {
                     switch net {
                     case .delete: deleted.append(key)
-                    case .store(let values): stored.append(values)
+                    case .store(let values):
+                        stored.append(values)
+                        storedImages.append(image ?? [])
                     case .set(let values):
                         guard values.indices.contains(where: { $0 != table.keyIndex && values[$0] != nil }) else {
                             continue
                         }
                         set.append((key, values))
+                        setImages.append(image ?? [])
                     }
                 }
                 if !deleted.isEmpty { statements.append(.run(try table.delete(deleted))) }
                 if !stored.isEmpty {
                     statements.append(
                         .insert(
-                            try table.insert(stored),
+                            try table.insert(stored, images: storedImages),
                             replacing: ReplacedRows(table: table, keys: stored.map { $0[table.keyIndex] ?? .null })))
                 }
-                if !set.isEmpty { statements.append(.run(try table.update(set))) }
+                if !set.isEmpty { statements.append(.run(try table.update(set, images: setImages))) }
             }
             return statements
+        }
+    }
+
+    extension PreparedPush {
+        /// The object's image after `change`: an insert's payload (every property), an update's image
+        /// (every property as the object held them when read); none after a delete, or for an update
+        /// read without its image.
+        static func imageOf(_ change: OutgoingChange, payload: [UInt8]) -> [UInt8]? {
+            switch change.kind {
+            case .insert: payload
+            case .update:
+                change.image.map { ChangePayload.encode(image: $0) }
+            case .delete: nil
+            }
         }
     }
 
@@ -255,6 +288,13 @@
             return values
         }
 
+        /// Objects' images (change payloads of every property) as one bytea array.
+        private static func imageArray(_ images: [[UInt8]]) -> ColumnArray {
+            var array = ColumnArray(.bytea, capacity: images.count)
+            for image in images { array.append(bytes: image) }
+            return array
+        }
+
         /// `r.<column>`, cast when its values travel as text.
         private static func read(_ alias: String, _ element: ColumnArray.Element, _ sqlType: String) -> String {
             element == .castText || element == .json ? "r.\(alias)::\(sqlType)" : "r.\(alias)"
@@ -273,19 +313,23 @@
 
         /// Inserts the objects of `rows` (every property by column number; the statement before
         /// deleted those there already).
-        func insert(_ rows: [[SyncValue?]]) throws(SyncError) -> PostgresQuery {
-            var binds = PostgresBindings(capacity: columns.count)
+        func insert(_ rows: [[SyncValue?]], images: [[UInt8]]) throws(SyncError) -> PostgresQuery {
+            var binds = PostgresBindings(capacity: columns.count + 1)
             for (index, column) in columns.enumerated() {
                 var array = ColumnArray(column.element, capacity: rows.count)
                 for row in rows { try array.append(row[index] ?? .null) }
                 binds.append(array)
             }
-            let aliases = columns.indices.map { "c\($0)" }
-            let parameters = columns.indices.map { "$\($0 + 1)" }
-            let values = zip(columns, aliases).map { column, alias in Self.read(alias, column.element, column.sqlType) }
+            binds.append(Self.imageArray(images))
+            let aliases = columns.indices.map { "c\($0)" } + ["image"]
+            let parameters = aliases.indices.map { "$\($0 + 1)" }
+            let values =
+                zip(columns, aliases).map { column, alias in Self.read(alias, column.element, column.sqlType) } + [
+                    "r.image"
+                ]
             return PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO \(name) (\(columns.map(\.quoted).joined(separator: ", ")))
+                    INSERT INTO \(name) (\(columns.map(\.quoted).joined(separator: ", ")), \(ServerSchema.imageColumn))
                     SELECT \(values.joined(separator: ", "))
                     FROM unnest(\(parameters.joined(separator: ", "))) AS r(\(aliases.joined(separator: ", ")))
                     """, binds: binds)
@@ -293,10 +337,15 @@
 
         /// Sets some properties of existing objects: per row, the values of the properties it names.
         /// A column no row sets is left out; one that only some rows set comes with a flag per row.
-        func update(_ rows: [(key: SyncValue, values: [SyncValue?])]) throws(SyncError) -> PostgresQuery {
+        func update(_ rows: [(key: SyncValue, values: [SyncValue?])], images: [[UInt8]]) throws(SyncError)
+            -> PostgresQuery
+        {
             var binds = PostgresBindings()
             var aliases: [String] = []
             var assignments: [String] = []
+            binds.append(Self.imageArray(images))
+            aliases.append("image")
+            assignments.append("\(ServerSchema.imageColumn) = r.image")
             let keyColumn = keyColumn
             var keys = ColumnArray(keyColumn.element, capacity: rows.count)
             for row in rows { try keys.append(row.key) }

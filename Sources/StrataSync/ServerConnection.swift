@@ -280,13 +280,26 @@
 
         /// The changes after `position` to `types`, in order: those of the pushes that hold the next
         /// `limit` sequence numbers (whole pushes, so perhaps more). Returns the position they bring the
-        /// client to (past other types' changes too), and whether that is the server's last.
-        func pull(after position: Int64, types: Set<String>, limit: Int) async throws(SyncError)
-            -> (changes: [IncomingChange], through: Int64, caughtUp: Bool)
+        /// client to (past other types' changes too), and whether that is the server's last; or, for a
+        /// new client and when the server trimmed changes after `position` (`strata.trim_history`),
+        /// `.startOver`. Records how far the client has pulled, and when.
+        func pull(after position: Int64, types: Set<String>, limit: Int, clientID: UUID) async throws(SyncError)
+            -> PullOutcome
         {
             // Every number up to the sequence's last is committed (a push holds the sequence's row).
-            let sequence: [Int64] = try await rows("SELECT last_seq FROM strata.sequence WHERE id = 1", as: Int64.self)
-            let newest = sequence.first ?? 0
+            let heads = try await rows(
+                """
+                WITH c AS (
+                    INSERT INTO strata.clients (client_id, pulled_through) VALUES (\(clientID), \(position))
+                    ON CONFLICT (client_id) DO UPDATE
+                    SET pulled_through = greatest(strata.clients.pulled_through, EXCLUDED.pulled_through), last_seen = now())
+                SELECT s.last_seq, coalesce((SELECT value::bigint FROM strata.sync_meta WHERE key = 'trimmed_through'), 0)
+                FROM strata.sequence AS s WHERE s.id = 1
+                """, as: (Int64, Int64).self)
+            let newest = heads.first?.0 ?? 0
+            let trimmedThrough = heads.first?.1 ?? 0
+            // A new client, or one whose next changes are gone: it starts from the typed tables.
+            if position < trimmedThrough || (position == 0 && newest > 0) { return .startOver }
             let windowEnd = position + Int64(max(1, limit))
             let found = try await rows(
                 """
@@ -319,7 +332,15 @@
             // The numbers after the last push read that no push holds (none while they are dense) are
             // passed too, up to the window's end; never past the sequence's last.
             let through = max(position, found.last?.1 ?? min(newest, windowEnd))
-            return (changes, through, through >= newest)
+            return .changes(changes, through: through, caughtUp: through >= newest)
+        }
+
+        /// What a pull found.
+        enum PullOutcome {
+            case changes([IncomingChange], through: Int64, caughtUp: Bool)
+            /// The client has nothing yet, or the changes after its position are gone (trimmed): it
+            /// starts over from the typed tables (`snapshot`).
+            case startOver
         }
 
         static func kindName(_ kind: CapturedChange.Kind) -> String {

@@ -7,8 +7,9 @@
     /// - `strata.sync_meta(key, value)`: the protocol version.
     /// - `strata.sequence`: one row, the last sequence number given out. A push locks it until it
     ///   commits, so the changes become visible in the order of their numbers.
-    /// - `strata.clients(client_id, pushed_through)`: per client, the last of its outbox places the
-    ///   server accepted (a retried batch is recognised and skipped).
+    /// - `strata.clients(client_id, pushed_through, last_push, role, pulled_through, last_seen)`: per
+    ///   client, the last of its outbox places the server accepted (a retried batch is recognised and
+    ///   skipped), and how far and when it last pulled (what `strata.trim_history` keeps for).
     /// - `strata.changes(first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds,
     ///   payloads, committed_at)`: every accepted change, in order (what clients pull), one row per push
     ///   with one array element per change: change `first_seq + i - 1` is element `i` of each array.
@@ -17,7 +18,8 @@
     ///   of `strata.changes` with one row per change, for other programs.
     /// - `strata.types(name, fingerprint, columns)`: each synced type and its columns.
     /// - `strata."<Type>"`: the current objects of each type, one typed column per property (what other
-    ///   programs read).
+    ///   programs read), and `_strata_image`: the object's properties as a change payload holds them
+    ///   (what a new client starts from, `StoreSync.bootstrap`).
     enum ServerSchema {
         static let protocolVersion = "4"  // 3: Map patches in payloads; 4: audiences, roles, row-level security
         static let channel = "strata_changes"
@@ -41,7 +43,8 @@
                 """
                 CREATE TABLE IF NOT EXISTS strata.clients (
                     client_id uuid PRIMARY KEY, pushed_through bigint NOT NULL DEFAULT 0,
-                    last_push timestamptz NOT NULL DEFAULT now(), role name NOT NULL DEFAULT current_user)
+                    last_push timestamptz NOT NULL DEFAULT now(), role name NOT NULL DEFAULT current_user,
+                    pulled_through bigint NOT NULL DEFAULT 0, last_seen timestamptz NOT NULL DEFAULT now())
                 """,
                 """
                 CREATE TABLE IF NOT EXISTS strata.members (
@@ -133,8 +136,12 @@
                 }
                 return column
             }
-            return "CREATE TABLE IF NOT EXISTS \(table(type.name)) (\(columns.joined(separator: ", ")))"
+            return
+                "CREATE TABLE IF NOT EXISTS \(table(type.name)) (\(columns.joined(separator: ", ")), \(imageColumn) bytea)"
         }
+
+        /// The column of a typed table that holds each object's image.
+        static var imageColumn: String { quoted("_strata_image") }
     }
 
     /// A MutableSet as a PostgreSQL array literal (`{"a","b",NULL}`), cast to the element's array type.

@@ -365,7 +365,7 @@
         /// changes were all to objects deleted since); nil when the outbox holds nothing after `place`.
         private func preparedBatch(after place: UInt64) throws(SyncError) -> (OutgoingBatch, PreparedPush?)? {
             let batch = try storeCall { () throws(StoreError) in
-                try store.outgoingChanges(after: place, limit: server.batchSize)
+                try store.outgoingChanges(after: place, limit: server.batchSize, images: true)
             }
             guard batch.through != nil else { return nil }
             var changes = batch.changes
@@ -381,14 +381,65 @@
         private func pullAll(_ connection: ServerConnection) async throws(SyncError) {
             while true {
                 let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
-                let (changes, through, caughtUp) = try await connection.pull(
-                    after: position, types: Set(typeNames), limit: server.batchSize)
-                if through > position || !changes.isEmpty {
-                    try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
-                    update { $0.lastSequence = through }
+                switch try await connection.pull(
+                    after: position, types: Set(typeNames), limit: server.batchSize, clientID: clientID)
+                {
+                case .startOver:
+                    try await bootstrap(connection, from: position)
+                case .changes(let changes, let through, let caughtUp):
+                    if through > position || !changes.isEmpty {
+                        try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
+                        update { $0.lastSequence = through }
+                    }
+                    if caughtUp {
+                        try await trimHistoryNowAndThen(connection)
+                        return
+                    }
                 }
-                if caughtUp { break }
             }
+        }
+
+        /// Starts over from the server's typed tables (a new client, or one whose next changes the
+        /// server trimmed): applies every object this role may see as of one snapshot, page by page,
+        /// then deletes the objects of the synced types the snapshot lacks, and moves the position to
+        /// the snapshot's, in the last write. Local changes not pushed yet stay on top (as for pulls);
+        /// an interrupted start-over starts over again.
+        private func bootstrap(_ connection: ServerConnection, from position: Int64) async throws(SyncError) {
+            var seen: [String: Set<[UInt8]>] = [:]
+            let snapshot = try await connection.snapshot(
+                types: typeNames.map { typeSchemas[$0]! }, keyTypes: keyTypes, pageSize: Self.bootstrapPage
+            ) { (page) throws(SyncError) in
+                let keyed = try storeCall { () throws(StoreError) in
+                    try page.map { (change) throws(StoreError) in try store.keyed(change) }
+                }
+                for change in keyed { seen[change.typeName, default: []].insert(change.key) }
+                try await storeWrite { store in try store.applyIncomingChanges(keyed, through: position) }
+            }
+            var gone: [IncomingChange] = []
+            for name in typeNames {
+                let stored = try storeCall { () throws(StoreError) in try store.syncStoredKeys(ofType: name) }
+                for key in stored where seen[name]?.contains(key) != true {
+                    gone.append(
+                        IncomingChange(sequence: snapshot, typeName: name, kind: .delete, key: key, properties: []))
+                }
+            }
+            try await storeWrite { store in try store.applyIncomingChanges(gone, through: snapshot) }
+            update { $0.lastSequence = snapshot }
+        }
+
+        /// Objects per page of a start-over (one read on the server, one write here).
+        static let bootstrapPage = 5_000
+
+        /// When the last trim of the server's history was asked for by this sync (or it was made).
+        private var lastTrim = ContinuousClock.now
+
+        /// Asks the server to trim the changes every recent client has (`strata.trim_history`), at
+        /// most once per `SyncServer.trimInterval`.
+        private func trimHistoryNowAndThen(_ connection: ServerConnection) async throws(SyncError) {
+            let now = ContinuousClock.now
+            if now - lastTrim < server.trimInterval { return }
+            lastTrim = now
+            try await connection.execute("SELECT strata.trim_history()")
         }
 
         private func storeCall<R>(_ body: () throws(StoreError) -> R) throws(SyncError) -> R {

@@ -25,6 +25,9 @@
         public var requestTimeout: Duration
         /// How many changes one push or pull carries at most (one PostgreSQL transaction, one Strata write).
         public var batchSize: Int
+        /// How often (at most) a client asks the server, after a pull, to drop the changes every recent
+        /// client has (`strata.trim_history`; the window is the server's, Docs/Sync.md).
+        public var trimInterval: Duration = .seconds(60)
 
         /// How a connection to the server is protected (libpq's `sslmode` of the same names).
         public enum TLS: Sendable, Hashable {

@@ -27,9 +27,21 @@ extension Store {
     /// - Throws: `.corrupted` for a record or row that cannot be read, `.schemaMismatch`,
     ///   `.wrongThread`, `.storage`.
     @_spi(StrataSync)
-    public func outgoingChanges(after sequence: UInt64 = 0, limit: Int = .max) throws(StoreError) -> OutgoingBatch {
+    public func outgoingChanges(after sequence: UInt64 = 0, limit: Int = .max, images: Bool = false)
+        throws(StoreError) -> OutgoingBatch
+    {
         try core.checkConfined()
-        return try core.sync.outgoingChanges(after: sequence, limit: limit)
+        return try core.sync.outgoingChanges(after: sequence, limit: limit, images: images)
+    }
+
+    /// The stored keys of the objects of the type named `typeName`, in key order, in one snapshot
+    /// (what a sync compares with a server's objects when it starts over from them).
+    ///
+    /// - Throws: `.schemaMismatch` for a type outside the schema, `.wrongThread`, `.storage`.
+    @_spi(StrataSync)
+    public func syncStoredKeys(ofType typeName: String) throws(StoreError) -> [[UInt8]] {
+        try core.checkConfined()
+        return try core.sync.storedKeys(ofType: typeName)
     }
 
     /// Applies changes pulled from the server in the open write (call it inside `write` or
@@ -45,6 +57,14 @@ extension Store {
     @discardableResult
     public func applyIncomingChanges(_ changes: [IncomingChange], through position: Int64) throws(StoreError) -> Int {
         try core.sync.applyIncomingChanges(changes, through: position)
+    }
+
+    /// `change` with its stored key: an insert without one is keyed by its primary key property.
+    ///
+    /// - Throws: `.corrupted` for an insert without its primary key, `.schemaMismatch`.
+    @_spi(StrataSync)
+    public func keyed(_ change: IncomingChange) throws(StoreError) -> IncomingChange {
+        try core.sync.keyedByPrimaryKey(change)
     }
 
     /// The server position this file applied changes through (0: none yet).

@@ -125,6 +125,15 @@ public struct OutgoingChange: Sendable, Equatable {
     public let primaryKey: SyncValue
     /// Every property for an insert, the changed ones for an update, none for a delete.
     public let properties: [Property]
+    /// For an update, when asked (`outgoingChanges(after:limit:images:)`): every property's bytes as
+    /// the object holds them now (Maps whole), what a server keeps to give new clients the object.
+    public var image: [ImageColumn]? = nil
+
+    /// A property's bytes in an object's image (nil: null).
+    public struct ImageColumn: Sendable, Equatable {
+        public let name: String
+        public let bytes: [UInt8]?
+    }
 }
 
 /// The outbox's next changes, and the place of the last commit they come from (nil: the outbox is
@@ -159,6 +168,7 @@ public struct IncomingChange: Sendable, Equatable {
     public let sequence: Int64
     public let typeName: String
     public let kind: CapturedChange.Kind
+    /// The object's stored key; empty for an insert to be keyed by its primary key property.
     public let key: [UInt8]
     public let properties: [Property]
 

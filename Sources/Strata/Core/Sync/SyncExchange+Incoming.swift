@@ -27,7 +27,9 @@ extension SyncExchange {
         guard core.outbox.meta != nil else { throw .corrupted("the file has no meta table") }
         core.outbox.skipThisWrite()
         let pulled = try syncMetaValue(SyncMeta.pulledKey, session: session).map(Self.decodePosition) ?? 0
-        let fresh = changes.filter { $0.sequence > pulled }
+        let fresh = try changes.filter { $0.sequence > pulled }.map { (change) throws(StoreError) in
+            try keyedByPrimaryKey(change)
+        }
         let resolved = try fresh.map { (change) throws(StoreError) in try resolveIncoming(change) }
         let pending = try pendingChanges(session: session)
         var applied = 0
@@ -59,6 +61,23 @@ extension SyncExchange {
         }
         try setSyncMetaValue(SyncMeta.pulledKey, Self.encodePosition(max(pulled, position)), session: session)
         return applied
+    }
+
+    /// An insert without its stored key, with it (made from its primary key property).
+    func keyedByPrimaryKey(_ change: IncomingChange) throws(StoreError) -> IncomingChange {
+        guard change.key.isEmpty else { return change }
+        guard change.kind == .insert, let binding = core.tables.existingBinding(named: change.typeName),
+            let keyColumn = binding.primaryKeyColumn,
+            let keyBytes = change.properties.first(where: { $0.name == binding.columnNames[keyColumn] })?.bytes
+        else {
+            throw .corrupted("change \(change.sequence) names no object")
+        }
+        let key = try keyBytes.withBytes { (bytes) throws(StoreError) in
+            try syncKeyBytes(ofColumn: bytes, binding: binding)
+        }
+        return IncomingChange(
+            sequence: change.sequence, typeName: change.typeName, kind: .insert, key: key, properties: change.properties
+        )
     }
 
     /// The change's binding and its columns by number, every value checked against its column's type.

@@ -18,7 +18,7 @@ struct SyncExchange {
     /// The outbox's changes after `sequence` (whole commits, until `limit` changes), each with the
     /// current bytes and values of the properties it names, read in one snapshot. An insert or update
     /// of an object that is gone is left out: the delete that removed it follows in the outbox.
-    func outgoingChanges(after sequence: UInt64, limit: Int) throws(StoreError) -> OutgoingBatch {
+    func outgoingChanges(after sequence: UInt64, limit: Int, images: Bool = false) throws(StoreError) -> OutgoingBatch {
         guard limit > 0 else { return OutgoingBatch(changes: [], through: nil, recordedCount: 0) }
         let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
         var records: [(sequence: UInt64, entries: [OutboxEntry])] = []
@@ -35,7 +35,9 @@ struct SyncExchange {
                 guard let binding = core.tables.existingBinding(named: entry.typeName) else {
                     throw .schemaMismatch("the outbox names \(entry.typeName), a type outside this Store's schema")
                 }
-                if let change = try outgoingChange(entry, sequence: sequence, binding: binding, reader: reader) {
+                if let change = try outgoingChange(
+                    entry, sequence: sequence, binding: binding, reader: reader, images: images)
+                {
                     changes.append(change)
                 }
             }
@@ -43,8 +45,26 @@ struct SyncExchange {
         return OutgoingBatch(changes: changes, through: records.last?.sequence, recordedCount: count)
     }
 
+    /// The stored keys of a type's objects, in one snapshot.
+    func storedKeys(ofType typeName: String) throws(StoreError) -> [[UInt8]] {
+        guard let binding = core.tables.existingBinding(named: typeName) else {
+            throw .schemaMismatch("\(typeName) is not in this Store's schema")
+        }
+        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
+        var keys: [[UInt8]] = []
+        try StoreError.mapping { () throws(LMDBError) in
+            try reader.withCursor(binding.table) { (cursor) throws(LMDBError) in
+                try cursor.walk(from: cursor.first(), while: { _ in true }) { (entry) throws(LMDBError) in
+                    keys.append(Array(entry.key))
+                }
+            }
+        }
+        return keys
+    }
+
     private func outgoingChange(
-        _ entry: OutboxEntry, sequence: UInt64, binding: TableBinding, reader: borrowing ReadTransaction
+        _ entry: OutboxEntry, sequence: UInt64, binding: TableBinding, reader: borrowing ReadTransaction,
+        images: Bool
     ) throws(StoreError) -> OutgoingChange? {
         let primaryKey = try entry.key.withBytes { (key) throws(StoreError) in try syncKeyValue(key, of: binding) }
         let kind: CapturedChange.Kind
@@ -62,6 +82,25 @@ struct SyncExchange {
             let key = try core.rows.decodeRowKey(keyBytes, binding: binding)
             let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
             var properties: [OutgoingChange.Property] = []
+            var image: [OutgoingChange.ImageColumn]?
+            if images, kind == .update {
+                image = try (0..<binding.columnCount).map { (column) throws(StoreError) in
+                    let bytes: UnsafeRawBufferPointer?
+                    do {
+                        bytes = try row.column(column)
+                    } catch {
+                        throw .damaged(at: binding.location(of: key), error)
+                    }
+                    guard let target = embeddedTarget(of: binding.columnTypes[column]) else {
+                        return OutgoingChange.ImageColumn(
+                            name: binding.columnNames[column], bytes: bytes.map { Array($0) })
+                    }
+                    return OutgoingChange.ImageColumn(
+                        name: binding.columnNames[column],
+                        bytes: try embeddedImage(
+                            of: bytes, type: binding.columnTypes[column], target: target, reader: reader))
+                }
+            }
             for column in entry.columns where column >= 0 && column < binding.columnCount {
                 let bytes: UnsafeRawBufferPointer?
                 do {
@@ -79,15 +118,8 @@ struct SyncExchange {
                     continue
                 }
                 if let target = embeddedTarget(of: binding.columnTypes[column]) {
-                    let image = try image(of: bytes, type: binding.columnTypes[column], target: target) {
-                        (target, key) throws(StoreError) -> RowView? in
-                        let stored = try StoreError.mapping { () throws(LMDBError) in
-                            try reader.get(target.table, key: key)
-                        }
-                        guard let stored else { return nil }
-                        let rowKey = try core.rows.decodeRowKey(key, binding: target)
-                        return try core.rows.storedRow(stored, keyBytes: key, binding: target, key: rowKey)
-                    }
+                    let image = try embeddedImage(
+                        of: bytes, type: binding.columnTypes[column], target: target, reader: reader)
                     let value = try image.withOptionalBytes { (image) throws(StoreError) in
                         try syncValue(ofImage: image, type: binding.columnTypes[column], target: target)
                     }
@@ -102,7 +134,19 @@ struct SyncExchange {
             }
             return OutgoingChange(
                 sequence: sequence, typeName: binding.name, kind: kind, key: entry.key, primaryKey: primaryKey,
-                properties: properties)
+                properties: properties, image: image)
+        }
+    }
+
+    /// The image of an embedded-object column: the embedded objects' values, read in `reader`.
+    private func embeddedImage(
+        of bytes: UnsafeRawBufferPointer?, type: PropertyType, target: TableBinding, reader: borrowing ReadTransaction
+    ) throws(StoreError) -> [UInt8]? {
+        try image(of: bytes, type: type, target: target) { (target, key) throws(StoreError) -> RowView? in
+            let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(target.table, key: key) }
+            guard let stored else { return nil }
+            let rowKey = try core.rows.decodeRowKey(key, binding: target)
+            return try core.rows.storedRow(stored, keyBytes: key, binding: target, key: rowKey)
         }
     }
 

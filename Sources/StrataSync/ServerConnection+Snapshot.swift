@@ -1,0 +1,72 @@
+#if Sync
+    import Foundation
+    import PostgresNIO
+    @_spi(StrataSync) import Strata
+
+    extension ServerConnection {
+        /// Reads every object of `types` this role may see from the typed tables' images, as of one
+        /// snapshot, and hands them to `body` as inserts, `pageSize` at a time (in primary key order,
+        /// each page one query: memory stays flat however many objects there are). Returns the last
+        /// sequence number the snapshot holds: every change up to it is in the objects read, none after.
+        ///
+        /// A row without an image (written by another program, not by a sync client) is not sent.
+        func snapshot(
+            types: [SyncTypeSchema], keyTypes: [String: SyncType], pageSize: Int,
+            isolation: isolated (any Actor)? = #isolation,
+            _ body: ([IncomingChange]) async throws(SyncError) -> Void
+        ) async throws(SyncError) -> Int64 {
+            // One snapshot for all: the sequence's last number is the last push it sees (a push holds
+            // the sequence's row until it commits).
+            try await execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            do throws(SyncError) {
+                let last: [Int64] = try await rows("SELECT last_seq FROM strata.sequence WHERE id = 1", as: Int64.self)
+                let snapshot = last.first ?? 0
+                for type in types {
+                    try await readImages(of: type, keyTypes: keyTypes, pageSize: pageSize, snapshot: snapshot, body)
+                }
+                try await execute("COMMIT")
+                return snapshot
+            } catch {
+                _ = try? await execute("ROLLBACK")
+                throw error
+            }
+        }
+
+        private func readImages(
+            of type: SyncTypeSchema, keyTypes: [String: SyncType], pageSize: Int, snapshot: Int64,
+            isolation: isolated (any Actor)? = #isolation,
+            _ body: ([IncomingChange]) async throws(SyncError) -> Void
+        ) async throws(SyncError) {
+            let key = ServerSchema.quoted(type.primaryKey)
+            guard let keyProperty = type.properties.first(where: { $0.name == type.primaryKey }) else { return }
+            let keyType = ServerSchema.sqlType(keyProperty.type, keyTypes: keyTypes)
+            // `t.key::text` named otherwise: ORDER BY would take the text column of the same name.
+            let select =
+                "SELECT t.\(key)::text AS key_text, t.\(ServerSchema.imageColumn) FROM \(ServerSchema.table(type.name)) AS t"
+            var after: String?
+            while true {
+                var binds = PostgresBindings(capacity: 1)
+                var condition = ""
+                if let after {
+                    binds.append(after)
+                    condition = "WHERE t.\(key) > $1::\(keyType) "
+                }
+                let page = try await rows(
+                    PostgresQuery(unsafeSQL: "\(select) \(condition)ORDER BY t.\(key) LIMIT \(pageSize)", binds: binds),
+                    as: (String, ByteBuffer?).self)
+                var changes: [IncomingChange] = []
+                changes.reserveCapacity(page.count)
+                for (_, image) in page {
+                    guard let image else { continue }
+                    changes.append(
+                        IncomingChange(
+                            sequence: snapshot, typeName: type.name, kind: .insert, key: [],
+                            properties: try ChangePayload.decode(Array(buffer: image), sequence: snapshot)))
+                }
+                try await body(changes)
+                guard page.count == pageSize, let last = page.last else { return }
+                after = last.0
+            }
+        }
+    }
+#endif
