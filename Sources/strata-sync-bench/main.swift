@@ -6,8 +6,10 @@
     //       the same rows with postgres-nio directly (the same batch size, one transaction per batch)
     //   S2  a commit on one client seen by another, both syncing in the background (median ms)
     //   S3  the outbox's cost on W2 (one object per write transaction, no sync): capture on against off
+    //   S4  a new client's start from the server's 1,000,000 objects (StoreSync's bootstrap), against
+    //       reading the same rows with postgres-nio and adding them with `add(contentsOf:)`
     //
-    //   strata-sync-bench [--scale S] [--rounds N] [--only S1|S2|S3]
+    //   strata-sync-bench [--scale S] [--rounds N] [--only S1|S2|S3|S4]
     import Foundation
     import Logging
     import PostgresNIO
@@ -154,6 +156,22 @@
             }
         }
 
+        /// Adds rows read elsewhere, in one write.
+        func add(_ rows: [(Int, Double, String)]) async throws {
+            if store == nil { store = try await Store(configuration: configuration, actor: self) }
+            let store = self.store!
+            try await store.asyncWrite {
+                try store.add(
+                    contentsOf: rows.map { id, score, name in
+                        let row = Row()
+                        row.id = id
+                        row.score = score
+                        row.name = name
+                        return row
+                    })
+            }
+        }
+
         func setScore(id: Int, to score: Double) async throws {
             if store == nil { store = try await Store(configuration: configuration, actor: self) }
             let store = self.store!
@@ -165,6 +183,69 @@
             _ = try store.refresh()
             return store.object(ofType: Row.self, forPrimaryKey: id)?.score
         }
+    }
+
+    /// S4's server: `count` objects pushed by a client into a database of their own. Returns the database.
+    func bootstrapSource(_ cluster: PostgresCluster, count: Int) async throws -> String {
+        let database = "s4_source"
+        _ = try cluster.psql("CREATE DATABASE \(database)")
+        let file = temporaryFile("s4-source")
+        defer { removeFile(file) }
+        var configuration = Store.Configuration(fileURL: file, objectTypes: [Row.self])
+        configuration.durability = .noSync
+        let sync = try await StoreSync(
+            configuration: configuration, server: server(cluster, database: database), types: [Row.self])
+        try await sync.synchronize()
+        try await Writer(configuration: configuration).insert(count: count, perWrite: 10_000)
+        try await sync.push()
+        await sync.stop()
+        return database
+    }
+
+    /// S4, Strata: a new client's first synchronization, objects per second.
+    func strataBootstrap(_ cluster: PostgresCluster, database: String, count: Int, round: Int) async throws -> Double {
+        let file = temporaryFile("s4-strata-\(round)")
+        defer { removeFile(file) }
+        var configuration = Store.Configuration(fileURL: file, objectTypes: [Row.self])
+        configuration.durability = .noSync
+        let sync = try await StoreSync(
+            configuration: configuration, server: server(cluster, database: database), types: [Row.self])
+        let start = clock.now
+        try await sync.synchronize()
+        let elapsed = seconds(clock.now - start)
+        await sync.stop()
+        let held = try Store(configuration: configuration).objects(Row.self).count
+        guard held == count else { throw BenchFailure("S4: the new client holds \(held) objects, not \(count)") }
+        return Double(count) / elapsed
+    }
+
+    /// S4, directly: the same rows read with postgres-nio (streamed) and added 10,000 per write.
+    func directBootstrap(_ cluster: PostgresCluster, database: String, count: Int, round: Int) async throws -> Double {
+        let file = temporaryFile("s4-direct-\(round)")
+        defer { removeFile(file) }
+        var configuration = Store.Configuration(fileURL: file, objectTypes: [Row.self])
+        configuration.durability = .noSync
+        let loader = Writer(configuration: configuration)
+        let connection = try await PostgresConnection.connect(
+            configuration: PostgresConnection.Configuration(
+                host: "127.0.0.1", port: cluster.port, username: PostgresCluster.user,
+                password: PostgresCluster.password, database: database, tls: try sameTLSAsStrata(cluster)),
+            id: 1, logger: Logger(label: "bench"))
+        let start = clock.now
+        var page: [(Int, Double, String)] = []
+        let rows = try await connection.query(
+            "SELECT id, score, name FROM strata.\"Row\" ORDER BY id", logger: Logger(label: "bench"))
+        for try await row in rows.decode((Int, Double, String).self) {
+            page.append(row)
+            if page.count == 10_000 {
+                try await loader.add(page)
+                page.removeAll(keepingCapacity: true)
+            }
+        }
+        try await loader.add(page)
+        let elapsed = seconds(clock.now - start)
+        try await connection.close()
+        return Double(count) / elapsed
     }
 
     /// S2: the milliseconds from a commit on one client to the other's Store reading it.
@@ -254,7 +335,8 @@
             if !round.isMultiple(of: 2) { off.append(try w2(count: w2Count, capture: false, round: round)) }
         }
     }
-    let cluster = runs("S1") || runs("S2") ? try PostgresCluster.start() : nil
+    let bootstrapCount = max(1_000, Int(1_000_000 * options.scale))
+    let cluster = runs("S1") || runs("S2") || runs("S4") ? try PostgresCluster.start() : nil
     do {
         var strataRates: [Double] = []
         var directRates: [Double] = []
@@ -263,6 +345,24 @@
             if even { strataRates.append(try await strataPush(cluster!, count: pushCount, round: round)) }
             directRates.append(try await directInsert(cluster!, count: pushCount, round: round))
             if !even { strataRates.append(try await strataPush(cluster!, count: pushCount, round: round)) }
+        }
+        var bootstrapRates: [Double] = []
+        var directReads: [Double] = []
+        if runs("S4") {
+            let source = try await bootstrapSource(cluster!, count: bootstrapCount)
+            for round in 0..<options.rounds {
+                let even = round.isMultiple(of: 2)
+                if even {
+                    bootstrapRates.append(
+                        try await strataBootstrap(cluster!, database: source, count: bootstrapCount, round: round))
+                }
+                directReads.append(
+                    try await directBootstrap(cluster!, database: source, count: bootstrapCount, round: round))
+                if !even {
+                    bootstrapRates.append(
+                        try await strataBootstrap(cluster!, database: source, count: bootstrapCount, round: round))
+                }
+            }
         }
         let latencies =
             runs("S2") ? try await commitToVisible(cluster!, samples: max(20, Int(100 * options.scale))) : []
@@ -273,6 +373,13 @@
             let ratios = zip(strataRates, directRates).map { $0 / $1 }
             print(
                 "| S1 | push of \(pushCount) changes, changes/s | \(format(median(strataRates))) | postgres-nio directly: \(format(median(directRates))) "
+                    + "| \(String(format: "%.2f", median(ratios)))× (\(ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))) | ≥ 0.75× |"
+            )
+        }
+        if runs("S4") {
+            let ratios = zip(bootstrapRates, directReads).map { $0 / $1 }
+            print(
+                "| S4 | a new client's start from \(bootstrapCount) objects, objects/s | \(format(median(bootstrapRates))) | postgres-nio read + add(contentsOf:): \(format(median(directReads))) "
                     + "| \(String(format: "%.2f", median(ratios)))× (\(ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))) | ≥ 0.5× |"
             )
         }

@@ -54,9 +54,7 @@ struct SyncExchange {
         var keys: [[UInt8]] = []
         try StoreError.mapping { () throws(LMDBError) in
             try reader.withCursor(binding.table) { (cursor) throws(LMDBError) in
-                try cursor.walk(from: cursor.first(), while: { _ in true }) { (entry) throws(LMDBError) in
-                    keys.append(Array(entry.key))
-                }
+                _ = try cursor.walk(from: cursor.first()) { (entry) throws(Never) in keys.append(Array(entry.key)) }
             }
         }
         return keys
