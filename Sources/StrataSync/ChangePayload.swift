@@ -24,6 +24,30 @@
 
         /// - Throws: `SyncError.server` when the bytes are not a payload (nothing of the batch is applied).
         static func decode(_ bytes: [UInt8], sequence: Int64) throws(SyncError) -> [IncomingChange.Property] {
+            var names = Names()
+            return try decode(bytes, sequence: sequence, names: &names)
+        }
+
+        /// The property names of the payloads decoded before, by position: payloads of one type name
+        /// the same properties in the same order, and a name seen there is not made again.
+        struct Names {
+            var known: [String] = []
+
+            mutating func name(at position: Int, _ bytes: ArraySlice<UInt8>) -> String {
+                if position < known.count, known[position].utf8.elementsEqual(bytes) { return known[position] }
+                let name = String(decoding: bytes, as: UTF8.self)
+                if position < known.count {
+                    known[position] = name
+                } else if position == known.count {
+                    known.append(name)
+                }
+                return name
+            }
+        }
+
+        static func decode(_ bytes: [UInt8], sequence: Int64, names: inout Names) throws(SyncError)
+            -> [IncomingChange.Property]
+        {
             var position = 0
             func take(_ count: Int) throws(SyncError) -> ArraySlice<UInt8> {
                 guard count >= 0, position + count <= bytes.count else {
@@ -38,8 +62,10 @@
                 return Int(two[two.startIndex]) | Int(two[two.startIndex + 1]) << 8
             }
             var properties: [IncomingChange.Property] = []
-            for _ in 0..<(try take16()) {
-                let name = String(decoding: try take(try take16()), as: UTF8.self)
+            let count = try take16()
+            properties.reserveCapacity(count)
+            for position in 0..<count {
+                let name = names.name(at: position, try take(try take16()))
                 let four = try take(4)
                 let length = four.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
                 let signed = Int32(bitPattern: length)

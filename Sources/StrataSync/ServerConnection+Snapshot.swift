@@ -37,35 +37,72 @@
             isolation: isolated (any Actor)? = #isolation,
             _ body: ([IncomingChange]) async throws(SyncError) -> Void
         ) async throws(SyncError) {
-            let key = ServerSchema.quoted(type.primaryKey)
             guard let keyProperty = type.properties.first(where: { $0.name == type.primaryKey }) else { return }
-            let keyType = ServerSchema.sqlType(keyProperty.type, keyTypes: keyTypes)
-            // `t.key::text` named otherwise: ORDER BY would take the text column of the same name.
-            let select =
-                "SELECT t.\(key)::text AS key_text, t.\(ServerSchema.imageColumn) FROM \(ServerSchema.table(type.name)) AS t"
-            var after: String?
+            let reader = ImagePages(
+                connection: self, type: type, keyType: ServerSchema.sqlType(keyProperty.type, keyTypes: keyTypes),
+                pageSize: pageSize, snapshot: snapshot)
+            // The next page is read (and decoded) while the caller applies this one: the server's
+            // work and this process's overlap (two cores).
+            var next = Task { await reader.page(after: nil) }
             while true {
+                let page = try await next.value.get()
+                if let last = page.lastKey { next = Task { await reader.page(after: last) } }
+                do {
+                    try await body(page.changes)
+                } catch {
+                    if page.lastKey != nil { _ = await next.value }  // the connection is free again
+                    throw error
+                }
+                guard page.lastKey != nil else { return }
+            }
+        }
+    }
+
+    /// Reads a type's images page by page, in primary key order.
+    private struct ImagePages: Sendable {
+        struct Page: Sendable {
+            var changes: [IncomingChange]
+            /// The last key read, when the page was full (there may be more).
+            var lastKey: String?
+        }
+
+        let connection: ServerConnection
+        let type: SyncTypeSchema
+        let keyType: String
+        let pageSize: Int
+        let snapshot: Int64
+
+        func page(after: String?) async -> Result<Page, SyncError> {
+            do throws(SyncError) {
+                let key = ServerSchema.quoted(type.primaryKey)
                 var binds = PostgresBindings(capacity: 1)
                 var condition = ""
                 if let after {
                     binds.append(after)
                     condition = "WHERE t.\(key) > $1::\(keyType) "
                 }
-                let page = try await rows(
-                    PostgresQuery(unsafeSQL: "\(select) \(condition)ORDER BY t.\(key) LIMIT \(pageSize)", binds: binds),
+                // `t.key::text` named otherwise: ORDER BY would take the text column of the same name.
+                let rows = try await connection.rows(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT t.\(key)::text AS key_text, t.\(ServerSchema.imageColumn) \
+                            FROM \(ServerSchema.table(type.name)) AS t \(condition)ORDER BY t.\(key) LIMIT \(pageSize)
+                            """, binds: binds),
                     as: (String, ByteBuffer?).self)
                 var changes: [IncomingChange] = []
-                changes.reserveCapacity(page.count)
-                for (_, image) in page {
+                changes.reserveCapacity(rows.count)
+                var names = ChangePayload.Names()
+                for (_, image) in rows {
                     guard let image else { continue }
                     changes.append(
                         IncomingChange(
                             sequence: snapshot, typeName: type.name, kind: .insert, key: [],
-                            properties: try ChangePayload.decode(Array(buffer: image), sequence: snapshot)))
+                            properties: try ChangePayload.decode(
+                                Array(buffer: image), sequence: snapshot, names: &names)))
                 }
-                try await body(changes)
-                guard page.count == pageSize, let last = page.last else { return }
-                after = last.0
+                return .success(Page(changes: changes, lastKey: rows.count == pageSize ? rows.last?.0 : nil))
+            } catch {
+                return .failure(error)
             }
         }
     }

@@ -405,30 +405,33 @@
         /// the snapshot's, in the last write. Local changes not pushed yet stay on top (as for pulls);
         /// an interrupted start-over starts over again.
         private func bootstrap(_ connection: ServerConnection, from position: Int64) async throws(SyncError) {
-            var seen: [String: Set<[UInt8]>] = [:]
+            // The objects here before: those the snapshot lacks go. (Objects made meanwhile are in the
+            // outbox, which the server's objects yield to.) A new client has none: nothing to compare.
+            var before: [String: Set<[UInt8]>] = [:]
+            for name in typeNames {
+                let keys = try storeCall { () throws(StoreError) in try store.syncStoredKeys(ofType: name) }
+                if !keys.isEmpty { before[name] = Set(keys) }
+            }
             let snapshot = try await connection.snapshot(
                 types: typeNames.map { typeSchemas[$0]! }, keyTypes: keyTypes, pageSize: Self.bootstrapPage
             ) { (page) throws(SyncError) in
                 let keyed = try storeCall { () throws(StoreError) in
                     try page.map { (change) throws(StoreError) in try store.keyed(change) }
                 }
-                for change in keyed { seen[change.typeName, default: []].insert(change.key) }
+                if !before.isEmpty {
+                    for change in keyed { before[change.typeName]?.remove(change.key) }
+                }
                 try await storeWrite { store in try store.applyIncomingChanges(keyed, through: position) }
             }
-            var gone: [IncomingChange] = []
-            for name in typeNames {
-                let stored = try storeCall { () throws(StoreError) in try store.syncStoredKeys(ofType: name) }
-                for key in stored where seen[name]?.contains(key) != true {
-                    gone.append(
-                        IncomingChange(sequence: snapshot, typeName: name, kind: .delete, key: key, properties: []))
-                }
+            let gone = before.flatMap { name, keys in
+                keys.map { IncomingChange(sequence: snapshot, typeName: name, kind: .delete, key: $0, properties: []) }
             }
             try await storeWrite { store in try store.applyIncomingChanges(gone, through: snapshot) }
             update { $0.lastSequence = snapshot }
         }
 
         /// Objects per page of a start-over (one read on the server, one write here).
-        static let bootstrapPage = 5_000
+        static let bootstrapPage = 10_000
 
         /// When the last trim of the server's history was asked for by this sync (or it was made).
         private var lastTrim = ContinuousClock.now
