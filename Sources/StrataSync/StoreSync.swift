@@ -442,6 +442,13 @@
             let now = ContinuousClock.now
             if now - lastTrim < server.trimInterval { return }
             lastTrim = now
+            // Where this client stands now (its pulls report the position they start from).
+            let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
+            try await connection.execute(
+                """
+                UPDATE strata.clients SET pulled_through = greatest(pulled_through, \(position)), last_seen = now()
+                WHERE client_id = \(clientID)
+                """)
             try await connection.execute("SELECT strata.trim_history()")
         }
 

@@ -9,7 +9,10 @@
     //   S4  a new client's start from the server's 1,000,000 objects (StoreSync's bootstrap), against
     //       reading the same rows with postgres-nio and adding them with `add(contentsOf:)`
     //
-    //   strata-sync-bench [--scale S] [--rounds N] [--only S1|S2|S3|S4]
+    //   SOAK  1,000,000 changes (updates of 10,000 objects) pushed and pulled by two clients that ask
+    //       for trims: how big `strata.changes` gets (bounded history)
+    //
+    //   strata-sync-bench [--scale S] [--rounds N] [--only S1|S2|S3|S4|SOAK]
     import Foundation
     import Logging
     import PostgresNIO
@@ -29,6 +32,15 @@
             self.name = "row \(id)"
         }
     }
+
+    /// S2's object: a type with an access rule, so that the trip goes through row-level security.
+    final class Note: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var score: Double
+        @Persisted var ownerID: String
+    }
+
+    let noteAccess = SyncAccess(Note.self, owner: "ownerID")
 
     struct Options {
         var scale = 1.0
@@ -172,16 +184,35 @@
             }
         }
 
-        func setScore(id: Int, to score: Double) async throws {
+        /// Sets every object's score (ids below `count`), in one write.
+        func updateAll(count: Int, round: Int) async throws {
             if store == nil { store = try await Store(configuration: configuration, actor: self) }
             let store = self.store!
-            try await store.asyncWrite { store.object(ofType: Row.self, forPrimaryKey: id)!.score = score }
+            try await store.asyncWrite {
+                for row in store.objects(Row.self) where row.id < count { row.score = Double(round) }
+            }
         }
 
-        func score(id: Int) async throws -> Double? {
+        func addNote(owner: String) async throws {
+            if store == nil { store = try await Store(configuration: configuration, actor: self) }
+            let store = self.store!
+            try await store.asyncWrite {
+                let note = Note()
+                note.ownerID = owner
+                try store.add(note)
+            }
+        }
+
+        func setNoteScore(_ score: Double) async throws {
+            if store == nil { store = try await Store(configuration: configuration, actor: self) }
+            let store = self.store!
+            try await store.asyncWrite { store.object(ofType: Note.self, forPrimaryKey: 0)!.score = score }
+        }
+
+        func noteScore() async throws -> Double? {
             if store == nil { store = try await Store(configuration: configuration, actor: self) }
             _ = try store.refresh()
-            return store.object(ofType: Row.self, forPrimaryKey: id)?.score
+            return store.object(ofType: Note.self, forPrimaryKey: 0)?.score
         }
     }
 
@@ -248,23 +279,81 @@
         return Double(count) / elapsed
     }
 
+    /// SOAK: pushes `count` changes in rounds, both clients pulling after each; returns the most rows
+    /// and bytes `strata.changes` held after a round, and the rows it holds at the end.
+    func soak(_ cluster: PostgresCluster, count: Int) async throws -> (rows: Int, bytes: Int, last: Int) {
+        let database = "soak"
+        _ = try cluster.psql("CREATE DATABASE \(database)")
+        var trimming = server(cluster, database: database)
+        trimming.trimInterval = .zero
+        var files: [URL] = []
+        defer { files.forEach(removeFile) }
+        func client(_ name: String) async throws -> (StoreSync, Writer) {
+            let file = temporaryFile("soak-\(name)")
+            files.append(file)
+            var configuration = Store.Configuration(fileURL: file, objectTypes: [Row.self])
+            configuration.durability = .noSync
+            return (
+                try await StoreSync(configuration: configuration, server: trimming, types: [Row.self]),
+                Writer(configuration: configuration)
+            )
+        }
+        let (writerSync, writer) = try await client("writer")
+        let (readerSync, _) = try await client("reader")
+        let objects = 10_000
+        try await writer.insert(count: objects, perWrite: objects)
+        var most = (rows: 0, bytes: 0)
+        var pushed = objects
+        var round = 0
+        while pushed < count {
+            try await writer.updateAll(count: objects, round: round)
+            pushed += objects
+            round += 1
+            if round % 5 == 0 || pushed >= count {
+                try await writerSync.synchronize()
+                // Measured before the reader pulls: what it still needs is there.
+                let rows = Int(try cluster.psql("SELECT count(*) FROM strata.changes", database: database)) ?? 0
+                let bytes =
+                    Int(try cluster.psql("SELECT pg_total_relation_size('strata.changes')", database: database)) ?? 0
+                most = (max(most.rows, rows), max(most.bytes, bytes))
+                try await readerSync.synchronize()
+            }
+        }
+        try await writerSync.synchronize()
+        try await readerSync.synchronize()
+        let last = Int(try cluster.psql("SELECT count(*) FROM strata.changes", database: database)) ?? 0
+        await writerSync.stop()
+        await readerSync.stop()
+        return (most.rows, most.bytes, last)
+    }
+
     /// S2: the milliseconds from a commit on one client to the other's Store reading it.
     func commitToVisible(_ cluster: PostgresCluster, samples: Int) async throws -> [Double] {
         _ = try cluster.psql("CREATE DATABASE s2")
-        let files = [temporaryFile("s2-a"), temporaryFile("s2-b")]
+        let files = [temporaryFile("s2-a"), temporaryFile("s2-b"), temporaryFile("s2-admin")]
         defer { files.forEach(removeFile) }
         let configurations = files.map { file in
-            var configuration = Store.Configuration(fileURL: file, objectTypes: [Row.self])
+            var configuration = Store.Configuration(fileURL: file, objectTypes: [Note.self])
             configuration.durability = .noSync
             return configuration
         }
+        // Row-level security on: the database owner makes the tables and rules, the two devices
+        // connect as the user's own role.
+        let admin = try await StoreSync(
+            configuration: configurations[2], server: server(cluster, database: "s2"), types: [Note.self],
+            access: [noteAccess])
+        try await admin.push()
+        _ = try cluster.psql("CREATE ROLE alice LOGIN PASSWORD 'alice' IN ROLE strata_sync_client", database: "s2")
+        var user = server(cluster, database: "s2")
+        user.username = "alice"
+        user.password = "alice"
         let syncA = try await StoreSync(
-            configuration: configurations[0], server: server(cluster, database: "s2"), types: [Row.self])
+            configuration: configurations[0], server: user, types: [Note.self], access: [noteAccess])
         let syncB = try await StoreSync(
-            configuration: configurations[1], server: server(cluster, database: "s2"), types: [Row.self])
+            configuration: configurations[1], server: user, types: [Note.self], access: [noteAccess])
         let writer = Writer(configuration: configurations[0])
         let reader = Writer(configuration: configurations[1])
-        try await writer.insert(count: 1)
+        try await writer.addNote(owner: "alice")
         try await syncA.synchronize()
         try await syncB.synchronize()
         await syncA.start()
@@ -273,8 +362,8 @@
         var latencies: [Double] = []
         for sample in 1...samples {
             let start = clock.now
-            try await writer.setScore(id: 0, to: Double(sample))
-            while try await reader.score(id: 0) != Double(sample) {
+            try await writer.setNoteScore(Double(sample))
+            while try await reader.noteScore() != Double(sample) {
                 guard clock.now - start < .seconds(10) else {
                     throw BenchFailure("S2: sample \(sample) not seen in 10 s")
                 }
@@ -336,7 +425,8 @@
         }
     }
     let bootstrapCount = max(1_000, Int(1_000_000 * options.scale))
-    let cluster = runs("S1") || runs("S2") || runs("S4") ? try PostgresCluster.start() : nil
+    let soakCount = max(100_000, Int(1_000_000 * options.scale))
+    let cluster = runs("S1") || runs("S2") || runs("S4") || runs("SOAK") ? try PostgresCluster.start() : nil
     do {
         var strataRates: [Double] = []
         var directRates: [Double] = []
@@ -364,6 +454,7 @@
                 }
             }
         }
+        let soaked = runs("SOAK") ? try await soak(cluster!, count: soakCount) : nil
         let latencies =
             runs("S2") ? try await commitToVisible(cluster!, samples: max(20, Int(100 * options.scale))) : []
         print("")
@@ -383,10 +474,15 @@
                     + "| \(String(format: "%.2f", median(ratios)))× (\(ratios.map { String(format: "%.2f", $0) }.joined(separator: ", "))) | ≥ 0.5× |"
             )
         }
+        if let soaked {
+            print(
+                "| SOAK | \(soakCount) changes (updates of 10,000 objects) pushed and pulled by two clients that trim | strata.changes at most \(soaked.rows) rows, \(soaked.bytes / 1024) KB (between pulls) | \(soaked.last) rows at the end | — | bounded |"
+            )
+        }
         if runs("S2") {
             let sortedLatencies = latencies.sorted()
             print(
-                "| S2 | a commit on one client read on another, ms | median \(String(format: "%.1f", median(latencies))) "
+                "| S2 | a commit on one client read on another (row-level security on), ms | median \(String(format: "%.1f", median(latencies))) "
                     + "| p90 \(String(format: "%.1f", sortedLatencies[sortedLatencies.count * 9 / 10])), max \(String(format: "%.1f", sortedLatencies.last!)) "
                     + "| \(latencies.count) samples | ≤ 50 ms |")
         }

@@ -1,6 +1,8 @@
 #if Sync
     // strata-sync-demo: two devices of a todo app kept in step through a PostgreSQL server of record,
-    // printed as a transcript. It starts a private PostgreSQL cluster in a temporary directory (Debian's
+    // then two users (each a PostgreSQL role) sharing a list under row-level security: what each sees,
+    // a refused forged write, trimmed history and a new device starting from the tables; printed as a
+    // transcript. It starts a private PostgreSQL cluster in a temporary directory (Debian's
     // `postgresql`; `make demo-sync` installs it when missing) and stops and removes it at the end.
     //
     //   swift run strata-sync-demo
@@ -20,6 +22,55 @@
             self.id = id
             self.title = title
             self.priority = priority
+        }
+    }
+
+    /// An item of a list that its owner and the list's team see (`SyncAccess` by owner and team).
+    final class ListItem: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var title: String
+        @Persisted var ownerID: String
+        @Persisted var listID: String?
+
+        convenience init(id: Int, title: String, ownerID: String, listID: String? = nil) {
+            self.init()
+            self.id = id
+            self.title = title
+            self.ownerID = ownerID
+            self.listID = listID
+        }
+    }
+
+    let listAccess = SyncAccess(ListItem.self, owner: "ownerID", team: "listID")
+
+    /// One user's device: it connects as the user's own PostgreSQL role.
+    actor UserDevice {
+        let name: String
+        let sync: StoreSync
+        private var store: Store!
+
+        init(_ name: String, user: String, directory: URL, server: SyncServer) async throws {
+            self.name = name
+            var server = server
+            server.username = user
+            server.password = "\(user)-secret"
+            let configuration = Store.Configuration(
+                fileURL: directory.appendingPathComponent("\(name).strata"), objectTypes: [ListItem.self])
+            sync = try await StoreSync(
+                configuration: configuration, server: server, types: [ListItem.self], access: [listAccess])
+            store = try await Store(configuration: configuration, actor: self)
+        }
+
+        func write(_ body: (Store) throws -> Void) async throws {
+            let store = self.store!
+            try await store.asyncWrite { try body(store) }
+        }
+
+        func items() throws -> String {
+            _ = try store.refresh()
+            return store.objects(ListItem.self).sorted(by: \.id).map { item in
+                "#\(item.id) \(item.title) [\(item.ownerID)\(item.listID.map { ", list \($0)" } ?? "")]"
+            }.joined(separator: " | ")
         }
     }
 
@@ -180,6 +231,71 @@
         say("\nBoth devices hold the same \(laptopTasks.count) todos, as the server does.")
     }
 
+    /// Two users and a shared list: each device connects as its user's PostgreSQL role, and the
+    /// server's row-level security decides what each sees and may change.
+    func runUsersScene(cluster: PostgresCluster, directory: URL) async throws {
+        let admin = SyncServer(
+            port: cluster.port, username: PostgresCluster.user, password: PostgresCluster.password, database: "lists",
+            tls: .verifyFull(rootCertificates: .pemFile(cluster.certificateAuthorityFile)), pollInterval: .seconds(1))
+        step("7. Two users, each a PostgreSQL role; the administrator's client makes the tables and rules")
+        let owner = try await StoreSync(
+            configuration: Store.Configuration(
+                fileURL: directory.appendingPathComponent("admin.strata"), objectTypes: [ListItem.self]),
+            server: admin, types: [ListItem.self], access: [listAccess])
+        try await owner.push()  // connects (making what is missing) and sends nothing: no position to keep
+        for user in ["alice", "bob"] {
+            _ = try cluster.psql(
+                "CREATE ROLE \(user) LOGIN PASSWORD '\(user)-secret' IN ROLE strata_sync_client", database: "lists")
+        }
+        _ = try cluster.psql(
+            "INSERT INTO strata.members VALUES ('alice', 'groceries'), ('bob', 'groceries')", database: "lists")
+        say("roles alice and bob; both in the team \"groceries\" (strata.members)")
+        let alice = try await UserDevice("alice-phone", user: "alice", directory: directory, server: admin)
+        let bob = try await UserDevice("bob-laptop", user: "bob", directory: directory, server: admin)
+        try await alice.write { store in
+            try store.add(ListItem(id: 1, title: "Alice's diary", ownerID: "alice"))
+            try store.add(ListItem(id: 2, title: "Eggs", ownerID: "alice", listID: "groceries"))
+        }
+        try await alice.sync.synchronize()
+        try await bob.sync.synchronize()
+        say("alice added a private item and one on the shared list")
+        say("  alice-phone: \(try await alice.items())")
+        say("  bob-laptop:  \(try await bob.items())")
+        for user in ["alice", "bob"] {
+            let seen = try cluster.psql(
+                "SELECT string_agg(title, ', ' ORDER BY id) FROM strata.\"ListItem\"", database: "lists", user: user,
+                password: "\(user)-secret")
+            say("  psql as \(user)> SELECT title FROM strata.\"ListItem\": \(seen)")
+        }
+
+        step("8. Bob's device forges a write to alice's private item: refused, the rest of the batch goes")
+        try await bob.write { store in
+            try store.add(ListItem(id: 1, title: "Bob was here", ownerID: "bob"))
+            try store.add(ListItem(id: 3, title: "Bread", ownerID: "bob", listID: "groceries"))
+        }
+        try await bob.sync.synchronize()
+        for refused in await bob.sync.refusedChanges() {
+            say("refused: \(refused.kind) of ListItem \(refused.primaryKey): \(refused.reason)")
+        }
+        try await alice.sync.synchronize()
+        try await bob.sync.synchronize()
+        say("  alice-phone: \(try await alice.items())")
+        let row = try cluster.psql("SELECT title FROM strata.\"ListItem\" WHERE id = 1", database: "lists")
+        say("  the server's item 1 is still \"\(row)\"")
+
+        step("9. Bounded history: the changes both have pulled are trimmed; a new device starts from the tables")
+        try await alice.sync.pull()  // each pull tells the server where the client stands
+        try await bob.sync.pull()
+        _ = try cluster.psql("SELECT strata.trim_history()", database: "lists")
+        let left = try cluster.psql("SELECT count(*) FROM strata.changes", database: "lists")
+        say("strata.changes holds \(left) rows after the trim")
+        let tablet = try await UserDevice("alice-tablet", user: "alice", directory: directory, server: admin)
+        try await tablet.sync.synchronize()
+        say("  alice-tablet (new): \(try await tablet.items())")
+        guard try await tablet.items() == (try await alice.items()) else { throw DemoFailure("alice's devices differ") }
+        await owner.stop()
+    }
+
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-demo-\(getpid())")
     var status: Int32 = 0
     do {
@@ -190,6 +306,8 @@
         do {
             _ = try cluster.psql("CREATE DATABASE todos")
             try await runScene(cluster: cluster, directory: directory)
+            _ = try cluster.psql("CREATE DATABASE lists")
+            try await runUsersScene(cluster: cluster, directory: directory)
         } catch {
             say("\nstrata-sync-demo failed: \(error)")
             status = 1

@@ -26,6 +26,10 @@
                 transcript.contains("  laptop: #1 Buy almond milk (priority 2) | #3 Book flights (priority 3, done)"))
             #expect(transcript.contains("  1|Buy almond milk|f|2"))
             #expect(transcript.contains("Both devices hold the same 502 todos, as the server does."))
+            #expect(transcript.contains("  bob-laptop:  #2 Eggs [alice, list groceries]\n"))
+            #expect(transcript.contains("refused: insert of ListItem 1: the object belongs to another user"))
+            #expect(transcript.contains("  the server's item 1 is still \"Alice's diary\""))
+            #expect(transcript.contains("strata.changes holds 0 rows after the trim"))
             #expect(transcript.hasSuffix("stopped and removed the private PostgreSQL\nDone.\n"))
         }
     }
