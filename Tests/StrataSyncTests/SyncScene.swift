@@ -42,6 +42,21 @@
             }
         }
 
+        /// A client of `types` that follows the change stream from the start: a change of another type
+        /// is pushed first (by a client of its own), and the follower takes its place after it, so
+        /// that what is pushed from then on reaches it by pulls, not by a start from the tables.
+        func follower(fixture: Fixture, types: [Object.Type]) async throws -> SyncClient {
+            let seeder = try await SyncClient(server: server, types: [SyncOwner.self])
+            try await seeder.write { try $0.add(SyncOwner(name: "seed-\(UUID().uuidString)")) }
+            try await seeder.sync.synchronize()
+            let follower = try await SyncClient(server: server, fixture: fixture, types: types)
+            try await follower.sync.synchronize()
+            guard follower.sync.state.lastSequence > 0 else { throw FollowerNotPlaced() }
+            return follower
+        }
+
+        struct FollowerNotPlaced: Error {}
+
         func stop() {
             cluster.stop()
         }
