@@ -58,19 +58,19 @@
         private var notToSend: [RefusedChange] = []
         private var notToSendPlaces: Set<UInt64> = []
         private var connection: ServerConnection?
-        private var listener: ServerConnection?
+        var listener: ServerConnection?
         private let broadcast = StateBroadcast(State(pending: 0, lastSequence: 0, connection: .offline, lastError: nil))
-        private var busy = false
-        private var waitingForTurn: [CheckedContinuation<Void, Never>] = []
-        private var backgroundTask: Task<Void, Never>?
-        private var listenerTask: Task<Void, Never>?
-        private var wakeRequested = false
+        var busy = false
+        var waitingForTurn: [CheckedContinuation<Void, Never>] = []
+        var backgroundTask: Task<Void, Never>?
+        var listenerTask: Task<Void, Never>?
+        var wakeRequested = false
         /// The background loop waiting in `waitForWork` for a wake.
-        private var workWaiter: CheckedContinuation<Void, Never>?
+        var workWaiter: CheckedContinuation<Void, Never>?
         /// Tells this actor of each commit this process makes to the file (`noteLocalCommits`).
         private var commitWatch: CommitWatch?
         /// While started: looks for other processes' commits to the file (`otherProcessesCheck`).
-        private var otherProcessesTask: Task<Void, Never>?
+        var otherProcessesTask: Task<Void, Never>?
         /// The version `noteLocalCommits` counted through.
         private var notedVersion: Int?
         /// A look at the outbox is scheduled or running (commits that land meanwhile are seen by it).
@@ -180,7 +180,7 @@
         /// background sync if that is anything. Returns the version whose outbox was read.
         /// A commit of this process landed: counts what it captured, once, however many commits come
         /// at once.
-        private func commitSeen() async {
+        func commitSeen() async {
             commitNoted.store(false, ordering: .releasing)  // a commit from now on starts another look
             guard !noting else { return }
             noting = true
@@ -283,7 +283,7 @@
             }
         }
 
-        private func dropConnection() async {
+        func dropConnection() async {
             guard let dropped = connection else {
                 update { $0.connection = .offline }
                 return
@@ -467,135 +467,6 @@
             } catch {
                 throw .store(error as? StoreError ?? .invalidArgument("\(error)"))
             }
-        }
-
-        // MARK: In the background
-
-        /// Synchronizes from now on, in the background: soon after each local commit, when the server
-        /// notifies a change (LISTEN/NOTIFY), and every `pollInterval` anyway while the server cannot
-        /// notify (every 30 seconds while it can). Failures are retried with
-        /// a growing pause, and show in `state.lastError`; the connection state shows offline meanwhile.
-        public func start() {
-            guard backgroundTask == nil else { return }
-            otherProcessesTask = Task { [weak self] in
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: Self.otherProcessesCheck)
-                    guard let sync = self else { return }
-                    await sync.commitSeen()
-                }
-            }
-            backgroundTask = Task { [weak self] in
-                var pause = Duration.milliseconds(50)
-                while !Task.isCancelled, let sync = self {
-                    do {
-                        try await sync.synchronize()
-                        pause = .milliseconds(50)
-                        await sync.waitForWork()
-                    } catch {
-                        try? await Task.sleep(for: pause)
-                        pause = min(pause * 2, max(sync.server.pollInterval, .seconds(2)))
-                    }
-                }
-            }
-            listenerTask = Task { [weak self, server] in
-                var pause = Duration.milliseconds(50)
-                while !Task.isCancelled {
-                    do {
-                        let listener = try await ServerConnection.connect(server)
-                        pause = .milliseconds(50)
-                        await self?.setListener(listener)
-                        try? await listener.listen(channel: ServerSchema.channel) { [weak self] in
-                            await self?.wake()
-                        }
-                        await self?.setListener(nil)
-                        await listener.close()
-                    } catch {}
-                    guard self != nil else { return }
-                    try? await Task.sleep(for: pause)
-                    pause = min(pause * 2, .seconds(2))
-                }
-            }
-        }
-
-        /// Stops the background work started by `start()` and closes the connections. Local writes go
-        /// on; a later `start()` or `synchronize()` sends what they change.
-        public func stop() async {
-            let tasks = [backgroundTask, listenerTask, otherProcessesTask].compactMap { $0 }
-            backgroundTask = nil
-            listenerTask = nil
-            otherProcessesTask = nil
-            for task in tasks { task.cancel() }
-            await listener?.close()  // ends the listening task's wait
-            listener = nil
-            for task in tasks { await task.value }
-            await takeTurn()
-            await dropConnection()
-            giveTurn()
-        }
-
-        private func takeTurn() async {
-            guard busy else {
-                busy = true
-                return
-            }
-            await withCheckedContinuation { waitingForTurn.append($0) }
-        }
-
-        /// Hands the turn to the next waiting call (which then holds it), or frees it.
-        private func giveTurn() {
-            if waitingForTurn.isEmpty {
-                busy = false
-            } else {
-                waitingForTurn.removeFirst().resume()
-            }
-        }
-
-        private func setListener(_ made: ServerConnection?) {
-            listener = made
-        }
-
-        /// How long an idle sync waits before asking the server anyway: `pollInterval` while the
-        /// server cannot notify (no listening connection), `listeningPollInterval` while it can.
-        private var idleWait: Duration {
-            listener == nil ? server.pollInterval : max(server.pollInterval, Self.listeningPollInterval)
-        }
-
-        /// While the server notifies each change (LISTEN/NOTIFY), a poll only covers a lost notification.
-        static let listeningPollInterval = Duration.seconds(30)
-
-        private func wake() {
-            requestWork()
-        }
-
-        /// Wakes the background loop if it waits, or makes its next wait return at once.
-        private func requestWork() {
-            wakeRequested = true
-            workWaiter?.resume()
-            workWaiter = nil
-        }
-
-        /// Returns when there may be something to do: a local commit, a notification, or `pollInterval`
-        /// (or the task is cancelled). Waits suspended: an idle sync runs nothing until then.
-        private func waitForWork() async {
-            if !wakeRequested {
-                let timer = Task { [weak self, idleWait] in
-                    try? await Task.sleep(for: idleWait)
-                    await self?.requestWork()
-                }
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-                        if wakeRequested || Task.isCancelled {
-                            waiter.resume()
-                        } else {
-                            workWaiter = waiter
-                        }
-                    }
-                } onCancel: {
-                    Task { await self.requestWork() }
-                }
-                timer.cancel()
-            }
-            wakeRequested = false
         }
 
         deinit {
