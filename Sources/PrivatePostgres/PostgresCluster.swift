@@ -30,6 +30,8 @@ public final class PostgresCluster: Sendable {
     public let port: Int
     private let binaries: URL
     private let runsAsPostgres: Bool
+    /// Whether the server takes TCP connections with TLS only (else without TLS only).
+    public let speaksTLS: Bool
 
     private var dataDirectory: String { directory.appendingPathComponent("data").path }
     private var tlsDirectory: URL { directory.appendingPathComponent("tls") }
@@ -44,8 +46,10 @@ public final class PostgresCluster: Sendable {
 
     /// Makes and starts a cluster.
     ///
+    /// - Parameter tls: false: a server with `ssl` off that takes plain TCP connections (what a client
+    ///   that insists on TLS must refuse).
     /// - Throws: `SetupError` saying which step failed, with the program's output.
-    public static func start() throws -> PostgresCluster {
+    public static func start(tls: Bool = true) throws -> PostgresCluster {
         let binaries = try findBinaries()
         var failure: (any Error)?
         // The free port is free when asked, not necessarily when the server binds it: a new one, twice.
@@ -54,7 +58,8 @@ public final class PostgresCluster: Sendable {
                 "strata-pg-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let cluster = PostgresCluster(
-                directory: directory, port: try freePort(), binaries: binaries, runsAsPostgres: getuid() == 0)
+                directory: directory, port: try freePort(), binaries: binaries, runsAsPostgres: getuid() == 0,
+                speaksTLS: tls)
             do {
                 try cluster.make()
                 try cluster.startServer()
@@ -67,7 +72,8 @@ public final class PostgresCluster: Sendable {
         throw failure!
     }
 
-    private init(directory: URL, port: Int, binaries: URL, runsAsPostgres: Bool) {
+    private init(directory: URL, port: Int, binaries: URL, runsAsPostgres: Bool, speaksTLS: Bool) {
+        self.speaksTLS = speaksTLS
         self.directory = directory
         self.port = port
         self.binaries = binaries
@@ -128,10 +134,11 @@ public final class PostgresCluster: Sendable {
             ])
         try makeCertificates()
         // Every TCP connection with TLS (a line for TCP without it would be refused: none matches).
+        let host = speaksTLS ? "hostssl" : "host"
         try """
         local all all scram-sha-256
-        hostssl all all 127.0.0.0/8 scram-sha-256
-        hostssl all all ::1/128 scram-sha-256
+        \(host) all all 127.0.0.0/8 scram-sha-256
+        \(host) all all ::1/128 scram-sha-256
 
         """.write(toFile: dataDirectory + "/pg_hba.conf", atomically: true, encoding: .utf8)
         if runsAsPostgres {
@@ -187,7 +194,9 @@ public final class PostgresCluster: Sendable {
 
     private func startServer() throws {
         let tls =
-            "-c ssl=on -c ssl_cert_file=\(tlsDirectory.path)/server.pem -c ssl_key_file=\(tlsDirectory.path)/server.key"
+            !speaksTLS
+            ? "-c ssl=off"
+            : "-c ssl=on -c ssl_cert_file=\(tlsDirectory.path)/server.pem -c ssl_key_file=\(tlsDirectory.path)/server.key"
         let options =
             "-p \(port) -h 127.0.0.1,\(Self.uncertifiedAddress) -k \(directory.path) -c fsync=off -c full_page_writes=off \(tls) -c log_connections=on"
         _ = try run(

@@ -113,6 +113,30 @@
             }
         }
 
+        @Test("a server without TLS: .tlsUnavailable for .require and .verifyFull, nothing sent")
+        func serverWithoutTLS() async throws {
+            let cluster = try PostgresCluster.start(tls: false)
+            defer { cluster.stop() }
+            _ = try cluster.psql("CREATE DATABASE app")
+            for tls in [
+                SyncServer.TLS.require, .verifyFull(rootCertificates: .pemFile(cluster.certificateAuthorityFile)),
+            ] {
+                let server = SyncServer(
+                    port: cluster.port, username: PostgresCluster.user, password: PostgresCluster.password,
+                    database: "app", tls: tls)
+                let client = try await SyncClient(server: server)
+                try await client.write { try $0.add(SyncItem(id: 1)) }
+                await #expect {
+                    try await client.sync.synchronize()
+                } throws: { error in
+                    if case .tlsUnavailable = error as? SyncError { return true }
+                    return false
+                }
+                #expect(client.sync.state.pending == 1)
+            }
+            #expect(try cluster.psql("SELECT to_regclass('strata.changes') IS NULL", database: "app") == "t")
+        }
+
         @Test("the default: verify-full with the system's roots, except on the loopback")
         func defaults() {
             let remote = SyncServer(host: "db.example.com", username: "app", database: "app")
