@@ -82,9 +82,29 @@ enum IndexAccess {
     case range(lower: Operand?, upper: Operand?)
 }
 
+/// What a comparison tests, as data rather than a compiled test: what sync hands its server to
+/// evaluate the same condition there (`Results.syncCondition()`).
+struct ComparisonForm {
+    enum Operand {
+        /// A value as its column's bytes (nil: nil).
+        case column([UInt8]?)
+        /// `IN`: any of these.
+        case columns([[UInt8]?])
+        /// The text of a string match (`BEGINSWITH`, `CONTAINS`, `LIKE`…).
+        case text(String)
+    }
+
+    let `operator`: QueryOperator
+    let operand: Operand
+    let options: QueryStringOptions
+}
+
 /// One test of a property: the leaf of a predicate.
 final class Comparison {  // a class: evaluating a predicate per row copies no fields
     let path: PropertyPath
+    /// The test as data, when it is a plain comparison of the property with values (set by the
+    /// comparison's maker; nil for tests only code can express).
+    var form: ComparisonForm?
     /// Tests the column's bytes (nil: null). Returns nil when the bytes cannot be decoded.
     let test: (UnsafeRawBufferPointer?) -> Bool?
     let access: IndexAccess?

@@ -215,21 +215,31 @@ extension Query where Value: _Persistable {
 }
 
 extension Query where Value: _QueryEquatable {
+    /// `value` in a comparison's form: its column's bytes, nil for nil; nil when it cannot be encoded.
+    static func formOperand(_ value: Value, _ operand: Operand?) -> ComparisonForm.Operand? {
+        value._queryIsNull ? .column(nil) : operand.map { .column($0.bytes) }
+    }
+
     /// Whether the property equals `rhs` (`== nil` on an optional: whether it is nil). Uses the
     /// primary key or an index when the property has one.
     public static func == (lhs: Query, rhs: Value) -> Query<Bool> {
         let operand = Operand(rhs)
         let text = "\(lhs.path) == \(rhs)"
         let access = operand.map(IndexAccess.equal)
-        return lhs.columnComparison(.equal, operand, text: text, access: access)
-            ?? lhs.valueTest(text, access: access) { Value._queryEqual($0, rhs) }
+        return
+            (lhs.columnComparison(.equal, operand, text: text, access: access)
+            ?? lhs.valueTest(text, access: access) { Value._queryEqual($0, rhs) })
+            .declaring(.equal, formOperand(rhs, operand))
     }
 
     /// Whether the property differs from `rhs` (`!= nil`: whether it is set). Always scans.
     public static func != (lhs: Query, rhs: Value) -> Query<Bool> {
         let text = "\(lhs.path) != \(rhs)"
-        return lhs.columnComparison(.notEqual, Operand(rhs), text: text, access: nil)
-            ?? lhs.valueTest(text) { !Value._queryEqual($0, rhs) }
+        let operand = Operand(rhs)
+        return
+            (lhs.columnComparison(.notEqual, operand, text: text, access: nil)
+            ?? lhs.valueTest(text) { !Value._queryEqual($0, rhs) })
+            .declaring(.notEqual, formOperand(rhs, operand))
     }
 
     /// Whether the property equals one of `values`.
@@ -238,14 +248,15 @@ extension Query where Value: _QueryEquatable {
         let operands = candidates.compactMap { Operand($0) }  // not `Operand.init`: it captured the metatype
         let access = operands.count == candidates.count ? IndexAccess.oneOf(operands) : nil
         let text = "\(path) IN \(candidates)"
+        let form: ComparisonForm.Operand? = access != nil ? .columns(operands.map(\.bytes)) : nil
         if access != nil, let order = columnOrder,
             let predicate = ColumnPredicate(oneOf: operands.map(\.bytes), order: order)
         {
-            return comparison(text, access: access, predicate.test, columnPredicate: predicate)
+            return comparison(text, access: access, predicate.test, columnPredicate: predicate).declaring(.in, form)
         }
         return valueTest(text, access: access) { value in
             candidates.contains { Value._queryEqual(value, $0) }
-        }
+        }.declaring(.in, form)
     }
 }
 
@@ -286,13 +297,15 @@ extension Query where Value: _QueryComparable {
         }
         let ordersNil = Value._queryOrdersNil
         let text = "\(path) \(symbol) \(rhs)"
+        let form = Self.formOperand(rhs, operand)
+        let declared = QueryOperator(`operator`)
         if let compiled = columnComparison(`operator`, operand, text: text, access: access, ordersNil: ordersNil) {
-            return compiled
+            return compiled.declaring(declared, form)
         }
         return valueTest(text, access: access) { value in
             if ordersNil { return holds(Value._queryCompare(value, rhs)) }
             return !value._queryIsNull && !rhs._queryIsNull && holds(Value._queryCompare(value, rhs))
-        }
+        }.declaring(declared, form)
     }
 }
 
@@ -349,7 +362,7 @@ extension Query where Value: _QueryString {
         return valueTest("\(path) \(`operator`)\(suffix) \"\(operand)\"", access: access) { value in
             guard let string = value._queryString else { return false }
             return match.matches(StringMatch.fold(string, match.options))
-        }
+        }.declaring(`operator`, .text(operand), options: match.options)
     }
 }
 
@@ -392,6 +405,19 @@ extension Query where Value: _QueryList, Value._Element: _QueryEquatable {
             }
             return false
         }
+    }
+}
+
+extension Query where Value == Bool {
+    /// The condition with its form recorded (`ComparisonForm`), when it is a comparison of a
+    /// property's own value (not a Map's value under a key, nor a collection's aggregate).
+    func declaring(
+        _ operator: QueryOperator, _ operand: ComparisonForm.Operand?, options: QueryStringOptions = []
+    ) -> Query<Bool> {
+        if let operand, case .predicate(.comparison(let comparison)) = node, comparison.path.mapKey == nil {
+            comparison.form = ComparisonForm(operator: `operator`, operand: operand, options: options)
+        }
+        return self
     }
 }
 

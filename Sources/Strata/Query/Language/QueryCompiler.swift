@@ -349,9 +349,31 @@ struct QueryCompiler {
             let test = PropertyPath.testing(valueUnder: mapKey, built.test)
             return .comparison(Comparison(path: path, test: test, access: nil, text: text))
         }
-        return .comparison(
-            Comparison(path: path, test: built.test, access: built.access, text: text, columnPredicate: built.predicate)
-        )
+        let made = Comparison(
+            path: path, test: built.test, access: built.access, text: text, columnPredicate: built.predicate)
+        made.form = try form(type, op, value, options: options, position: position, property: property)
+        return .comparison(made)
+    }
+
+    /// The comparison as data (`ComparisonForm`), with the operand as `valueTest` converted it.
+    private func form(
+        _ type: PropertyType, _ op: QueryOperator, _ value: Any?, options: QueryStringOptions, position: Int,
+        property: String
+    ) throws(StoreError) -> ComparisonForm {
+        let operand: ComparisonForm.Operand
+        switch op {
+        case .in:
+            var operands: [[UInt8]?] = []
+            for element in value as? [Any?] ?? [] {
+                operands.append(try operandBytes(element, type: type, position: position, property: property))
+            }
+            operand = .columns(operands)
+        case .beginsWith, .endsWith, .contains, .like:
+            operand = .text(value as? String ?? "")
+        default:
+            operand = .column(try operandBytes(value, type: type, position: position, property: property))
+        }
+        return ComparisonForm(operator: op, operand: operand, options: options)
     }
 
     private func elementTest(
@@ -495,6 +517,19 @@ struct QueryCompiler {
         else { throw fail("\(property) compares with a number, not \(value ?? "nil")", at: position) }
         guard let op = ComparisonOperator(op) else { throw fail("\(op) on an aggregate", at: position) }
         return { aggregate in aggregate.map { op.holds(ColumnOrder.order($0, number)) } ?? (op == .notEqual) }
+    }
+}
+
+extension QueryOperator {
+    init(_ op: ComparisonOperator) {
+        switch op {
+        case .equal: self = .equal
+        case .notEqual: self = .notEqual
+        case .less: self = .less
+        case .lessOrEqual: self = .lessOrEqual
+        case .greater: self = .greater
+        case .greaterOrEqual: self = .greaterOrEqual
+        }
     }
 }
 
