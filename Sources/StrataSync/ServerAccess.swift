@@ -157,7 +157,7 @@
             let key = type.properties[rule.keyIndex]
             let keyType = ServerSchema.sqlType(key.type, keyTypes: keyTypes)
             let values = [
-                type.name, key.name, keyType, keyExpression(key.type), rule.access.ownerProperty,
+                type.name, key.name, keyType, ServerSchema.keyExpression(key.type), rule.access.ownerProperty,
             ].map(literal)
             statements.append(
                 """
@@ -165,17 +165,6 @@
                 \(rule.access.teamProperty.map(literal) ?? "NULL")) ON CONFLICT DO NOTHING
                 """)
             return statements
-        }
-
-        /// SQL that reads a primary key of `type` from the stored key bytes (`$key`) a change names:
-        /// what Strata's row keys hold (RowKey: an Int with its sign bit flipped, big-endian; a String
-        /// after a tag byte; a UUID's 16 bytes).
-        private static func keyExpression(_ type: SyncType) -> String {
-            switch type {
-            case .integer: "(('x' || encode($key, 'hex'))::bit(64)::bigint # (-9223372036854775807 - 1))"
-            case .string: "convert_from(substring($key FROM 2), 'UTF8')"
-            default: "encode($key, 'hex')::uuid"
-            }
         }
 
         private static func literal(_ text: String) -> String {

@@ -9,9 +9,10 @@
         /// each page one query: memory stays flat however many objects there are). Returns the last
         /// sequence number the snapshot holds: every change up to it is in the objects read, none after.
         ///
-        /// A row without an image (written by another program, not by a sync client) is not sent.
+        /// A row without an image (written by another program, not by a sync client) is not sent; nor
+        /// is an object of a type in `conditions` that does not match its condition (SQL over `t`).
         func snapshot(
-            types: [SyncTypeSchema], keyTypes: [String: SyncType], pageSize: Int,
+            types: [SyncTypeSchema], keyTypes: [String: SyncType], conditions: [String: String] = [:], pageSize: Int,
             isolation: isolated (any Actor)? = #isolation,
             _ body: ([IncomingChange]) async throws(SyncError) -> Void
         ) async throws(SyncError) -> Int64 {
@@ -21,8 +22,10 @@
             do throws(SyncError) {
                 let last: [Int64] = try await rows("SELECT last_seq FROM strata.sequence WHERE id = 1", as: Int64.self)
                 let snapshot = last.first ?? 0
-                for type in types {
-                    try await readImages(of: type, keyTypes: keyTypes, pageSize: pageSize, snapshot: snapshot, body)
+                for type in types where conditions[type.name] != "FALSE" {
+                    try await readImages(
+                        of: type, keyTypes: keyTypes, condition: conditions[type.name], pageSize: pageSize,
+                        snapshot: snapshot, body)
                 }
                 try await execute("COMMIT")
                 return snapshot
@@ -33,14 +36,14 @@
         }
 
         private func readImages(
-            of type: SyncTypeSchema, keyTypes: [String: SyncType], pageSize: Int, snapshot: Int64,
+            of type: SyncTypeSchema, keyTypes: [String: SyncType], condition: String?, pageSize: Int, snapshot: Int64,
             isolation: isolated (any Actor)? = #isolation,
             _ body: ([IncomingChange]) async throws(SyncError) -> Void
         ) async throws(SyncError) {
             guard let keyProperty = type.properties.first(where: { $0.name == type.primaryKey }) else { return }
             let reader = ImagePages(
                 connection: self, type: type, keyType: ServerSchema.sqlType(keyProperty.type, keyTypes: keyTypes),
-                pageSize: pageSize, snapshot: snapshot)
+                condition: condition, pageSize: pageSize, snapshot: snapshot)
             // The next page is read (and decoded) while the caller applies this one: the server's
             // work and this process's overlap (two cores).
             var next = Task { await reader.page(after: nil) }
@@ -69,6 +72,8 @@
         let connection: ServerConnection
         let type: SyncTypeSchema
         let keyType: String
+        /// Which objects to read (SQL over `t`); nil: all.
+        let condition: String?
         let pageSize: Int
         let snapshot: Int64
 
@@ -76,11 +81,13 @@
             do throws(SyncError) {
                 let key = ServerSchema.quoted(type.primaryKey)
                 var binds = PostgresBindings(capacity: 1)
-                var condition = ""
+                var tests: [String] = []
                 if let after {
                     binds.append(after)
-                    condition = "WHERE t.\(key) > $1::\(keyType) "
+                    tests.append("t.\(key) > $1::\(keyType)")
                 }
+                if let condition = self.condition { tests.append("(\(condition))") }
+                let condition = tests.isEmpty ? "" : "WHERE " + tests.joined(separator: " AND ") + " "
                 // `t.key::text` named otherwise: ORDER BY would take the text column of the same name.
                 let rows = try await connection.rows(
                     PostgresQuery(

@@ -197,6 +197,9 @@
             // for spinning disks) the planner scans the whole typed table instead of probing its index
             // once per key, and every push then costs as much as the table is big.
             try await execute("SET random_page_cost = 1.1")
+            // Subscriptions' conditions quote their strings by doubling quotes (`SubscriptionSQL`): a
+            // backslash must stay a backslash.
+            try await execute("SET standard_conforming_strings = on")
             return try await transaction { () throws(SyncError) -> ServerIdentity in
                 try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
                 let made = try await rows(
@@ -283,9 +286,14 @@
         /// client to (past other types' changes too), and whether that is the server's last; or, for a
         /// new client and when the server trimmed changes after `position` (`strata.trim_history`),
         /// `.startOver`. Records how far the client has pulled, and when.
-        func pull(after position: Int64, types: Set<String>, limit: Int, clientID: UUID) async throws(SyncError)
-            -> PullOutcome
-        {
+        ///
+        /// The changes of `partial` types (each with the condition its subscriptions make) are not sent
+        /// as they are: the objects they name are, as they are now if they match (`currentObjects`),
+        /// or as `leaving` deletes.
+        func pull(
+            after position: Int64, types: Set<String>, partial: [String: PartialType] = [:], limit: Int,
+            clientID: UUID
+        ) async throws(SyncError) -> PullOutcome {
             // Every number up to the sequence's last is committed (a push holds the sequence's row).
             let heads = try await rows(
                 """
@@ -310,6 +318,7 @@
                 """,
                 as: (Int64, Int64, [String], [ByteBuffer], [String], [ByteBuffer]).self)
             var changes: [IncomingChange] = []
+            var partialKeys: [String: [[UInt8]: Int64]] = [:]
             for (first, last, typeNames, keys, kindNames, payloads) in found {
                 let count = typeNames.count
                 guard last - first + 1 == Int64(count), keys.count == count, kindNames.count == count,
@@ -319,6 +328,10 @@
                 }
                 for index in 0..<count where first + Int64(index) > position && types.contains(typeNames[index]) {
                     let sequence = first + Int64(index)
+                    if partial[typeNames[index]] != nil {
+                        partialKeys[typeNames[index], default: [:]][Array(buffer: keys[index])] = sequence
+                        continue
+                    }
                     guard let kind = Self.kind(named: kindNames[index]) else {
                         throw .server(sqlState: nil, message: "change \(sequence) is of kind \(kindNames[index])")
                     }
@@ -332,12 +345,29 @@
             // The numbers after the last push read that no push holds (none while they are dense) are
             // passed too, up to the window's end; never past the sequence's last.
             let through = max(position, found.last?.1 ?? min(newest, windowEnd))
-            return .changes(changes, through: through, caughtUp: through >= newest)
+            var leaving: [IncomingChange] = []
+            for (name, keys) in partialKeys.sorted(by: { $0.key < $1.key }) {
+                guard let type = partial[name] else { continue }
+                let current = try await currentObjects(
+                    of: type.schema, keys: keys, condition: type.condition, keyTypes: type.keyTypes)
+                changes += current.arriving
+                leaving += current.leaving
+            }
+            return .changes(changes, leaving: leaving, through: through, caughtUp: through >= newest)
+        }
+
+        /// A type synced only as far as subscriptions reach, and their condition (SQL over its table `t`).
+        struct PartialType: Sendable {
+            let schema: SyncTypeSchema
+            let condition: String
+            let keyTypes: [String: SyncType]
         }
 
         /// What a pull found.
         enum PullOutcome {
-            case changes([IncomingChange], through: Int64, caughtUp: Bool)
+            /// `leaving`: objects of partial types that are gone or no longer match (to delete where
+            /// no local change waits to be pushed).
+            case changes([IncomingChange], leaving: [IncomingChange], through: Int64, caughtUp: Bool)
             /// The client has nothing yet, or the changes after its position are gone (trimmed): it
             /// starts over from the typed tables (`snapshot`).
             case startOver

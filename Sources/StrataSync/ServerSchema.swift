@@ -118,6 +118,17 @@
             }
         }
 
+        /// SQL that reads a primary key of `type` from the stored key bytes (`$key`) a change names:
+        /// what Strata's row keys hold (RowKey: an Int with its sign bit flipped, big-endian; a String
+        /// after a tag byte; a UUID's 16 bytes).
+        static func keyExpression(_ type: SyncType) -> String {
+            switch type {
+            case .integer: "(('x' || encode($key, 'hex'))::bit(64)::bigint # (-9223372036854775807 - 1))"
+            case .string: "convert_from(substring($key FROM 2), 'UTF8')"
+            default: "encode($key, 'hex')::uuid"
+            }
+        }
+
         static func isNullable(_ type: SyncType) -> Bool {
             switch type {
             case .optional, .link, .embedded: true

@@ -45,11 +45,13 @@
         /// This client's id on the server (kept in the file, made when sync first opens it).
         public private(set) var clientID = UUID()
 
-        private var store: Store!
-        private var typeSchemas: [String: SyncTypeSchema] = [:]
-        private var keyTypes: [String: SyncType] = [:]
-        private var typeNames: [String] = []
+        var store: Store!
+        var typeSchemas: [String: SyncTypeSchema] = [:]
+        var keyTypes: [String: SyncType] = [:]
+        var typeNames: [String] = []
         private var accessRules: [String: AccessRule] = [:]
+        /// The partial types, their subscriptions, and which types must be read again (kept in the file).
+        var subscriptionSet = SubscriptionSet()
         /// Who the server says this client is (known once connected).
         private var identity = ServerIdentity(role: "", teams: [])
         /// The changes the server refused, kept in the file until dismissed; never sent again.
@@ -84,14 +86,19 @@
         /// changes of `types` in its outbox, and reads or makes the client id. Does not connect: the
         /// server is first asked by `synchronize()` or `start()`.
         ///
-        /// - Parameter access: who may see and change the objects of some of `types` (the server
-        ///   enforces it; Docs/Sync.md, "Who may see what"). The server's tables must have been made
-        ///   with the same rules.
+        /// - Parameters:
+        ///   - access: who may see and change the objects of some of `types` (the server enforces it;
+        ///     Docs/Sync.md, "Who may see what"). The server's tables must have been made with the same
+        ///     rules.
+        ///   - partial: those of `types` this client holds only as far as its subscriptions reach
+        ///     (`subscribe(_:named:where:waitForSync:)`): none of their objects until it subscribes.
         /// - Throws: `.unsupportedType` for a type without a primary key (or linking to a type keyed by
-        ///   row ids), or a rule naming a property that is not a String; `.store` when the file cannot
-        ///   be opened or a type is not in its schema.
+        ///   row ids), a rule naming a property that is not a String, or a partial type not among
+        ///   `types` or not keyed by an Int, String or UUID; `.store` when the file cannot be opened or a
+        ///   type is not in its schema.
         public init(
-            configuration: Store.Configuration, server: SyncServer, types: [Object.Type], access: [SyncAccess] = []
+            configuration: Store.Configuration, server: SyncServer, types: [Object.Type], access: [SyncAccess] = [],
+            partial: [Object.Type] = []
         ) async throws(SyncError) {
             self.server = server
             do throws(StoreError) {
@@ -133,6 +140,7 @@
                 }
                 accessRules[rule.typeName] = try AccessRule(rule, type: type)
             }
+            try setUpSubscriptions(partial: partial.map { String(describing: $0) })
             // Event-driven: nothing runs while nothing commits (a sync never started costs no CPU).
             commitWatch = store.watchCommits { [weak self] in
                 // One task for the commits that land before it runs, not one per commit.
@@ -165,7 +173,7 @@
         /// new sequence; a slow consumer sees the newest state, not every one).
         public nonisolated var states: AsyncStream<State> { broadcast.subscribe() }
 
-        private func update(_ change: (inout State) -> Void) {
+        func update(_ change: (inout State) -> Void) {
             broadcast.update(change)
         }
 
@@ -379,14 +387,19 @@
         }
 
         private func pullAll(_ connection: ServerConnection) async throws(SyncError) {
+            try await readStaleTypesAgain(connection)
             while true {
                 let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
                 switch try await connection.pull(
-                    after: position, types: Set(typeNames), limit: server.batchSize, clientID: clientID)
+                    after: position, types: Set(typeNames), partial: partialTypes(), limit: server.batchSize,
+                    clientID: clientID)
                 {
                 case .startOver:
-                    try await bootstrap(connection, from: position)
-                case .changes(let changes, let through, let caughtUp):
+                    try await startOver(connection, types: typeNames, from: position, movingPosition: true)
+                    subscriptionSet.stale = []
+                    try await saveSubscriptions()
+                case .changes(var changes, let leaving, let through, let caughtUp):
+                    changes += try withoutPendingObjects(leaving)
                     if through > position || !changes.isEmpty {
                         try await storeWrite { store in try store.applyIncomingChanges(changes, through: through) }
                         update { $0.lastSequence = through }
@@ -400,34 +413,54 @@
         }
 
         /// Starts over from the server's typed tables (a new client, or one whose next changes the
-        /// server trimmed): applies every object this role may see as of one snapshot, page by page,
-        /// then deletes the objects of the synced types the snapshot lacks, and moves the position to
-        /// the snapshot's, in the last write. Local changes not pushed yet stay on top (as for pulls);
-        /// an interrupted start-over starts over again.
-        private func bootstrap(_ connection: ServerConnection, from position: Int64) async throws(SyncError) {
+        /// server trimmed; or, for some types, after their subscriptions changed): applies every object
+        /// of `types` this role may see (and, of a partial type, that its subscriptions select) as of
+        /// one snapshot, page by page, then deletes the objects of `types` the snapshot lacks; and, when
+        /// `movingPosition`, moves the position to the snapshot's in the last write (else the pulls
+        /// after it read the changes since the position again: of a partial type they bring the
+        /// objects as they are then). Local changes not pushed yet stay on top (as for pulls), and an
+        /// object with one is not deleted; an interrupted start-over starts over again.
+        func startOver(
+            _ connection: ServerConnection, types: [String], from position: Int64, movingPosition: Bool
+        ) async throws(SyncError) {
             // The objects here before: those the snapshot lacks go. (Objects made meanwhile are in the
             // outbox, which the server's objects yield to.) A new client has none: nothing to compare.
             var before: [String: Set<[UInt8]>] = [:]
-            for name in typeNames {
+            for name in types {
                 let keys = try storeCall { () throws(StoreError) in try store.syncStoredKeys(ofType: name) }
                 if !keys.isEmpty { before[name] = Set(keys) }
             }
+            // Applied only when numbered after the position (which a start-over that does not move it
+            // keeps: the snapshot may be at the position itself).
+            func numbered(_ change: IncomingChange) -> IncomingChange {
+                guard change.sequence <= position else { return change }
+                return IncomingChange(
+                    sequence: position + 1, typeName: change.typeName, kind: change.kind, key: change.key,
+                    properties: change.properties)
+            }
             let snapshot = try await connection.snapshot(
-                types: typeNames.map { typeSchemas[$0]! }, keyTypes: keyTypes, pageSize: Self.bootstrapPage
+                types: types.map { typeSchemas[$0]! }, keyTypes: keyTypes,
+                conditions: subscriptionSet.serverConditions, pageSize: Self.bootstrapPage
             ) { (page) throws(SyncError) in
                 let keyed = try storeCall { () throws(StoreError) in
-                    try page.map { (change) throws(StoreError) in try store.keyed(change) }
+                    try page.map { (change) throws(StoreError) in try store.keyed(numbered(change)) }
                 }
                 if !before.isEmpty {
                     for change in keyed { before[change.typeName]?.remove(change.key) }
                 }
                 try await storeWrite { store in try store.applyIncomingChanges(keyed, through: position) }
             }
-            let gone = before.flatMap { name, keys in
-                keys.map { IncomingChange(sequence: snapshot, typeName: name, kind: .delete, key: $0, properties: []) }
-            }
-            try await storeWrite { store in try store.applyIncomingChanges(gone, through: snapshot) }
-            update { $0.lastSequence = snapshot }
+            let gone = try withoutPendingObjects(
+                before.flatMap { name, keys in
+                    keys.map {
+                        IncomingChange(
+                            sequence: max(snapshot, position + 1), typeName: name, kind: .delete, key: $0,
+                            properties: [])
+                    }
+                })
+            let through = movingPosition ? snapshot : position
+            try await storeWrite { store in try store.applyIncomingChanges(gone, through: through) }
+            if movingPosition { update { $0.lastSequence = snapshot } }
         }
 
         /// Objects per page of a start-over (one read on the server, one write here).
@@ -452,7 +485,7 @@
             try await connection.execute("SELECT strata.trim_history()")
         }
 
-        private func storeCall<R>(_ body: () throws(StoreError) -> R) throws(SyncError) -> R {
+        func storeCall<R>(_ body: () throws(StoreError) -> R) throws(SyncError) -> R {
             do {
                 return try body()
             } catch {
@@ -460,7 +493,7 @@
             }
         }
 
-        private func storeWrite(_ body: (Store) throws -> Void) async throws(SyncError) {
+        func storeWrite(_ body: (Store) throws -> Void) async throws(SyncError) {
             let store = self.store!
             do {
                 try await store.asyncWrite { try body(store) }

@@ -21,6 +21,9 @@
         case schemaMismatch(String)
         /// A type sync cannot carry (one without a primary key).
         case unsupportedType(String)
+        /// A subscription's condition the server cannot evaluate (through a link, on a collection, a
+        /// sort or limit, `[d]`), or a subscription to a type synced whole.
+        case unsupportedQuery(String)
         /// The server refused a statement (its SQLSTATE and message), or sent what sync cannot read.
         case server(sqlState: String?, message: String)
         /// The local Store failed (its file, a damaged value).
@@ -36,6 +39,7 @@
             case .tlsUnavailable(let reason): "the sync server does not offer TLS: \(reason)"
             case .schemaMismatch(let reason): "the sync server's schema differs from this client's: \(reason)"
             case .unsupportedType(let reason): "this type cannot be synced: \(reason)"
+            case .unsupportedQuery(let reason): "this subscription cannot be evaluated by the server: \(reason)"
             case .server(let state, let message): "the sync server failed (\(state ?? "no SQLSTATE")): \(message)"
             case .store(let error): "the local Store failed: \(error)"
             case .stopped: "the sync was stopped"

@@ -93,11 +93,12 @@
 
         init(
             server: SyncServer, fixture: Fixture = Fixture([SyncItem.self, SyncOwner.self]),
-            types: [Object.Type] = [SyncItem.self, SyncOwner.self], access: [SyncAccess] = []
+            types: [Object.Type] = [SyncItem.self, SyncOwner.self], access: [SyncAccess] = [],
+            partial: [Object.Type] = []
         ) async throws {
             self.fixture = fixture
             sync = try await StoreSync(
-                configuration: fixture.configuration, server: server, types: types, access: access)
+                configuration: fixture.configuration, server: server, types: types, access: access, partial: partial)
             store = try await Store(configuration: fixture.configuration, actor: self)
         }
 

@@ -41,6 +41,9 @@ import Testing
         #expect(try ids(store, "name CONTAINS[c] 'E'") == [4, 5])
         #expect(try ids(store, "name BEGINSWITH[d] 'Eve'") == [5])
         #expect(try ids(store, "name LIKE '?o*'") == [2])
+        #expect(try ids(store, "name ==[c] 'BOB'") == [2])  // Realm: case-insensitive equality
+        #expect(try ids(store, "name !=[c] 'BOB'") == [1, 3, 4, 5])
+        #expect(try ids(store, "email ==[c] 'BOB@EXAMPLE.COM'") == [2])
         #expect(try ids(store, "TRUEPREDICATE").count == 5)
         #expect(try ids(store, "FALSEPREDICATE").isEmpty)
     }

@@ -415,6 +415,17 @@ struct QueryCompiler {
                     return false
                 }, nil, access
             )
+        case .equal where !options.isEmpty && type.unwrapped == .string && value is String,
+            .notEqual where !options.isEmpty && type.unwrapped == .string && value is String:
+            // `==[c]`, `!=[d]`: the folded forms compared (nil equals no string).
+            let match = StringMatch(.equal, value as? String ?? "", options: options)
+            let wantsEqual = op == .equal
+            let test: ColumnTest = { bytes in
+                guard let bytes else { return !wantsEqual }
+                guard let string = UTF8Text.string(bytes) else { return nil }
+                return match.matches(StringMatch.fold(string, match.options)) == wantsEqual
+            }
+            return (test, nil, nil)
         case .beginsWith, .endsWith, .contains, .like:
             guard type.unwrapped == .string else {
                 throw fail("\(op) needs a String property, \(property) is \(type)", at: position)
@@ -597,6 +608,7 @@ struct StringMatch {
         case .beginsWith: string.utf8.starts(with: needle.utf8)
         case .endsWith: string.utf8.reversed().starts(with: needle.utf8.reversed())
         case .contains: needle.isEmpty || string.utf8.firstRange(of: needle.utf8) != nil
+        case .equal: string.utf8.elementsEqual(needle.utf8)
         default: Self.like(Array(string), Array(needle)[...])
         }
     }
