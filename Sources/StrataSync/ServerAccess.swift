@@ -94,7 +94,8 @@
             // Every change of a type with rules must be to an object of the row's audience as the
             // typed tables hold it when the push commits (an update or delete may name one no longer there:
             // it does nothing where it arrives): a client cannot send a change of an object it may not
-            // write to those who hold it.
+            // write to those who hold it. A `moved` notice carries nothing: its readers ask the server
+            // for the object as their role sees it (`ServerConnection.currentObjects`).
             """
             CREATE OR REPLACE FUNCTION strata.check_audience() RETURNS trigger
             LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $f$
@@ -105,7 +106,7 @@
                 FOR rule IN SELECT * FROM strata.access_rules AS r WHERE r.type_name = ANY (NEW.type_names) LOOP
                     EXECUTE format(
                         'SELECT count(*) FROM unnest($1, $2, $3) AS e(type_name, object_key, kind) '
-                        'LEFT JOIN strata.%1$I AS t ON t.%2$I = %3$s WHERE e.type_name = $4 AND CASE '
+                        'LEFT JOIN strata.%1$I AS t ON t.%2$I = %3$s WHERE e.type_name = $4 AND e.kind <> ''moved'' AND CASE '
                         'WHEN t.%2$I IS NULL THEN e.kind = ''insert'' '
                         'ELSE t.%4$I IS DISTINCT FROM $5 OR %5$s IS DISTINCT FROM $6 END',
                         rule.type_name, rule.key_column, replace(rule.key_expression, '$key', 'e.object_key'),

@@ -34,13 +34,15 @@
                 let pushedThrough = accepted.first ?? 0
                 guard let batch = try batch.after(pushedThrough) else { return .accepted(nil) }
                 var audiences: [Audience] = []
+                var notices: [(audience: Audience, log: PreparedPush.Log)] = []
                 if batch.hasAccessRules {
                     let before = try await accessBefore(batch)
                     let refused = try await refusals(batch, before: before, identity: identity)
                     if !refused.isEmpty { return .refused(refused) }
                     audiences = batch.audiences(before: before, identity: identity)
+                    notices = batch.movedNotices(before: before)
                 }
-                let last = try await appendLog(batch, audiences: audiences, clientID: clientID)
+                let last = try await appendLog(batch, audiences: audiences, notices: notices, clientID: clientID)
                 for step in batch.tableSteps {
                     switch step {
                     case .run(let statement): try await execute(statement)
@@ -62,11 +64,12 @@
         /// Numbers the batch's changes and stores them in `strata.changes`: the sequence's row stays
         /// locked until the transaction ends, so pushes commit one at a time, in the order of their
         /// numbers. The client's position and the notification (sent at commit) ride along.
-        private func appendLog(_ batch: PreparedPush, audiences: [Audience], clientID: UUID) async throws(SyncError)
-            -> Int64?
-        {
-            let runs = batch.runs(audiences)
-            let count = batch.log.count
+        private func appendLog(
+            _ batch: PreparedPush, audiences: [Audience], notices: [(audience: Audience, log: PreparedPush.Log)],
+            clientID: UUID
+        ) async throws(SyncError) -> Int64? {
+            let runs = batch.runs(audiences) + notices.map { ($0.audience, Optional($0.log)) }
+            let count = batch.log.count + notices.reduce(0) { $0 + $1.log.count }
             if runs.count == 1, let run = runs.first {  // the usual batch: one statement
                 let log = run.log ?? batch.log
                 let numbered = try await rows(
@@ -221,6 +224,26 @@
         /// for an object neither the server nor the batch says anything of, this role's own.
         func audiences(before: [String: [String: Audience]], identity: ServerIdentity) -> [Audience] {
             finalAudiences(before: before).map { $0 ?? Audience(owner: identity.role, team: nil) }
+        }
+
+        /// For each object of a type with rules whose owner or team the batch changes, a `moved`
+        /// notice to its audience before and to its audience after (numbered after the batch's
+        /// changes): whoever sees it must ask the server for it, to drop it (no longer theirs to see)
+        /// or to get it whole (theirs from now on; an update alone would find nothing to update).
+        func movedNotices(before: [String: [String: Audience]]) -> [(audience: Audience, log: Log)] {
+            let after = finalAudiences(before: before)
+            var notices: [(audience: Audience, log: Log)] = []
+            var noticed: Set<[String]> = []
+            for (change, audience) in zip(changes, after).reversed() {  // each object's final audience
+                guard access[change.typeName] != nil, let audience,
+                    noticed.insert([change.typeName, RefusedChange.text(change.primaryKey)]).inserted,
+                    let previous = before[change.typeName]?[RefusedChange.text(change.primaryKey)],
+                    previous != audience
+                else { continue }
+                let notice = Log(moved: change)
+                notices += [(previous, notice), (audience, notice)]
+            }
+            return notices.reversed()
         }
 
         /// The batch cut into runs of consecutive changes with one audience (one row of

@@ -77,6 +77,15 @@
             init<Changes: Collection<OutgoingChange>>(_ changes: Changes) {
                 self.init(changes, payloads: changes.lazy.map { ChangePayload.encode($0.properties) })
             }
+
+            /// A `moved` notice of `change`'s object: no payload (`PreparedPush.movedNotices`).
+            init(moved change: OutgoingChange) {
+                count = 1
+                typeNames.append(bytes: change.typeName.utf8)
+                keys.append(bytes: change.key)
+                kinds.append(bytes: "moved".utf8)
+                payloads.append(bytes: [])
+            }
         }
 
         let changes: [OutgoingChange]

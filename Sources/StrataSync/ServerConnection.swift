@@ -290,9 +290,12 @@
         /// The changes of `partial` types (each with the condition its subscriptions make) are not sent
         /// as they are: the objects they name are, as they are now if they match (`currentObjects`),
         /// or as `leaving` deletes.
+        ///
+        /// A `moved` notice (an object whose owner or team changed) is answered the same way, for any
+        /// type: the object as this role now sees it, or `leaving`.
         func pull(
-            after position: Int64, types: Set<String>, partial: [String: PartialType] = [:], limit: Int,
-            clientID: UUID
+            after position: Int64, types: [String: SyncTypeSchema], partial: [String: PartialType] = [:],
+            keyTypes: [String: SyncType], limit: Int, clientID: UUID
         ) async throws(SyncError) -> PullOutcome {
             // Every number up to the sequence's last is committed (a push holds the sequence's row).
             let heads = try await rows(
@@ -318,7 +321,8 @@
                 """,
                 as: (Int64, Int64, [String], [ByteBuffer], [String], [ByteBuffer]).self)
             var changes: [IncomingChange] = []
-            var partialKeys: [String: [[UInt8]: Int64]] = [:]
+            // Objects to send as they are now (`currentObjects`): of partial types, and moved ones.
+            var lookUps: [String: [[UInt8]: Int64]] = [:]
             for (first, last, typeNames, keys, kindNames, payloads) in found {
                 let count = typeNames.count
                 guard last - first + 1 == Int64(count), keys.count == count, kindNames.count == count,
@@ -326,10 +330,10 @@
                 else {
                     throw .server(sqlState: nil, message: "the changes \(first)...\(last) do not have one element each")
                 }
-                for index in 0..<count where first + Int64(index) > position && types.contains(typeNames[index]) {
+                for index in 0..<count where first + Int64(index) > position && types[typeNames[index]] != nil {
                     let sequence = first + Int64(index)
-                    if partial[typeNames[index]] != nil {
-                        partialKeys[typeNames[index], default: [:]][Array(buffer: keys[index])] = sequence
+                    if partial[typeNames[index]] != nil || kindNames[index] == "moved" {
+                        lookUps[typeNames[index], default: [:]][Array(buffer: keys[index])] = sequence
                         continue
                     }
                     guard let kind = Self.kind(named: kindNames[index]) else {
@@ -346,21 +350,19 @@
             // passed too, up to the window's end; never past the sequence's last.
             let through = max(position, found.last?.1 ?? min(newest, windowEnd))
             var leaving: [IncomingChange] = []
-            for (name, keys) in partialKeys.sorted(by: { $0.key < $1.key }) {
-                guard let type = partial[name] else { continue }
+            for (name, keys) in lookUps.sorted(by: { $0.key < $1.key }) {
+                guard let schema = types[name] else { continue }
                 let current = try await currentObjects(
-                    of: type.schema, keys: keys, condition: type.condition, keyTypes: type.keyTypes)
+                    of: schema, keys: keys, condition: partial[name]?.condition ?? "TRUE", keyTypes: keyTypes)
                 changes += current.arriving
                 leaving += current.leaving
             }
             return .changes(changes, leaving: leaving, through: through, caughtUp: through >= newest)
         }
 
-        /// A type synced only as far as subscriptions reach, and their condition (SQL over its table `t`).
+        /// A type synced only as far as subscriptions reach: their condition (SQL over its table `t`).
         struct PartialType: Sendable {
-            let schema: SyncTypeSchema
             let condition: String
-            let keyTypes: [String: SyncType]
         }
 
         /// What a pull found.

@@ -21,7 +21,7 @@
     ///   programs read), and `_strata_image`: the object's properties as a change payload holds them
     ///   (what a new client starts from, `StoreSync.bootstrap`).
     enum ServerSchema {
-        static let protocolVersion = "4"  // 3: Map patches in payloads; 4: audiences, roles, row-level security
+        static let protocolVersion = "5"  // 3: Map patches; 4: audiences, roles, row-level security; 5: `moved` notices
         static let channel = "strata_changes"
         /// Taken while the tables are created, so that two clients starting together do not collide.
         static let creationLock: Int64 = 0x5354_5241_5441  // "STRATA"

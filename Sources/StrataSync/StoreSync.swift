@@ -391,8 +391,8 @@
             while true {
                 let position = try storeCall { () throws(StoreError) in try store.syncPosition() }
                 switch try await connection.pull(
-                    after: position, types: Set(typeNames), partial: partialTypes(), limit: server.batchSize,
-                    clientID: clientID)
+                    after: position, types: typeSchemas, partial: partialTypes(), keyTypes: keyTypes,
+                    limit: server.batchSize, clientID: clientID)
                 {
                 case .startOver:
                     try await startOver(connection, types: typeNames, from: position, movingPosition: true)

@@ -49,7 +49,8 @@
         let sync: StoreSync
         private var store: Store!
 
-        init(_ name: String, user: String, directory: URL, server: SyncServer) async throws {
+        /// - Parameter partial: the device holds only the items its subscriptions select.
+        init(_ name: String, user: String, directory: URL, server: SyncServer, partial: Bool = false) async throws {
             self.name = name
             var server = server
             server.username = user
@@ -57,7 +58,8 @@
             let configuration = Store.Configuration(
                 fileURL: directory.appendingPathComponent("\(name).strata"), objectTypes: [ListItem.self])
             sync = try await StoreSync(
-                configuration: configuration, server: server, types: [ListItem.self], access: [listAccess])
+                configuration: configuration, server: server, types: [ListItem.self], access: [listAccess],
+                partial: partial ? [ListItem.self] : [])
             store = try await Store(configuration: configuration, actor: self)
         }
 
@@ -293,6 +295,30 @@
         try await tablet.sync.synchronize()
         say("  alice-tablet (new): \(try await tablet.items())")
         guard try await tablet.items() == (try await alice.items()) else { throw DemoFailure("alice's devices differ") }
+
+        step("10. Partial sync: bob's watch holds only what its subscriptions select")
+        let watch = try await UserDevice("bob-watch", user: "bob", directory: directory, server: admin, partial: true)
+        try await watch.sync.synchronize()
+        say("  bob-watch (new, no subscription): [\(try await watch.items())]")
+        try await watch.sync.subscribe(ListItem.self, named: "groceries", where: { $0.listID == "groceries" })
+        say("subscribed to \((await watch.sync.subscriptions).map(\.description))")
+        say("  bob-watch: \(try await watch.items())")
+        try await alice.write { store in
+            try store.add(ListItem(id: 4, title: "Milk", ownerID: "alice", listID: "groceries"))
+            store.object(ofType: ListItem.self, forPrimaryKey: 2)!.listID = nil  // Eggs leaves the list
+        }
+        try await alice.sync.synchronize()
+        try await watch.sync.synchronize()
+        try await bob.sync.synchronize()
+        say("alice adds Milk to the list and takes Eggs off it (Eggs is hers alone now)")
+        say("  bob-watch:  \(try await watch.items())")
+        say("  bob-laptop: \(try await bob.items())")
+        try await watch.sync.unsubscribe(named: "groceries")
+        let onServer = try cluster.psql("SELECT count(*) FROM strata.\"ListItem\"", database: "lists")
+        say("unsubscribed: bob-watch holds [\(try await watch.items())]; the server still has \(onServer) items")
+        guard try await watch.items().isEmpty, onServer == "4" else {
+            throw DemoFailure("the watch's subscription did not come and go")
+        }
         await owner.stop()
     }
 

@@ -102,6 +102,32 @@
             #expect(bobAgain.sync.state.refused == 0)
         }
 
+        @Test("an object taken out of a team leaves its members' files; one put into a team reaches them whole")
+        func movingBetweenAudiences() async throws {
+            let scene = try await Scene()
+            defer { scene.stop() }
+            let alice = try await scene.client(as: "alice")
+            let bob = try await scene.client(as: "bob")
+            try await alice.write { store in
+                try store.add(SharedTodo(id: 1, title: "shared", ownerID: "alice", teamID: "crew"))
+                try store.add(SharedTodo(id: 2, title: "private", ownerID: "alice"))
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            #expect(try await bob.todoTitles() == ["shared"])
+            try await alice.write { store in
+                store.object(ofType: SharedTodo.self, forPrimaryKey: 1)!.teamID = nil  // out of the team
+                let made = store.object(ofType: SharedTodo.self, forPrimaryKey: 2)!
+                made.teamID = "crew"  // into it
+                made.title = "now shared"
+            }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+            #expect(try await bob.todoTitles() == ["now shared"])
+            try await alice.sync.synchronize()
+            #expect(try await alice.todoTitles() == ["shared", "now shared"])
+        }
+
         @Test("giving an object to a user or team one is not: refused before sending, the rest goes")
         func givingAway() async throws {
             let scene = try await Scene()

@@ -30,6 +30,18 @@
             #expect(transcript.contains("refused: insert of ListItem 1: the object belongs to another user"))
             #expect(transcript.contains("  the server's item 1 is still \"Alice's diary\""))
             #expect(transcript.contains("strata.changes holds 0 rows after the trim"))
+            #expect(transcript.contains("  bob-watch (new, no subscription): []"))
+            #expect(
+                transcript.contains(
+                    "  bob-watch: #2 Eggs [alice, list groceries] | #3 Bread [bob, list groceries]\n"))
+            #expect(
+                transcript.contains(
+                    "  bob-watch:  #3 Bread [bob, list groceries] | #4 Milk [alice, list groceries]\n"))
+            #expect(
+                transcript.contains(
+                    "  bob-laptop: #1 Bob was here [bob] | #3 Bread [bob, list groceries] | #4 Milk [alice, list groceries]\n"
+                ))
+            #expect(transcript.contains("unsubscribed: bob-watch holds []; the server still has 4 items"))
             #expect(transcript.hasSuffix("stopped and removed the private PostgreSQL\nDone.\n"))
         }
     }

@@ -153,12 +153,7 @@
 
         /// The partial types, as a pull sends their conditions.
         func partialTypes() -> [String: ServerConnection.PartialType] {
-            var partial: [String: ServerConnection.PartialType] = [:]
-            for (name, condition) in subscriptionSet.serverConditions {
-                guard let schema = typeSchemas[name] else { continue }
-                partial[name] = ServerConnection.PartialType(schema: schema, condition: condition, keyTypes: keyTypes)
-            }
-            return partial
+            subscriptionSet.serverConditions.mapValues(ServerConnection.PartialType.init(condition:))
         }
 
         /// Reads the types whose subscriptions changed again (`SubscriptionSet.stale`), without moving
