@@ -44,6 +44,10 @@ public final class Player: Object {
 public final class Todo: Object {
     @Persisted(primaryKey: true) public var id: Int
     @Persisted public var title: String
+    @Persisted public var done: Bool
+    @Persisted public var priority: Int
+    @Persisted public var ownerID: String
+    @Persisted public var listID: String?
 
     public convenience init(id: Int, title: String) {
         self.init()
