@@ -154,7 +154,7 @@
         static let otherProcessesCheck = Duration.seconds(1)
 
         /// Runs `body`, whose errors are the Store's (a `write` block throws untyped).
-        private static func typed(_ body: () throws -> Void) throws(StoreError) {
+        static func typed(_ body: () throws -> Void) throws(StoreError) {
             do {
                 try body()
             } catch let error as StoreError {
@@ -310,7 +310,7 @@
             var next = try preparedBatch(after: place)
             // The batches the server acknowledged, still in the outbox: removed while the next is
             // pushed, `batchesPerRemoval` at a time (each removal is a durable commit: an fsync).
-            var acknowledged: (through: UInt64, count: Int)?
+            var acknowledgedThrough: UInt64?
             var unremoved = 0
             while let (batch, prepared) = next, let through = batch.through {
                 let clientID = clientID
@@ -323,9 +323,9 @@
                         return .failure(error)
                     }
                 }()
-                if unremoved >= Self.batchesPerRemoval, let done = acknowledged.take() {
+                if unremoved >= Self.batchesPerRemoval, let done = acknowledgedThrough.take() {
                     unremoved = 0
-                    try await removeAcknowledged(done)
+                    try await removeAcknowledged(through: done)
                 }
                 let following = Result { () throws(SyncError) in try preparedBatch(after: through) }
                 if case .refused(let changes) = try await outcome.get() {
@@ -333,13 +333,13 @@
                     next = try preparedBatch(after: place)
                     continue
                 }
-                acknowledged = (through, (acknowledged?.count ?? 0) + batch.recordedCount)
+                acknowledgedThrough = through
                 unremoved += 1
                 update { $0.pending = max(0, $0.pending - batch.recordedCount) }
                 place = through
                 next = try following.get()
             }
-            if let done = acknowledged { try await removeAcknowledged(done) }
+            if let done = acknowledgedThrough { try await removeAcknowledged(through: done) }
             try storeCall { () throws(StoreError) in try recountPending() }
         }
 
@@ -377,8 +377,8 @@
 
         /// Removes batches the server acknowledged from the outbox (`state.pending` already counts
         /// them out).
-        private func removeAcknowledged(_ batch: (through: UInt64, count: Int)) async throws(SyncError) {
-            try await storeWrite { store in try store.removeCapturedChanges(through: batch.through) }
+        private func removeAcknowledged(through place: UInt64) async throws(SyncError) {
+            try await storeWrite { store in try store.removeCapturedChanges(through: place) }
         }
 
         /// The outbox's next batch after `place`, and its push built (nil when it sends nothing: its

@@ -134,14 +134,7 @@
             let changed = set != subscriptionSet
             subscriptionSet = set
             if changed {
-                try storeCall { () throws(StoreError) in
-                    do {
-                        try store.write { try set.save(in: store) }
-                    } catch let error as StoreError {
-                        throw error
-                    } catch {
-                        throw .invalidArgument("\(error)")
-                    }
+                try storeCall { () throws(StoreError) in try Self.typed { try store.write { try set.save(in: store) } }
                 }
             }
         }

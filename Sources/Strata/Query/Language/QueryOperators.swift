@@ -1,0 +1,108 @@
+import Foundation
+
+extension QueryOperator {
+    init(_ op: ComparisonOperator) {
+        switch op {
+        case .equal: self = .equal
+        case .notEqual: self = .notEqual
+        case .less: self = .less
+        case .lessOrEqual: self = .lessOrEqual
+        case .greater: self = .greater
+        case .greaterOrEqual: self = .greaterOrEqual
+        }
+    }
+}
+
+extension ComparisonOperator {
+    init?(_ op: QueryOperator) {
+        switch op {
+        case .equal: self = .equal
+        case .notEqual: self = .notEqual
+        case .less: self = .less
+        case .lessOrEqual: self = .lessOrEqual
+        case .greater: self = .greater
+        case .greaterOrEqual: self = .greaterOrEqual
+        default: return nil
+        }
+    }
+}
+
+extension PredicateEvaluator {
+    /// Whether `@sum`, `@avg`, `@min`, `@max` apply to values of `type`.
+    static func isNumeric(_ type: PropertyType) -> Bool {
+        switch type.unwrapped {
+        case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64, .float, .double, .decimal, .decimal128,
+            .date:
+            true
+        default: false
+        }
+    }
+}
+
+/// `==` (with options), `BEGINSWITH`, `ENDSWITH`, `CONTAINS` and `LIKE` (`*` any run, `?` one), with `[c]`
+/// (case folded) and `[d]` (diacritics folded); nil never matches.
+struct StringMatch {
+    let op: QueryOperator
+    let needle: String
+    let options: QueryStringOptions
+
+    init(_ op: QueryOperator, _ needle: String, options: QueryStringOptions) {
+        self.op = op
+        self.options = options
+        self.needle = Self.fold(needle, options)
+    }
+
+    /// `[d]` drops diacritics (Foundation's folding, no locale); `[c]` compares `lowercased()` forms,
+    /// character by character as Realm does (no "ß" to "ss").
+    static func fold(_ string: String, _ options: QueryStringOptions) -> String {
+        var folded = string
+        if options.contains(.diacriticInsensitive) {
+            folded = folded.folding(options: .diacriticInsensitive, locale: nil)
+        }
+        if options.contains(.caseInsensitive) { folded = folded.lowercased() }
+        return folded
+    }
+
+    var test: ColumnTest {
+        let match = self
+        return { bytes in
+            guard let bytes else { return false }
+            guard let string = UTF8Text.string(bytes) else { return nil }
+            return match.matches(Self.fold(string, match.options))
+        }
+    }
+
+    func matches(_ string: String) -> Bool {
+        switch op {
+        case .beginsWith: string.utf8.starts(with: needle.utf8)
+        case .endsWith: string.utf8.reversed().starts(with: needle.utf8.reversed())
+        case .contains: needle.isEmpty || string.utf8.firstRange(of: needle.utf8) != nil
+        case .equal: string.utf8.elementsEqual(needle.utf8)
+        default: Self.like(Array(string), Array(needle)[...])
+        }
+    }
+
+    /// Glob matching of `*` and `?`.
+    private static func like(_ string: [Character], _ pattern: ArraySlice<Character>) -> Bool {
+        var (s, p) = (0, pattern.startIndex)
+        var (star, mark) = (-1, 0)
+        while s < string.count {
+            if p < pattern.endIndex, pattern[p] == "?" || pattern[p] == string[s] {
+                s += 1
+                p += 1
+            } else if p < pattern.endIndex, pattern[p] == "*" {
+                star = p
+                mark = s
+                p += 1
+            } else if star >= 0 {
+                p = star + 1
+                mark += 1
+                s = mark
+            } else {
+                return false
+            }
+        }
+        while p < pattern.endIndex, pattern[p] == "*" { p += 1 }
+        return p == pattern.endIndex
+    }
+}
