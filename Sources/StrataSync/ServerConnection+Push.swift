@@ -13,6 +13,24 @@
     }
 
     extension ServerConnection {
+        /// Sends a batch of outbox changes: as one statement when it can (`PreparedPush.oneStatement`),
+        /// else in a transaction (`pushInTransaction`).
+        func push(_ batch: PreparedPush, clientID: UUID, identity: ServerIdentity) async throws(SyncError)
+            -> PushOutcome
+        {
+            if let statement = batch.statement {
+                do throws(SyncError) {
+                    if let last = try await rows(statement, as: Int64.self).first { return .accepted(last) }
+                    // Nothing written: another push took numbers meanwhile, or the server has some of it.
+                } catch .server(sqlState: "23505", _) {
+                    // An object stored whole is there already: the transaction replaces it.
+                } catch .server(sqlState: "40P01", _) {
+                    // A deadlock with a try of this batch in a transaction (lost acknowledgement): undone.
+                }
+            }
+            return try await pushInTransaction(batch, clientID: clientID, identity: identity)
+        }
+
         /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet
         /// get the next sequence numbers in `strata.changes` (one row per run of changes with one
         /// audience), then go into the typed tables, and the client's position moves past them. The
@@ -21,8 +39,8 @@
         ///
         /// Changes of types with access rules are checked first (`refusals`): when any is refused,
         /// nothing is written and the refusals come back, so that the rest can go without them.
-        func push(_ batch: PreparedPush, clientID: UUID, identity: ServerIdentity) async throws(SyncError)
-            -> PushOutcome
+        private func pushInTransaction(_ batch: PreparedPush, clientID: UUID, identity: ServerIdentity)
+            async throws(SyncError) -> PushOutcome
         {
             try await transaction { () throws(SyncError) -> PushOutcome in
                 // Locks the client's row: a retried batch waits for the first try, then finds it accepted.
@@ -43,7 +61,7 @@
                     notices = batch.movedNotices(before: before)
                 }
                 let last = try await appendLog(batch, audiences: audiences, notices: notices, clientID: clientID)
-                for step in batch.tableSteps {
+                for step in try batch.tableSteps() {
                     switch step {
                     case .run(let statement): try await execute(statement)
                     case .insert(let insert, let replaced):

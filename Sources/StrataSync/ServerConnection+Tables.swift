@@ -1,4 +1,5 @@
 #if Sync
+    import Foundation
     import PostgresNIO
     @_spi(StrataSync) import Strata
 
@@ -96,23 +97,40 @@
         /// The outbox place of the batch's last change (the client's position on the server after it).
         let clientSequence: Int64
         let log: Log
-        /// Per type: the deletes, the inserts, the partial updates.
-        let tableSteps: [TableStep]
+        /// Per type: the objects deleted, stored whole, with some properties set.
+        let tableWrites: [TableWrites]
+        let clientID: UUID
+        /// The whole push as one statement (`oneStatement`); nil for a batch with changes of types
+        /// with access rules, which is checked first in a transaction (`ServerConnection.push`).
+        let statement: PostgresQuery?
+        /// The statements of a push in a transaction, built beforehand for a batch that takes no other way.
+        private let builtSteps: [TableStep]?
 
         /// - Throws: `.unsupportedType` for a change to a type outside `types`, or a value that is not
         ///   of its property's type.
         init(
             _ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType],
-            access: [String: AccessRule] = [:]
+            access: [String: AccessRule] = [:], clientID: UUID
         ) throws(SyncError) {
             self.changes = changes
             self.types = types
             self.keyTypes = keyTypes
             self.access = access
+            self.clientID = clientID
             clientSequence = Int64(truncatingIfNeeded: changes.last?.sequence ?? 0)
             let payloads = changes.map { ChangePayload.encode($0.properties) }
             log = Log(changes, payloads: payloads)
-            tableSteps = try Self.tableSteps(changes, payloads: payloads, types: types, keyTypes: keyTypes)
+            tableWrites = try Self.tableWrites(changes, payloads: payloads, types: types, keyTypes: keyTypes)
+            if !access.isEmpty && changes.contains(where: { access[$0.typeName] != nil }) {
+                statement = nil
+                builtSteps = try Self.tableSteps(tableWrites)
+            } else {
+                statement = try Self.oneStatement(
+                    log: log, writes: tableWrites, clientID: clientID,
+                    firstSequence: Int64(truncatingIfNeeded: changes.first?.sequence ?? 0),
+                    clientSequence: clientSequence)
+                builtSteps = nil
+            }
         }
 
         /// The batch without the changes at or before the client's position on the server (those of
@@ -122,16 +140,39 @@
             if let first = changes.first, Int64(truncatingIfNeeded: first.sequence) > pushedThrough { return self }
             let fresh = changes.filter { Int64(truncatingIfNeeded: $0.sequence) > pushedThrough }
             if fresh.isEmpty { return nil }
-            return try PreparedPush(fresh, types: types, keyTypes: keyTypes, access: access)
+            return try PreparedPush(fresh, types: types, keyTypes: keyTypes, access: access, clientID: clientID)
         }
 
-        /// What `changes` (in order) do to the typed tables of their types: per type, one statement
-        /// deletes the objects deleted or stored whole, one inserts the latter, one sets the properties
-        /// of those updated; each binds one array per column (`ColumnArray`).
-        private static func tableSteps(
+        /// The statements of a push in a transaction, after its changes' row: per type, the deletes,
+        /// the inserts (replacing objects there already when refused), the partial updates.
+        func tableSteps() throws(SyncError) -> [TableStep] {
+            if let builtSteps { return builtSteps }
+            return try Self.tableSteps(tableWrites)
+        }
+
+        private static func tableSteps(_ writes: [TableWrites]) throws(SyncError) -> [TableStep] {
+            var steps: [TableStep] = []
+            for write in writes {
+                let table = write.table
+                if !write.deleted.isEmpty { steps.append(.run(try table.delete(write.deleted))) }
+                if !write.stored.isEmpty {
+                    steps.append(
+                        .insert(
+                            try table.insert(write.stored, images: write.storedImages),
+                            replacing: ReplacedRows(
+                                table: table, keys: write.stored.map { $0[table.keyIndex] ?? .null })))
+                }
+                if !write.set.isEmpty { steps.append(.run(try table.update(write.set, images: write.setImages))) }
+            }
+            return steps
+        }
+
+        /// What `changes` (in order) do to the typed tables of their types, per type: the objects
+        /// deleted, those stored whole (inserted, perhaps then updated), those with some properties set.
+        private static func tableWrites(
             _ changes: [OutgoingChange], payloads: [[UInt8]], types: [String: SyncTypeSchema],
             keyTypes: [String: SyncType]
-        ) throws(SyncError) -> [TableStep] {
+        ) throws(SyncError) -> [TableWrites] {
             /// One type's changes taken together per object, objects in the order first seen.
             struct Group {
                 let table: TypedTable
@@ -180,39 +221,35 @@
                     groups[index].images.append(image)
                 }
             }
-            var statements: [TableStep] = []
-            for group in groups {
-                let table = group.table
-                var deleted: [SyncValue] = []
-                var stored: [[SyncValue?]] = []
-                var storedImages: [[UInt8]] = []
-                var set: [(key: SyncValue, values: [SyncValue?])] = []
-                var setImages: [[UInt8]] = []
+            return groups.map { group in
+                var write = TableWrites(table: group.table)
                 for ((key, net), image) in zip(zip(group.keys, group.nets), group.images) {
                     switch net {
-                    case .delete: deleted.append(key)
+                    case .delete: write.deleted.append(key)
                     case .store(let values):
-                        stored.append(values)
-                        storedImages.append(image ?? [])
+                        write.stored.append(values)
+                        write.storedImages.append(image ?? [])
                     case .set(let values):
-                        guard values.indices.contains(where: { $0 != table.keyIndex && values[$0] != nil }) else {
-                            continue
-                        }
-                        set.append((key, values))
-                        setImages.append(image ?? [])
+                        guard values.indices.contains(where: { $0 != group.table.keyIndex && values[$0] != nil })
+                        else { continue }
+                        write.set.append((key, values))
+                        write.setImages.append(image ?? [])
                     }
                 }
-                if !deleted.isEmpty { statements.append(.run(try table.delete(deleted))) }
-                if !stored.isEmpty {
-                    statements.append(
-                        .insert(
-                            try table.insert(stored, images: storedImages),
-                            replacing: ReplacedRows(table: table, keys: stored.map { $0[table.keyIndex] ?? .null })))
-                }
-                if !set.isEmpty { statements.append(.run(try table.update(set, images: setImages))) }
+                return write
             }
-            return statements
         }
+    }
+
+    /// What a push does to one type's table: each object of the batch is deleted, stored whole (with
+    /// its image), or has some properties set (with its image when read).
+    struct TableWrites: Sendable {
+        let table: TypedTable
+        var deleted: [SyncValue] = []
+        var stored: [[SyncValue?]] = []
+        var storedImages: [[UInt8]] = []
+        var set: [(key: SyncValue, values: [SyncValue?])] = []
+        var setImages: [[UInt8]] = []
     }
 
     extension PreparedPush {
@@ -248,168 +285,4 @@
         func delete() throws(SyncError) -> PostgresQuery { try table.delete(keys) }
     }
 
-    /// The statements that change a type's table (`strata."<Type>"`), its rows bound as column arrays.
-    struct TypedTable {
-        let type: SyncTypeSchema
-        let keyTypes: [String: SyncType]
-        let name: String
-        let key: String
-        /// Per property (in the type's order): its quoted column, its SQL type, how its values travel.
-        let columns: [(name: String, quoted: String, sqlType: String, element: ColumnArray.Element)]
-
-        init(_ type: SyncTypeSchema, keyTypes: [String: SyncType]) {
-            self.type = type
-            self.keyTypes = keyTypes
-            name = ServerSchema.table(type.name)
-            key = ServerSchema.quoted(type.primaryKey)
-            keyIndex = type.properties.firstIndex { $0.name == type.primaryKey } ?? 0
-            indexOfColumn = Dictionary(
-                type.properties.enumerated().map { ($0.element.name, $0.offset) },
-                uniquingKeysWith: { first, _ in first })
-            columns = type.properties.map { property in
-                (
-                    property.name, ServerSchema.quoted(property.name),
-                    ServerSchema.sqlType(property.type, keyTypes: keyTypes),
-                    ColumnArray.Element(property.type, keyTypes: keyTypes)
-                )
-            }
-        }
-
-        /// The primary key's column number.
-        let keyIndex: Int
-        private let indexOfColumn: [String: Int]
-
-        private var keyColumn: (name: String, quoted: String, sqlType: String, element: ColumnArray.Element) {
-            columns[keyIndex]
-        }
-
-        /// A change's properties by column number (nil: not among them). An insert's come in the
-        /// columns' order: matched by position, without a look-up by name.
-        func columnValues(_ properties: [OutgoingChange.Property]) -> [SyncValue?] {
-            var values = [SyncValue?](repeating: nil, count: columns.count)
-            for (position, property) in properties.enumerated() {
-                if position < columns.count, columns[position].name == property.name {
-                    values[position] = property.value
-                } else if let index = indexOfColumn[property.name] {
-                    values[index] = property.value
-                }
-            }
-            return values
-        }
-
-        /// Objects' images (change payloads of every property) as one bytea array.
-        private static func imageArray(_ images: [[UInt8]]) -> ColumnArray {
-            var array = ColumnArray(.bytea, capacity: images.count)
-            for image in images { array.append(bytes: image) }
-            return array
-        }
-
-        /// `r.<column>`, cast when its values travel as text.
-        private static func read(_ alias: String, _ element: ColumnArray.Element, _ sqlType: String) -> String {
-            element == .castText || element == .json ? "r.\(alias)::\(sqlType)" : "r.\(alias)"
-        }
-
-        /// Deletes the objects of `keys`.
-        func delete(_ keys: [SyncValue]) throws(SyncError) -> PostgresQuery {
-            let column = keyColumn
-            var array = ColumnArray(column.element, capacity: keys.count)
-            for key in keys { try array.append(key) }
-            var binds = PostgresBindings(capacity: 1)
-            binds.append(array)
-            return PostgresQuery(
-                unsafeSQL: "DELETE FROM \(name) WHERE \(key) = ANY($1::\(column.sqlType)[])", binds: binds)
-        }
-
-        /// Inserts the objects of `rows` (every property by column number; the statement before
-        /// deleted those there already).
-        func insert(_ rows: [[SyncValue?]], images: [[UInt8]]) throws(SyncError) -> PostgresQuery {
-            var binds = PostgresBindings(capacity: columns.count + 1)
-            for (index, column) in columns.enumerated() {
-                var array = ColumnArray(column.element, capacity: rows.count)
-                for row in rows { try array.append(row[index] ?? .null) }
-                binds.append(array)
-            }
-            binds.append(Self.imageArray(images))
-            let aliases = columns.indices.map { "c\($0)" } + ["image"]
-            let parameters = aliases.indices.map { "$\($0 + 1)" }
-            let values =
-                zip(columns, aliases).map { column, alias in Self.read(alias, column.element, column.sqlType) } + [
-                    "r.image"
-                ]
-            return PostgresQuery(
-                unsafeSQL: """
-                    INSERT INTO \(name) (\(columns.map(\.quoted).joined(separator: ", ")), \(ServerSchema.imageColumn))
-                    SELECT \(values.joined(separator: ", "))
-                    FROM unnest(\(parameters.joined(separator: ", "))) AS r(\(aliases.joined(separator: ", ")))
-                    """, binds: binds)
-        }
-
-        /// Sets some properties of existing objects: per row, the values of the properties it names.
-        /// A column no row sets is left out; one that only some rows set comes with a flag per row.
-        func update(_ rows: [(key: SyncValue, values: [SyncValue?])], images: [[UInt8]]) throws(SyncError)
-            -> PostgresQuery
-        {
-            var binds = PostgresBindings()
-            var aliases: [String] = []
-            var assignments: [String] = []
-            binds.append(Self.imageArray(images))
-            aliases.append("image")
-            assignments.append("\(ServerSchema.imageColumn) = r.image")
-            let keyColumn = keyColumn
-            var keys = ColumnArray(keyColumn.element, capacity: rows.count)
-            for row in rows { try keys.append(row.key) }
-            binds.append(keys)
-            aliases.append("k")
-            for (index, column) in columns.enumerated() where index != keyIndex {
-                let setCount = rows.count { $0.values[index] != nil }
-                guard setCount > 0 else { continue }
-                var values = ColumnArray(column.element, capacity: rows.count)
-                for row in rows { try values.append(row.values[index] ?? .null) }
-                binds.append(values)
-                aliases.append("v\(index)")
-                var value = Self.read("v\(index)", column.element, column.sqlType)
-                if rows.contains(where: { if case .mapPatch = $0.values[index] { true } else { false } }) {
-                    // Map patches: the keys removed (a JSON array per row), then the keys set on top.
-                    var patched = ColumnArray(.bool, capacity: rows.count)
-                    var removed = ColumnArray(.text, capacity: rows.count)
-                    for row in rows {
-                        if case .mapPatch(_, let keys) = row.values[index] {
-                            patched.append(true)
-                            var json = ""
-                            JSONText.append(.list(keys.map(SyncValue.string)), to: &json)
-                            removed.append(bytes: json.utf8)
-                        } else {
-                            patched.append(false)
-                            removed.append(bytes: "[]".utf8)
-                        }
-                    }
-                    binds.append(patched)
-                    aliases.append("p\(index)")
-                    binds.append(removed)
-                    aliases.append("m\(index)")
-                    value = """
-                        CASE WHEN r.p\(index) THEN (t.\(column.quoted) - ARRAY(SELECT jsonb_array_elements_text(r.m\(index)::jsonb))) \
-                        || \(value) ELSE \(value) END
-                        """
-                }
-                if setCount == rows.count {
-                    assignments.append("\(column.quoted) = \(value)")
-                    continue
-                }
-                var flags = ColumnArray(.bool, capacity: rows.count)
-                for row in rows { flags.append(row.values[index] != nil) }
-                binds.append(flags)
-                aliases.append("s\(index)")
-                assignments.append("\(column.quoted) = CASE WHEN r.s\(index) THEN \(value) ELSE t.\(column.quoted) END")
-            }
-            let parameters = aliases.indices.map { "$\($0 + 1)" }
-            let keyValue = Self.read("k", keyColumn.element, keyColumn.sqlType)
-            return PostgresQuery(
-                unsafeSQL: """
-                    UPDATE \(name) AS t SET \(assignments.joined(separator: ", "))
-                    FROM unnest(\(parameters.joined(separator: ", "))) AS r(\(aliases.joined(separator: ", ")))
-                    WHERE t.\(key) = \(keyValue)
-                    """, binds: binds)
-        }
-    }
 #endif

@@ -395,7 +395,11 @@
                 }
             }
             if changes.isEmpty { return (batch, nil) }
-            return (batch, try PreparedPush(changes, types: typeSchemas, keyTypes: keyTypes, access: accessRules))
+            return (
+                batch,
+                try PreparedPush(
+                    changes, types: typeSchemas, keyTypes: keyTypes, access: accessRules, clientID: clientID)
+            )
         }
 
         private func pullAll(_ connection: ServerConnection) async throws(SyncError) {

@@ -1,0 +1,77 @@
+#if Sync
+    import Foundation
+    import PostgresNIO
+    @_spi(StrataSync) import Strata
+
+    extension PreparedPush {
+        /// The whole push of a batch without access rules as one statement, committed on its own:
+        /// one round trip where a transaction takes six (BEGIN, the client's row, the changes' row, a
+        /// savepoint, the typed tables, COMMIT), each a wait on the server.
+        ///
+        /// It writes only when taking the sequence's row found it as the statement's snapshot saw
+        /// it, and the client's position before the batch:
+        /// - A statement's snapshot is taken before it waits for a lock: a push that committed while
+        ///   this one waited for the sequence would be invisible to its typed writes (an update of an
+        ///   object that push inserted would find nothing). Its number moved the sequence, so the
+        ///   check fails and nothing is written.
+        /// - A batch (or part of it) the server accepted already (an acknowledgement lost) fails it too.
+        ///
+        /// Then, and when an object stored whole is there already (a primary-key violation undoes
+        /// the statement), the push goes again in a transaction (`ServerConnection.push`). The typed
+        /// writes are one per kind and type, to objects each named once (`NetChange`): no two parts
+        /// of the statement touch one row, which a statement's parts could not see each other do.
+        static func oneStatement(
+            log: Log, writes: [TableWrites], clientID: UUID, firstSequence: Int64, clientSequence: Int64
+        ) throws(SyncError) -> PostgresQuery {
+            var binds = PostgresBindings()
+            func parameter(_ value: some PostgresDynamicTypeEncodable) -> String {
+                binds.append(value)
+                return "$\(binds.count)"
+            }
+            let count = parameter(log.count)
+            let client = parameter(clientID)
+            let first = parameter(firstSequence)
+            let through = parameter(clientSequence)
+            let granted = "EXISTS (SELECT FROM s)"
+            var parts = [
+                """
+                s AS (
+                    UPDATE strata.sequence SET last_seq = last_seq + \(count)
+                    WHERE id = 1 AND last_seq = (SELECT v.last_seq FROM strata.sequence AS v WHERE v.id = 1)
+                        AND coalesce((SELECT c.pushed_through FROM strata.clients AS c WHERE c.client_id = \(client)), 0)
+                            < \(first)
+                    RETURNING last_seq)
+                """,
+                """
+                c AS (
+                    INSERT INTO strata.clients (client_id, pushed_through) SELECT \(client), \(through) FROM s
+                    ON CONFLICT (client_id) DO UPDATE SET pushed_through = EXCLUDED.pushed_through, last_push = now())
+                """,
+            ]
+            for write in writes {
+                let table = write.table
+                if !write.deleted.isEmpty {
+                    parts.append(try table.delete(write.deleted, into: &binds, onlyIf: granted))
+                }
+                if !write.stored.isEmpty {
+                    parts.append(
+                        try table.insert(write.stored, images: write.storedImages, into: &binds, onlyIf: granted))
+                }
+                if !write.set.isEmpty {
+                    parts.append(try table.update(write.set, images: write.setImages, into: &binds, onlyIf: granted))
+                }
+            }
+            let named = parts.enumerated().map { index, part in index < 2 ? part : "w\(index) AS (\(part))" }
+            let sql = """
+                WITH \(named.joined(separator: ",\n"))
+                INSERT INTO strata.changes
+                    (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
+                SELECT s.last_seq - \(count) + 1, s.last_seq, \(client), \(through), \(parameter(log.typeNames)),
+                    \(parameter(log.keys)), \(parameter(log.kinds)), \(parameter(log.payloads))
+                FROM s, pg_notify(\(parameter(ServerSchema.channel)), s.last_seq::text) AS notified
+                RETURNING last_seq
+                """
+            return PostgresQuery(unsafeSQL: sql, binds: binds)
+        }
+    }
+#endif
