@@ -82,7 +82,7 @@
             case (.bool, .bool(let flag)): append(flag)
             case (.int8, .integer(let integer)): appendFixed(integer)
             case (.float8, .double(let double)): appendFixed(double.bitPattern)
-            case (.text, .string(let string)): appendBytes(string.utf8)
+            case (.text, .string(let string)): append(text: string)
             case (.bytea, .data(let data)): appendBytes(data)
             case (.uuid, .uuid(let uuid)): appendBytes(withUnsafeBytes(of: uuid.uuid) { Array($0) })
             case (.timestamptz, .date(let date)): appendFixed(Self.postgresMicroseconds(date))
@@ -111,6 +111,14 @@
         /// Appends bytes as they are: an element of a `text` (UTF-8) or `bytea` column.
         mutating func append(bytes: some Collection<UInt8>) {
             appendBytes(bytes)
+        }
+
+        /// Appends a string's UTF-8: an element of a `text` column (`writeString` copies a native
+        /// string's bytes at once, where a generic collection of bytes goes byte by byte).
+        mutating func append(text: String) {
+            elements.writeInteger(Int32(text.utf8.count))
+            elements.writeString(text)
+            count += 1
         }
 
         private mutating func appendBytes(_ bytes: some Collection<UInt8>) {

@@ -32,6 +32,14 @@
             let client = parameter(clientID)
             let first = parameter(firstSequence)
             let through = parameter(clientSequence)
+            let typeNames = parameter(log.typeNames)
+            let keys = parameter(log.keys)
+            let kinds = parameter(log.kinds)
+            let payloads = parameter(log.payloads)
+            // Inserts of distinct objects of one type only: their images are the changes' payloads.
+            let payloadsAreImages =
+                writes.count == 1 && writes[0].stored.count == Int(log.count) && writes[0].deleted.isEmpty
+                && writes[0].set.isEmpty
             let granted = "EXISTS (SELECT FROM s)"
             var parts = [
                 """
@@ -55,7 +63,9 @@
                 }
                 if !write.stored.isEmpty {
                     parts.append(
-                        try table.insert(write.stored, images: write.storedImages, into: &binds, onlyIf: granted))
+                        try table.insert(
+                            write.stored, images: write.storedImages, into: &binds, onlyIf: granted,
+                            boundImages: payloadsAreImages ? payloads : nil))
                 }
                 if !write.set.isEmpty {
                     parts.append(try table.update(write.set, images: write.setImages, into: &binds, onlyIf: granted))
@@ -66,8 +76,8 @@
                 WITH \(named.joined(separator: ",\n"))
                 INSERT INTO strata.changes
                     (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
-                SELECT s.last_seq - \(count) + 1, s.last_seq, \(client), \(through), \(parameter(log.typeNames)),
-                    \(parameter(log.keys)), \(parameter(log.kinds)), \(parameter(log.payloads))
+                SELECT s.last_seq - \(count) + 1, s.last_seq, \(client), \(through), \(typeNames), \(keys), \(kinds),
+                    \(payloads)
                 FROM s, pg_notify(\(parameter(ServerSchema.channel)), s.last_seq::text) AS notified
                 RETURNING last_seq
                 """

@@ -68,9 +68,9 @@
             init<Changes: Collection<OutgoingChange>>(_ changes: Changes, payloads encoded: some Sequence<[UInt8]>) {
                 count = Int64(changes.count)
                 for (change, payload) in zip(changes, encoded) {
-                    typeNames.append(bytes: change.typeName.utf8)
+                    typeNames.append(text: change.typeName)
                     keys.append(bytes: change.key)
-                    kinds.append(bytes: ServerConnection.kindName(change.kind).utf8)
+                    kinds.append(text: ServerConnection.kindName(change.kind))
                     payloads.append(bytes: payload)
                 }
             }

@@ -103,20 +103,26 @@
         }
 
         /// Inserts the objects of `rows` (when `condition` holds); one array per column, and the
-        /// images', go into `binds`.
+        /// images', go into `binds`. `boundImages` names a parameter bound already that holds the
+        /// images (the changes' payloads of a batch of inserts only), instead of `images`.
         func insert(
             _ rows: [[SyncValue?]], images: [[UInt8]], into binds: inout PostgresBindings,
-            onlyIf condition: String? = nil
+            onlyIf condition: String? = nil, boundImages: String? = nil
         ) throws(SyncError) -> String {
-            let first = binds.count + 1
+            var parameters: [String] = []
             for (index, column) in columns.enumerated() {
                 var array = ColumnArray(column.element, capacity: rows.count)
                 for row in rows { try array.append(row[index] ?? .null) }
                 binds.append(array)
+                parameters.append("$\(binds.count)")
             }
-            binds.append(Self.imageArray(images))
+            if let boundImages {
+                parameters.append(boundImages)
+            } else {
+                binds.append(Self.imageArray(images))
+                parameters.append("$\(binds.count)")
+            }
             let aliases = columns.indices.map { "c\($0)" } + ["image"]
-            let parameters = aliases.indices.map { "$\(first + $0)" }
             let values =
                 zip(columns, aliases).map { column, alias in Self.read(alias, column.element, column.sqlType) } + [
                     "r.image"

@@ -30,9 +30,16 @@ struct SyncExchange {
         }
         var changes: [OutgoingChange] = []
         changes.reserveCapacity(count)
+        var last: TableBinding?  // a commit's changes are mostly of one type: one look-up by name
         for (sequence, entries) in records {
             for entry in entries {
-                guard let binding = core.tables.existingBinding(named: entry.typeName) else {
+                let binding: TableBinding
+                if let last, last.name == entry.typeName {
+                    binding = last
+                } else if let found = core.tables.existingBinding(named: entry.typeName) {
+                    binding = found
+                    last = found
+                } else {
                     throw .schemaMismatch("the outbox names \(entry.typeName), a type outside this Store's schema")
                 }
                 if let change = try outgoingChange(
@@ -64,7 +71,10 @@ struct SyncExchange {
         _ entry: OutboxEntry, sequence: UInt64, binding: TableBinding, reader: borrowing ReadTransaction,
         images: Bool
     ) throws(StoreError) -> OutgoingChange? {
-        let primaryKey = try entry.key.withBytes { (key) throws(StoreError) in try syncKeyValue(key, of: binding) }
+        let rowKey = try entry.key.withBytes { (key) throws(StoreError) in
+            try core.rows.decodeRowKey(key, binding: binding)
+        }
+        let primaryKey = syncKeyValue(rowKey, of: binding)
         let kind: CapturedChange.Kind
         switch entry.kind {
         case .delete:
@@ -77,7 +87,7 @@ struct SyncExchange {
         return try entry.key.withBytes { (keyBytes) throws(StoreError) -> OutgoingChange? in
             let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(binding.table, key: keyBytes) }
             guard let stored else { return nil }
-            let key = try core.rows.decodeRowKey(keyBytes, binding: binding)
+            let key = rowKey
             let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
             var properties: [OutgoingChange.Property] = []
             var image: [OutgoingChange.ImageColumn]?
@@ -240,7 +250,12 @@ struct SyncExchange {
 
     /// The primary key a stored key encodes.
     func syncKeyValue(_ bytes: UnsafeRawBufferPointer, of binding: TableBinding) throws(StoreError) -> SyncValue {
-        switch try core.rows.decodeRowKey(bytes, binding: binding) {
+        syncKeyValue(try core.rows.decodeRowKey(bytes, binding: binding), of: binding)
+    }
+
+    /// The primary key a decoded stored key holds.
+    func syncKeyValue(_ key: RowKey, of binding: TableBinding) -> SyncValue {
+        switch key {
         case .integer(let raw):
             if binding.hasSignedKeys { return .integer(Int64(bitPattern: raw ^ (1 << 63))) }
             return binding.primaryKeyType == .uint64 ? .unsigned(raw) : .integer(Int64(bitPattern: raw))
