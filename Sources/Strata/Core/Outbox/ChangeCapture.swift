@@ -113,6 +113,11 @@ struct OutboxEntry: Equatable {
     /// The entries of a record.
     ///
     /// - Throws: `RowDamage` when the bytes are not a record of this version.
+    /// The `index`th column number of an entry's list (two bytes each, little-endian).
+    private static func column(_ index: Int, of listed: UnsafeRawBufferPointer) -> Int {
+        Int(listed[2 * index]) | Int(listed[2 * index + 1]) << 8
+    }
+
     static func decodeRecord(_ bytes: UnsafeRawBufferPointer) throws(RowDamage) -> [OutboxEntry] {
         var position = 0
         func take(_ count: Int) throws(RowDamage) -> UnsafeRawBufferPointer {
@@ -131,14 +136,20 @@ struct OutboxEntry: Equatable {
             throw RowDamage("outbox record of version \(recordVersion)")
         }
         var entries: [OutboxEntry] = []
+        // A commit's entries mostly share a type and (inserts) their columns: made once, then shared.
+        var typeName = ""
+        var columns: [Int] = []
         while position < bytes.count {
             let code = try take(1)[0]
             guard let kind = Kind(rawValue: code) else { throw RowDamage("outbox entry of kind \(code)") }
-            let typeName = String(decoding: try take(try take16()), as: UTF8.self)
+            let name = try take(try take16())
+            if !typeName.utf8.elementsEqual(name) { typeName = String(decoding: name, as: UTF8.self) }
             let key = Array(try take(try take16()))
             let count = try take16()
-            var columns: [Int] = []
-            for _ in 0..<count { columns.append(try take16()) }
+            let listed = try take(2 * count)
+            if columns.count != count || !columns.indices.allSatisfy({ columns[$0] == Self.column($0, of: listed) }) {
+                columns = (0..<count).map { Self.column($0, of: listed) }
+            }
             var mapKeys: [Int: [String]] = [:]
             if recordVersion >= 3 {
                 for _ in 0..<(try take16()) {
