@@ -6,7 +6,8 @@
     import StrataTestSupport
     import Testing
 
-    @Suite("a push while another holds the server's sequence", .serialized)
+    /// A batch without access rules goes as one statement (`PreparedPush.oneStatement`).
+    @Suite("a push as one statement", .serialized)
     struct PushRaceTests {
         /// A push is one statement whose snapshot is taken before it waits for the sequence: it must
         /// not write what it read before the other push committed (the object it updates was
@@ -49,6 +50,50 @@
             let row = try scene.cluster.psql(
                 "SELECT title, count FROM strata.\"SyncItem\" WHERE id = 1", database: scene.database)
             #expect(row == "mine|5")
+        }
+
+        @Test("a user role pushes a type without rules as one statement; another role's client pulls it")
+        func userRoleInOneStatement() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let admin = try await SyncClient(server: scene.server)
+            try await admin.sync.synchronize()  // makes the tables
+            for user in ["alice", "bob"] {
+                _ = try scene.cluster.psql(
+                    "CREATE ROLE \(user) LOGIN PASSWORD '\(user)-pw' IN ROLE strata_sync_client",
+                    database: scene.database)
+            }
+            // Sessions from now on log their statements.
+            _ = try scene.cluster.psql("ALTER DATABASE \(scene.database) SET log_statement = 'all'")
+            func client(_ user: String) async throws -> SyncClient {
+                var server = scene.server
+                server.username = user
+                server.password = "\(user)-pw"
+                return try await SyncClient(server: server)
+            }
+            let alice = try await client("alice")
+            let bob = try await client("bob")
+
+            try await alice.write { store in
+                for id in 1...3 { try store.add(SyncItem(id: id, title: "item \(id)")) }
+            }
+            try await alice.sync.synchronize()
+            try await alice.write { $0.object(ofType: SyncItem.self, forPrimaryKey: 2)!.title = "two" }
+            try await alice.sync.synchronize()
+            try await bob.sync.synchronize()
+
+            #expect(try await bob.items().map(\.title) == ["item 1", "two", "item 3"])
+            #expect(try scene.serverItems().map(\.title) == ["item 1", "two", "item 3"])
+            // Both pushes went as one statement each: a push's transaction inserts in a savepoint.
+            let log = scene.cluster.serverLog()
+            let oneStatements = log.components(separatedBy: "last_seq = (SELECT v.last_seq").count - 1
+            let savepoints = log.components(separatedBy: "SAVEPOINT strata_insert").count - 1
+            #expect(oneStatements >= 2)
+            #expect(savepoints == 0)
+            // The client's row is alice's, at her last change.
+            let rows = try scene.cluster.psql(
+                "SELECT role FROM strata.clients WHERE pushed_through > 0 ORDER BY role", database: scene.database)
+            #expect(rows.split(separator: "\n").contains("alice"))
         }
 
         /// Waits until `condition` holds (checked every 20 ms, for at most 30 s).
