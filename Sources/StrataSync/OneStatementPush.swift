@@ -36,42 +36,41 @@
             let keys = parameter(log.keys)
             let kinds = parameter(log.kinds)
             let payloads = parameter(log.payloads)
-            // Inserts of distinct objects of one type only: their images are the changes' payloads.
-            let payloadsAreImages =
-                writes.count == 1 && writes[0].stored.count == Int(log.count) && writes[0].deleted.isEmpty
-                && writes[0].set.isEmpty
+            // Each change stores an object of its own, all of one type (inserts only): the objects'
+            // images are the changes' payloads, in the same order.
+            let payloadsAreImages = writes.count == 1 && writes[0].stored.count == Int(log.count)
             let granted = "EXISTS (SELECT FROM s)"
-            var parts = [
-                """
+            let sequence = """
                 s AS (
                     UPDATE strata.sequence SET last_seq = last_seq + \(count)
                     WHERE id = 1 AND last_seq = (SELECT v.last_seq FROM strata.sequence AS v WHERE v.id = 1)
                         AND coalesce((SELECT c.pushed_through FROM strata.clients AS c WHERE c.client_id = \(client)), 0)
                             < \(first)
                     RETURNING last_seq)
-                """,
                 """
+            let place = """
                 c AS (
                     INSERT INTO strata.clients (client_id, pushed_through) SELECT \(client), \(through) FROM s
                     ON CONFLICT (client_id) DO UPDATE SET pushed_through = EXCLUDED.pushed_through, last_push = now())
-                """,
-            ]
+                """
+            var tableParts: [String] = []
             for write in writes {
                 let table = write.table
                 if !write.deleted.isEmpty {
-                    parts.append(try table.delete(write.deleted, into: &binds, onlyIf: granted))
+                    tableParts.append(try table.delete(write.deleted, into: &binds, onlyIf: granted))
                 }
                 if !write.stored.isEmpty {
-                    parts.append(
+                    tableParts.append(
                         try table.insert(
                             write.stored, images: write.storedImages, into: &binds, onlyIf: granted,
                             boundImages: payloadsAreImages ? payloads : nil))
                 }
                 if !write.set.isEmpty {
-                    parts.append(try table.update(write.set, images: write.setImages, into: &binds, onlyIf: granted))
+                    tableParts.append(
+                        try table.update(write.set, images: write.setImages, into: &binds, onlyIf: granted))
                 }
             }
-            let named = parts.enumerated().map { index, part in index < 2 ? part : "w\(index) AS (\(part))" }
+            let named = [sequence, place] + tableParts.enumerated().map { "w\($0) AS (\($1))" }
             let sql = """
                 WITH \(named.joined(separator: ",\n"))
                 INSERT INTO strata.changes

@@ -193,7 +193,11 @@
 
     extension PreparedPush {
         /// Whether a change of the batch is of a type with access rules.
-        var hasAccessRules: Bool { !access.isEmpty && changes.contains { access[$0.typeName] != nil } }
+        var hasAccessRules: Bool { Self.hasAccessRules(changes, access) }
+
+        static func hasAccessRules(_ changes: [OutgoingChange], _ access: [String: AccessRule]) -> Bool {
+            !access.isEmpty && changes.contains { access[$0.typeName] != nil }
+        }
 
         /// The primary keys (as text) of the batch's objects of each type with rules.
         var keysByRuledType: [(String, [String])] {

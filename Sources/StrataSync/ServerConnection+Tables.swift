@@ -82,9 +82,9 @@
             /// A `moved` notice of `change`'s object: no payload (`PreparedPush.movedNotices`).
             init(moved change: OutgoingChange) {
                 count = 1
-                typeNames.append(bytes: change.typeName.utf8)
+                typeNames.append(text: change.typeName)
                 keys.append(bytes: change.key)
-                kinds.append(bytes: "moved".utf8)
+                kinds.append(text: "moved")
                 payloads.append(bytes: [])
             }
         }
@@ -121,7 +121,7 @@
             let payloads = changes.map { ChangePayload.encode($0.properties) }
             log = Log(changes, payloads: payloads)
             tableWrites = try Self.tableWrites(changes, payloads: payloads, types: types, keyTypes: keyTypes)
-            if !access.isEmpty && changes.contains(where: { access[$0.typeName] != nil }) {
+            if Self.hasAccessRules(changes, access) {
                 statement = nil
                 builtSteps = try Self.tableSteps(tableWrites)
             } else {

@@ -110,14 +110,14 @@ struct OutboxEntry: Equatable {
         }
     }
 
-    /// The entries of a record.
-    ///
-    /// - Throws: `RowDamage` when the bytes are not a record of this version.
     /// The `index`th column number of an entry's list (two bytes each, little-endian).
     private static func column(_ index: Int, of listed: UnsafeRawBufferPointer) -> Int {
         Int(listed[2 * index]) | Int(listed[2 * index + 1]) << 8
     }
 
+    /// The entries of a record.
+    ///
+    /// - Throws: `RowDamage` when the bytes are not a record of this version.
     static func decodeRecord(_ bytes: UnsafeRawBufferPointer) throws(RowDamage) -> [OutboxEntry] {
         var position = 0
         func take(_ count: Int) throws(RowDamage) -> UnsafeRawBufferPointer {

@@ -87,8 +87,7 @@ struct SyncExchange {
         return try entry.key.withBytes { (keyBytes) throws(StoreError) -> OutgoingChange? in
             let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(binding.table, key: keyBytes) }
             guard let stored else { return nil }
-            let key = rowKey
-            let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: key)
+            let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
             var properties: [OutgoingChange.Property] = []
             var image: [OutgoingChange.ImageColumn]?
             if images, kind == .update {
@@ -97,7 +96,7 @@ struct SyncExchange {
                     do {
                         bytes = try row.column(column)
                     } catch {
-                        throw .damaged(at: binding.location(of: key), error)
+                        throw .damaged(at: binding.location(of: rowKey), error)
                     }
                     guard let target = embeddedTarget(of: binding.columnTypes[column]) else {
                         return OutgoingChange.ImageColumn(
@@ -114,7 +113,7 @@ struct SyncExchange {
                 do {
                     bytes = try row.column(column)
                 } catch {
-                    throw .damaged(at: binding.location(of: key), error)
+                    throw .damaged(at: binding.location(of: rowKey), error)
                 }
                 if kind == .update, let keys = entry.mapKeys[column],
                     embeddedTarget(of: binding.columnTypes[column]) == nil

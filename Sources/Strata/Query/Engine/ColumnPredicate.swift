@@ -1,7 +1,7 @@
 import Foundation
 
 /// The operator of a comparison of a property with a value.
-enum ComparisonOperator {
+enum ComparisonOperator: CaseIterable {
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
 
     /// Whether the operator holds for an order of the property's value against the operand (-1, 0, 1).

@@ -14,16 +14,10 @@ extension QueryOperator {
 }
 
 extension ComparisonOperator {
+    /// The comparison `op` names; nil for string operators and `IN`.
     init?(_ op: QueryOperator) {
-        switch op {
-        case .equal: self = .equal
-        case .notEqual: self = .notEqual
-        case .less: self = .less
-        case .lessOrEqual: self = .lessOrEqual
-        case .greater: self = .greater
-        case .greaterOrEqual: self = .greaterOrEqual
-        default: return nil
-        }
+        guard let found = Self.allCases.first(where: { QueryOperator($0) == op }) else { return nil }
+        self = found
     }
 }
 
