@@ -61,15 +61,12 @@
         var psqlFormat: PostgresFormat { .binary }
 
         mutating func appendNull() {
-            elements.writeInteger(Int32(-1))
-            count += 1
+            append(byteCount: -1) { _ in }
             hasNull = true
         }
 
         mutating func append(_ flag: Bool) {
-            elements.writeInteger(Int32(1))
-            elements.writeInteger(UInt8(flag ? 1 : 0))
-            count += 1
+            append(byteCount: 1) { $0.write(UInt8(flag ? 1 : 0)) }
         }
 
         /// Appends `value` as this column's element type.
@@ -103,9 +100,7 @@
         }
 
         private mutating func appendFixed<I: FixedWidthInteger>(_ integer: I) {
-            elements.writeInteger(Int32(I.bitWidth / 8))
-            elements.writeInteger(integer)  // big-endian, PostgreSQL's byte order
-            count += 1
+            append(byteCount: I.bitWidth / 8) { $0.write(integer.bigEndian) }  // PostgreSQL's byte order
         }
 
         /// Appends bytes as they are: an element of a `text` (UTF-8) or `bytea` column.
@@ -113,18 +108,60 @@
             appendBytes(bytes)
         }
 
-        /// Appends a string's UTF-8: an element of a `text` column (`writeString` copies a native
-        /// string's bytes at once, where a generic collection of bytes goes byte by byte).
+        /// Appends a string's UTF-8: an element of a `text` column.
         mutating func append(text: String) {
-            elements.writeInteger(Int32(text.utf8.count))
-            elements.writeString(text)
-            count += 1
+            append(byteCount: text.utf8.count) { $0.write(utf8Of: text) }
         }
 
         private mutating func appendBytes(_ bytes: some Collection<UInt8>) {
-            elements.writeInteger(Int32(bytes.count))
-            elements.writeBytes(bytes)
+            append(byteCount: bytes.count) { $0.write(bytes) }
+        }
+
+        /// Appends an element of `byteCount` bytes (-1: null, no bytes) that `write` writes, in place:
+        /// one reservation of the buffer per element, not one per part of it.
+        mutating func append(byteCount: Int, writing write: (inout ElementWriter) -> Void) {
+            let total = 4 + max(0, byteCount)
+            elements.writeWithUnsafeMutableBytes(minimumWritableBytes: total) { buffer in
+                var writer = ElementWriter(buffer.baseAddress!)
+                writer.write(Int32(byteCount).bigEndian)
+                write(&writer)
+                precondition(writer.offset == total, "an element of \(byteCount) bytes written as \(writer.offset - 4)")
+                return total
+            }
             count += 1
+        }
+
+        /// Writes an element's bytes where `append(byteCount:writing:)` reserved room for them.
+        struct ElementWriter {
+            private let base: UnsafeMutableRawPointer
+            private(set) var offset = 0
+
+            fileprivate init(_ base: UnsafeMutableRawPointer) { self.base = base }
+
+            /// Writes an integer's bytes in memory order (the caller chooses the byte order).
+            mutating func write<I: FixedWidthInteger>(_ integer: I) {
+                (base + offset).storeBytes(of: integer, as: I.self)
+                offset += I.bitWidth / 8
+            }
+
+            mutating func write(_ bytes: some Collection<UInt8>) {
+                let copied = bytes.withContiguousStorageIfAvailable { stored in
+                    if let start = stored.baseAddress {
+                        (base + offset).copyMemory(from: start, byteCount: stored.count)
+                    }
+                    return stored.count
+                }
+                if let copied {
+                    offset += copied
+                    return
+                }
+                for byte in bytes { write(byte) }
+            }
+
+            mutating func write(utf8Of text: String) {
+                var text = text
+                text.withUTF8 { write($0) }
+            }
         }
 
         /// PostgreSQL's timestamp: microseconds since 2000-01-01 UTC.

@@ -23,6 +23,41 @@
         static func oneStatement(
             log: Log, writes: [TableWrites], clientID: UUID, firstSequence: Int64, clientSequence: Int64
         ) throws(SyncError) -> PostgresQuery {
+            // Each change stores an object of its own, all of one type (inserts only): the objects'
+            // images are the changes' payloads, in the same order.
+            let payloadsAreImages = writes.count == 1 && writes[0].stored.count == Int(log.count)
+            return try oneStatement(
+                log: log, clientID: clientID, firstSequence: firstSequence, clientSequence: clientSequence
+            ) { (binds, granted, payloads) throws(SyncError) in
+                var parts: [String] = []
+                for write in writes {
+                    let table = write.table
+                    if !write.deleted.isEmpty {
+                        parts.append(try table.delete(write.deleted, into: &binds, onlyIf: granted))
+                    }
+                    if !write.stored.isEmpty {
+                        parts.append(
+                            try table.insert(
+                                write.stored, images: write.storedImages, into: &binds, onlyIf: granted,
+                                boundImages: payloadsAreImages ? payloads : nil))
+                    }
+                    if !write.set.isEmpty {
+                        parts.append(
+                            try table.update(write.set, images: write.setImages, into: &binds, onlyIf: granted))
+                    }
+                }
+                return parts
+            }
+        }
+
+        /// The one statement around the typed tables' parts that `tableParts` builds into the
+        /// bindings, given the condition each must write under and the parameter of the changes'
+        /// payloads.
+        static func oneStatement<Failure: Error>(
+            log: Log, clientID: UUID, firstSequence: Int64, clientSequence: Int64,
+            tableParts build: (inout PostgresBindings, _ granted: String, _ payloads: String) throws(Failure) ->
+                [String]
+        ) throws(Failure) -> PostgresQuery {
             var binds = PostgresBindings()
             func parameter(_ value: some PostgresDynamicTypeEncodable) -> String {
                 binds.append(value)
@@ -36,9 +71,6 @@
             let keys = parameter(log.keys)
             let kinds = parameter(log.kinds)
             let payloads = parameter(log.payloads)
-            // Each change stores an object of its own, all of one type (inserts only): the objects'
-            // images are the changes' payloads, in the same order.
-            let payloadsAreImages = writes.count == 1 && writes[0].stored.count == Int(log.count)
             let granted = "EXISTS (SELECT FROM s)"
             let sequence = """
                 s AS (
@@ -53,23 +85,7 @@
                     INSERT INTO strata.clients (client_id, pushed_through) SELECT \(client), \(through) FROM s
                     ON CONFLICT (client_id) DO UPDATE SET pushed_through = EXCLUDED.pushed_through, last_push = now())
                 """
-            var tableParts: [String] = []
-            for write in writes {
-                let table = write.table
-                if !write.deleted.isEmpty {
-                    tableParts.append(try table.delete(write.deleted, into: &binds, onlyIf: granted))
-                }
-                if !write.stored.isEmpty {
-                    tableParts.append(
-                        try table.insert(
-                            write.stored, images: write.storedImages, into: &binds, onlyIf: granted,
-                            boundImages: payloadsAreImages ? payloads : nil))
-                }
-                if !write.set.isEmpty {
-                    tableParts.append(
-                        try table.update(write.set, images: write.setImages, into: &binds, onlyIf: granted))
-                }
-            }
+            let tableParts = try build(&binds, granted, payloads)
             let named = [sequence, place] + tableParts.enumerated().map { "w\($0) AS (\($1))" }
             let sql = """
                 WITH \(named.joined(separator: ",\n"))

@@ -64,19 +64,21 @@
             var kinds = ColumnArray(.text)
             var payloads = ColumnArray(.bytea)
 
-            /// The log of `changes`, whose payloads are `encoded` (in the same order).
-            init<Changes: Collection<OutgoingChange>>(_ changes: Changes, payloads encoded: some Sequence<[UInt8]>) {
-                count = Int64(changes.count)
-                for (change, payload) in zip(changes, encoded) {
-                    typeNames.append(text: change.typeName)
-                    keys.append(bytes: change.key)
-                    kinds.append(text: ServerConnection.kindName(change.kind))
-                    payloads.append(bytes: payload)
-                }
+            /// An empty log, for `append(_:)`.
+            init() { count = 0 }
+
+            /// Adds `change`.
+            mutating func append(_ change: OutgoingChange) {
+                count += 1
+                typeNames.append(text: change.typeName)
+                keys.append(bytes: change.key)
+                kinds.append(text: ServerConnection.kindName(change.kind))
+                payloads.append(bytes: change.payload)
             }
 
             init<Changes: Collection<OutgoingChange>>(_ changes: Changes) {
-                self.init(changes, payloads: changes.lazy.map { ChangePayload.encode($0.properties) })
+                count = 0
+                for change in changes { append(change) }
             }
 
             /// A `moved` notice of `change`'s object: no payload (`PreparedPush.movedNotices`).
@@ -97,12 +99,13 @@
         /// The outbox place of the batch's last change (the client's position on the server after it).
         let clientSequence: Int64
         let log: Log
-        /// Per type: the objects deleted, stored whole, with some properties set.
-        let tableWrites: [TableWrites]
         let clientID: UUID
         /// The whole push as one statement (`oneStatement`); nil for a batch with changes of types
         /// with access rules, which is checked first in a transaction (`ServerConnection.push`).
         let statement: PostgresQuery?
+        /// Per type: the objects deleted, stored whole, with some properties set (nil for a bulk
+        /// insert, which needs them only when the push goes as a transaction: made then).
+        private let builtWrites: [TableWrites]?
         /// The statements of a push in a transaction, built beforehand for a batch that takes no other way.
         private let builtSteps: [TableStep]?
 
@@ -118,16 +121,28 @@
             self.access = access
             self.clientID = clientID
             clientSequence = Int64(truncatingIfNeeded: changes.last?.sequence ?? 0)
-            let payloads = changes.map { ChangePayload.encode($0.properties) }
-            log = Log(changes, payloads: payloads)
-            tableWrites = try Self.tableWrites(changes, payloads: payloads, types: types, keyTypes: keyTypes)
-            if Self.hasAccessRules(changes, access) {
+            let firstSequence = Int64(truncatingIfNeeded: changes.first?.sequence ?? 0)
+            let ruled = Self.hasAccessRules(changes, access)
+            if !ruled, let bulk = try BulkInsert(changes, types: types, keyTypes: keyTypes) {
+                log = bulk.log
+                builtWrites = nil
+                builtSteps = nil
+                statement = Self.oneStatement(
+                    log: log, clientID: clientID, firstSequence: firstSequence, clientSequence: clientSequence
+                ) { (binds, granted, payloads) in
+                    [bulk.table.insert(columns: bulk.columns, images: .bound(payloads), into: &binds, onlyIf: granted)]
+                }
+                return
+            }
+            log = Log(changes)
+            let writes = try Self.tableWrites(changes, types: types, keyTypes: keyTypes)
+            builtWrites = writes
+            if ruled {
                 statement = nil
-                builtSteps = try Self.tableSteps(tableWrites)
+                builtSteps = try Self.tableSteps(writes)
             } else {
                 statement = try Self.oneStatement(
-                    log: log, writes: tableWrites, clientID: clientID,
-                    firstSequence: Int64(truncatingIfNeeded: changes.first?.sequence ?? 0),
+                    log: log, writes: writes, clientID: clientID, firstSequence: firstSequence,
                     clientSequence: clientSequence)
                 builtSteps = nil
             }
@@ -147,7 +162,13 @@
         /// the inserts (replacing objects there already when refused), the partial updates.
         func tableSteps() throws(SyncError) -> [TableStep] {
             if let builtSteps { return builtSteps }
-            return try Self.tableSteps(tableWrites)
+            return try Self.tableSteps(tableWrites())
+        }
+
+        /// Per type: the objects deleted, stored whole, with some properties set.
+        func tableWrites() throws(SyncError) -> [TableWrites] {
+            if let builtWrites { return builtWrites }
+            return try Self.tableWrites(changes, types: types, keyTypes: keyTypes)
         }
 
         private static func tableSteps(_ writes: [TableWrites]) throws(SyncError) -> [TableStep] {
@@ -170,8 +191,7 @@
         /// What `changes` (in order) do to the typed tables of their types, per type: the objects
         /// deleted, those stored whole (inserted, perhaps then updated), those with some properties set.
         private static func tableWrites(
-            _ changes: [OutgoingChange], payloads: [[UInt8]], types: [String: SyncTypeSchema],
-            keyTypes: [String: SyncType]
+            _ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType]
         ) throws(SyncError) -> [TableWrites] {
             /// One type's changes taken together per object, objects in the order first seen.
             struct Group {
@@ -186,7 +206,6 @@
             var groups: [Group] = []
             var groupOfType: [String: Int] = [:]
             var last: (name: String, group: Int)?
-            var changeIndex = 0
             for change in changes {
                 let index: Int
                 if let last, last.name == change.typeName {
@@ -207,8 +226,7 @@
                 }
                 last = (change.typeName, index)
                 let values = groups[index].table.columnValues(change.properties)
-                let image = imageOf(change, payload: payloads[changeIndex])
-                changeIndex += 1
+                let image = imageOf(change)
                 // One hash of the key for an object first seen (the usual case), two for one seen before.
                 let fresh = groups[index].nets.count
                 if let seen = groups[index].position.updateValue(fresh, forKey: change.primaryKey) {
@@ -256,11 +274,10 @@
         /// The object's image after `change`: an insert's payload (every property), an update's image
         /// (every property as the object held them when read); none after a delete, or for an update
         /// read without its image.
-        static func imageOf(_ change: OutgoingChange, payload: [UInt8]) -> [UInt8]? {
+        static func imageOf(_ change: OutgoingChange) -> [UInt8]? {
             switch change.kind {
-            case .insert: payload
-            case .update:
-                change.image.map { ChangePayload.encode(image: $0) }
+            case .insert: change.payload
+            case .update: change.image
             case .delete: nil
             }
         }

@@ -109,17 +109,38 @@
             _ rows: [[SyncValue?]], images: [[UInt8]], into binds: inout PostgresBindings,
             onlyIf condition: String? = nil, boundImages: String? = nil
         ) throws(SyncError) -> String {
-            var parameters: [String] = []
+            var arrays: [ColumnArray] = []
             for (index, column) in columns.enumerated() {
                 var array = ColumnArray(column.element, capacity: rows.count)
                 for row in rows { try array.append(row[index] ?? .null) }
+                arrays.append(array)
+            }
+            return insert(
+                columns: arrays, images: boundImages.map(InsertedImages.bound) ?? .values(Self.imageArray(images)),
+                into: &binds, onlyIf: condition)
+        }
+
+        /// Where an insert finds its objects' images: an array of its own, or a parameter bound
+        /// already (the changes' payloads, for a batch of inserts only).
+        enum InsertedImages {
+            case values(ColumnArray)
+            case bound(String)
+        }
+
+        /// Inserts objects whose values come as one array per column (in the columns' order).
+        func insert(
+            columns arrays: [ColumnArray], images: InsertedImages, into binds: inout PostgresBindings,
+            onlyIf condition: String? = nil
+        ) -> String {
+            var parameters: [String] = []
+            for array in arrays {
                 binds.append(array)
                 parameters.append("$\(binds.count)")
             }
-            if let boundImages {
-                parameters.append(boundImages)
-            } else {
-                binds.append(Self.imageArray(images))
+            switch images {
+            case .bound(let parameter): parameters.append(parameter)
+            case .values(let array):
+                binds.append(array)
                 parameters.append("$\(binds.count)")
             }
             let aliases = columns.indices.map { "c\($0)" } + ["image"]

@@ -56,6 +56,52 @@
             #expect(row == "mine|5")
         }
 
+        /// A batch of inserts of one type goes by the bulk way (`BulkInsert`): column arrays made in
+        /// one pass, the rows' images read from the changes' payloads.
+        @Test("a batch of inserts of one type: every row and its image as the app wrote it; other batches after it")
+        func bulkInsertThenOthers() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let alice = try await SyncClient(server: scene.server)
+            let bob = try await SyncClient(server: scene.server)
+            try await alice.write { store in
+                for id in 1...50 {
+                    try store.add(SyncItem(id: id, title: "item \(id)", count: id, note: id == 3 ? "n" : nil))
+                }
+            }
+            try await alice.sync.push()
+            // Each row's image is the payload of the change that inserted it.
+            let imaged = try scene.cluster.psql(
+                """
+                SELECT count(*) FROM strata."SyncItem" AS t
+                WHERE EXISTS (SELECT FROM strata.change_log AS l WHERE l.kind = 'insert' AND l.payload = t._strata_image)
+                """, database: scene.database)
+            #expect(imaged == "50")
+            // Then a batch that deletes, inserts again and updates (not only inserts), and a batch of
+            // inserts that another client made first (the server's rows are replaced).
+            try await alice.write { try $0.delete($0.object(ofType: SyncItem.self, forPrimaryKey: 7)!) }
+            try await alice.write { store in
+                try store.add(SyncItem(id: 7, title: "seven again", count: 70))
+                store.object(ofType: SyncItem.self, forPrimaryKey: 8)!.title = "eight"
+            }
+            try await alice.sync.push()
+            try await bob.write { store in
+                for id in 49...52 { try store.add(SyncItem(id: id, title: "bob's \(id)", count: id)) }
+            }
+            try await bob.sync.synchronize()
+            try await alice.sync.synchronize()
+
+            var expected = (1...48).map {
+                ItemState(id: $0, title: "item \($0)", count: $0, note: $0 == 3 ? "n" : nil, owner: nil)
+            }
+            expected[6] = ItemState(id: 7, title: "seven again", count: 70, note: nil, owner: nil)
+            expected[7] = ItemState(id: 8, title: "eight", count: 8, note: nil, owner: nil)
+            expected += (49...52).map { ItemState(id: $0, title: "bob's \($0)", count: $0, note: nil, owner: nil) }
+            #expect(try scene.serverItems() == expected)
+            #expect(try await alice.items() == expected)
+            #expect(try await bob.items() == expected)
+        }
+
         @Test("a user role pushes a type without rules as one statement; another role's client pulls it")
         func userRoleInOneStatement() async throws {
             let scene = try SyncScene()

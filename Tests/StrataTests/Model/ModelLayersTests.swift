@@ -49,10 +49,10 @@ enum ConversionV2 {
 
 /// `change` as another client pulls it from the server, as sequence `sequence` (`bytes`: every
 /// property's bytes replaced, to send damage).
-private func pulled(_ change: OutgoingChange, _ sequence: Int64, bytes: [UInt8]?? = nil) -> IncomingChange {
+private func pulled(_ change: OutgoingChange, _ sequence: Int64, bytes: [UInt8]?? = nil) throws -> IncomingChange {
     IncomingChange(
         sequence: sequence, typeName: change.typeName, kind: change.kind, key: change.key,
-        properties: change.properties.map {
+        properties: try ChangePayload.decode(change.payload).map {
             IncomingChange.Property(name: $0.name, bytes: bytes ?? $0.bytes, isMapPatch: $0.isMapPatch)
         })
 }
@@ -230,12 +230,12 @@ struct ModelLayersTests {
         // The same image again changes nothing (no new rows); a damaged one is refused, nothing applied.
         #expect(try receiving.write { try receiving.applyIncomingChanges([pulled(update, 4)], through: 4) } == 0)
         #expect(receiving.objects(Address.self).count == 3)
-        let image = try #require(update.properties[0].bytes)
+        let image = try #require(try ChangePayload.decode(update.payload)[0].bytes)
         let damagedImages: [[UInt8]] = [
             Array(image.dropLast(3)), [UInt8]([0xFF]) + Array(image.dropFirst()), [UInt8](repeating: 0, count: 5),
         ]
         for damaged in damagedImages {
-            let change = pulled(update, 5, bytes: .some(damaged))
+            let change = try pulled(update, 5, bytes: .some(damaged))
             #expect(throws: StoreError.self) {
                 try receiving.write { try receiving.applyIncomingChanges([change], through: 5) }
             }
@@ -277,7 +277,7 @@ struct ModelLayersTests {
         // A null value the patch does not name stays (a key with nil, not a removed key).
         #expect(received.scores.map { "\($0.key)=\($0.value.map(String.init) ?? "nil")" } == ["none=nil", "ten=10"])
         for damaged in [[UInt8]([1, 0, 0, 0]), [2, 0, 0, 0, 1, 0, 0, 0, 0x61, 1, 0, 0, 0, 9], [0xFF]] {
-            let change = pulled(changes[1], 3, bytes: .some(damaged))
+            let change = try pulled(changes[1], 3, bytes: .some(damaged))
             #expect(throws: StoreError.self) {
                 try receiving.write { try receiving.applyIncomingChanges([change], through: 3) }
             }

@@ -108,11 +108,10 @@ public struct SyncTypeSchema: Sendable, Hashable {
 public struct OutgoingChange: Sendable, Equatable {
     public struct Property: Sendable, Equatable {
         public let name: String
-        /// The column exactly as the file stores it (nil: null): what other clients apply.
-        public let bytes: [UInt8]?
-        /// The value, for the server's tables.
+        /// The value, for the server's tables (its bytes are in the change's `payload`).
         public let value: SyncValue
-        /// Whether `bytes` are a Map patch (`MapPatch`: some keys of the Map), not the whole column.
+        /// Whether the property's bytes are a Map patch (`MapPatch`: some keys of the Map), not the
+        /// whole column.
         public var isMapPatch = false
     }
 
@@ -125,15 +124,13 @@ public struct OutgoingChange: Sendable, Equatable {
     public let primaryKey: SyncValue
     /// Every property for an insert, the changed ones for an update, none for a delete.
     public let properties: [Property]
+    /// The properties' names and bytes exactly as the file stores them (`ChangePayload`): what
+    /// other clients apply.
+    public let payload: [UInt8]
     /// For an update, when asked (`outgoingChanges(after:limit:images:)`): every property's bytes as
-    /// the object holds them now (Maps whole), what a server keeps to give new clients the object.
-    public var image: [ImageColumn]? = nil
-
-    /// A property's bytes in an object's image (nil: null).
-    public struct ImageColumn: Sendable, Equatable {
-        public let name: String
-        public let bytes: [UInt8]?
-    }
+    /// the object holds them now (Maps whole), as a `ChangePayload`: what a server keeps to give new
+    /// clients the object.
+    public var image: [UInt8]? = nil
 }
 
 /// The outbox's next changes, and the place of the last commit they come from (nil: the outbox is

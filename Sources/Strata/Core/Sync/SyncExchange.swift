@@ -80,7 +80,7 @@ struct SyncExchange {
         case .delete:
             return OutgoingChange(
                 sequence: sequence, typeName: binding.name, kind: .delete, key: entry.key, primaryKey: primaryKey,
-                properties: [])
+                properties: [], payload: ChangePayload.Writer(capacity: 2).finish())
         case .insert: kind = .insert
         case .update: kind = .update
         }
@@ -88,60 +88,58 @@ struct SyncExchange {
             let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(binding.table, key: keyBytes) }
             guard let stored else { return nil }
             let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
-            var properties: [OutgoingChange.Property] = []
-            var image: [OutgoingChange.ImageColumn]?
-            if images, kind == .update {
-                image = try (0..<binding.columnCount).map { (column) throws(StoreError) in
-                    let bytes: UnsafeRawBufferPointer?
-                    do {
-                        bytes = try row.column(column)
-                    } catch {
-                        throw .damaged(at: binding.location(of: rowKey), error)
-                    }
-                    guard let target = embeddedTarget(of: binding.columnTypes[column]) else {
-                        return OutgoingChange.ImageColumn(
-                            name: binding.columnNames[column], bytes: bytes.map { Array($0) })
-                    }
-                    return OutgoingChange.ImageColumn(
-                        name: binding.columnNames[column],
-                        bytes: try embeddedImage(
-                            of: bytes, type: binding.columnTypes[column], target: target, reader: reader))
-                }
-            }
-            for column in entry.columns where column >= 0 && column < binding.columnCount {
-                let bytes: UnsafeRawBufferPointer?
+            func column(_ column: Int) throws(StoreError) -> UnsafeRawBufferPointer? {
                 do {
-                    bytes = try row.column(column)
+                    return try row.column(column)
                 } catch {
                     throw .damaged(at: binding.location(of: rowKey), error)
                 }
-                if kind == .update, let keys = entry.mapKeys[column],
-                    embeddedTarget(of: binding.columnTypes[column]) == nil
-                {
-                    guard !keys.isEmpty else { continue }  // the Map was set to what it held
-                    properties.append(
-                        try mapPatch(
-                            keys, of: bytes, type: binding.columnTypes[column], name: binding.columnNames[column]))
-                    continue
-                }
-                if let target = embeddedTarget(of: binding.columnTypes[column]) {
-                    let image = try embeddedImage(
-                        of: bytes, type: binding.columnTypes[column], target: target, reader: reader)
-                    let value = try image.withOptionalBytes { (image) throws(StoreError) in
-                        try syncValue(ofImage: image, type: binding.columnTypes[column], target: target)
+            }
+            var image: [UInt8]?
+            if images, kind == .update {
+                var writer = ChangePayload.Writer(capacity: stored.count + 16 * binding.columnCount + 2)
+                for index in 0..<binding.columnCount {
+                    let bytes = try column(index)
+                    if let target = embeddedTarget(of: binding.columnTypes[index]) {
+                        writer.append(
+                            name: binding.columnNames[index],
+                            value: try embeddedImage(
+                                of: bytes, type: binding.columnTypes[index], target: target, reader: reader))
+                    } else {
+                        writer.append(name: binding.columnNames[index], value: bytes)
                     }
-                    properties.append(
-                        OutgoingChange.Property(name: binding.columnNames[column], bytes: image, value: value))
+                }
+                image = writer.finish()
+            }
+            var properties: [OutgoingChange.Property] = []
+            properties.reserveCapacity(entry.columns.count)
+            var payload = ChangePayload.Writer(capacity: stored.count + 16 * entry.columns.count + 2)
+            for index in entry.columns where index >= 0 && index < binding.columnCount {
+                let bytes = try column(index)
+                let name = binding.columnNames[index]
+                let type = binding.columnTypes[index]
+                if kind == .update, let keys = entry.mapKeys[index], embeddedTarget(of: type) == nil {
+                    guard !keys.isEmpty else { continue }  // the Map was set to what it held
+                    let (patch, value) = try mapPatch(keys, of: bytes, type: type, name: name)
+                    payload.append(name: name, value: patch, isMapPatch: true)
+                    properties.append(OutgoingChange.Property(name: name, value: value, isMapPatch: true))
                     continue
                 }
-                properties.append(
-                    OutgoingChange.Property(
-                        name: binding.columnNames[column], bytes: bytes.map { Array($0) },
-                        value: try syncValue(bytes, type: binding.columnTypes[column])))
+                if let target = embeddedTarget(of: type) {
+                    let image = try embeddedImage(of: bytes, type: type, target: target, reader: reader)
+                    let value = try image.withOptionalBytes { (image) throws(StoreError) in
+                        try syncValue(ofImage: image, type: type, target: target)
+                    }
+                    payload.append(name: name, value: image)
+                    properties.append(OutgoingChange.Property(name: name, value: value))
+                    continue
+                }
+                payload.append(name: name, value: bytes)
+                properties.append(OutgoingChange.Property(name: name, value: try syncValue(bytes, type: type)))
             }
             return OutgoingChange(
                 sequence: sequence, typeName: binding.name, kind: kind, key: entry.key, primaryKey: primaryKey,
-                properties: properties, image: image)
+                properties: properties, payload: payload.finish(), image: image)
         }
     }
 
@@ -157,9 +155,10 @@ struct SyncExchange {
         }
     }
 
-    /// The keys of a Map an update set or removed, as their current values (`MapPatch`).
+    /// The keys of a Map an update set or removed, as their current values: the patch's bytes
+    /// (`MapPatch`) and its value.
     private func mapPatch(_ keys: [String], of map: UnsafeRawBufferPointer?, type: PropertyType, name: String)
-        throws(StoreError) -> OutgoingChange.Property
+        throws(StoreError) -> (bytes: [UInt8], value: SyncValue)
     {
         let bytes: [UInt8]
         do {
@@ -175,8 +174,7 @@ struct SyncExchange {
         for key in keys {
             if let value = current[key] { set[key] = value } else { removed.append(key) }
         }
-        return OutgoingChange.Property(
-            name: name, bytes: bytes, value: .mapPatch(set: set, removed: removed), isMapPatch: true)
+        return (bytes, .mapPatch(set: set, removed: removed))
     }
 
     /// A column's value, links as the primary key of the object they point to. Decoded by the

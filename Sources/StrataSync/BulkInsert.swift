@@ -1,0 +1,43 @@
+#if Sync
+    @_spi(StrataSync) import Strata
+
+    /// A batch that only inserts objects of one type, each once (an app's import, a first upload):
+    /// its column arrays and log made in one pass over the changes, without the merging per object
+    /// that another batch needs (`PreparedPush.tableWrites`). Its objects' images are its payloads.
+    struct BulkInsert {
+        let table: TypedTable
+        /// One array per column, in the columns' order.
+        private(set) var columns: [ColumnArray]
+        private(set) var log = PreparedPush.Log()
+
+        /// nil when `changes` are not such a batch: a change that is not an insert, of another type,
+        /// to an object inserted before in the batch, or without every property in the columns' order.
+        ///
+        /// - Throws: `.unsupportedType` for a type outside `types`, or a value that is not of its
+        ///   property's type.
+        init?(_ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType])
+            throws(SyncError)
+        {
+            guard let typeName = changes.first?.typeName,
+                changes.allSatisfy({ $0.kind == .insert && $0.typeName == typeName })
+            else { return nil }
+            guard let type = types[typeName] else {
+                throw .unsupportedType("\(typeName) is not among this client's synced types")
+            }
+            table = TypedTable(type, keyTypes: keyTypes)
+            let names = type.properties.map(\.name)
+            var keys = Set<SyncValue>(minimumCapacity: changes.count)
+            for change in changes {
+                guard change.properties.count == names.count,
+                    zip(change.properties, names).allSatisfy({ $0.name == $1 }),
+                    keys.insert(change.primaryKey).inserted
+                else { return nil }
+            }
+            columns = table.columns.map { ColumnArray($0.element, capacity: changes.count) }
+            for change in changes {
+                for (index, property) in change.properties.enumerated() { try columns[index].append(property.value) }
+                log.append(change)
+            }
+        }
+    }
+#endif
