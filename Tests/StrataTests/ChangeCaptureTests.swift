@@ -56,6 +56,56 @@ struct ChangeCaptureTests {
         #expect(try store.capturedChanges(after: sequences[0], limit: 1).map(\.sequence) == [sequences[2]])
     }
 
+    /// What a push sends (`outgoingChanges`): each object read as it is now, in the outbox's order
+    /// (a commit's objects in no particular order), some gone since.
+    @Test(
+        "outgoing changes hold each object's current values, in every commit's order; objects deleted since only their delete"
+    )
+    func outgoingValuesInAnyKeyOrder() throws {
+        let store = try Fixture().open()
+        try store.captureChanges(of: [Person.self])
+        try store.write { for id in 1...20 { try store.add(Person(id: id, name: "p\(id)", age: id)) } }
+        try store.write {
+            for id in [17, 3, 12, 3, 20, 1] { store.object(ofType: Person.self, forPrimaryKey: id)!.age += 100 }
+        }
+        try store.write {
+            try store.delete(store.object(ofType: Person.self, forPrimaryKey: 12)!)
+            try store.delete(store.object(ofType: Person.self, forPrimaryKey: 5)!)
+        }
+        try store.write {
+            try store.add(Person(id: 21, name: "late", age: 0))
+            store.object(ofType: Person.self, forPrimaryKey: 21)!.name = "later"
+        }
+
+        let changes = try store.outgoingChanges().changes
+        func ids(_ kind: CapturedChange.Kind) -> [Int64] {
+            changes.filter { $0.kind == kind }.compactMap {
+                if case .integer(let id) = $0.primaryKey { id } else { nil }
+            }
+        }
+        #expect(ids(.insert).sorted() == (1...21).filter { $0 != 5 && $0 != 12 }.map(Int64.init))
+        #expect(ids(.insert).last == 21, "the last commit's")
+        #expect(Set(ids(.update)) == [1, 3, 17, 20])
+        #expect(Set(ids(.delete)) == [12, 5])
+        for change in changes where change.kind != .delete {
+            guard case .integer(let id) = change.primaryKey,
+                let person = store.object(ofType: Person.self, forPrimaryKey: Int(id))
+            else {
+                Issue.record("\(change.primaryKey) sent but not stored")
+                continue
+            }
+            let payload = try ChangePayload.decode(change.payload)
+            #expect(payload.map(\.name) == change.properties.map(\.name))
+            for property in change.properties {
+                switch property.name {
+                case "name": #expect(property.value == .string(person.name))
+                case "age": #expect(property.value == .integer(Int64(person.age)))
+                default: break
+                }
+            }
+        }
+    }
+
     @Test("a write that throws, is cancelled or fails to commit records nothing; the sequence goes on")
     func nothingOfAWriteThatDidNotCommit() throws {
         struct Refused: Error {}

@@ -119,19 +119,8 @@ struct OutboxEntry: Equatable {
     ///
     /// - Throws: `RowDamage` when the bytes are not a record of this version.
     static func decodeRecord(_ bytes: UnsafeRawBufferPointer) throws(RowDamage) -> [OutboxEntry] {
-        var position = 0
-        func take(_ count: Int) throws(RowDamage) -> UnsafeRawBufferPointer {
-            guard count >= 0, position + count <= bytes.count else {
-                throw RowDamage("outbox record of \(bytes.count) bytes ends early")
-            }
-            defer { position += count }
-            return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
-        }
-        func take16() throws(RowDamage) -> Int {
-            let two = try take(2)
-            return Int(two[0]) | Int(two[1]) << 8
-        }
-        let recordVersion = try take(1)[0]
+        var reader = RecordReader(bytes: bytes)
+        let recordVersion = try reader.take(1)[0]
         guard recordVersion == version || recordVersion == 2 else {
             throw RowDamage("outbox record of version \(recordVersion)")
         }
@@ -139,29 +128,54 @@ struct OutboxEntry: Equatable {
         // A commit's entries mostly share a type and (inserts) their columns: made once, then shared.
         var typeName = ""
         var columns: [Int] = []
-        while position < bytes.count {
-            let code = try take(1)[0]
+        while !reader.isAtEnd {
+            let code = try reader.take(1)[0]
             guard let kind = Kind(rawValue: code) else { throw RowDamage("outbox entry of kind \(code)") }
-            let name = try take(try take16())
+            let name = try reader.take(try reader.take16())
             if !typeName.utf8.elementsEqual(name) { typeName = String(decoding: name, as: UTF8.self) }
-            let key = Array(try take(try take16()))
-            let count = try take16()
-            let listed = try take(2 * count)
+            let key = Array(try reader.take(try reader.take16()))
+            let count = try reader.take16()
+            let listed = try reader.take(2 * count)
             if columns.count != count || !columns.indices.allSatisfy({ columns[$0] == Self.column($0, of: listed) }) {
                 columns = (0..<count).map { Self.column($0, of: listed) }
             }
             var mapKeys: [Int: [String]] = [:]
             if recordVersion >= 3 {
-                for _ in 0..<(try take16()) {
-                    let column = try take16()
+                for _ in 0..<(try reader.take16()) {
+                    let column = try reader.take16()
                     var keys: [String] = []
-                    for _ in 0..<(try take16()) { keys.append(String(decoding: try take(try take16()), as: UTF8.self)) }
+                    for _ in 0..<(try reader.take16()) {
+                        keys.append(String(decoding: try reader.take(try reader.take16()), as: UTF8.self))
+                    }
                     mapKeys[column] = keys
                 }
             }
             entries.append(OutboxEntry(kind: kind, typeName: typeName, key: key, columns: columns, mapKeys: mapKeys))
         }
         return entries
+    }
+
+    /// Reads a record's bytes in order (a value type: no captured position to check at run time).
+    private struct RecordReader {
+        let bytes: UnsafeRawBufferPointer
+        private var position = 0
+
+        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        var isAtEnd: Bool { position >= bytes.count }
+
+        mutating func take(_ count: Int) throws(RowDamage) -> UnsafeRawBufferPointer {
+            guard count >= 0, position + count <= bytes.count else {
+                throw RowDamage("outbox record of \(bytes.count) bytes ends early")
+            }
+            defer { position += count }
+            return UnsafeRawBufferPointer(rebasing: bytes[position..<(position + count)])
+        }
+
+        mutating func take16() throws(RowDamage) -> Int {
+            let two = try take(2)
+            return Int(two[0]) | Int(two[1]) << 8
+        }
     }
 }
 
