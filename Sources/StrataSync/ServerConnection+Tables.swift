@@ -76,8 +76,9 @@
                 payloads.append(bytes: change.payload)
             }
 
+            /// The log of `changes`, in order.
             init<Changes: Collection<OutgoingChange>>(_ changes: Changes) {
-                count = 0
+                self.init()
                 for change in changes { append(change) }
             }
 
