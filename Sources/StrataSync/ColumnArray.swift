@@ -74,26 +74,26 @@
         /// - Throws: `SyncError.unsupportedType` for a value that is not of the column's type.
         mutating func append(_ value: SyncValue) throws(SyncError) {
             switch (element, value) {
-            case (.json, .null): appendBytes("null".utf8)  // a mixed .none: JSON's null, the column is NOT NULL
+            case (.json, .null): append(bytes: "null".utf8)  // a mixed .none: JSON's null, the column is NOT NULL
             case (_, .null): appendNull()
             case (.bool, .bool(let flag)): append(flag)
             case (.int8, .integer(let integer)): appendFixed(integer)
             case (.float8, .double(let double)): appendFixed(double.bitPattern)
             case (.text, .string(let string)): append(text: string)
-            case (.bytea, .data(let data)): appendBytes(data)
-            case (.uuid, .uuid(let uuid)): appendBytes(withUnsafeBytes(of: uuid.uuid) { Array($0) })
+            case (.bytea, .data(let data)): append(bytes: data)
+            case (.uuid, .uuid(let uuid)): append(bytes: withUnsafeBytes(of: uuid.uuid) { Array($0) })
             case (.timestamptz, .date(let date)): appendFixed(Self.postgresMicroseconds(date))
-            case (.castText, .unsigned(let integer)): appendBytes(String(integer).utf8)
-            case (.castText, .integer(let integer)): appendBytes(String(integer).utf8)
-            case (.castText, .decimal(let decimal)): appendBytes("\(decimal)".utf8)
-            case (.castText, .decimal128(let decimal)): appendBytes(JSONText.numericText(decimal).utf8)
-            case (.text, .objectId(let id)): appendBytes(id.stringValue.utf8)
+            case (.castText, .unsigned(let integer)): append(bytes: String(integer).utf8)
+            case (.castText, .integer(let integer)): append(bytes: String(integer).utf8)
+            case (.castText, .decimal(let decimal)): append(bytes: "\(decimal)".utf8)
+            case (.castText, .decimal128(let decimal)): append(bytes: JSONText.numericText(decimal).utf8)
+            case (.text, .objectId(let id)): append(bytes: id.stringValue.utf8)
             case (.json, _), (.castText, .list), (.castText, .map), (.castText, .mapPatch):
                 var json = ""
                 JSONText.append(value, to: &json)
-                appendBytes(json.utf8)
+                append(bytes: json.utf8)
             case (.castText, .set(let elements)):
-                appendBytes(PostgresArrayText.literal(elements).utf8)
+                append(bytes: PostgresArrayText.literal(elements).utf8)
             default:
                 throw .unsupportedType("the value \(value) in a column of \(element)")
             }
@@ -105,7 +105,7 @@
 
         /// Appends bytes as they are: an element of a `text` (UTF-8) or `bytea` column.
         mutating func append(bytes: some Collection<UInt8>) {
-            appendBytes(bytes)
+            append(byteCount: bytes.count) { $0.write(bytes) }
         }
 
         /// Appends a string's UTF-8: an element of a `text` column.
@@ -113,16 +113,12 @@
             append(byteCount: text.utf8.count) { $0.write(utf8Of: text) }
         }
 
-        private mutating func appendBytes(_ bytes: some Collection<UInt8>) {
-            append(byteCount: bytes.count) { $0.write(bytes) }
-        }
-
         /// Appends an element of `byteCount` bytes (-1: null, no bytes) that `write` writes, in place:
         /// one reservation of the buffer per element, not one per part of it.
-        mutating func append(byteCount: Int, writing write: (inout ElementWriter) -> Void) {
+        private mutating func append(byteCount: Int, writing write: (inout ElementWriter) -> Void) {
             let total = 4 + max(0, byteCount)
             elements.writeWithUnsafeMutableBytes(minimumWritableBytes: total) { buffer in
-                var writer = ElementWriter(buffer.baseAddress!)
+                var writer = ElementWriter(buffer.baseAddress!, limit: total)
                 writer.write(Int32(byteCount).bigEndian)
                 write(&writer)
                 precondition(writer.offset == total, "an element of \(byteCount) bytes written as \(writer.offset - 4)")
@@ -132,20 +128,27 @@
         }
 
         /// Writes an element's bytes where `append(byteCount:writing:)` reserved room for them.
-        struct ElementWriter {
+        private struct ElementWriter {
             private let base: UnsafeMutableRawPointer
+            /// The bytes reserved: a write past them traps before it touches memory.
+            private let limit: Int
             private(set) var offset = 0
 
-            fileprivate init(_ base: UnsafeMutableRawPointer) { self.base = base }
+            init(_ base: UnsafeMutableRawPointer, limit: Int) {
+                self.base = base
+                self.limit = limit
+            }
 
             /// Writes an integer's bytes in memory order (the caller chooses the byte order).
             mutating func write<I: FixedWidthInteger>(_ integer: I) {
+                precondition(offset + I.bitWidth / 8 <= limit, "a write past an element's reserved bytes")
                 (base + offset).storeBytes(of: integer, as: I.self)
                 offset += I.bitWidth / 8
             }
 
             mutating func write(_ bytes: some Collection<UInt8>) {
                 let copied = bytes.withContiguousStorageIfAvailable { stored in
+                    precondition(offset + stored.count <= limit, "a write past an element's reserved bytes")
                     if let start = stored.baseAddress {
                         (base + offset).copyMemory(from: start, byteCount: stored.count)
                     }
