@@ -15,20 +15,22 @@
         ///   object that push inserted would find nothing). Its number moved the sequence, so the
         ///   check fails and nothing is written.
         /// - A batch (or part of it) the server accepted already (an acknowledgement lost) fails it too.
+        /// - So does a batch sent right behind another (`StoreSync.pushAll`) when that one wrote nothing:
+        ///   the client's position must have reached `previousThrough`, the last change of the batch
+        ///   before. The batches land in outbox order, whatever happened to the one before.
         ///
         /// Then, and when an object stored whole is there already (a primary-key violation undoes
         /// the statement), the push goes again in a transaction (`ServerConnection.push`). The typed
         /// writes are one per kind and type, to objects each named once (`NetChange`): no two parts
         /// of the statement touch one row, which a statement's parts could not see each other do.
         static func oneStatement(
-            log: Log, writes: [TableWrites], clientID: UUID, firstSequence: Int64, clientSequence: Int64
+            log: Log, writes: [TableWrites], clientID: UUID, sequences: Sequences
         ) throws(SyncError) -> PostgresQuery {
             // Each change stores an object of its own, all of one type (inserts only): the objects'
             // images are the changes' payloads, in the same order.
             let payloadsAreImages = writes.count == 1 && writes[0].stored.count == Int(log.count)
-            return try oneStatement(
-                log: log, clientID: clientID, firstSequence: firstSequence, clientSequence: clientSequence
-            ) { (binds, granted, payloads) throws(SyncError) in
+            return try oneStatement(log: log, clientID: clientID, sequences: sequences) {
+                (binds, granted, payloads) throws(SyncError) in
                 var parts: [String] = []
                 for write in writes {
                     let table = write.table
@@ -54,7 +56,7 @@
         /// bindings, given the condition each must write under and the parameter of the changes'
         /// payloads.
         static func oneStatement<Failure: Error>(
-            log: Log, clientID: UUID, firstSequence: Int64, clientSequence: Int64,
+            log: Log, clientID: UUID, sequences: Sequences,
             tableParts build: (inout PostgresBindings, _ granted: String, _ payloads: String) throws(Failure) ->
                 [String]
         ) throws(Failure) -> PostgresQuery {
@@ -65,11 +67,19 @@
             }
             let count = parameter(log.count)
             let client = parameter(clientID)
-            let first = parameter(firstSequence)
-            let through = parameter(clientSequence)
-            let typeNames = parameter(log.typeNames)
+            let first = parameter(sequences.first)
+            let through = parameter(sequences.last)
+            let previous = parameter(sequences.previousThrough)
+            let typeNames: String
+            let kinds: String
+            if let (typeName, kind) = log.uniform {
+                typeNames = "array_fill(\(parameter(typeName))::text, ARRAY[\(count)::int])"
+                kinds = "array_fill(\(parameter(kind))::text, ARRAY[\(count)::int])"
+            } else {
+                typeNames = parameter(log.typeNames)
+                kinds = parameter(log.kinds)
+            }
             let keys = parameter(log.keys)
-            let kinds = parameter(log.kinds)
             let payloads = parameter(log.payloads)
             let granted = "EXISTS (SELECT FROM s)"
             let sequence = """
@@ -77,7 +87,7 @@
                     UPDATE strata.sequence SET last_seq = last_seq + \(count)
                     WHERE id = 1 AND last_seq = (SELECT v.last_seq FROM strata.sequence AS v WHERE v.id = 1)
                         AND coalesce((SELECT c.pushed_through FROM strata.clients AS c WHERE c.client_id = \(client)), 0)
-                            < \(first)
+                            BETWEEN \(previous) AND \(first) - 1
                     RETURNING last_seq)
                 """
             let place = """

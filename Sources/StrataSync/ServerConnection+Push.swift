@@ -18,10 +18,19 @@
         func push(_ batch: PreparedPush, clientID: UUID, identity: ServerIdentity) async throws(SyncError)
             -> PushOutcome
         {
-            if let statement = batch.statement {
+            try await push(batch, sent: batch.statement.map(send), clientID: clientID, identity: identity)
+        }
+
+        /// Finishes the push of a batch whose one statement was sent already (`sent`), or pushes it in a
+        /// transaction when it has none, or when its statement wrote nothing.
+        func push(_ batch: PreparedPush, sent: SentStatement?, clientID: UUID, identity: ServerIdentity)
+            async throws(SyncError) -> PushOutcome
+        {
+            if let sent {
                 do throws(SyncError) {
-                    if let last = try await rows(statement, as: Int64.self).first { return .accepted(last) }
-                    // Nothing written: another push took numbers meanwhile, or the server has some of it.
+                    if let last = try await rows(of: sent, as: Int64.self).first { return .accepted(last) }
+                    // Nothing written: another push took numbers meanwhile, the server has some of it, or
+                    // the batch sent before it wrote nothing (its push, in a transaction, comes first).
                 } catch .server(sqlState: "23505", _) {
                     // An object stored whole is there already: the transaction replaces it.
                 } catch .server(sqlState: "40P01", _) {

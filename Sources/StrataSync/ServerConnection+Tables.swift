@@ -56,24 +56,35 @@
     /// A batch of outbox changes with its statements built: the work a push does on the client, done
     /// while the server works on the batch before (see `StoreSync.pushAll`).
     struct PreparedPush: Sendable {
+        /// Where a batch stands in the outbox's order (`oneStatement`).
+        struct Sequences: Sendable {
+            /// The outbox places of the batch's first and last changes.
+            var first: Int64
+            var last: Int64
+            /// The last change of the batch sent before this one (0: none).
+            var previousThrough: Int64
+        }
+
         /// The batch's part of `strata.changes`: one element per change.
         struct Log: Sendable {
-            var count: Int64
-            var typeNames = ColumnArray(.text)
-            var keys = ColumnArray(.bytea)
-            var kinds = ColumnArray(.text)
-            var payloads = ColumnArray(.bytea)
+            private(set) var count: Int64 = 0
+            private(set) var keys = ColumnArray(.bytea)
+            private(set) var payloads = ColumnArray(.bytea)
+            /// The type and kind of every change, while they all have one (a batch of inserts of one
+            /// type): a statement then makes those arrays on the server (`array_fill`) instead of
+            /// sending and parsing one element per change.
+            private(set) var uniform: (typeName: String, kind: String)?
+            /// The types and kinds, once they differ.
+            private var mixed: (typeNames: ColumnArray, kinds: ColumnArray)?
 
             /// An empty log, for `append(_:)`.
-            init() { count = 0 }
+            init() {}
 
             /// Adds `change`.
             mutating func append(_ change: OutgoingChange) {
-                count += 1
-                typeNames.append(text: change.typeName)
-                keys.append(bytes: change.key)
-                kinds.append(text: ServerConnection.kindName(change.kind))
-                payloads.append(bytes: change.payload)
+                append(typeName: change.typeName, key: change.key, kind: ServerConnection.kindName(change.kind)) {
+                    $0.append(bytes: change.payload)
+                }
             }
 
             /// The log of `changes`, in order.
@@ -84,11 +95,36 @@
 
             /// A `moved` notice of `change`'s object: no payload (`PreparedPush.movedNotices`).
             init(moved change: OutgoingChange) {
-                count = 1
-                typeNames.append(text: change.typeName)
-                keys.append(bytes: change.key)
-                kinds.append(text: "moved")
-                payloads.append(bytes: [])
+                append(typeName: change.typeName, key: change.key, kind: "moved") { $0.append(bytes: []) }
+            }
+
+            private mutating func append(
+                typeName: String, key: [UInt8], kind: String, payload: (inout ColumnArray) -> Void
+            ) {
+                if count == 0 {
+                    uniform = (typeName, kind)
+                } else if let (uniformType, uniformKind) = uniform, uniformType != typeName || uniformKind != kind {
+                    mixed = (Self.repeated(uniformType, count), Self.repeated(uniformKind, count))
+                    uniform = nil
+                }
+                if mixed != nil {
+                    mixed!.typeNames.append(text: typeName)
+                    mixed!.kinds.append(text: kind)
+                }
+                count += 1
+                keys.append(bytes: key)
+                payload(&payloads)
+            }
+
+            /// The type of each change.
+            var typeNames: ColumnArray { mixed?.typeNames ?? Self.repeated(uniform?.typeName, count) }
+            /// The kind of each change.
+            var kinds: ColumnArray { mixed?.kinds ?? Self.repeated(uniform?.kind, count) }
+
+            private static func repeated(_ text: String?, _ count: Int64) -> ColumnArray {
+                var array = ColumnArray(.text, capacity: Int(count))
+                if let text { for _ in 0..<count { array.append(text: text) } }
+                return array
             }
         }
 
@@ -112,9 +148,11 @@
 
         /// - Throws: `.unsupportedType` for a change to a type outside `types`, or a value that is not
         ///   of its property's type.
+        /// `previousThrough` is the last change of the batch sent before this one on the connection
+        /// (0: none), which the server must hold before this one's statement writes.
         init(
             _ changes: [OutgoingChange], types: [String: SyncTypeSchema], keyTypes: [String: SyncType],
-            access: [String: AccessRule] = [:], clientID: UUID
+            access: [String: AccessRule] = [:], clientID: UUID, previousThrough: Int64 = 0
         ) throws(SyncError) {
             self.changes = changes
             self.types = types
@@ -122,15 +160,16 @@
             self.access = access
             self.clientID = clientID
             clientSequence = Int64(truncatingIfNeeded: changes.last?.sequence ?? 0)
-            let firstSequence = Int64(truncatingIfNeeded: changes.first?.sequence ?? 0)
+            let sequences = Sequences(
+                first: Int64(truncatingIfNeeded: changes.first?.sequence ?? 0), last: clientSequence,
+                previousThrough: previousThrough)
             let ruled = Self.hasAccessRules(changes, access)
             if !ruled, let bulk = try BulkInsert(changes, types: types, keyTypes: keyTypes) {
                 log = bulk.log
                 builtWrites = nil
                 builtSteps = nil
-                statement = Self.oneStatement(
-                    log: log, clientID: clientID, firstSequence: firstSequence, clientSequence: clientSequence
-                ) { (binds, granted, payloads) in
+                statement = Self.oneStatement(log: log, clientID: clientID, sequences: sequences) {
+                    (binds, granted, payloads) in
                     [bulk.table.insert(columns: bulk.columns, images: .bound(payloads), into: &binds, onlyIf: granted)]
                 }
                 return
@@ -142,9 +181,7 @@
                 statement = nil
                 builtSteps = try Self.tableSteps(writes)
             } else {
-                statement = try Self.oneStatement(
-                    log: log, writes: writes, clientID: clientID, firstSequence: firstSequence,
-                    clientSequence: clientSequence)
+                statement = try Self.oneStatement(log: log, writes: writes, clientID: clientID, sequences: sequences)
                 builtSteps = nil
             }
         }

@@ -113,6 +113,33 @@
                 for try await row in try await connection.query(query, logger: logger) { found.append(row) }
                 return found
             }
+            return try Self.decode(rows, as: types)
+        }
+
+        /// A statement sent (`send`) whose answer is still to come.
+        struct SentStatement: Sendable {
+            fileprivate let answer: EventLoopFuture<PostgresQueryResult>
+        }
+
+        /// Sends `query` now and returns without waiting for its answer (`rows(of:as:)`). The server
+        /// runs a connection's statements one after another in the order they were sent: a statement
+        /// sent while another runs starts the moment that one ends, with no round trip between them.
+        func send(_ query: PostgresQuery) -> SentStatement {
+            SentStatement(answer: connection.query(query, logger: logger))
+        }
+
+        /// The rows a statement sent returns, within the request timeout from now.
+        func rows<each Value: PostgresDecodable & Sendable>(of sent: SentStatement, as types: (repeat each Value).Type)
+            async throws(SyncError) -> [(repeat each Value)]
+        {
+            let answer = sent.answer
+            let rows = try await within(requestTimeout) { try await answer.get().rows }
+            return try Self.decode(rows, as: types)
+        }
+
+        private static func decode<each Value: PostgresDecodable & Sendable>(
+            _ rows: [PostgresRow], as types: (repeat each Value).Type
+        ) throws(SyncError) -> [(repeat each Value)] {
             do {
                 return try rows.map { try $0.decode(types) }
             } catch {

@@ -303,11 +303,19 @@
 
         /// Sends the outbox, batch after batch. While the server works on one batch, this actor reads
         /// the next from the outbox and builds its statements (two cores: the client's work hides behind
-        /// the server's). A batch leaves the outbox once the server acknowledged it. A batch with
-        /// refused changes is recorded as refused (`refusedChanges()`) and sent again without them.
+        /// the server's), and sends its one statement right behind the one under way: the server starts
+        /// it the moment the first ends, without waiting for a round trip through this actor. It writes
+        /// only if the batch before it did (`PreparedPush.Sequences.previousThrough`); when that one
+        /// wrote nothing, its push in a transaction goes next, and this one's after it.
+        ///
+        /// A batch leaves the outbox once the server acknowledged it. A batch with refused changes is
+        /// recorded as refused (`refusedChanges()`) and sent again without them.
         private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
             var place: UInt64 = 0
-            var next = try preparedBatch(after: place)
+            // The last change of the batches acknowledged: the server's position for this client.
+            var landed: Int64 = 0
+            var next = try preparedBatch(after: place, previousThrough: landed)
+            var sentAhead: ServerConnection.SentStatement?
             // The batches the server acknowledged, still in the outbox: removed while the next is
             // pushed, `batchesPerRemoval` at a time (each removal is a durable commit: an fsync).
             var acknowledgedThrough: UInt64?
@@ -315,10 +323,14 @@
             while let (batch, prepared) = next, let through = batch.through {
                 let clientID = clientID
                 let identity = identity
-                async let outcome: Result<PushOutcome, SyncError> = {
+                let sent = sentAhead ?? prepared?.statement.map(connection.send)
+                sentAhead = nil
+                // A batch without one statement (access rules) goes in a transaction, from a task of its own.
+                async let transacted: Result<PushOutcome, SyncError>? = {
+                    guard sent == nil, let prepared else { return nil }
                     do throws(SyncError) {
-                        guard let prepared else { return .success(.accepted(nil)) }
-                        return .success(try await connection.push(prepared, clientID: clientID, identity: identity))
+                        return .success(
+                            try await connection.push(prepared, sent: nil, clientID: clientID, identity: identity))
                     } catch {
                         return .failure(error)
                     }
@@ -327,12 +339,27 @@
                     unremoved = 0
                     try await removeAcknowledged(through: done)
                 }
-                let following = Result { () throws(SyncError) in try preparedBatch(after: through) }
-                if case .refused(let changes) = try await outcome.get() {
+                let landing = prepared?.clientSequence ?? landed
+                let following = Result { () throws(SyncError) in
+                    try preparedBatch(after: through, previousThrough: landing)
+                }
+                if sent != nil, case .success(let (_, upcoming?)?) = following, let statement = upcoming.statement {
+                    sentAhead = connection.send(statement)
+                }
+                let outcome: PushOutcome
+                if let transacted = await transacted {
+                    outcome = try transacted.get()
+                } else if let prepared {
+                    outcome = try await connection.push(prepared, sent: sent, clientID: clientID, identity: identity)
+                } else {
+                    outcome = .accepted(nil)  // nothing to send: its changes were to objects deleted since
+                }
+                if case .refused(let changes) = outcome {
                     try await recordRefused(changes)
-                    next = try preparedBatch(after: place)
+                    next = try preparedBatch(after: place, previousThrough: landed)
                     continue
                 }
+                landed = landing
                 acknowledgedThrough = through
                 unremoved += 1
                 update { $0.pending = max(0, $0.pending - batch.recordedCount) }
@@ -383,7 +410,9 @@
 
         /// The outbox's next batch after `place`, and its push built (nil when it sends nothing: its
         /// changes were all to objects deleted since); nil when the outbox holds nothing after `place`.
-        private func preparedBatch(after place: UInt64) throws(SyncError) -> (OutgoingBatch, PreparedPush?)? {
+        private func preparedBatch(after place: UInt64, previousThrough: Int64) throws(SyncError)
+            -> (OutgoingBatch, PreparedPush?)?
+        {
             let batch = try storeCall { () throws(StoreError) in
                 try store.outgoingChanges(after: place, limit: server.batchSize, images: true)
             }
@@ -398,7 +427,8 @@
             return (
                 batch,
                 try PreparedPush(
-                    changes, types: typeSchemas, keyTypes: keyTypes, access: accessRules, clientID: clientID)
+                    changes, types: typeSchemas, keyTypes: keyTypes, access: accessRules, clientID: clientID,
+                    previousThrough: previousThrough)
             )
         }
 

@@ -102,6 +102,42 @@
             #expect(try await bob.items() == expected)
         }
 
+        /// A batch's statement goes right behind the one under way (`StoreSync.pushAll`). When that one
+        /// writes nothing (here: objects another client stored first), the one behind must write
+        /// nothing either: else the later batch lands first, and the server takes the earlier one as
+        /// pushed already.
+        @Test("batches sent one behind another land in outbox order when the first falls back to a transaction")
+        func batchBehindOneThatFellBack() async throws {
+            let scene = try SyncScene()
+            defer { scene.stop() }
+            let bob = try await SyncClient(server: scene.server)
+            try await bob.write { store in
+                for id in 1...5 { try store.add(SyncItem(id: id, title: "bob's \(id)", count: id)) }
+            }
+            try await bob.sync.push()
+            var server = scene.server
+            server.batchSize = 10  // one write, one batch
+            let alice = try await SyncClient(server: server)
+            try await alice.write { store in
+                for id in 1...10 { try store.add(SyncItem(id: id, title: "alice's \(id)", count: id)) }
+            }
+            try await alice.write { store in
+                for id in 1...10 { store.object(ofType: SyncItem.self, forPrimaryKey: id)!.title = "later \(id)" }
+            }
+            try await alice.write { store in
+                for id in 11...20 { try store.add(SyncItem(id: id, title: "alice's \(id)", count: id)) }
+            }
+            try await alice.sync.push()
+            #expect(alice.sync.state.pending == 0)
+
+            let expected =
+                (1...10).map { ItemState(id: $0, title: "later \($0)", count: $0, note: nil, owner: nil) }
+                + (11...20).map { ItemState(id: $0, title: "alice's \($0)", count: $0, note: nil, owner: nil) }
+            #expect(try scene.serverItems() == expected)
+            try await bob.sync.synchronize()
+            #expect(try await bob.items() == expected)
+        }
+
         @Test("a user role pushes a type without rules as one statement; another role's client pulls it")
         func userRoleInOneStatement() async throws {
             let scene = try SyncScene()
