@@ -4,6 +4,21 @@
     import PostgresNIO
     @_spi(StrataSync) import Strata
 
+    extension OutgoingScalar {
+        /// The value as a `SyncValue` (the way of any column but the simplest).
+        var syncValue: SyncValue {
+            switch self {
+            case .null: .null
+            case .bool(let flag): .bool(flag)
+            case .integer(let integer): .integer(integer)
+            case .double(let double): .double(double)
+            case .text(let utf8): .string(String(decoding: utf8, as: UTF8.self))
+            case .bytes(let bytes): .data(Data(bytes))
+            case .value(let value): value
+            }
+        }
+    }
+
     /// One column of a batch as a one-dimensional PostgreSQL array in binary form, nulls included
     /// (postgres-nio's own arrays cannot hold a null). A push binds one per column and `unnest`s them
     /// into rows: PostgreSQL reads binary values without parsing text, the cheapest way in for many rows.
@@ -99,6 +114,22 @@
             }
         }
 
+        /// Appends a value read from the file's bytes (`OutgoingInsertSink`) as this column's element type.
+        ///
+        /// - Throws: `SyncError.unsupportedType` for a value that is not of the column's type.
+        mutating func append(_ scalar: OutgoingScalar) throws(SyncError) {
+            switch (element, scalar) {
+            case (_, .value(let value)): try append(value)
+            case (.int8, .integer(let integer)): appendFixed(integer)
+            case (.float8, .double(let double)): appendFixed(double.bitPattern)
+            case (.text, .text(let utf8)): append(raw: utf8)
+            case (.bytea, .bytes(let bytes)): append(raw: bytes)
+            case (.bool, .bool(let flag)): append(flag)
+            case (.json, _), (.castText, _), (_, .null): try append(scalar.syncValue)
+            default: throw .unsupportedType("the value \(scalar.syncValue) in a column of \(element)")
+            }
+        }
+
         private mutating func appendFixed<I: FixedWidthInteger>(_ integer: I) {
             append(byteCount: I.bitWidth / 8) { $0.write(integer.bigEndian) }  // PostgreSQL's byte order
         }
@@ -106,6 +137,11 @@
         /// Appends bytes as they are: an element of a `text` (UTF-8) or `bytea` column.
         mutating func append(bytes: some Collection<UInt8>) {
             append(byteCount: bytes.count) { $0.write(bytes) }
+        }
+
+        /// Appends bytes as they are, copied at once.
+        mutating func append(raw bytes: UnsafeRawBufferPointer) {
+            append(byteCount: bytes.count) { $0.write(raw: bytes) }
         }
 
         /// Appends a string's UTF-8: an element of a `text` column.
@@ -159,6 +195,12 @@
                     return
                 }
                 for byte in bytes { write(byte) }
+            }
+
+            mutating func write(raw bytes: UnsafeRawBufferPointer) {
+                precondition(offset + bytes.count <= limit, "a write past an element's reserved bytes")
+                if let start = bytes.baseAddress { (base + offset).copyMemory(from: start, byteCount: bytes.count) }
+                offset += bytes.count
             }
 
             mutating func write(utf8Of text: String) {

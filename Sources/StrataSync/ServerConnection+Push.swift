@@ -10,6 +10,9 @@
         /// Nothing written: these changes are to objects this client may not write, or would give
         /// objects away. The batch goes again without them.
         case refused([RefusedChange])
+        /// Nothing written by a batch read without its changes (`PreparedPush.readsAgain`): it goes
+        /// again read as changes.
+        case readAgain
     }
 
     extension ServerConnection {
@@ -37,6 +40,7 @@
                     // A deadlock with a try of this batch in a transaction (lost acknowledgement): undone.
                 }
             }
+            if batch.readsAgain { return .readAgain }
             return try await pushInTransaction(batch, clientID: clientID, identity: identity)
         }
 

@@ -87,6 +87,13 @@
                 }
             }
 
+            /// Adds the insert of an object of stored key `key` and payload `payload`.
+            mutating func appendInsert(typeName: String, key: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+                append(typeName: typeName, key: key, kind: ServerConnection.kindName(.insert)) {
+                    $0.append(raw: payload)
+                }
+            }
+
             /// The log of `changes`, in order.
             init<Changes: Collection<OutgoingChange>>(_ changes: Changes) {
                 self.init()
@@ -99,7 +106,7 @@
             }
 
             private mutating func append(
-                typeName: String, key: [UInt8], kind: String, payload: (inout ColumnArray) -> Void
+                typeName: String, key: some Collection<UInt8>, kind: String, payload: (inout ColumnArray) -> Void
             ) {
                 if count == 0 {
                     uniform = (typeName, kind)
@@ -140,6 +147,9 @@
         /// The whole push as one statement (`oneStatement`); nil for a batch with changes of types
         /// with access rules, which is checked first in a transaction (`ServerConnection.push`).
         let statement: PostgresQuery?
+        /// Whether the batch was read without its changes (`init(_:types:keyTypes:clientID:previousThrough:)`):
+        /// it must be read again as changes to go any other way than its statement.
+        let readsAgain: Bool
         /// Per type: the objects deleted, stored whole, with some properties set (nil for a bulk
         /// insert, which needs them only when the push goes as a transaction: made then).
         private let builtWrites: [TableWrites]?
@@ -163,15 +173,13 @@
             let sequences = Sequences(
                 first: Int64(truncatingIfNeeded: changes.first?.sequence ?? 0), last: clientSequence,
                 previousThrough: previousThrough)
+            readsAgain = false
             let ruled = Self.hasAccessRules(changes, access)
             if !ruled, let bulk = try BulkInsert(changes, types: types, keyTypes: keyTypes) {
                 log = bulk.log
                 builtWrites = nil
                 builtSteps = nil
-                statement = Self.oneStatement(log: log, clientID: clientID, sequences: sequences) {
-                    (binds, granted, payloads) in
-                    [bulk.table.insert(columns: bulk.columns, images: .bound(payloads), into: &binds, onlyIf: granted)]
-                }
+                statement = Self.oneStatement(bulk, clientID: clientID, sequences: sequences)
                 return
             }
             log = Log(changes)
@@ -183,6 +191,35 @@
             } else {
                 statement = try Self.oneStatement(log: log, writes: writes, clientID: clientID, sequences: sequences)
                 builtSteps = nil
+            }
+        }
+
+        /// A batch of inserts read from the file's bytes (`BulkInsert` as an `OutgoingInsertSink`), of a
+        /// type without access rules: its one statement only. It keeps no changes: when the statement
+        /// writes nothing, the batch is read again as changes (`PushOutcome.readAgain`).
+        init(
+            _ bulk: BulkInsert, types: [String: SyncTypeSchema], keyTypes: [String: SyncType], clientID: UUID,
+            previousThrough: Int64
+        ) {
+            changes = []
+            self.types = types
+            self.keyTypes = keyTypes
+            access = [:]
+            self.clientID = clientID
+            readsAgain = true
+            let first = Int64(truncatingIfNeeded: bulk.sequences?.first ?? 0)
+            clientSequence = Int64(truncatingIfNeeded: bulk.sequences?.last ?? 0)
+            log = bulk.log
+            builtWrites = nil
+            builtSteps = nil
+            statement = Self.oneStatement(
+                bulk, clientID: clientID,
+                sequences: Sequences(first: first, last: clientSequence, previousThrough: previousThrough))
+        }
+
+        private static func oneStatement(_ bulk: BulkInsert, clientID: UUID, sequences: Sequences) -> PostgresQuery {
+            oneStatement(log: bulk.log, clientID: clientID, sequences: sequences) { (binds, granted, payloads) in
+                [bulk.table.insert(columns: bulk.columns, images: .bound(payloads), into: &binds, onlyIf: granted)]
             }
         }
 

@@ -354,9 +354,17 @@
                 } else {
                     outcome = .accepted(nil)  // nothing to send: its changes were to objects deleted since
                 }
-                if case .refused(let changes) = outcome {
+                switch outcome {
+                case .accepted: break
+                case .refused(let changes):
                     try await recordRefused(changes)
                     next = try preparedBatch(after: place, previousThrough: landed)
+                    continue
+                case .readAgain:
+                    // The statement sent behind it wrote nothing either (the place before it is not
+                    // reached): it goes again after this batch.
+                    sentAhead = nil
+                    next = try preparedBatch(after: place, previousThrough: landed, insertsApart: false)
                     continue
                 }
                 landed = landing
@@ -410,13 +418,33 @@
 
         /// The outbox's next batch after `place`, and its push built (nil when it sends nothing: its
         /// changes were all to objects deleted since); nil when the outbox holds nothing after `place`.
-        private func preparedBatch(after place: UInt64, previousThrough: Int64) throws(SyncError)
-            -> (OutgoingBatch, PreparedPush?)?
+        ///
+        /// A batch of inserts of one type without access rules is read from the file's bytes into its
+        /// column arrays (`BulkInsert`), unless `insertsApart` is false or some changes are not to be
+        /// sent (refused before).
+        private func preparedBatch(after place: UInt64, previousThrough: Int64, insertsApart: Bool = true)
+            throws(SyncError) -> (OutgoingBatch, PreparedPush?)?
         {
-            let batch = try storeCall { () throws(StoreError) in
-                try store.outgoingChanges(after: place, limit: server.batchSize, images: true)
+            let (batch, inserts) = try storeCall { () throws(StoreError) in
+                try store.outgoingChanges(after: place, limit: server.batchSize, images: true) {
+                    (typeName, columnNames, capacity) -> BulkInsert? in
+                    guard insertsApart, notToSendPlaces.isEmpty, accessRules[typeName] == nil,
+                        let type = typeSchemas[typeName], type.properties.map(\.name) == columnNames
+                    else { return nil }
+                    return BulkInsert(type, capacity: capacity, keyTypes: keyTypes)
+                }
             }
             guard batch.through != nil else { return nil }
+            if let inserts {
+                if let failure = inserts.failure { throw failure }
+                guard inserts.log.count > 0 else { return (batch, nil) }  // all deleted since
+                return (
+                    batch,
+                    PreparedPush(
+                        inserts, types: typeSchemas, keyTypes: keyTypes, clientID: clientID,
+                        previousThrough: previousThrough)
+                )
+            }
             var changes = batch.changes
             if !notToSendPlaces.isEmpty {
                 changes.removeAll { change in

@@ -106,6 +106,104 @@ struct ChangeCaptureTests {
         }
     }
 
+    /// A batch of inserts read from the file's bytes (`OutgoingInsertSink`, a push's usual way for
+    /// an import) gives what the same batch read as changes holds.
+    @Test("a batch of inserts given to a sink holds what its changes would: keys, payloads, every kind of value")
+    func insertsIntoASink() throws {
+        struct Recorder: OutgoingInsertSink {
+            var columnNames: [String]
+            var objects: [(sequence: UInt64, key: [UInt8], payload: [UInt8], values: [SyncValue])] = []
+            var values: [SyncValue] = []
+
+            mutating func append(_ value: OutgoingScalar, column: Int) {
+                #expect(column == values.count)
+                switch value {
+                case .null: values.append(.null)
+                case .bool(let flag): values.append(.bool(flag))
+                case .integer(let integer): values.append(.integer(integer))
+                case .double(let double): values.append(.double(double))
+                case .text(let utf8): values.append(.string(String(decoding: utf8, as: UTF8.self)))
+                case .bytes(let bytes): values.append(.data(Data(bytes)))
+                case .value(let other): values.append(other)
+                }
+            }
+
+            mutating func insert(sequence: UInt64, key: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+                objects.append((sequence, Array(key), Array(payload), values))
+                values = []
+            }
+        }
+        let store = try Fixture([AllTypes.self, Person.self, Dog.self]).open()
+        try store.captureChanges(of: [AllTypes.self, Person.self])
+        try store.write { try store.add(Person(id: 1, name: "linked")) }
+        let afterPerson = try store.outgoingChanges().through!
+        try store.write {
+            let person = store.object(ofType: Person.self, forPrimaryKey: 1)!
+            for index in 0..<8 {
+                let object = AllTypes()
+                object.key = "k\(index)"
+                object.bool = index.isMultiple(of: 2)
+                object.int = -index * 1_000_000_007
+                object.int8 = Int8(-index)
+                object.uint32 = UInt32(index) * 500_000_000
+                object.uint64 = UInt64.max - UInt64(index)
+                object.float = Float(index) / 3
+                object.double = Double(index) / 7
+                object.string = index == 3 ? "" : "naïve \(index) ✓"
+                object.data = Data([UInt8](repeating: UInt8(index), count: index))
+                object.date = Date(timeIntervalSince1970: Double(index) * 1_000)
+                object.decimal = Decimal(index) / 4
+                object.mood = .calm
+                object.optInt = index.isMultiple(of: 3) ? nil : index
+                object.optString = index.isMultiple(of: 2) ? nil : "opt \(index)"
+                object.optData = index == 5 ? Data([0, 255]) : nil
+                object.link = index == 2 ? person : nil
+                object.ints.append(objectsIn: [index, index + 1])
+                try store.add(object)
+            }
+        }
+        try store.write {
+            try store.delete(store.object(ofType: AllTypes.self, forPrimaryKey: "k4")!)
+            store.object(ofType: AllTypes.self, forPrimaryKey: "k5")!.int = 5
+        }
+        let afterAllTypes = try store.outgoingChanges(after: afterPerson, limit: 10).through!
+        try store.write { for index in 10..<15 { try store.add(Person(id: index, name: "p\(index)", age: index)) } }
+        try store.write { try store.delete(store.object(ofType: Person.self, forPrimaryKey: 12)!) }
+
+        // Every kind of value, straight from the bytes, as the changes read it; k4 deleted since.
+        for (place, typeName, count) in [(afterPerson, "AllTypes", 8), (afterAllTypes, "Person", 5)] {
+            let asChanges = try store.outgoingChanges(after: place, limit: count).changes
+            let (batch, recorder) = try store.outgoingChanges(after: place, limit: count, images: true) {
+                (name, names, capacity) in
+                #expect(name == typeName && capacity == count)
+                return Recorder(columnNames: names)
+            }
+            #expect(batch.changes.isEmpty && batch.recordedCount == count)
+            let inserts = try #require(recorder)
+            #expect(asChanges.count == count - 1, "one object deleted since")
+            #expect(inserts.objects.map(\.key) == asChanges.map(\.key))
+            #expect(inserts.objects.map(\.sequence) == asChanges.map(\.sequence))
+            #expect(inserts.objects.map(\.payload) == asChanges.map(\.payload))
+            #expect(inserts.objects.map(\.values) == asChanges.map { $0.properties.map(\.value) })
+            #expect(inserts.columnNames == asChanges[0].properties.map(\.name))
+            // With the delete or update after it: changes, no sink asked for.
+            let mixed = try store.outgoingChanges(after: place, limit: count + 1) { (_, _, _) -> Recorder? in
+                Issue.record("a sink for a batch that does not only insert")
+                return nil
+            }
+            #expect(mixed.inserts == nil && mixed.batch.changes.count > count - 1)
+        }
+        // Of two types: changes.
+        let twoTypes = try store.outgoingChanges(limit: 9) { (_, _, _) -> Recorder? in
+            Issue.record("a sink for inserts of two types")
+            return nil
+        }
+        #expect(twoTypes.inserts == nil && twoTypes.batch.changes.count == 8, "k4 deleted since")
+        // No sink made: changes.
+        let declined = try store.outgoingChanges(after: afterPerson, limit: 8) { (_, _, _) -> Recorder? in nil }
+        #expect(declined.inserts == nil && declined.batch.changes.count == 7)
+    }
+
     @Test("a write that throws, is cancelled or fails to commit records nothing; the sequence goes on")
     func nothingOfAWriteThatDidNotCommit() throws {
         struct Refused: Error {}

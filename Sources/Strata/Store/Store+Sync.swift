@@ -34,6 +34,22 @@ extension Store {
         return try core.sync.outgoingChanges(after: sequence, limit: limit, images: images)
     }
 
+    /// `outgoingChanges(after:limit:images:)`, but a batch that only inserts objects of one type, each
+    /// with every property and none of embedded objects, goes to the sink `makeSink` makes for its
+    /// type from its properties' names in column order (none: read as changes), value by value from
+    /// the file's bytes; the batch's `changes` are then empty. `capacity` is how many changes the
+    /// batch's records hold.
+    ///
+    /// - Throws: as `outgoingChanges(after:limit:images:)`.
+    @_spi(StrataSync)
+    public func outgoingChanges<Sink: OutgoingInsertSink>(
+        after sequence: UInt64 = 0, limit: Int = .max, images: Bool = false,
+        insertsInto makeSink: (_ typeName: String, _ columnNames: [String], _ capacity: Int) -> Sink?
+    ) throws(StoreError) -> (batch: OutgoingBatch, inserts: Sink?) {
+        try core.checkConfined()
+        return try core.sync.outgoingChanges(after: sequence, limit: limit, images: images, insertsInto: makeSink)
+    }
+
     /// The stored keys of the objects of the type named `typeName`, in key order, in one snapshot
     /// (what a sync compares with a server's objects when it starts over from them).
     ///

@@ -33,6 +33,20 @@ public enum ChangePayload {
             value.withOptionalBytes { append(name: name, value: $0, isMapPatch: isMapPatch) }
         }
 
+        /// Empties the writer for the next payload, keeping its capacity.
+        mutating func removeAll() {
+            bytes.removeAll(keepingCapacity: true)
+            bytes.append(contentsOf: [0, 0])
+            count = 0
+        }
+
+        /// Runs `body` with the payload's bytes, its count written.
+        mutating func withFinishedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            bytes[0] = UInt8(truncatingIfNeeded: count)
+            bytes[1] = UInt8(truncatingIfNeeded: count >> 8)
+            return bytes.withUnsafeBytes(body)
+        }
+
         /// The payload, its count written.
         consuming func finish() -> [UInt8] {
             bytes[0] = UInt8(truncatingIfNeeded: count)

@@ -19,7 +19,16 @@ struct SyncExchange {
     /// current bytes and values of the properties it names, read in one snapshot. An insert or update
     /// of an object that is gone is left out: the delete that removed it follows in the outbox.
     func outgoingChanges(after sequence: UInt64, limit: Int, images: Bool = false) throws(StoreError) -> OutgoingBatch {
-        guard limit > 0 else { return OutgoingBatch(changes: [], through: nil, recordedCount: 0) }
+        try outgoingChanges(after: sequence, limit: limit, images: images) { (_, _, _) -> NoInserts? in nil }.batch
+    }
+
+    /// `outgoingChanges(after:limit:images:)`, but a batch that only inserts objects of one type goes
+    /// to the sink `makeSink` makes for it (`outgoingInserts`), the batch's `changes` then empty.
+    func outgoingChanges<Sink: OutgoingInsertSink>(
+        after sequence: UInt64, limit: Int, images: Bool,
+        insertsInto makeSink: (_ typeName: String, _ columnNames: [String], _ capacity: Int) -> Sink?
+    ) throws(StoreError) -> (batch: OutgoingBatch, inserts: Sink?) {
+        guard limit > 0 else { return (OutgoingBatch(changes: [], through: nil, recordedCount: 0), nil) }
         let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
         var records: [(sequence: UInt64, entries: [OutboxEntry])] = []
         var count = 0
@@ -27,6 +36,9 @@ struct SyncExchange {
             records.append((recorded, entries))
             count += entries.count
             return count < limit
+        }
+        if let inserts = try outgoingInserts(records, count: count, reader: reader, makeSink: makeSink) {
+            return (OutgoingBatch(changes: [], through: records.last?.sequence, recordedCount: count), inserts)
         }
         var changes: [OutgoingChange] = []
         changes.reserveCapacity(count)
@@ -49,7 +61,13 @@ struct SyncExchange {
                 }
             }
         }
-        return OutgoingBatch(changes: changes, through: records.last?.sequence, recordedCount: count)
+        return (OutgoingBatch(changes: changes, through: records.last?.sequence, recordedCount: count), nil)
+    }
+
+    /// The sink of a read that takes no inserts apart.
+    private struct NoInserts: OutgoingInsertSink {
+        func append(_ value: OutgoingScalar, column: Int) {}
+        func insert(sequence: UInt64, key: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {}
     }
 
     /// The stored keys of a type's objects, in one snapshot.
