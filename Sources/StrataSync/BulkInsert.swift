@@ -12,7 +12,7 @@
         /// One array per column, in the columns' order.
         private(set) var columns: [ColumnArray]
         private(set) var log = PreparedPush.Log()
-        /// The outbox places of the first and last objects.
+        /// The outbox places of the batch's first and last objects.
         private(set) var sequences: (first: UInt64, last: UInt64)?
         /// The first value that was not of its column's type (`SyncError.unsupportedType`).
         private(set) var failure: SyncError?
@@ -68,7 +68,8 @@
         }
 
         private mutating func record(_ sequence: UInt64) {
-            sequences = (sequences?.first ?? sequence, sequence)
+            // Objects the file gives come in key order, not the outbox's.
+            sequences = (min(sequences?.first ?? sequence, sequence), max(sequences?.last ?? sequence, sequence))
         }
     }
 #endif

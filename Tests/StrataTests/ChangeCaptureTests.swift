@@ -141,7 +141,7 @@ struct ChangeCaptureTests {
             let person = store.object(ofType: Person.self, forPrimaryKey: 1)!
             for index in 0..<8 {
                 let object = AllTypes()
-                object.key = "k\(index)"
+                object.key = "a shared prefix \(7 - index)"  // keys alike in their first bytes
                 object.bool = index.isMultiple(of: 2)
                 object.int = -index * 1_000_000_007
                 object.int8 = Int8(-index)
@@ -163,14 +163,14 @@ struct ChangeCaptureTests {
             }
         }
         try store.write {
-            try store.delete(store.object(ofType: AllTypes.self, forPrimaryKey: "k4")!)
-            store.object(ofType: AllTypes.self, forPrimaryKey: "k5")!.int = 5
+            try store.delete(store.object(ofType: AllTypes.self, forPrimaryKey: "a shared prefix 4")!)
+            store.object(ofType: AllTypes.self, forPrimaryKey: "a shared prefix 5")!.int = 5
         }
         let afterAllTypes = try store.outgoingChanges(after: afterPerson, limit: 10).through!
         try store.write { for index in 10..<15 { try store.add(Person(id: index, name: "p\(index)", age: index)) } }
         try store.write { try store.delete(store.object(ofType: Person.self, forPrimaryKey: 12)!) }
 
-        // Every kind of value, straight from the bytes, as the changes read it; k4 deleted since.
+        // Every kind of value, straight from the bytes, as the changes read it; one object deleted since.
         for (place, typeName, count) in [(afterPerson, "AllTypes", 8), (afterAllTypes, "Person", 5)] {
             let asChanges = try store.outgoingChanges(after: place, limit: count).changes
             let (batch, recorder) = try store.outgoingChanges(after: place, limit: count, images: true) {
@@ -181,10 +181,12 @@ struct ChangeCaptureTests {
             #expect(batch.changes.isEmpty && batch.recordedCount == count)
             let inserts = try #require(recorder)
             #expect(asChanges.count == count - 1, "one object deleted since")
-            #expect(inserts.objects.map(\.key) == asChanges.map(\.key))
-            #expect(inserts.objects.map(\.sequence) == asChanges.map(\.sequence))
-            #expect(inserts.objects.map(\.payload) == asChanges.map(\.payload))
-            #expect(inserts.objects.map(\.values) == asChanges.map { $0.properties.map(\.value) })
+            // The sink's objects come in key order.
+            let inOrder = asChanges.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            #expect(inserts.objects.map(\.key) == inOrder.map(\.key))
+            #expect(inserts.objects.map(\.sequence) == inOrder.map(\.sequence))
+            #expect(inserts.objects.map(\.payload) == inOrder.map(\.payload))
+            #expect(inserts.objects.map(\.values) == inOrder.map { $0.properties.map(\.value) })
             #expect(inserts.columnNames == asChanges[0].properties.map(\.name))
             // With the delete or update after it: changes, no sink asked for.
             let mixed = try store.outgoingChanges(after: place, limit: count + 1) { (_, _, _) -> Recorder? in
@@ -198,7 +200,7 @@ struct ChangeCaptureTests {
             Issue.record("a sink for inserts of two types")
             return nil
         }
-        #expect(twoTypes.inserts == nil && twoTypes.batch.changes.count == 8, "k4 deleted since")
+        #expect(twoTypes.inserts == nil && twoTypes.batch.changes.count == 8, "one deleted since")
         // No sink made: changes.
         let declined = try store.outgoingChanges(after: afterPerson, limit: 8) { (_, _, _) -> Recorder? in nil }
         #expect(declined.inserts == nil && declined.batch.changes.count == 7)

@@ -13,8 +13,8 @@ public enum OutgoingScalar {
 }
 
 /// Receives a batch of the outbox that only inserts objects of one type
-/// (`Store.outgoingChanges(after:limit:insertsInto:)`): per object its key, payload and values,
-/// read from the file's bytes with no `OutgoingChange` made (a push of an import spends most of its
+/// (`Store.outgoingChanges(after:limit:insertsInto:)`): per object, in key order, its key, payload
+/// and values, read from the file's bytes with no `OutgoingChange` made (a push of an import spends most of its
 /// client time there).
 @_spi(StrataSync)
 public protocol OutgoingInsertSink {
@@ -26,10 +26,10 @@ public protocol OutgoingInsertSink {
 }
 
 extension SyncExchange {
-    /// Gives the inserts of `records` to the sink `makeSink` makes for their type, when they are all
-    /// inserts of one type, each with every property (an insert always has), and no property holds
-    /// embedded objects; nil otherwise, or when `makeSink` makes none. An object deleted since is left
-    /// out: its delete follows in the outbox.
+    /// Gives the inserts of `records` to the sink `makeSink` makes for their type, in key order, when
+    /// they are all inserts of one type, each with every property (an insert always has), and no
+    /// property holds embedded objects; nil otherwise, or when `makeSink` makes none. An object
+    /// deleted since is left out: its delete follows in the outbox.
     func outgoingInserts<Sink: OutgoingInsertSink>(
         _ records: [(sequence: UInt64, entries: [OutboxEntry])], count: Int, reader: borrowing ReadTransaction,
         makeSink: (_ typeName: String, _ columnNames: [String], _ capacity: Int) -> Sink?
@@ -46,32 +46,76 @@ extension SyncExchange {
             }),
             var sink = makeSink(typeName, binding.columnNames, count)
         else { return nil }
+        // The objects in key order: one cursor steps along the table (LMDB looks first in the page
+        // it is on) instead of a search from the root per object. Inserts of distinct objects in a
+        // batch commute; an object twice (inserted, deleted, inserted) reads its one current row.
+        var unordered: [(sequence: UInt64, key: [UInt8])] = []
+        unordered.reserveCapacity(count)
+        for (sequence, entries) in records { for entry in entries { unordered.append((sequence, entry.key)) } }
+        let objects = Self.inKeyOrder(unordered)
         var payload = ChangePayload.Writer(capacity: 256)
-        for (sequence, entries) in records {
-            for entry in entries {
-                try entry.key.withBytes { (keyBytes) throws(StoreError) in
-                    let stored = try StoreError.mapping { () throws(LMDBError) in
-                        try reader.get(binding.table, key: keyBytes)
-                    }
-                    guard let stored else { return }
-                    let rowKey = try core.rows.decodeRowKey(keyBytes, binding: binding)
-                    let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
-                    payload.removeAll()
-                    for index in 0..<binding.columnCount {
-                        let bytes: UnsafeRawBufferPointer?
-                        do {
-                            bytes = try row.column(index)
+        var failure: StoreError?
+        try StoreError.mapping { () throws(LMDBError) in
+            try reader.withCursor(binding.table) { (cursor) throws(LMDBError) in
+                for (sequence, key) in objects where failure == nil {
+                    try key.withBytes { (keyBytes) throws(LMDBError) in
+                        // Not found: deleted since (its delete follows in the outbox).
+                        guard let found = try cursor.seek(atLeast: keyBytes), found.key.elementsEqual(keyBytes)
+                        else { return }
+                        do throws(StoreError) {
+                            // Passed inout, not captured: a captured variable would be checked for
+                            // exclusive access at run time on each of its uses.
+                            try give(
+                                sequence, key: keyBytes, stored: found.value, binding: binding, payload: &payload,
+                                sink: &sink)
                         } catch {
-                            throw .damaged(at: binding.location(of: rowKey), error)
+                            failure = error
                         }
-                        payload.append(name: binding.columnNames[index], value: bytes)
-                        sink.append(try scalar(bytes, type: binding.columnTypes[index]), column: index)
                     }
-                    payload.withFinishedBytes { sink.insert(sequence: sequence, key: keyBytes, payload: $0) }
                 }
             }
         }
+        if let failure { throw failure }
         return sink
+    }
+
+    /// Gives `sink` the object of stored key `keyBytes` and row `stored`.
+    private func give<Sink: OutgoingInsertSink>(
+        _ sequence: UInt64, key keyBytes: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer,
+        binding: TableBinding, payload: inout ChangePayload.Writer, sink: inout Sink
+    ) throws(StoreError) {
+        let rowKey = try core.rows.decodeRowKey(keyBytes, binding: binding)
+        let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
+        payload.removeAll()
+        for index in 0..<binding.columnCount {
+            let bytes: UnsafeRawBufferPointer?
+            do {
+                bytes = try row.column(index)
+            } catch {
+                throw .damaged(at: binding.location(of: rowKey), error)
+            }
+            payload.append(name: binding.columnNames[index], value: bytes)
+            sink.append(try scalar(bytes, type: binding.columnTypes[index]), column: index)
+        }
+        payload.withFinishedBytes { sink.insert(sequence: sequence, key: keyBytes, payload: $0) }
+    }
+
+    /// `objects` sorted by key, bytewise (LMDB's order of row keys): by their first eight bytes as
+    /// one integer, whole keys compared only when those are equal.
+    private static func inKeyOrder(_ objects: [(sequence: UInt64, key: [UInt8])])
+        -> [(sequence: UInt64, key: [UInt8])]
+    {
+        func prefix(_ key: [UInt8]) -> UInt64 {
+            var value: UInt64 = 0
+            for index in 0..<8 { value = value << 8 | UInt64(index < key.count ? key[index] : 0) }
+            return value
+        }
+        var order = objects.indices.map { (prefix: prefix(objects[$0].key), index: $0) }
+        order.sort { first, second in
+            if first.prefix != second.prefix { return first.prefix < second.prefix }
+            return objects[first.index].key.lexicographicallyPrecedes(objects[second.index].key)
+        }
+        return order.map { objects[$0.index] }
     }
 
     /// A stored value as an `OutgoingScalar`: integers, floating point, Booleans, strings and data
