@@ -183,18 +183,10 @@
             }
 
             mutating func write(_ bytes: some Collection<UInt8>) {
-                let copied = bytes.withContiguousStorageIfAvailable { stored in
-                    precondition(offset + stored.count <= limit, "a write past an element's reserved bytes")
-                    if let start = stored.baseAddress {
-                        (base + offset).copyMemory(from: start, byteCount: stored.count)
-                    }
-                    return stored.count
+                let copied = bytes.withContiguousStorageIfAvailable { write(raw: UnsafeRawBufferPointer($0)) }
+                if copied == nil {
+                    for byte in bytes { write(byte) }
                 }
-                if let copied {
-                    offset += copied
-                    return
-                }
-                for byte in bytes { write(byte) }
             }
 
             mutating func write(raw bytes: UnsafeRawBufferPointer) {

@@ -206,6 +206,58 @@ struct ChangeCaptureTests {
         #expect(declined.inserts == nil && declined.batch.changes.count == 7)
     }
 
+    /// Bad bytes under a batch of inserts read into a sink: a typed error, as the changes' read gives,
+    /// and nothing of the outbox lost (once the row is mended, every object comes).
+    @Test("a damaged row or a string that is not UTF-8 in a batch of inserts is a typed error; the outbox keeps it")
+    func damagedInsertsIntoASink() throws {
+        struct Counter: OutgoingInsertSink {
+            var objects = 0
+            mutating func append(_ value: OutgoingScalar, column: Int) {}
+            mutating func insert(sequence: UInt64, key: UnsafeRawBufferPointer, payload: UnsafeRawBufferPointer) {
+                objects += 1
+            }
+        }
+        let store = try Fixture().open()
+        try store.captureChanges(of: [Person.self])
+        try store.write { for id in 1...5 { try store.add(Person(id: id, name: "name \(id)")) } }
+        let key = RawAccess.key(of: store.object(ofType: Person.self, forPrimaryKey: 3)!)
+        let name = Array("name 3".utf8)
+        func nameOffset(_ row: [UInt8]) -> Int? {
+            (0...(row.count - name.count)).first { Array(row[$0..<$0 + name.count]) == name }
+        }
+        func readIntoSink() throws -> Int? {
+            try store.outgoingChanges { (_, _, _) in Counter() }.inserts?.objects
+        }
+
+        // A row sealed as it is, its name not UTF-8: what a bug writing a bad row would leave.
+        var damagedAt: Int?
+        try RawAccess.rewriteRow(of: Person.self, key: key, in: store) { row in
+            damagedAt = nameOffset(row)
+            if let at = damagedAt { row[at] = 0xFF }
+        }
+        let at = try #require(damagedAt, "the name's bytes are in the row")
+        #expect {
+            _ = try readIntoSink()
+        } throws: { error in
+            guard case .corrupted(let message) = error as? StoreError else { return false }
+            return message.contains("UTF-8")
+        }
+        #expect(throws: StoreError.self) { _ = try store.outgoingChanges() }
+
+        // A flipped byte on disk: the row's seal no longer matches.
+        try RawAccess.rewriteRow(of: Person.self, key: key, in: store) { row in row[at] = name[0] }
+        #expect(try readIntoSink() == 5, "mended: every object")
+        try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { stored in
+            stored[stored.count / 2] ^= 0x40
+        }
+        #expect(throws: StoreError.self) { _ = try readIntoSink() }
+        #expect(throws: StoreError.self) { _ = try store.outgoingChanges() }
+        try RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { stored in
+            stored[stored.count / 2] ^= 0x40
+        }
+        #expect(try readIntoSink() == 5, "the outbox kept the batch")
+    }
+
     @Test("a write that throws, is cancelled or fails to commit records nothing; the sequence goes on")
     func nothingOfAWriteThatDidNotCommit() throws {
         struct Refused: Error {}

@@ -144,8 +144,7 @@ struct RowView {
     func columnEquals(_ index: Int, _ other: RowView, _ otherIndex: Int) throws(RowDamage) -> Bool {
         switch (try column(index), try other.column(otherIndex)) {
         case (nil, nil): true
-        case (let a?, let b?):
-            a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+        case (let a?, let b?): a.hasSameBytes(as: b)
         default: false
         }
     }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 // `withUnsafeBytes` of the standard library is `rethrows`, which erases a typed error to `any Error`.
 // These keep the closure's error type.
 
@@ -16,4 +24,12 @@ func withBytes<T, R, E: Error>(of value: T, _ body: (UnsafeRawBufferPointer) thr
         Result { () throws(E) -> R in try body(raw) }
     }
     return try result.get()
+}
+
+extension UnsafeRawBufferPointer {
+    /// Whether `other` holds the same bytes (one `memcmp`, not a loop over elements).
+    @inlinable
+    func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
+    }
 }

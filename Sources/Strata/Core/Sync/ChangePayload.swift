@@ -42,16 +42,19 @@ public enum ChangePayload {
 
         /// Runs `body` with the payload's bytes, its count written.
         mutating func withFinishedBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-            bytes[0] = UInt8(truncatingIfNeeded: count)
-            bytes[1] = UInt8(truncatingIfNeeded: count >> 8)
+            writeCount()
             return bytes.withUnsafeBytes(body)
         }
 
         /// The payload, its count written.
         consuming func finish() -> [UInt8] {
+            writeCount()
+            return bytes
+        }
+
+        private mutating func writeCount() {
             bytes[0] = UInt8(truncatingIfNeeded: count)
             bytes[1] = UInt8(truncatingIfNeeded: count >> 8)
-            return bytes
         }
 
         private mutating func append<I: FixedWidthInteger>(_ integer: I) {

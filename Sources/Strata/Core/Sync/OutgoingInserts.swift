@@ -13,9 +13,9 @@ public enum OutgoingScalar {
 }
 
 /// Receives a batch of the outbox that only inserts objects of one type
-/// (`Store.outgoingChanges(after:limit:insertsInto:)`): per object, in key order, its key, payload
-/// and values, read from the file's bytes with no `OutgoingChange` made (a push of an import spends most of its
-/// client time there).
+/// (`Store.outgoingChanges(after:limit:images:insertsInto:)`): per object, in key order, its key,
+/// payload and values, read from the file's bytes with no `OutgoingChange` made (a push of an import
+/// spent most of its client time making them).
 @_spi(StrataSync)
 public protocol OutgoingInsertSink {
     /// One value of the object under way, its properties in column order.
@@ -60,7 +60,7 @@ extension SyncExchange {
                 for (sequence, key) in objects where failure == nil {
                     try key.withBytes { (keyBytes) throws(LMDBError) in
                         // Not found: deleted since (its delete follows in the outbox).
-                        guard let found = try cursor.seek(atLeast: keyBytes), found.key.elementsEqual(keyBytes)
+                        guard let found = try cursor.seek(atLeast: keyBytes), found.key.hasSameBytes(as: keyBytes)
                         else { return }
                         do throws(StoreError) {
                             // Passed inout, not captured: a captured variable would be checked for
