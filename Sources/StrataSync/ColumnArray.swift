@@ -183,10 +183,10 @@
             }
 
             mutating func write(_ bytes: some Collection<UInt8>) {
-                let copied = bytes.withContiguousStorageIfAvailable { write(raw: UnsafeRawBufferPointer($0)) }
-                if copied == nil {
-                    for byte in bytes { write(byte) }
+                guard bytes.withContiguousStorageIfAvailable({ write(raw: UnsafeRawBufferPointer($0)) }) == nil else {
+                    return
                 }
+                for byte in bytes { write(byte) }
             }
 
             mutating func write(raw bytes: UnsafeRawBufferPointer) {

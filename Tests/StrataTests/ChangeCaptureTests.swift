@@ -225,8 +225,9 @@ struct ChangeCaptureTests {
         func nameOffset(_ row: [UInt8]) -> Int? {
             (0...(row.count - name.count)).first { Array(row[$0..<$0 + name.count]) == name }
         }
-        func readIntoSink() throws -> Int? {
-            try store.outgoingChanges { (_, _, _) in Counter() }.inserts?.objects
+        func readIntoSink() throws(StoreError) -> Int? {
+            let read = try store.outgoingChanges(insertsInto: { (_, _, _) in Counter() })
+            return read.inserts?.objects
         }
 
         // A row sealed as it is, its name not UTF-8: what a bug writing a bad row would leave.
