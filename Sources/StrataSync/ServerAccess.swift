@@ -103,7 +103,11 @@
                 rule strata.access_rules;
                 refused bigint;
             BEGIN
-                FOR rule IN SELECT * FROM strata.access_rules AS r WHERE r.type_name = ANY (NEW.type_names) LOOP
+                -- Each rule tested against the row's type names here: `WHERE r.type_name = ANY (...)`
+                -- in the query made PostgreSQL sort the whole array (a push's thousands of names) to
+                -- scan the rules' index, on every push, rules or none.
+                FOR rule IN SELECT * FROM strata.access_rules LOOP
+                    CONTINUE WHEN NOT rule.type_name = ANY (NEW.type_names);
                     EXECUTE format(
                         'SELECT count(*) FROM unnest($1, $2, $3) AS e(type_name, object_key, kind) '
                         'LEFT JOIN strata.%1$I AS t ON t.%2$I = %3$s WHERE e.type_name = $4 AND e.kind <> ''moved'' AND CASE '
