@@ -82,10 +82,13 @@
             let keys = parameter(log.keys)
             let payloads = parameter(log.payloads)
             let granted = "EXISTS (SELECT FROM s)"
+            let batchLock = batchLock(of: sequences.last, clientID: clientID, into: &binds)
             let sequence = """
+                turn AS (SELECT \(batchLock)),
                 s AS (
                     UPDATE strata.sequence SET last_seq = last_seq + \(count)
-                    WHERE id = 1 AND last_seq = (SELECT v.last_seq FROM strata.sequence AS v WHERE v.id = 1)
+                    WHERE id = 1 AND EXISTS (SELECT FROM turn)
+                        AND last_seq = (SELECT v.last_seq FROM strata.sequence AS v WHERE v.id = 1)
                         AND coalesce((SELECT c.pushed_through FROM strata.clients AS c WHERE c.client_id = \(client)), 0)
                             BETWEEN \(previous) AND \(first) - 1
                     RETURNING last_seq)
@@ -107,6 +110,93 @@
                 RETURNING last_seq
                 """
             return PostgresQuery(unsafeSQL: sql, binds: binds)
+        }
+
+        /// A batch of inserts of one type that takes its place in the sequence last (`BulkInsert`,
+        /// `StoreSync.pushAll`): sent on a second connection while the batch before it is still under
+        /// way on the first, it inserts its objects first, then waits for that batch to commit (its
+        /// lock), then takes the next numbers: two backends insert at once, and only the ends of the
+        /// statements run one after the other.
+        ///
+        /// - It writes only when the client's place, read from its locked row (`FOR UPDATE` gives the
+        ///   newest version, where a `WHERE` on it would test the snapshot's and skip the wait's
+        ///   outcome), is the last change of the batch before. Else its changes' row gets a NULL
+        ///   number (23502) and the whole statement, inserts included, is undone: the client reads
+        ///   that as "not written" (`ServerConnection.wroteThrough`).
+        /// - Its inserts cannot be hidden by a push that commits meanwhile: an object another push
+        ///   stores with the same key makes the insert wait, then fail (23505, undone as well); a
+        ///   change of another client to one of these objects cannot see them and is numbered
+        ///   before them, so that it changes nothing where it arrives either.
+        /// - The client's row must exist before the statement starts (the snapshot it is looked for
+        ///   in): a push's first batch never goes this way.
+        static func claimingLast(
+            _ bulk: BulkInsert, clientID: UUID, sequences: Sequences
+        ) -> PostgresQuery {
+            var binds = PostgresBindings()
+            func parameter(_ value: some PostgresDynamicTypeEncodable) -> String {
+                binds.append(value)
+                return "$\(binds.count)"
+            }
+            let log = bulk.log
+            let count = parameter(log.count)
+            let client = parameter(clientID)
+            let first = parameter(sequences.first)
+            let through = parameter(sequences.last)
+            let previous = parameter(sequences.previousThrough)
+            let ownLock = batchLock(of: sequences.last, clientID: clientID, into: &binds)
+            let lockBefore = batchLock(of: sequences.previousThrough, clientID: clientID, into: &binds)
+            let typeNames: String
+            let kinds: String
+            if let (typeName, kind) = log.uniform {
+                typeNames = "array_fill(\(parameter(typeName))::text, ARRAY[\(count)::int])"
+                kinds = "array_fill(\(parameter(kind))::text, ARRAY[\(count)::int])"
+            } else {
+                typeNames = parameter(log.typeNames)
+                kinds = parameter(log.kinds)
+            }
+            let keys = parameter(log.keys)
+            let payloads = parameter(log.payloads)
+            let insert = bulk.table.insert(
+                columns: bulk.columns, images: .bound(payloads), into: &binds,
+                onlyIf: "EXISTS (SELECT FROM inserting_first)")
+            let sql = """
+                WITH inserting_first AS (SELECT \(ownLock)),
+                w AS (\(insert)
+                    RETURNING 1),
+                b AS (SELECT \(lockBefore) WHERE (SELECT count(*) FROM w) >= 0),
+                p AS (
+                    SELECT pushed_through FROM strata.clients WHERE client_id = \(client) AND EXISTS (SELECT FROM b)
+                    FOR UPDATE),
+                c AS (
+                    UPDATE strata.clients SET pushed_through = \(through), last_push = now()
+                    WHERE client_id = \(client) AND (SELECT pushed_through FROM p) BETWEEN \(previous) AND \(first) - 1
+                    RETURNING 1),
+                s AS (UPDATE strata.sequence SET last_seq = last_seq + \(count) WHERE id = 1 AND EXISTS (SELECT FROM c)
+                    RETURNING last_seq)
+                INSERT INTO strata.changes
+                    (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
+                SELECT claimed.last_seq - \(count) + 1, claimed.last_seq, \(client), \(through), \(typeNames), \(keys),
+                    \(kinds), \(payloads)
+                FROM (VALUES (1)) AS one LEFT JOIN (
+                    SELECT s.last_seq FROM s, pg_notify(\(parameter(ServerSchema.channel)), s.last_seq::text) AS notified
+                ) AS claimed ON true
+                RETURNING last_seq
+                """
+            return PostgresQuery(unsafeSQL: sql, binds: binds)
+        }
+    }
+
+    extension PreparedPush {
+        /// `pg_advisory_xact_lock` of a batch of this client's, named by its last change: a batch that
+        /// claims last (`PreparedPush.claimingLast`) waits on the one before it until it commits.
+        /// Two clients whose ids share their first four bytes only wait on each other's locks a little.
+        static func batchLock(of change: Int64, clientID: UUID, into binds: inout PostgresBindings) -> String {
+            let id = clientID.uuid
+            let space = Int32(bitPattern: UInt32(id.0) << 24 | UInt32(id.1) << 16 | UInt32(id.2) << 8 | UInt32(id.3))
+            binds.append(space)
+            let spaceParameter = "$\(binds.count)"
+            binds.append(Int32(truncatingIfNeeded: change))
+            return "pg_advisory_xact_lock(\(spaceParameter), $\(binds.count))"
         }
     }
 #endif

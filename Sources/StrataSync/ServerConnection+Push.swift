@@ -29,19 +29,32 @@
         func push(_ batch: PreparedPush, sent: SentStatement?, clientID: UUID, identity: ServerIdentity)
             async throws(SyncError) -> PushOutcome
         {
-            if let sent {
-                do throws(SyncError) {
-                    if let last = try await rows(of: sent, as: Int64.self).first { return .accepted(last) }
-                    // Nothing written: another push took numbers meanwhile, the server has some of it, or
-                    // the batch sent before it wrote nothing (its push, in a transaction, comes first).
-                } catch .server(sqlState: "23505", _) {
-                    // An object stored whole is there already: the transaction replaces it.
-                } catch .server(sqlState: "40P01", _) {
-                    // A deadlock with a try of this batch in a transaction (lost acknowledgement): undone.
-                }
-            }
+            if let sent, let last = try await wroteThrough(sent) { return .accepted(last) }
             if batch.readsAgain { return .readAgain }
             return try await pushInTransaction(batch, clientID: clientID, identity: identity)
+        }
+
+        /// The last number a batch's statement gave, or nil when it wrote nothing: another push took
+        /// numbers meanwhile, the server has some of the batch, or the batch before it wrote nothing.
+        func wroteThrough(_ sent: SentStatement) async throws(SyncError) -> Int64? {
+            do throws(SyncError) {
+                return try await rows(of: sent, as: Int64.self).first
+            } catch .server(sqlState: "23505", _) {
+                // An object stored whole is there already: its push in a transaction replaces it.
+            } catch .server(sqlState: "40P01", _) {
+                // A deadlock with a try of this batch in a transaction (lost acknowledgement): undone.
+            } catch .server(sqlState: "23502", _) {
+                // A statement that claims last found the client elsewhere than after the batch before
+                // (`PreparedPush.claimingLast`): undone.
+            }
+            return nil
+        }
+
+        /// The client's place on the server: the last of its changes the server holds (0: none).
+        func pushedThrough(clientID: UUID) async throws(SyncError) -> Int64 {
+            let place = try await rows(
+                "SELECT pushed_through FROM strata.clients WHERE client_id = \(clientID)", as: Int64.self)
+            return place.first ?? 0
         }
 
         /// Sends a batch of outbox changes in one transaction: the ones the server has not accepted yet

@@ -150,6 +150,9 @@
         /// Whether the batch was read without its changes (`init(_:types:keyTypes:clientID:previousThrough:)`):
         /// it must be read again as changes to go any other way than its statement.
         let readsAgain: Bool
+        /// Whether its statement inserts first and takes its numbers last (`claimingLast`): it may go
+        /// on another connection than the batch before it.
+        private(set) var claimsLast = false
         /// Per type: the objects deleted, stored whole, with some properties set (nil for a bulk
         /// insert, which needs them only when the push goes as a transaction: made then).
         private let builtWrites: [TableWrites]?
@@ -195,11 +198,12 @@
         }
 
         /// A batch of inserts read from the file's bytes (`BulkInsert` as an `OutgoingInsertSink`), of a
-        /// type without access rules: its one statement only. It keeps no changes: when the statement
-        /// writes nothing, the batch is read again as changes (`PushOutcome.readAgain`).
+        /// type without access rules: its one statement only, which claims its numbers last
+        /// (`claimingLast`) when `claimsLast`. It keeps no changes: when the statement writes nothing,
+        /// the batch is read again as changes (`PushOutcome.readAgain`).
         init(
             _ bulk: BulkInsert, types: [String: SyncTypeSchema], keyTypes: [String: SyncType], clientID: UUID,
-            previousThrough: Int64
+            previousThrough: Int64, claimsLast: Bool = false
         ) {
             changes = []
             self.types = types
@@ -212,9 +216,12 @@
             log = bulk.log
             builtWrites = nil
             builtSteps = nil
-            statement = Self.oneStatement(
-                bulk, clientID: clientID,
-                sequences: Sequences(first: first, last: clientSequence, previousThrough: previousThrough))
+            let sequences = Sequences(first: first, last: clientSequence, previousThrough: previousThrough)
+            self.claimsLast = claimsLast
+            statement =
+                claimsLast
+                ? Self.claimingLast(bulk, clientID: clientID, sequences: sequences)
+                : Self.oneStatement(bulk, clientID: clientID, sequences: sequences)
         }
 
         private static func oneStatement(_ bulk: BulkInsert, clientID: UUID, sequences: Sequences) -> PostgresQuery {

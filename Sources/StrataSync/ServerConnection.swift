@@ -209,6 +209,18 @@
 
         // MARK: The protocol
 
+        /// The session's settings every statement of StrataSync's relies on (a second connection of a
+        /// push takes them too: `StoreSync.pushAll`).
+        func prepareSession() async throws(SyncError) {
+            // A push finds its objects by key, 2,000 at a time: with PostgreSQL's default page cost (4,
+            // for spinning disks) the planner scans the whole typed table instead of probing its index
+            // once per key, and every push then costs as much as the table is big.
+            try await execute("SET random_page_cost = 1.1")
+            // Subscriptions' conditions quote their strings by doubling quotes (`SubscriptionSQL`): a
+            // backslash must stay a backslash.
+            try await execute("SET standard_conforming_strings = on")
+        }
+
         /// Creates what is missing of the server's tables (under a lock, so clients may start together),
         /// checks that the server describes `types` (and their access rules) as this client does, and
         /// says who this client is there. Only a role that may create in the database makes tables:
@@ -220,13 +232,7 @@
         func prepare(types: [SyncTypeSchema], keyTypes: [String: SyncType], access: [String: AccessRule])
             async throws(SyncError) -> ServerIdentity
         {
-            // A push finds its objects by key, 2,000 at a time: with PostgreSQL's default page cost (4,
-            // for spinning disks) the planner scans the whole typed table instead of probing its index
-            // once per key, and every push then costs as much as the table is big.
-            try await execute("SET random_page_cost = 1.1")
-            // Subscriptions' conditions quote their strings by doubling quotes (`SubscriptionSQL`): a
-            // backslash must stay a backslash.
-            try await execute("SET standard_conforming_strings = on")
+            try await prepareSession()
             return try await transaction { () throws(SyncError) -> ServerIdentity in
                 try await execute("SELECT pg_advisory_xact_lock(\(ServerSchema.creationLock))")
                 let made = try await rows(

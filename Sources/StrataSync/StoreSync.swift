@@ -60,6 +60,9 @@
         private var notToSend: [RefusedChange] = []
         private var notToSendPlaces: Set<UInt64> = []
         private var connection: ServerConnection?
+        /// The second connection of pushes (`pushPartner()`), and whether it could not be opened.
+        private var partner: ServerConnection?
+        private var partnerUnavailable = false
         var listener: ServerConnection?
         private let broadcast = StateBroadcast(State(pending: 0, lastSequence: 0, connection: .offline, lastError: nil))
         var busy = false
@@ -292,6 +295,9 @@
         }
 
         func dropConnection() async {
+            await partner?.close()
+            partner = nil
+            partnerUnavailable = false
             guard let dropped = connection else {
                 update { $0.connection = .offline }
                 return
@@ -305,77 +311,128 @@
         /// the next from the outbox and builds its statements (two cores: the client's work hides behind
         /// the server's), and sends its one statement right behind the one under way: the server starts
         /// it the moment the first ends, without waiting for a round trip through this actor. It writes
-        /// only if the batch before it did (`PreparedPush.Sequences.previousThrough`); when that one
-        /// wrote nothing, its push in a transaction goes next, and this one's after it.
+        /// only if the batch before it did (`PreparedPush.Sequences.previousThrough`).
+        ///
+        /// Once a batch of the push landed (the client's row is on the server), batches of inserts go
+        /// on two connections in turn (`PushFlight`, `PreparedPush.claimingLast`): each inserts its
+        /// objects while the one before is still under way, and takes its numbers after it.
+        ///
+        /// When a statement writes nothing, none sent after it can have written unless the server had
+        /// the batch already (an acknowledgement lost): their answers are awaited, the server's place
+        /// for this client says which landed, and the push goes on from the first that did not, read
+        /// as changes and pushed alone (in a transaction when its statement writes nothing again).
         ///
         /// A batch leaves the outbox once the server acknowledged it. A batch with refused changes is
         /// recorded as refused (`refusedChanges()`) and sent again without them.
         private func pushAll(_ connection: ServerConnection) async throws(SyncError) {
+            // The outbox place and the last change of the batches the server acknowledged.
             var place: UInt64 = 0
-            // The last change of the batches acknowledged: the server's position for this client.
             var landed: Int64 = 0
-            var next = try preparedBatch(after: place, previousThrough: landed)
-            var sentAhead: ServerConnection.SentStatement?
-            // The batches the server acknowledged, still in the outbox: removed while the next is
+            // The same through the batches sent.
+            var sentPlace: UInt64 = 0
+            var sentLanding: Int64 = 0
+            var flight = PushFlight()
+            // A batch read and not sent yet: it goes alone, once the flight is empty (a transaction, or
+            // read as changes after a statement that wrote nothing).
+            var held: (OutgoingBatch, PreparedPush?)?
+            var alone = false
+            // The batches the server acknowledged, still in the outbox: removed while the next are
             // pushed, `batchesPerRemoval` at a time (each removal is a durable commit: an fsync).
             var acknowledgedThrough: UInt64?
             var unremoved = 0
-            while let (batch, prepared) = next, let through = batch.through {
-                let clientID = clientID
-                let identity = identity
-                let sent = sentAhead ?? prepared?.statement.map(connection.send)
-                sentAhead = nil
-                // A batch without one statement (access rules) goes in a transaction, from a task of its own.
-                async let transacted: Result<PushOutcome, SyncError>? = {
-                    guard sent == nil, let prepared else { return nil }
-                    do throws(SyncError) {
-                        return .success(
-                            try await connection.push(prepared, sent: nil, clientID: clientID, identity: identity))
-                    } catch {
-                        return .failure(error)
+            func land(_ batch: OutgoingBatch, _ prepared: PreparedPush?) {
+                guard let through = batch.through else { return }
+                landed = prepared?.clientSequence ?? landed
+                place = through
+                acknowledgedThrough = through
+                unremoved += 1
+                update { $0.pending = max(0, $0.pending - batch.recordedCount) }
+            }
+            while true {
+                let depth = partner == nil ? 2 : 3
+                while flight.count < depth {
+                    if held == nil {
+                        let claimsLast = !alone && !partnerUnavailable && landed > 0 && sentLanding > 0
+                        held = try preparedBatch(
+                            after: sentPlace, previousThrough: sentLanding, insertsApart: !alone,
+                            claimsLast: claimsLast)
                     }
-                }()
+                    guard let (batch, prepared) = held, let through = batch.through else { break }
+                    if alone || (prepared != nil && prepared?.statement == nil) {
+                        // Alone, after the batches under way: its statement, else a transaction.
+                        guard flight.count == 0 else { break }
+                        held = nil
+                        alone = false
+                        if let prepared {
+                            switch try await connection.push(prepared, clientID: clientID, identity: identity) {
+                            case .accepted: land(batch, prepared)
+                            case .readAgain: alone = true
+                            case .refused(let changes): try await recordRefused(changes)
+                            }
+                        } else {
+                            land(batch, nil)
+                        }
+                        (sentPlace, sentLanding) = (place, landed)
+                        continue
+                    }
+                    held = nil
+                    let second = prepared?.claimsLast == true ? await pushPartner() : nil
+                    let on = flight.connection(for: prepared, main: connection, partner: second)
+                    flight.append(
+                        .init(batch: batch, prepared: prepared, sent: prepared?.statement.map(on.send), connection: on))
+                    sentPlace = through
+                    sentLanding = prepared?.clientSequence ?? sentLanding
+                }
                 if unremoved >= Self.batchesPerRemoval, let done = acknowledgedThrough.take() {
                     unremoved = 0
                     try await removeAcknowledged(through: done)
                 }
-                let landing = prepared?.clientSequence ?? landed
-                let following = Result { () throws(SyncError) in
-                    try preparedBatch(after: through, previousThrough: landing)
+                guard let oldest = flight.oldest else {
+                    if held == nil { break }
+                    continue  // a batch to push alone
                 }
-                if sent != nil, case .success(let (_, upcoming?)?) = following, let statement = upcoming.statement {
-                    sentAhead = connection.send(statement)
-                }
-                let outcome: PushOutcome
-                if let transacted = await transacted {
-                    outcome = try transacted.get()
-                } else if let prepared {
-                    outcome = try await connection.push(prepared, sent: sent, clientID: clientID, identity: identity)
-                } else {
-                    outcome = .accepted(nil)  // nothing to send: its changes were to objects deleted since
-                }
-                switch outcome {
-                case .accepted: break
-                case .refused(let changes):
-                    try await recordRefused(changes)
-                    next = try preparedBatch(after: place, previousThrough: landed)
-                    continue
-                case .readAgain:
-                    // The statement sent behind it wrote nothing either (the place before it is not
-                    // reached): it goes again after this batch.
-                    sentAhead = nil
-                    next = try preparedBatch(after: place, previousThrough: landed, insertsApart: false)
+                if let sent = oldest.sent, try await oldest.connection.wroteThrough(sent) == nil {
+                    let sentBehind = flight.removeAll()
+                    for entry in sentBehind.dropFirst() {
+                        if let sent = entry.sent { _ = try await entry.connection.wroteThrough(sent) }
+                    }
+                    let serverPlace = try await connection.pushedThrough(clientID: clientID)
+                    for entry in sentBehind {
+                        if let prepared = entry.prepared, prepared.clientSequence > serverPlace { break }
+                        land(entry.batch, entry.prepared)
+                    }
+                    (sentPlace, sentLanding) = (place, landed)
+                    held = nil
+                    alone = true
                     continue
                 }
-                landed = landing
-                acknowledgedThrough = through
-                unremoved += 1
-                update { $0.pending = max(0, $0.pending - batch.recordedCount) }
-                place = through
-                next = try following.get()
+                let answered = flight.removeOldest()
+                land(answered.batch, answered.prepared)
             }
             if let done = acknowledgedThrough { try await removeAcknowledged(through: done) }
             try storeCall { () throws(StoreError) in try recountPending() }
+        }
+
+        /// The second connection of pushes (`PushFlight`), opened when first asked for; nil when it
+        /// cannot be (the server's connection limit, say): the push goes on one connection until the
+        /// connections are dropped.
+        private func pushPartner() async -> ServerConnection? {
+            if let partner { return partner }
+            guard !partnerUnavailable else { return nil }
+            do throws(SyncError) {
+                let made = try await ServerConnection.connect(server)
+                do throws(SyncError) {
+                    try await made.prepareSession()
+                } catch {
+                    await made.close()
+                    throw error
+                }
+                partner = made
+                return made
+            } catch {
+                partnerUnavailable = true
+                return nil
+            }
         }
 
         // MARK: Refused changes
@@ -422,9 +479,9 @@
         /// A batch of inserts of one type without access rules is read from the file's bytes into its
         /// column arrays (`BulkInsert`), unless `insertsApart` is false or some changes are not to be
         /// sent (refused before).
-        private func preparedBatch(after place: UInt64, previousThrough: Int64, insertsApart: Bool = true)
-            throws(SyncError) -> (OutgoingBatch, PreparedPush?)?
-        {
+        private func preparedBatch(
+            after place: UInt64, previousThrough: Int64, insertsApart: Bool = true, claimsLast: Bool = false
+        ) throws(SyncError) -> (OutgoingBatch, PreparedPush?)? {
             let (batch, inserts) = try storeCall { () throws(StoreError) in
                 try store.outgoingChanges(after: place, limit: server.batchSize, images: true) {
                     (typeName, columnNames, capacity) -> BulkInsert? in
@@ -442,7 +499,7 @@
                     batch,
                     PreparedPush(
                         inserts, types: typeSchemas, keyTypes: keyTypes, clientID: clientID,
-                        previousThrough: previousThrough)
+                        previousThrough: previousThrough, claimsLast: claimsLast)
                 )
             }
             var changes = batch.changes
