@@ -417,7 +417,13 @@
         /// cannot be (the server's connection limit, say): the push goes on one connection until the
         /// connections are dropped.
         private func pushPartner() async -> ServerConnection? {
-            if let partner { return partner }
+            if let partner {
+                // Probed as the first connection is before each call: one that died with the server
+                // (a restart between two pushes) is opened again, not found dead in the middle of a push.
+                if await partner.answers(within: server.connectTimeout) { return partner }
+                self.partner = nil
+                await partner.close()
+            }
             guard !partnerUnavailable else { return nil }
             do throws(SyncError) {
                 let made = try await ServerConnection.connect(server)
