@@ -61,26 +61,11 @@
                 [String]
         ) throws(Failure) -> PostgresQuery {
             var binds = PostgresBindings()
-            func parameter(_ value: some PostgresDynamicTypeEncodable) -> String {
-                binds.append(value)
-                return "$\(binds.count)"
-            }
-            let count = parameter(log.count)
-            let client = parameter(clientID)
-            let first = parameter(sequences.first)
-            let through = parameter(sequences.last)
-            let previous = parameter(sequences.previousThrough)
-            let typeNames: String
-            let kinds: String
-            if let (typeName, kind) = log.uniform {
-                typeNames = "array_fill(\(parameter(typeName))::text, ARRAY[\(count)::int])"
-                kinds = "array_fill(\(parameter(kind))::text, ARRAY[\(count)::int])"
-            } else {
-                typeNames = parameter(log.typeNames)
-                kinds = parameter(log.kinds)
-            }
-            let keys = parameter(log.keys)
-            let payloads = parameter(log.payloads)
+            let bound = LogParameters(log, clientID: clientID, sequences: sequences, into: &binds)
+            let (count, client, first, through, previous) = (
+                bound.count, bound.client, bound.first, bound.through, bound.previous
+            )
+            let (typeNames, kinds, keys, payloads) = (bound.typeNames, bound.kinds, bound.keys, bound.payloads)
             let granted = "EXISTS (SELECT FROM s)"
             let batchLock = batchLock(of: sequences.last, clientID: clientID, into: &binds)
             let sequence = """
@@ -106,7 +91,7 @@
                     (first_seq, last_seq, client_id, client_seq, type_names, object_keys, kinds, payloads)
                 SELECT s.last_seq - \(count) + 1, s.last_seq, \(client), \(through), \(typeNames), \(keys), \(kinds),
                     \(payloads)
-                FROM s, pg_notify(\(parameter(ServerSchema.channel)), s.last_seq::text) AS notified
+                FROM s, pg_notify(\(bound.channel(into: &binds)), s.last_seq::text) AS notified
                 RETURNING last_seq
                 """
             return PostgresQuery(unsafeSQL: sql, binds: binds)
@@ -133,29 +118,13 @@
             _ bulk: BulkInsert, clientID: UUID, sequences: Sequences
         ) -> PostgresQuery {
             var binds = PostgresBindings()
-            func parameter(_ value: some PostgresDynamicTypeEncodable) -> String {
-                binds.append(value)
-                return "$\(binds.count)"
-            }
-            let log = bulk.log
-            let count = parameter(log.count)
-            let client = parameter(clientID)
-            let first = parameter(sequences.first)
-            let through = parameter(sequences.last)
-            let previous = parameter(sequences.previousThrough)
+            let bound = LogParameters(bulk.log, clientID: clientID, sequences: sequences, into: &binds)
+            let (count, client, first, through, previous) = (
+                bound.count, bound.client, bound.first, bound.through, bound.previous
+            )
+            let (typeNames, kinds, keys, payloads) = (bound.typeNames, bound.kinds, bound.keys, bound.payloads)
             let ownLock = batchLock(of: sequences.last, clientID: clientID, into: &binds)
             let lockBefore = batchLock(of: sequences.previousThrough, clientID: clientID, into: &binds)
-            let typeNames: String
-            let kinds: String
-            if let (typeName, kind) = log.uniform {
-                typeNames = "array_fill(\(parameter(typeName))::text, ARRAY[\(count)::int])"
-                kinds = "array_fill(\(parameter(kind))::text, ARRAY[\(count)::int])"
-            } else {
-                typeNames = parameter(log.typeNames)
-                kinds = parameter(log.kinds)
-            }
-            let keys = parameter(log.keys)
-            let payloads = parameter(log.payloads)
             let insert = bulk.table.insert(
                 columns: bulk.columns, images: .bound(payloads), into: &binds,
                 onlyIf: "EXISTS (SELECT FROM inserting_first)")
@@ -178,7 +147,7 @@
                 SELECT claimed.last_seq - \(count) + 1, claimed.last_seq, \(client), \(through), \(typeNames), \(keys),
                     \(kinds), \(payloads)
                 FROM (VALUES (1)) AS one LEFT JOIN (
-                    SELECT s.last_seq FROM s, pg_notify(\(parameter(ServerSchema.channel)), s.last_seq::text) AS notified
+                    SELECT s.last_seq FROM s, pg_notify(\(bound.channel(into: &binds)), s.last_seq::text) AS notified
                 ) AS claimed ON true
                 RETURNING last_seq
                 """
@@ -187,6 +156,42 @@
     }
 
     extension PreparedPush {
+        /// The parameters both forms of the one statement bind (`oneStatement`, `claimingLast`), as
+        /// they appear in its text.
+        struct LogParameters {
+            let count, client, first, through, previous: String
+            /// The log's arrays; a log of one type and kind makes its type and kind arrays on the
+            /// server (`array_fill`) instead of sending one element per change.
+            let typeNames, kinds, keys, payloads: String
+
+            init(_ log: Log, clientID: UUID, sequences: Sequences, into binds: inout PostgresBindings) {
+                func parameter(_ value: some PostgresDynamicTypeEncodable) -> String {
+                    binds.append(value)
+                    return "$\(binds.count)"
+                }
+                count = parameter(log.count)
+                client = parameter(clientID)
+                first = parameter(sequences.first)
+                through = parameter(sequences.last)
+                previous = parameter(sequences.previousThrough)
+                if let (typeName, kind) = log.uniform {
+                    typeNames = "array_fill(\(parameter(typeName))::text, ARRAY[\(count)::int])"
+                    kinds = "array_fill(\(parameter(kind))::text, ARRAY[\(count)::int])"
+                } else {
+                    typeNames = parameter(log.typeNames)
+                    kinds = parameter(log.kinds)
+                }
+                keys = parameter(log.keys)
+                payloads = parameter(log.payloads)
+            }
+
+            /// The notification channel's parameter.
+            func channel(into binds: inout PostgresBindings) -> String {
+                binds.append(ServerSchema.channel)
+                return "$\(binds.count)"
+            }
+        }
+
         /// `pg_advisory_xact_lock` of a batch of this client's, named by its last change: a batch that
         /// claims last (`PreparedPush.claimingLast`) waits on the one before it until it commits.
         /// Two clients whose ids share their first four bytes only wait on each other's locks a little.
