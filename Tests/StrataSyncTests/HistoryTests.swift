@@ -7,7 +7,7 @@
 
     /// Bounded history: the server drops the changes every recent client has pulled, and a client that
     /// has nothing yet, or was away longer than the retention window, starts from the typed tables.
-    @Suite("StrataSync's bounded history", .serialized)
+    @Suite("StrataSync's bounded history", .serialized, .offThePool)
     struct HistoryTests {
         /// Server settings that ask for a trim after every pull.
         static func trimming(_ scene: SyncScene) -> SyncServer {

@@ -5,7 +5,8 @@
     import StrataTestSupport
 
     /// A private PostgreSQL cluster with a database of its own for one test, and the server settings
-    /// clients use for it.
+    /// clients use for it. Making one and its `psql` queries block the calling thread for seconds: a
+    /// suite using it runs `.offThePool`.
     final class SyncScene: Sendable {
         let cluster: PostgresCluster
         let database: String

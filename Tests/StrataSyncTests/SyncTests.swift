@@ -5,7 +5,7 @@
     import StrataTestSupport
     import Testing
 
-    @Suite("StrataSync against a private PostgreSQL", .serialized)
+    @Suite("StrataSync against a private PostgreSQL", .serialized, .offThePool)
     struct SyncTests {
         @Test("what one client commits, another pulls: inserts, updates, deletes, links; the server's tables agree")
         func twoClientsConverge() async throws {

@@ -7,7 +7,7 @@
 
     /// TLS to the server: the private cluster accepts TCP connections only with TLS, its certificate (for
     /// 127.0.0.1) signed by an authority of its own.
-    @Suite("StrataSync over TLS", .serialized)
+    @Suite("StrataSync over TLS", .serialized, .offThePool)
     struct TLSTests {
         @Test("verify-full against the cluster's authority: connects encrypted, and the change arrives")
         func verifiedConnection() async throws {

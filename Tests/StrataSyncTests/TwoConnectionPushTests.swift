@@ -8,7 +8,7 @@
 
     /// Batches of inserts go on two connections in turn, each inserting while the one before is
     /// under way and taking its numbers after it (`PreparedPush.claimingLast`, `PushFlight`).
-    @Suite("a push on two connections", .serialized)
+    @Suite("a push on two connections", .serialized, .offThePool)
     struct TwoConnectionPushTests {
         /// Alice's writes, `count` batches of 10 inserts, ids from `first`.
         static func insertBatches(_ client: SyncClient, count: Int, from first: Int = 1) async throws {

@@ -1,10 +1,17 @@
 import Foundation
+import Synchronization
 import Testing
 
 /// Runs each test of a suite on a thread of its own (a task executor preference), not on the
-/// cooperative pool: a long synchronous test (damage trials, kill loops, CLI processes) would
-/// otherwise hold one of the pool's threads (2 on this machine) for its whole run, and two of them
-/// starve every async test of the run, whose waits then time out.
+/// cooperative pool: a long synchronous test (damage trials, kill loops, CLI processes) or one that
+/// blocks in its setup (a PostgreSQL cluster's `initdb`, `psql`) would otherwise hold one of the
+/// pool's threads (2 on this machine) for its whole run, and two of them starve every async test of
+/// the run, whose waits then time out (two sync tests making their clusters held both for 70–90 s
+/// at the start of every run until their suites were moved off the pool, 2026-11-27).
+///
+/// At most `OffThePool.slots` such tests run at once; the others wait, suspended, for a slot. With
+/// all of them started together (90 tests, a dozen PostgreSQL clusters, their helper processes), the
+/// pool's two threads got a thirtieth of the CPU, and no test of the pool ended in the first 66 s.
 ///
 /// ```swift
 /// @Suite(.fixtureChecks, .offThePool) struct FileDamageTests { … }
@@ -16,9 +23,55 @@ public struct OffThePool: TestTrait, SuiteTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard testCase != nil else { return try await function() }  // a suite: its tests are scoped one by one
+        await Self.slots.enter()
+        defer { Self.slots.leave() }
         let executor = DedicatedThreadExecutor(name: "test \(test.name)")
         defer { executor.stop() }
         try await withTaskExecutorPreference(executor) { try await function() }
+    }
+
+    /// How many tests run off the pool at once: the cores, and as many again for tests that mostly
+    /// wait (on PostgreSQL, on a helper process).
+    static let slots = TestSlots(count: 2 * max(ProcessInfo.processInfo.activeProcessorCount, 1))
+}
+
+/// A counting semaphore that suspends, not blocks: `enter()` waits for a free slot, first come first
+/// served; `leave()` hands the slot to the next waiting task.
+final class TestSlots: Sendable {
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state: Mutex<State>
+
+    init(count: Int) {
+        state = Mutex(State(free: count))
+    }
+
+    func enter() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let granted = state.withLock { state in
+                guard state.free > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.free -= 1
+                return true
+            }
+            if granted { continuation.resume() }
+        }
+    }
+
+    func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
     }
 }
 

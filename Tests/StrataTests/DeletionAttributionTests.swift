@@ -210,7 +210,7 @@ import Testing
         }
     }
 
-    @Test func aStoreRemembersManyOfItsDeletions() throws {
+    @Test(.offThePool) func aStoreRemembersManyOfItsDeletions() throws {
         let fixture = Fixture()
         let store = try fixture.open()
         let count = 70_000

@@ -3,7 +3,7 @@ import StrataTestSupport
 import Testing
 
 /// The private PostgreSQL cluster the sync tests run against (Sources/PrivatePostgres/PostgresCluster.swift).
-@Suite("A private PostgreSQL cluster for the sync tests", .serialized)
+@Suite("A private PostgreSQL cluster for the sync tests", .serialized, .offThePool)
 struct PostgresClusterTests {
     @Test("a cluster starts on a free loopback port, answers with the password, refuses a wrong one, stops")
     func startQueryStop() throws {

@@ -293,7 +293,7 @@ extension RandomCondition {
     }
 }
 
-@Suite(.fixtureChecks) struct QueryPropertyTests {
+@Suite(.fixtureChecks, .offThePool) struct QueryPropertyTests {
     /// 1,500 random citizens; each random query gives the ids plain Swift computes over the same values.
     @Test func randomQueriesMatchPlainSwift() throws {
         var rng = SplitMix64(state: 0x5757_2026)

@@ -53,7 +53,7 @@ import Testing
         #expect(fixture.isClosed)
     }
 
-    @Test func twoHundredThousandObjectsInOneWriteOnADefaultStore() throws {
+    @Test(.offThePool) func twoHundredThousandObjectsInOneWriteOnADefaultStore() throws {
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         let name = String(repeating: "n", count: 40)

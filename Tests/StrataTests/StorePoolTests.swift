@@ -63,7 +63,7 @@ struct StorePoolTests {
         #expect(try await pool.read { $0.objects(Person.self).map(\.id) } == [3])
     }
 
-    @Test("reads run side by side: one read waits for another that starts after it")
+    @Test("reads run side by side: one read waits for another that starts after it", .offThePool)
     func readsRunAtOnce() async throws {
         let fixture = Fixture()
         let pool = try StorePool(configuration: fixture.configuration, readers: 2)
