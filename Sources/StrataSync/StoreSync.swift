@@ -197,12 +197,20 @@
             noting = true
             defer { noting = false }
             // Until the outbox read shows the file's last commit: `latestCommitVersion` can name a
-            // commit a snapshot cannot see yet (LMDB shows it while the commit syncs).
-            for _ in 0..<200 {
-                guard noteLocalCommits() else { return }
-                try? await Task.sleep(for: .milliseconds(5))
+            // commit a snapshot cannot see yet (LMDB shows it while the commit syncs). A sync to disk
+            // can take seconds on a busy machine (a second was not always enough in the tests): the
+            // look backs off to every 100 ms, and gives up after `commitVisibleWithin` (a failed commit).
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: Self.commitVisibleWithin)
+            var pause = Duration.milliseconds(5)
+            while noteLocalCommits(), clock.now < deadline {
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(100))
             }
         }
+
+        /// How long a commit of this process may take to show in a new snapshot once LMDB names it.
+        static let commitVisibleWithin = Duration.seconds(30)
 
         /// Counts what commits after the last look captured. Returns true when the file has a commit
         /// the look could not see yet (look again soon).
