@@ -10,8 +10,8 @@ import Testing
 /// at the start of every run until their suites were moved off the pool, 2026-11-27).
 ///
 /// At most `OffThePool.slots` such tests run at once; the others wait, suspended, for a slot. With
-/// all of them started together (90 tests, a dozen PostgreSQL clusters, their helper processes), the
-/// pool's two threads got a thirtieth of the CPU, and no test of the pool ended in the first 66 s.
+/// all of them started together (90 tests, a dozen PostgreSQL clusters, their helper processes), no
+/// test of the pool ended in the first 66 s of a run; with the slots, the pool's last test ends at 18 s.
 ///
 /// ```swift
 /// @Suite(.fixtureChecks, .offThePool) struct FileDamageTests { … }
