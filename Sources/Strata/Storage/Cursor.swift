@@ -38,6 +38,21 @@ struct Cursor: ~Copyable {
         try LMDB.cursorGetRows(handle, op: first ? MDB_FIRST : MDB_NEXT, columns: columns, into: &batch)
     }
 
+    /// The batch of rows from the first whose key is `key` or sorts after it (`fillRows`), within
+    /// the range that ends before `end` when given (`batch.stop` is `.end` once the range ends).
+    @inline(__always)
+    func fillRows(
+        _ batch: inout RowBatch, first: Bool, from key: UnsafeRawBufferPointer?, before end: UnsafeRawBufferPointer?,
+        columns: Int
+    ) throws(LMDBError) {
+        if first, let key {
+            try LMDB.cursorGetRows(handle, op: MDB_SET_RANGE, columns: columns, start: key, into: &batch)
+        } else {
+            try LMDB.cursorGetRows(handle, op: first ? MDB_FIRST : MDB_NEXT, columns: columns, into: &batch)
+        }
+        if let end { batch.keepRows(before: end, in: handle) }
+    }
+
     /// The first pair whose key is `key` or sorts after it.
     func seek(atLeast key: UnsafeRawBufferPointer) throws(LMDBError) -> Entry? {
         try LMDB.cursorGet(handle, key: key, op: MDB_SET_RANGE)

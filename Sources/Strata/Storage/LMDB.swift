@@ -320,11 +320,12 @@ enum LMDB {
     }
 
     /// `cursorGetRow` for a batch of rows (`strata_cursor_get_rows`): `op` for the first.
-    static func cursorGetRows(_ cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, into batch: inout RowBatch)
-        throws(LMDBError)
-    {
+    static func cursorGetRows(
+        _ cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, start: UnsafeRawBufferPointer? = nil,
+        into batch: inout RowBatch
+    ) throws(LMDBError) {
         try injected(.cursorGet)
-        try batch.fill(from: cursor, op: op, columns: columns)
+        try batch.fill(from: cursor, op: op, columns: columns, start: start)
     }
 
     /// `cursorGet` on a table of sealed rows (`Checksum`) of `columns` columns, checking the seal and

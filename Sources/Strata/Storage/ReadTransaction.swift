@@ -59,6 +59,10 @@ struct ReadTransaction: ~Copyable {
         return try body(cursor)
     }
 
+    /// This snapshot lent to one walk on the thread that holds it (a split walk's helper): valid while
+    /// the transaction is.
+    var lent: LentSnapshot { LentSnapshot(handle: handle) }
+
     /// Opens an existing table; nil when the file has none of that name.
     func openTable(named name: String, flags: TableFlags) throws(LMDBError) -> MDB_dbi? {
         do {
@@ -83,5 +87,16 @@ struct ReadTransaction: ~Copyable {
         LMDB.abort(handle)
         if isActive { environment.transactionEnded() }
         environment.readerSlotGiven(by: holder)
+    }
+}
+
+/// A read transaction lent to one walk (`ReadTransaction.lent`): it opens cursors, and must not be
+/// used after the transaction ends nor on two threads at once.
+struct LentSnapshot {
+    fileprivate let handle: OpaquePointer
+
+    func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R {
+        let cursor = try Cursor(transaction: handle, table: table)
+        return try body(cursor)
     }
 }

@@ -43,8 +43,14 @@ struct RowBatch: ~Copyable {
         UnsafeRawBufferPointer(start: rows[index].mv_data, count: rows[index].mv_size)
     }
 
-    /// Fills the batch from `cursor`: `op` for its first row, then the rows after it.
-    mutating func fill(from cursor: OpaquePointer, op: MDB_cursor_op, columns: Int) throws(LMDBError) {
+    /// Fills the batch from `cursor`: `op` for its first row, then the rows after it. With `start`,
+    /// `op` is `MDB_SET_RANGE`: the first row is the first whose key is `start` or sorts after it.
+    mutating func fill(
+        from cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, start: UnsafeRawBufferPointer? = nil
+    ) throws(LMDBError) {
+        if let start {
+            keys[0] = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
+        }
         var code: Int32 = 0
         count = strata_cursor_get_rows(cursor, op, columns, keys, rows, Self.capacity, &code)
         switch code {
@@ -57,5 +63,21 @@ struct RowBatch: ~Copyable {
                     state: code == STRATA_ROW_DAMAGED ? .sealBroken : .headerDamaged))
         default: throw LMDBError(code: code)
         }
+    }
+
+    /// Drops the rows whose key is `end` or sorts after it (the table's order, `mdb_cmp`), and a
+    /// damaged pair there: they belong to the next key range. Dropping any ends the walk (`stop` is
+    /// `.end`).
+    mutating func keepRows(before end: UnsafeRawBufferPointer, in cursor: OpaquePointer) {
+        let transaction = mdb_cursor_txn(cursor)
+        let table = mdb_cursor_dbi(cursor)
+        var bound = MDB_val(mv_size: end.count, mv_data: UnsafeMutableRawPointer(mutating: end.baseAddress))
+        let examined: Int
+        if case .damaged = stop { examined = count + 1 } else { examined = count }
+        guard examined > 0, mdb_cmp(transaction, table, &keys[examined - 1], &bound) >= 0 else { return }
+        var kept = 0
+        while kept < count, mdb_cmp(transaction, table, &keys[kept], &bound) < 0 { kept += 1 }
+        count = kept
+        stop = .end
     }
 }

@@ -78,24 +78,44 @@ struct ColumnScanner {
     let reader: RowReader
     let condition: Condition
 
-    /// The number of rows that satisfy the condition.
+    /// The number of rows that satisfy the condition; a large table's key ranges are counted at once
+    /// (`ScanSplit`).
     ///
     /// - Throws: `.corrupted` naming the row and column when a column is damaged, `.storage`.
     func count() throws(StoreError) -> Int {
+        guard let split = ScanSplit(binding, reader: reader) else { return try count(in: .whole) }
+        return try split.run { (_, part) throws(StoreError) in try count(in: part) }.reduce(0, +)
+    }
+
+    private func count(in part: ScanPart) throws(StoreError) -> Int {
         switch condition {
-        case .everyRow: try reader.count(binding, where: 0, passes: EveryRow())
-        case .column(let column, let predicate): try predicate.run(Counting(scanner: self, column: column))
+        case .everyRow: try reader.count(binding, where: 0, passes: EveryRow(), in: part)
+        case .column(let column, let predicate):
+            try predicate.run(Counting(scanner: self, column: column, part: part))
         }
     }
 
-    /// Gives `sink` each row that satisfies the condition, in key order.
+    /// Gives `sink` each row that satisfies the condition, in key order. For a sink that merges
+    /// (`ScannedRowSink.splits`), a large table's key ranges are read at once, each into its own
+    /// sink (`ScanSplit`).
     ///
     /// - Throws: `.corrupted` naming the row and column when a column is damaged, `.storage`, or what
     ///   the sink throws.
     func scan<Sink: ScannedRowSink>(into sink: Sink) throws(StoreError) -> Sink {
+        guard Sink.splits, let split = ScanSplit(binding, reader: reader) else {
+            return try scan(into: sink, in: .whole)
+        }
+        let parts = try split.run { (index, part) throws(StoreError) in try scan(into: sink.part(index), in: part) }
+        var merged = parts[0]
+        for later in parts.dropFirst() { merged.merge(later) }
+        return merged
+    }
+
+    private func scan<Sink: ScannedRowSink>(into sink: Sink, in part: ScanPart) throws(StoreError) -> Sink {
         switch condition {
-        case .everyRow: try reader.forEachMatch(binding, where: -1, passes: EveryRow(), into: sink)
-        case .column(let tested, let predicate): try predicate.run(Scanning(scanner: self, tested: tested, sink: sink))
+        case .everyRow: try reader.forEachMatch(binding, where: -1, passes: EveryRow(), into: sink, in: part)
+        case .column(let tested, let predicate):
+            try predicate.run(Scanning(scanner: self, tested: tested, sink: sink, part: part))
         }
     }
 
@@ -118,9 +138,10 @@ struct ColumnScanner {
     private struct Counting: ColumnKernelLoop {
         let scanner: ColumnScanner
         let column: Int
+        let part: ScanPart
 
         func run<Test: ColumnTestKernel>(_ test: Test) throws(StoreError) -> Int {
-            try scanner.reader.count(scanner.binding, where: column, passes: test)
+            try scanner.reader.count(scanner.binding, where: column, passes: test, in: part)
         }
     }
 
@@ -128,16 +149,35 @@ struct ColumnScanner {
         let scanner: ColumnScanner
         let tested: Int
         let sink: Sink
+        let part: ScanPart
 
         func run<Test: ColumnTestKernel>(_ test: Test) throws(StoreError) -> Sink {
-            try scanner.reader.forEachMatch(scanner.binding, where: tested, passes: test, into: sink)
+            try scanner.reader.forEachMatch(scanner.binding, where: tested, passes: test, into: sink, in: part)
         }
     }
 }
 
+/// A sink of a walk that may be split into key ranges read at once (`ScanSplit`), each into its own
+/// `part(_:)`, merged in key order. Only for a sink that keeps nothing pointing into the file and
+/// whose merged result is the one a single walk gives (a `Double` sum's up to its last bits); other
+/// sinks keep the defaults (not split).
+protocol SplittableSink {
+    static var splits: Bool { get }
+    /// An empty sink for the key range `index` of a split walk.
+    func part(_ index: Int) -> Self
+    /// Adds what the sink of the next key range took.
+    mutating func merge(_ later: Self)
+}
+
+extension SplittableSink {
+    static var splits: Bool { false }
+    func part(_ index: Int) -> Self { self }
+    mutating func merge(_ later: Self) { preconditionFailure("\(Self.self) is not read in parts") }
+}
+
 /// What a scan does with each row it keeps (`RowReader.forEachMatch`): specialised like the tests,
 /// so that the loop holds no closure call.
-protocol ScannedRowSink {
+protocol ScannedRowSink: SplittableSink {
     /// Takes a row (its header checked) and what names it.
     ///
     /// - Throws: `.corrupted` when what it reads of the row is damaged.
@@ -166,6 +206,16 @@ struct ColumnValueReader<Sink: ColumnValueSink>: ScannedRowSink {
         }
         guard taken else { throw BoundEvaluator.undecodable(locator.column, identity, binding) }
     }
+
+    static var splits: Bool { Sink.splits }
+
+    func part(_ index: Int) -> Self {
+        var part = self
+        part.sink = sink.part(index)
+        return part
+    }
+
+    mutating func merge(_ later: Self) { sink.merge(later.sink) }
 }
 
 /// The rows with their decoded keys: what a Results keeps of its matches.
@@ -193,11 +243,11 @@ extension RowReader {
     ///   the sink throws.
     @inline(__always)
     func forEachMatch<Test: ColumnTestKernel, Sink: ScannedRowSink>(
-        _ binding: TableBinding, where tested: Int, passes test: Test, into sink: Sink
+        _ binding: TableBinding, where tested: Int, passes test: Test, into sink: Sink, in part: ScanPart = .whole
     ) throws(StoreError) -> Sink {
         let testedColumn = ColumnLocator(column: max(tested, 0), columns: binding.columnCount)
         var sink = sink
-        try forEachRowBatch(binding) { (batch) throws(StoreError) -> Bool in
+        try forEachRowBatch(binding, in: part) { (batch) throws(StoreError) -> Bool in
             for index in 0..<batch.count {
                 let row = batch.row(index)
                 if Test.self != EveryRow.self {
@@ -214,12 +264,12 @@ extension RowReader {
     /// The number of rows whose column `tested` passes `test`, a batch of rows at a time.
     ///
     /// - Throws: `.corrupted` naming the row and column when a column is damaged, `.storage`.
-    func count<Test: ColumnTestKernel>(_ binding: TableBinding, where tested: Int, passes test: Test)
-        throws(StoreError) -> Int
-    {
+    func count<Test: ColumnTestKernel>(
+        _ binding: TableBinding, where tested: Int, passes test: Test, in part: ScanPart = .whole
+    ) throws(StoreError) -> Int {
         let locator = ColumnLocator(column: tested, columns: binding.columnCount)
         var count = 0
-        try forEachRowBatch(binding) { (batch) throws(StoreError) -> Bool in
+        try forEachRowBatch(binding, in: part) { (batch) throws(StoreError) -> Bool in
             guard Test.self != EveryRow.self else {
                 count &+= batch.count
                 return true
@@ -267,15 +317,20 @@ extension RowReader {
 
 /// What a scan does with the value of one column of each row it reads (`ColumnScanner.values`):
 /// specialised like the tests, so that the loop holds no closure call.
-protocol ColumnValueSink {
+protocol ColumnValueSink: SplittableSink {
     /// Takes the value's bytes (nil: null) of the row `row` names; false when they are not a value
     /// of the column's type.
     mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool
 }
 
-/// The sum of a `Double` column (nulls skipped).
+/// The sum of a `Double` column (nulls skipped). Split walks add the ranges' sums, so the last bits
+/// of a large table's sum may differ from adding the values one by one in key order.
 struct DoubleSum: ColumnValueSink {
     var total = 0.0
+
+    static var splits: Bool { true }
+    func part(_ index: Int) -> Self { DoubleSum() }
+    mutating func merge(_ later: Self) { total += later.total }
 
     @inline(__always)
     mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
@@ -292,6 +347,10 @@ struct SignedSum: ColumnValueSink {
     let width: Int
     var total: Int64 = 0
 
+    static var splits: Bool { true }
+    func part(_ index: Int) -> Self { SignedSum(width: width) }
+    mutating func merge(_ later: Self) { total += later.total }
+
     @inline(__always)
     mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
         guard let bytes else { return true }
@@ -304,6 +363,10 @@ struct SignedSum: ColumnValueSink {
 /// The values of a non-optional `Double` column, in order.
 struct DoubleValues: ColumnValueSink {
     var values: [Double] = []
+
+    static var splits: Bool { true }
+    func part(_ index: Int) -> Self { DoubleValues() }
+    mutating func merge(_ later: Self) { values += later.values }
 
     @inline(__always)
     mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {

@@ -49,12 +49,20 @@ struct FirstPageSink: ColumnValueSink {
 
     let order: ColumnOrder
     let ascending: Bool
+    let limit: Int
     var heap: TopHeap<Entry>
     private var position = 0
+    /// The rank of the worst entry kept once the heap is full, held apart from the heap so that a row
+    /// that does not enter it is refused without copying an entry (its key is an array).
+    private var worst: (rank: UInt64, isNull: Bool)?
 
-    init(order: ColumnOrder, ascending: Bool, limit: Int) {
+    /// A sink that ranks rows from `position` on (a split walk's range `index` starts at
+    /// `index << 40`, so that positions keep the key order across ranges).
+    init(order: ColumnOrder, ascending: Bool, limit: Int, position: Int = 0) {
         self.order = order
         self.ascending = ascending
+        self.limit = limit
+        self.position = position
         heap = TopHeap(capacity: limit) { lhs, rhs in
             if lhs.isNull != rhs.isNull { return lhs.isNull == ascending }
             if lhs.rank != rhs.rank { return ascending ? lhs.rank < rhs.rank : lhs.rank > rhs.rank }
@@ -72,7 +80,7 @@ struct FirstPageSink: ColumnValueSink {
             rank = value
         }
         let isNull = bytes == nil
-        if let worst = heap.worstKept {
+        if let worst {
             // Not better than the worst kept (a later position loses ties): skip, copying nothing.
             if isNull != worst.isNull {
                 if isNull != ascending { return true }
@@ -86,6 +94,18 @@ struct FirstPageSink: ColumnValueSink {
             case .key(let key): key.withBytes { Array($0) }
             }
         heap.offer((rank, isNull, position, key))
+        worst = heap.worstKept.map { ($0.rank, $0.isNull) }
         return true
+    }
+
+    static var splits: Bool { true }
+
+    func part(_ index: Int) -> Self {
+        FirstPageSink(order: order, ascending: ascending, limit: limit, position: index << 40)
+    }
+
+    mutating func merge(_ later: Self) {
+        for entry in later.heap.sorted() { heap.offer(entry) }
+        worst = heap.worstKept.map { ($0.rank, $0.isNull) }
     }
 }

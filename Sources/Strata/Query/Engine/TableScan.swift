@@ -41,21 +41,21 @@ extension RowReader {
 
     /// Visits the rows of `binding`'s table in key order a batch at a time (`RowBatch`: seals and
     /// headers checked in one call into C per batch), for the loops that read one column of every
-    /// row (`ColumnKernel`). The rows before a damaged one are visited, then the walk throws.
-    /// `visit` returns false to stop.
+    /// row (`ColumnKernel`): every row, or those of one key range of a split walk (`ScanPart`). The
+    /// rows before a damaged one are visited, then the walk throws. `visit` returns false to stop.
     ///
     /// - Throws: `.corrupted` naming the damaged row, `.storage`, or what `visit` throws.
-    func forEachRowBatch(_ binding: TableBinding, _ visit: (borrowing RowBatch) throws(StoreError) -> Bool)
-        throws(StoreError)
-    {
+    func forEachRowBatch(
+        _ binding: TableBinding, in part: ScanPart = .whole,
+        _ visit: (borrowing RowBatch) throws(StoreError) -> Bool
+    ) throws(StoreError) {
         let columns = binding.columnCount
-        let failure: StoreError?
-        do {
-            failure = try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> StoreError? in
+        func walk(_ cursor: borrowing Cursor) throws(LMDBError) -> StoreError? {
+            try part.withBounds { (start, end) throws(LMDBError) -> StoreError? in
                 var batch = RowBatch()
                 var first = true
                 while true {
-                    try cursor.fillRows(&batch, first: first, columns: columns)
+                    try cursor.fillRows(&batch, first: first, from: start, before: end, columns: columns)
                     first = false
                     if batch.count > 0 {
                         do throws(StoreError) {
@@ -76,6 +76,14 @@ extension RowReader {
                         }
                     }
                 }
+            }
+        }
+        let failure: StoreError?
+        do {
+            if let transaction = part.transaction {
+                failure = try transaction.withCursor(binding.table, walk)
+            } else {
+                failure = try core.withCursor(binding.table, walk)
             }
         } catch {
             throw StoreError(error)
