@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 /// Runs each test of a suite on a thread of its own (a task executor preference), not on the
@@ -36,27 +35,26 @@ public struct OffThePool: TestTrait, SuiteTrait, TestScoping {
 }
 
 /// A counting semaphore that suspends, not blocks: `enter()` waits for a free slot, first come first
-/// served; `leave()` hands the slot to the next waiting task.
-final class TestSlots: Sendable {
-    private struct State {
-        var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state: Mutex<State>
+/// served; `leave()` hands the slot to the next waiting task. Its state is under an `NSLock`, not
+/// `Synchronization.Mutex`: on Linux the Mutex locks with futex calls ThreadSanitizer cannot see, and
+/// `make test-tsan` runs suites of tests that take these slots.
+final class TestSlots: @unchecked Sendable {  // state under `lock`
+    private let lock = NSLock()
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
 
     init(count: Int) {
-        state = Mutex(State(free: count))
+        free = count
     }
 
     func enter() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { state in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
+            let granted = lock.withLock {
+                guard free > 0 else {
+                    waiting.append(continuation)
                     return false
                 }
-                state.free -= 1
+                free -= 1
                 return true
             }
             if granted { continuation.resume() }
@@ -64,12 +62,12 @@ final class TestSlots: Sendable {
     }
 
     func leave() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.free += 1
+        let next = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            guard !waiting.isEmpty else {
+                free += 1
                 return nil
             }
-            return state.waiting.removeFirst()
+            return waiting.removeFirst()
         }
         next?.resume()
     }

@@ -88,6 +88,12 @@ import Testing
         #expect(Array(items.where { $0.score < 0 }.values(of: \.score)) == all.filter { $0.score < 0 }.map(\.score))
         #expect(Array(items.values(of: \.score)) == all.map(\.score))
         if keys == .dense { #expect(items.sum(of: \.id) == all.reduce(0) { $0 + $1.id }) }
+        var scoresSeen = Set<Double>()
+        #expect(
+            items.distinct(by: [\.score]).map(\.id) == all.filter { scoresSeen.insert($0.score).inserted }.map(\.id))
+        var aboveSeen = Set<Double>()
+        let firstAbove = all.filter { $0.score > 3 && aboveSeen.insert($0.score).inserted }.map(\.id)
+        #expect(items.where { $0.score > 3 }.distinct(by: [\.score]).map(\.id) == firstAbove)
         let scoreSum = all.reduce(0.0) { $0 + $1.score }
         #expect(abs(items.sum(of: \.score) - scoreSum) <= 1e-9 * all.reduce(0.0) { $0 + abs($1.score) })
         for ascending in [true, false] {
@@ -164,6 +170,35 @@ import Testing
             let throughHelpers = try split.run { (_, part) throws(StoreError) in part.transaction != nil }
             #expect(throughHelpers.contains(true), "no helper read the Store's version")
         }
+    }
+
+    /// A Results keeps the rows its helpers collected after their transactions ended: they stay the
+    /// rows of the Store's version while other threads rewrite every object in several commits (the
+    /// writer reuses pages no reader holds).
+    @Test func rowsCollectedByHelpersStayTheStoresVersion() throws {
+        let fixture = Fixture([Item.self, Town.self])
+        let store = try Self.filled(.dense, in: fixture)
+        let above = store.objects(Item.self).where { $0.score > 3 }
+        #expect(above.first != nil)  // evaluates the Results: its rows are collected now
+        for round in 0..<4 {
+            try Self.onAnotherThread {
+                let other = try Store(configuration: fixture.configuration)
+                try other.write {
+                    for item in other.objects(Item.self) {
+                        item.score = -1_000 - Double(round)
+                        item.name = String(repeating: "x", count: 40 + round)
+                    }
+                }
+                try other.write {
+                    try other.delete(Array(other.objects(Item.self)).filter { $0.id % 3 == 0 })
+                }
+            }
+        }
+        let expected = (0..<Self.count).filter { Self.score($0) > 3 }
+        #expect(above.map(\.id) == expected)
+        #expect(above.allSatisfy { $0.score == Self.score($0.id) && $0.name == "n\($0.id % 13)" })
+        try store.refresh()
+        #expect(above.count == 0)
     }
 
     @Test func insideAWriteTheWalkSeesTheWritesRows() throws {

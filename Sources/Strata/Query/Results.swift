@@ -120,6 +120,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     private func evaluate() throws(StoreError) -> [(key: RowKey, row: RowView)] {
         if let page = try indexOrderedFirstPage() { return page }
         if let page = try streamedFirstPage() { return page }
+        if let rows = try streamedDistinct() { return rows }
         var items: [(key: RowKey, row: RowView)]
         var remaining = stages[...]
         if case .members(let owner, let column)? = stages.first {

@@ -85,8 +85,9 @@ extension Store {
         /// the file (while no other has it open); later ones use that size.
         public var maximumReaders: Int = Int(EnvironmentOptions.defaultMaxReaders)
         /// The most threads one query's walk over a table uses, the calling thread included: a count,
-        /// a sum, `values(of:)` or a sorted first page (`prefix(_:)`) over a table of 50,000 objects or
-        /// more is cut into key ranges that helper threads walk at once, each through a read
+        /// a sum, `values(of:)`, a sorted first page (`prefix(_:)`) or the scan that collects a
+        /// Results' matches, over a table of 50,000 objects or more, is cut into key ranges that helper
+        /// threads walk at once, each through a read
         /// transaction of its own at the Store's version (a reader slot each while it runs). Set 1
         /// to keep every query on the calling thread. The default is the number of active cores.
         ///

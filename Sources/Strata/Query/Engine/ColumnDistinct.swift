@@ -32,6 +32,13 @@ struct ColumnDistinct {
         self.columns = columns
     }
 
+    /// The one column compared, when it is the only one and compares by a number (what
+    /// `FirstOccurrences` reads as the cursor walks).
+    var numericColumn: (column: Int, order: ColumnOrder)? {
+        guard columns.count == 1, columns[0].order != .bytes else { return nil }
+        return columns[0]
+    }
+
     /// The positions of the items kept, in order.
     ///
     /// - Throws: `.corrupted` naming the row of a damaged column.
@@ -85,6 +92,82 @@ struct ColumnDistinct {
             return try row.column(column)
         } catch {
             throw .corrupted("\(location(index, column)): \(error)")
+        }
+    }
+}
+
+extension Results {
+    /// `distinct` on one numeric property of the row's own type, right after the conditions (or on
+    /// the whole table), taken as the cursor walks (`FirstOccurrences`): no row is collected but the
+    /// first of each value. Nil for other stages.
+    ///
+    /// - Throws: `.corrupted` naming a damaged row, `.storage`.
+    func streamedDistinct() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
+        guard let last = stages.last else { return nil }
+        let distinct: ColumnDistinct? =
+            switch last {
+            case .distinct(let keyPaths): ColumnDistinct(keyPaths, binding: binding)
+            case .distinctProperties(let properties): ColumnDistinct(properties: properties, binding: binding)
+            default: nil
+            }
+        guard let (column, order) = distinct?.numericColumn else { return nil }
+        var condition: Predicate?
+        for stage in stages.dropLast() {
+            guard case .predicate(let predicate) = stage else { return nil }
+            condition = condition.map { .and($0, predicate) } ?? predicate
+        }
+        guard let scanner = columnScanner(condition) else { return nil }
+        let kept = try scanner.values(of: column, into: FirstOccurrences(order: order)).kept
+        return try rows(ofStoredKeys: kept.map(\.key))
+    }
+}
+
+/// The first row of each value of a numeric column (nulls one value), in key order: its stored key
+/// copied, nothing else kept. Values compare as `ColumnDistinct` compares them (by `sortKey`).
+struct FirstOccurrences: ColumnValueSink {
+    let order: ColumnOrder
+    private var seen = Set<UInt64>()
+    private var seenNull = false
+    /// The first row of each value: the value (nil: null) and the row's stored key.
+    private(set) var kept: [(value: UInt64?, key: [UInt8])] = []
+
+    init(order: ColumnOrder) {
+        self.order = order
+    }
+
+    @inline(__always)
+    mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
+        let value: UInt64?
+        if let bytes {
+            guard let number = order.sortKey(bytes) else { return false }
+            guard seen.insert(number).inserted else { return true }
+            value = number
+        } else {
+            guard !seenNull else { return true }
+            seenNull = true
+            value = nil
+        }
+        let key: [UInt8] =
+            switch row {
+            case .stored(let bytes): Array(bytes)
+            case .key(let key): key.withBytes { Array($0) }
+            }
+        kept.append((value, key))
+        return true
+    }
+
+    static var splits: Bool { true }
+    func part(_ index: Int) -> Self { FirstOccurrences(order: order) }
+
+    mutating func merge(_ later: Self) {
+        for entry in later.kept {
+            if let value = entry.value {
+                guard seen.insert(value).inserted else { continue }
+            } else {
+                guard !seenNull else { continue }
+                seenNull = true
+            }
+            kept.append(entry)
         }
     }
 }

@@ -44,8 +44,16 @@ struct ScanPart {
 /// plain one would not. Inside a write the walk is never split: only the write sees its changes.
 ///
 /// LMDB's rule kept: a transaction is used by one thread at a time (each helper has its own; a thread
-/// may hold several read transactions under `MDB_NOTLS`). Nothing a helper reads outlives its
-/// transaction: the parts hand back values and copied keys, never row bytes.
+/// may hold several read transactions under `MDB_NOTLS`).
+///
+/// LMDB's rule bent: "values returned from the database are valid only until a subsequent update
+/// operation, or the end of the transaction" (`mdb_get`). The rows a range collects for a Results
+/// (`MatchingRows`) are kept after its helper's transaction ends. Safe here because that transaction
+/// showed the Store's version, so it read the very pages the Store's snapshot shows, at the same
+/// addresses of the one map; the snapshot stays at that version for as long as a Results keeps rows
+/// of it (they are dropped when it moves); LMDB's writer reuses a page only once no reader slot holds
+/// a version that sees it (`mdb_find_oldest`); and this process replaces its map only while none of
+/// its transactions is open (`MapAdoption`), which the snapshot is.
 struct ScanSplit {
     /// A table of fewer rows is walked by the calling thread alone: the helpers' start (a thread's
     /// wake-up, a read transaction each) would cost more than it saves.

@@ -26,18 +26,26 @@ extension Results {
         guard limit > 0 else { return [] }
         let sink = try readColumn(
             column, of: condition, into: FirstPageSink(order: order, ascending: keys[0].ascending, limit: limit))
-        let entries = sink.heap.sorted()
-        var page: [(key: RowKey, row: RowView)] = []
-        for entry in entries {
-            let key = try entry.key.withBytes { (bytes) throws(StoreError) in
+        return try rows(ofStoredKeys: sink.heap.sorted().map(\.key))
+    }
+
+    /// The rows under stored keys a walk copied (a first page, the first row of each value), read
+    /// again through the Store's snapshot, in the order given.
+    ///
+    /// - Throws: `.corrupted` when a key is damaged or its row is gone, `.storage`.
+    func rows(ofStoredKeys keys: [[UInt8]]) throws(StoreError) -> [(key: RowKey, row: RowView)] {
+        var rows: [(key: RowKey, row: RowView)] = []
+        rows.reserveCapacity(keys.count)
+        for stored in keys {
+            let key = try stored.withBytes { (bytes) throws(StoreError) in
                 try core.rows.decodeRowKey(bytes, binding: binding)
             }
             guard let row = try core.rows.fetchRow(binding, key: key) else {
                 throw .corrupted("\(binding.name): a row read just now is missing: \(binding.describe(key))")
             }
-            page.append((key, row))
+            rows.append((key, row))
         }
-        return page
+        return rows
     }
 }
 
