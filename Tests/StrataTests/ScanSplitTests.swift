@@ -201,6 +201,35 @@ import Testing
         #expect(above.count == 0)
     }
 
+    /// With every reader slot taken, helpers get no transaction: the calling thread walks every range
+    /// through its own snapshot, and the answer is the same.
+    @Test func withoutAFreeReaderSlotTheCallingThreadWalksEveryRange() throws {
+        let fixture = Fixture([Item.self, Town.self]) { $0.maximumReaders = 12 }
+        let store = try Self.filled(.dense, in: fixture)
+        let items = store.objects(Item.self)
+        var frozen: [Store] = []
+        var failure: (any Error)?
+        while failure == nil, frozen.count < 100 {
+            do {
+                frozen.append(try store.freeze())
+                // Each freeze pins a version of its own: move the file on.
+                try store.write { items.first!.name = "version \(frozen.count)" }
+            } catch {
+                failure = error
+            }
+        }
+        #expect(failure as? StoreError == .storage(.readersFull))
+        let reference = Array(items).filter { $0.score > 3 }.map(\.id)
+        if let split = ScanSplit(items.binding, reader: items.core.rows) {
+            let throughHelpers = try split.run { (_, part) throws(StoreError) in part.transaction != nil }
+            #expect(!throughHelpers.contains(true), "a helper found a reader slot")
+        }
+        #expect(items.where { $0.score > 3 }.count == reference.count)
+        #expect(Array(items.where { $0.score > 3 }.values(of: \.id)) == reference)
+        frozen.removeAll()
+        #expect(items.where { $0.score > 3 }.count == reference.count)
+    }
+
     @Test func insideAWriteTheWalkSeesTheWritesRows() throws {
         let fixture = Fixture([Item.self, Town.self])
         let store = try Self.filled(.dense, in: fixture)
