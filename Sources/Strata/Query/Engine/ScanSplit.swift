@@ -32,7 +32,8 @@ struct ScanPart {
 
 /// A walk over a large table split into key ranges that the calling thread and helper threads walk at
 /// once (`DispatchQueue.concurrentPerform`), for the loops whose result merges in key order: counts,
-/// sums, the values of a column, a first page. A walk reads memory one row after another and waits
+/// sums, the values of a column, a first page, the first row of each value (`distinct`), a Results'
+/// matching rows. A walk reads memory one row after another and waits
 /// on each; two cores wait on two rows at a time (measured: 1M rows, raw LMDB in C, 13 ms on one
 /// thread, 7 ms on two).
 ///
