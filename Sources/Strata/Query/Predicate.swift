@@ -163,6 +163,14 @@ enum RowIdentity {
     /// The key's stored bytes.
     case stored(UnsafeRawBufferPointer)
 
+    /// A copy of the key's stored bytes (what a walk keeps of a row it returns to later).
+    var storedBytes: [UInt8] {
+        switch self {
+        case .stored(let bytes): Array(bytes)
+        case .key(let key): key.withBytes { Array($0) }
+        }
+    }
+
     func key(in binding: TableBinding) -> RowKey {
         switch self {
         case .key(let key): return key

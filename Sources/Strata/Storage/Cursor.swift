@@ -31,22 +31,17 @@ struct Cursor: ~Copyable {
         try LMDB.cursorGetRow(handle, op: MDB_NEXT, columns: columns)
     }
 
-    /// The next batch of rows of a table of sealed rows (the first when `first`), seals and headers
-    /// checked (`RowBatch`).
-    @inline(__always)
-    func fillRows(_ batch: inout RowBatch, first: Bool, columns: Int) throws(LMDBError) {
-        try LMDB.cursorGetRows(handle, op: first ? MDB_FIRST : MDB_NEXT, columns: columns, into: &batch)
-    }
-
-    /// The batch of rows from the first whose key is `key` or sorts after it (`fillRows`), within
-    /// the range that ends before `end` when given (`batch.stop` is `.end` once the range ends).
+    /// The next batch of rows of a table of sealed rows, seals and headers checked (`RowBatch`). The
+    /// first batch (`first`) starts at the table's first row, or with `start` at the first row whose
+    /// key is `start` or sorts after it; with `end`, the walk ends before the first key that is `end`
+    /// or sorts after it (`batch.stop` is then `.end`).
     @inline(__always)
     func fillRows(
-        _ batch: inout RowBatch, first: Bool, from key: UnsafeRawBufferPointer?, before end: UnsafeRawBufferPointer?,
-        columns: Int
+        _ batch: inout RowBatch, first: Bool, from start: UnsafeRawBufferPointer? = nil,
+        before end: UnsafeRawBufferPointer? = nil, columns: Int
     ) throws(LMDBError) {
-        if first, let key {
-            try LMDB.cursorGetRows(handle, op: MDB_SET_RANGE, columns: columns, start: key, into: &batch)
+        if first, let start {
+            try LMDB.cursorGetRows(handle, op: MDB_SET_RANGE, columns: columns, start: start, into: &batch)
         } else {
             try LMDB.cursorGetRows(handle, op: first ? MDB_FIRST : MDB_NEXT, columns: columns, into: &batch)
         }

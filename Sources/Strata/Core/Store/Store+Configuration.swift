@@ -85,16 +85,16 @@ extension Store {
         /// the file (while no other has it open); later ones use that size.
         public var maximumReaders: Int = Int(EnvironmentOptions.defaultMaxReaders)
         /// The most threads one query's walk over a table uses, the calling thread included: a count,
-        /// a sum, `values(of:)`, a sorted first page (`prefix(_:)`) or the scan that collects a
-        /// Results' matches, over a table of 50,000 objects or more, is cut into key ranges that helper
-        /// threads walk at once, each through a read
-        /// transaction of its own at the Store's version (a reader slot each while it runs). Set 1
-        /// to keep every query on the calling thread. The default is the number of active cores.
+        /// a sum, `values(of:)`, a sorted first page (`prefix(_:)`) or a `distinct(by:)` on one number,
+        /// over a table of 50,000 objects or more, is cut into key ranges that helper threads walk at
+        /// once, each through a read transaction of its own at the Store's version (a reader slot each
+        /// while it runs). Set 1 to keep every query on the calling thread. The default is the number
+        /// of active cores.
         ///
-        /// The result is the one a walk on one thread gives (a `Double` sum adds the ranges' sums, so its
-        /// last bits may differ from adding the values one by one). A helper that cannot read the Store's
-        /// version (a commit came first, no reader slot is free) leaves its ranges to the calling
-        /// thread. Inside a write, queries always run on the calling thread.
+        /// The result is the one a walk on one thread gives (a `Double` sum adds the ranges' sums, so
+        /// its last bits may differ from adding the values one by one). A helper that cannot read the
+        /// Store's version (a commit came first, no reader slot is free) leaves its ranges to the
+        /// calling thread. Inside a write, queries always run on the calling thread.
         public var maximumQueryThreads: Int = ProcessInfo.processInfo.activeProcessorCount
         /// Asked when the file is first opened in the process, with its size and the bytes its data
         /// uses: return true to compact it (a copy without free pages replaces it) before use.

@@ -147,12 +147,7 @@ struct FirstOccurrences: ColumnValueSink {
             seenNull = true
             value = nil
         }
-        let key: [UInt8] =
-            switch row {
-            case .stored(let bytes): Array(bytes)
-            case .key(let key): key.withBytes { Array($0) }
-            }
-        kept.append((value, key))
+        kept.append((value, row.storedBytes))
         return true
     }
 

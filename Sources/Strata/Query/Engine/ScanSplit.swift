@@ -26,14 +26,14 @@ struct ScanPart {
         _ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) throws(LMDBError) -> R
     ) throws(LMDBError) -> R {
         guard let bytes else { return try body(nil) }
-        return try bytes.span.withUnsafeBytes { (buffer) throws(LMDBError) -> R in try body(buffer) }
+        return try bytes.withBytes { (buffer) throws(LMDBError) -> R in try body(buffer) }
     }
 }
 
 /// A walk over a large table split into key ranges that the calling thread and helper threads walk at
 /// once (`DispatchQueue.concurrentPerform`), for the loops whose result merges in key order: counts,
-/// sums, the values of a column, a first page, the first row of each value (`distinct`), a Results'
-/// matching rows. A walk reads memory one row after another and waits
+/// sums, the values of a column, a first page, the first row of each value (`distinct`). A walk
+/// reads memory one row after another and waits
 /// on each; two cores wait on two rows at a time (measured: 1M rows, raw LMDB in C, 13 ms on one
 /// thread, 7 ms on two).
 ///
@@ -45,16 +45,8 @@ struct ScanPart {
 /// plain one would not. Inside a write the walk is never split: only the write sees its changes.
 ///
 /// LMDB's rule kept: a transaction is used by one thread at a time (each helper has its own; a thread
-/// may hold several read transactions under `MDB_NOTLS`).
-///
-/// LMDB's rule bent: "values returned from the database are valid only until a subsequent update
-/// operation, or the end of the transaction" (`mdb_get`). The rows a range collects for a Results
-/// (`MatchingRows`) are kept after its helper's transaction ends. Safe here because that transaction
-/// showed the Store's version, so it read the very pages the Store's snapshot shows, at the same
-/// addresses of the one map; the snapshot stays at that version for as long as a Results keeps rows
-/// of it (they are dropped when it moves); LMDB's writer reuses a page only once no reader slot holds
-/// a version that sees it (`mdb_find_oldest`); and this process replaces its map only while none of
-/// its transactions is open (`MapAdoption`), which the snapshot is.
+/// may hold several read transactions under `MDB_NOTLS`). Nothing a helper reads outlives its
+/// transaction: the ranges hand back values and copied keys, never row bytes.
 struct ScanSplit {
     /// A table of fewer rows is walked by the calling thread alone: the helpers' start (a thread's
     /// wake-up, a read transaction each) would cost more than it saves.
@@ -62,7 +54,6 @@ struct ScanSplit {
     /// Ranges per thread, so that a thread whose ranges hold fewer rows takes more of them.
     static let partsPerThread = 4
 
-    let reader: RowReader
     let environment: Environment
     let version: Int
     let threads: Int
@@ -87,7 +78,6 @@ struct ScanSplit {
         else { return nil }
         let boundaries = Self.boundaries(from: first, to: last, parts: threads * Self.partsPerThread)
         guard !boundaries.isEmpty else { return nil }
-        self.reader = reader
         environment = core.environment
         self.version = version
         self.threads = threads

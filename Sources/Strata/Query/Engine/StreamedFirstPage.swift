@@ -96,12 +96,7 @@ struct FirstPageSink: ColumnValueSink {
                 return true
             }
         }
-        let key: [UInt8] =
-            switch row {
-            case .stored(let bytes): Array(bytes)
-            case .key(let key): key.withBytes { Array($0) }
-            }
-        heap.offer((rank, isNull, position, key))
+        heap.offer((rank, isNull, position, row.storedBytes))
         worst = heap.worstKept.map { ($0.rank, $0.isNull) }
         return true
     }
