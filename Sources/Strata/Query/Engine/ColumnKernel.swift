@@ -220,7 +220,7 @@ struct ColumnValueReader<Sink: ColumnValueSink>: ScannedRowSink {
 
 /// The rows with their decoded keys: what a Results keeps of its matches. Not split (`ScanSplit`):
 /// its rows point into the file, which a helper's transaction may not outlive, and collecting 1M
-/// rows on two threads measured no faster (R4o 83 ms split, 76–79 ms not).
+/// rows on two threads showed no gain above the noise (R4o 69.8–83 ms split, 76–79 ms not).
 struct MatchingRows: ScannedRowSink {
     let binding: TableBinding
     let reader: RowReader
