@@ -5,7 +5,7 @@ import Testing
 @testable import Strata
 
 /// The query engine reads rows in place: a damaged row still stops it with `.corrupted` naming the
-/// object, in every path (a count, a sum, a first page, the string language on the dynamic API),
+/// object, in every path (a count, a sum, a first page, a whole sort, the string language on the dynamic API),
 /// and never reads as another value.
 @Suite(.fixtureChecks) struct QueryDamageTests {
     /// People 1…`count`, then a flipped byte inside person `damaged`'s stored row (its seal no longer
@@ -28,7 +28,7 @@ import Testing
 
     /// The engine's paths over the damaged table.
     enum Reading: String, Codable, CaseIterable, Sendable {
-        case filteredCount, columnSum, firstPage
+        case filteredCount, columnSum, firstPage, wholeSort
 
         func run(_ path: String, damaged: Int) {
             let people = QueryDamageTests.damagedStore(path, count: 200, damaged: damaged).objects(Person.self)
@@ -36,6 +36,7 @@ import Testing
             case .filteredCount: _ = people.where { $0.age > 3 }.count
             case .columnSum: _ = people.sum(of: \.age)
             case .firstPage: _ = people.sorted(by: \.age, ascending: false).prefix(3).map(\.id)
+            case .wholeSort: _ = people.sorted(by: \.age, ascending: false).map(\.id)
             }
         }
     }

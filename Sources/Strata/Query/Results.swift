@@ -102,14 +102,17 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// write, or a new snapshot): a condition can follow links into other tables.
     private func queryContents() -> (keys: [RowKey], rows: [RowView]) {
         if cache.epoch == core.epoch, cache.rowsGeneration == core.generation { return (cache.keys, cache.rows) }
-        let found: [(key: RowKey, row: RowView)]
         do {
-            found = try evaluate()
+            if let collected = try collectedRows() {
+                (cache.keys, cache.rows) = collected
+            } else {
+                let found = try evaluate()
+                cache.keys = found.map(\.key)
+                cache.rows = found.map(\.row)
+            }
         } catch {
             preconditionFailure("\(TrapMessage.corrupted): querying \(binding.name): \(error)")
         }
-        cache.keys = found.map(\.key)
-        cache.rows = found.map(\.row)
         cache.epoch = core.epoch
         cache.rowsGeneration = core.generation
         return (cache.keys, cache.rows)

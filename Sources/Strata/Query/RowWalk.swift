@@ -20,6 +20,8 @@ struct RowWalk {
     private let rows: [RowView]
     private let generation: UInt64
     private var position = 0
+    /// How many rows ahead a walk asks for a row's memory: a sorted order reads rows far apart.
+    private let prefetchDistance = 8
 
     init(core: StoreCore, binding: TableBinding, source: Source) {
         self.core = core
@@ -41,6 +43,9 @@ struct RowWalk {
         if position < rows.count, generation == core.generation {
             key = keys[position]
             row = rows[position]  // no lookup: the query read it
+            if position + prefetchDistance < rows.count {
+                MemoryHint.prefetch(rows[position + prefetchDistance].bytes.baseAddress)
+            }
             position += 1
             return true
         }

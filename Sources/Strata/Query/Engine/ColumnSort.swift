@@ -172,35 +172,70 @@ struct ColumnSorter {
         return heap.sorted()
     }
 
-    /// A stable least-significant-byte radix sort of the keys (nil first ascending, last descending):
-    /// 8 passes at most, a pass skipped when every key has the same byte there.
+    /// A stable least-significant-byte radix sort of the keys (nil first ascending, last descending).
     static func radixOrder(_ keys: [UInt64], nulls: [Bool], ascending: Bool) -> [Int] {
         var nullPositions: [Int] = []
-        var entries: [(key: UInt64, index: Int)] = []
+        var entries: [RadixEntry] = []
         entries.reserveCapacity(keys.count)
         for index in keys.indices {
             if !nulls.isEmpty, nulls[index] {
                 nullPositions.append(index)
             } else {
-                entries.append((ascending ? keys[index] : ~keys[index], index))
+                entries.append(RadixEntry(key: ascending ? keys[index] : ~keys[index], index: index))
             }
         }
-        var scratch = entries
-        for shift in stride(from: 0, to: 64, by: 8) {
-            var counts = [Int](repeating: 0, count: 257)
-            for entry in entries { counts[Int((entry.key >> UInt64(shift)) & 0xFF) + 1] += 1 }
-            if counts.contains(entries.count) { continue }  // one byte value everywhere: already in order
-            for bucket in 1..<257 { counts[bucket] += counts[bucket - 1] }
-            for entry in entries {
-                let bucket = Int((entry.key >> UInt64(shift)) & 0xFF)
-                scratch[counts[bucket]] = entry
-                counts[bucket] += 1
-            }
-            swap(&entries, &scratch)
-        }
+        radixSort(&entries)
         let sorted = entries.map(\.index)
         return ascending ? nullPositions + sorted : sorted + nullPositions
     }
+
+    /// Sorts `entries` by key, stably (equal keys keep their order): 8 passes of one byte at most, the
+    /// counts of every pass taken in one read of the entries, a pass skipped when every key has the
+    /// same byte there.
+    static func radixSort(_ entries: inout [RadixEntry]) {
+        let count = entries.count
+        guard count > 1 else { return }
+        var counts = [Int](repeating: 0, count: 8 * 256)
+        counts.withUnsafeMutableBufferPointer { counts in
+            for entry in entries {
+                var key = entry.key
+                for pass in 0..<8 {
+                    counts[pass &* 256 &+ Int(key & 0xFF)] &+= 1
+                    key >>= 8
+                }
+            }
+        }
+        var scratch = [RadixEntry](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+        for pass in 0..<8 {
+            let base = pass * 256
+            if counts[base..<base + 256].contains(count) { continue }  // one byte value everywhere
+            var next = [Int](repeating: 0, count: 256)
+            var total = 0
+            for bucket in 0..<256 {
+                next[bucket] = total
+                total += counts[base + bucket]
+            }
+            let shift = UInt64(pass * 8)
+            entries.withUnsafeBufferPointer { source in
+                scratch.withUnsafeMutableBufferPointer { target in
+                    next.withUnsafeMutableBufferPointer { next in
+                        for entry in source {
+                            let bucket = Int((entry.key >> shift) & 0xFF)
+                            target[next[bucket]] = entry
+                            next[bucket] &+= 1
+                        }
+                    }
+                }
+            }
+            swap(&entries, &scratch)
+        }
+    }
+}
+
+/// A key to sort by and the position of its item (`ColumnSorter.radixSort`).
+struct RadixEntry {
+    var key: UInt64
+    var index: Int
 }
 
 /// The best `capacity` items seen, by `precedes`: a binary heap whose root is the worst of them.
