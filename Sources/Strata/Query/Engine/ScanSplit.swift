@@ -51,8 +51,10 @@ struct ScanSplit {
     /// A table of fewer rows is walked by the calling thread alone: the helpers' start (a thread's
     /// wake-up, a read transaction each) would cost more than it saves.
     static let minimumRows = 50_000
-    /// Ranges per thread, so that a thread whose ranges hold fewer rows takes more of them.
-    static let partsPerThread = 4
+    /// Ranges per thread, so that a thread whose ranges hold fewer rows, or a helper that starts late
+    /// (a halted core's wake-up took milliseconds here), leaves less for the end: 16 measured R4
+    /// 2.07×, C1 1.96×, A1 2.28× GRDB against 2.00×, 1.87×, 2.00× with 4, in one hour's runs.
+    static let partsPerThread = 16
 
     let environment: Environment
     let version: Int
