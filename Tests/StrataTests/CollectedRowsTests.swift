@@ -127,6 +127,11 @@ import Testing
         let objects = Array(all)
         #expect(try Self.sortedKeys(all.where { $0.int > 20 }) == objects.filter { $0.int > 20 }.map(\.key))
         #expect(try Self.sortedKeys(all.where { $0.int > 100 }).isEmpty)
+        // A few matches keep no room reserved for every row of the table.
+        let few = try #require(try all.where { $0.int > 20 }.collectedRows())
+        #expect(few.keys.count == objects.filter { $0.int > 20 }.count)
+        #expect(few.keys.capacity < Self.count / 2)
+        #expect(few.rows.capacity < Self.count / 2)
         let both = all.where { $0.optDouble == nil }.where { $0.bool }
         #expect(try Self.sortedKeys(both) == objects.filter { $0.optDouble == nil && $0.bool }.map(\.key))
         let indexed = all.where { $0.indexedOptionalInt == 7 }

@@ -21,7 +21,7 @@ struct RowWalk {
     private let generation: UInt64
     private var position = 0
     /// How many rows ahead a walk asks for a row's memory: a sorted order reads rows far apart.
-    private let prefetchDistance = 8
+    private static let prefetchDistance = 8
 
     init(core: StoreCore, binding: TableBinding, source: Source) {
         self.core = core
@@ -43,8 +43,8 @@ struct RowWalk {
         if position < rows.count, generation == core.generation {
             key = keys[position]
             row = rows[position]  // no lookup: the query read it
-            if position + prefetchDistance < rows.count {
-                MemoryHint.prefetch(rows[position + prefetchDistance].bytes.baseAddress)
+            if position + Self.prefetchDistance < rows.count {
+                MemoryHint.prefetch(rows[position + Self.prefetchDistance].bytes.baseAddress)
             }
             position += 1
             return true

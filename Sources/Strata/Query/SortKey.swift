@@ -18,6 +18,12 @@ public struct SortKey<Root: Object> {
     /// For the objects being sorted, a comparison of two of them by position (-1, 0, 1).
     let comparator: ([Root]) -> (Int, Int) -> Int
 
+    /// The stored property of `Root` itself this key sorts by; nil for a key path through a link or a
+    /// computed property (sorted through the objects).
+    func directProperty(in schema: ObjectSchema) -> Int? {
+        property ?? keyPath.flatMap { KeyPathResolver.path($0, in: schema)?.directProperty }
+    }
+
     /// Sorts by the value at `keyPath` (a stored property, maybe through a link: `\.owner?.name`).
     public init<V: _QueryComparable>(_ keyPath: KeyPath<Root, V>, ascending: Bool = true) {
         self.keyPath = keyPath

@@ -12,23 +12,15 @@ extension Results {
         var conditions = stages[...]
         var sort: (column: Int, order: ColumnOrder, ascending: Bool)?
         if case .sort(let keys)? = stages.last {
-            guard keys.count == 1,
-                let property = keys[0].property
-                    ?? keys[0].keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
+            guard keys.count == 1, let property = keys[0].directProperty(in: binding.schema),
+                let (column, order) = binding.numericColumn(ofProperty: property)
             else { return nil }
-            let column = binding.columnOfProperty[property]
-            guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]), order != .bytes else {
-                return nil
-            }
             sort = (column, order, keys[0].ascending)
             conditions = conditions.dropLast()
         }
-        var condition: Predicate?
-        for stage in conditions {
-            guard case .predicate(let predicate) = stage else { return nil }
-            condition = condition.map { .and($0, predicate) } ?? predicate
+        guard case .some(let condition) = conjunction(of: conditions), sort != nil || condition != nil else {
+            return nil
         }
-        guard sort != nil || condition != nil else { return nil }
         let capacity: Int
         do {
             capacity = try core.count(binding.table)
@@ -139,9 +131,10 @@ struct CollectedRows: ScannedRowSink {
     /// key order).
     consuming func finished() -> (keys: [RowKey], rows: [RowView]) {
         guard let sort else {
-            // A few matches in a large table: give back the room reserved for every row.
-            if keys.count < capacity / 2 { return (Array(keys), Array(rows)) }
-            return (keys, rows)
+            // A few matches in a large table: copies of their size give back the room reserved for
+            // every row (`Array(keys)` would share the reserved buffer).
+            guard keys.count < capacity / 2 else { return (keys, rows) }
+            return (keys.withUnsafeBufferPointer { Array($0) }, rows.withUnsafeBufferPointer { Array($0) })
         }
         ColumnSorter.radixSort(&entries)
         var order: [Int] = []

@@ -110,13 +110,10 @@ extension Results {
             case .distinctProperties(let properties): ColumnDistinct(properties: properties, binding: binding)
             default: nil
             }
-        guard let (column, order) = distinct?.numericColumn else { return nil }
-        var condition: Predicate?
-        for stage in stages.dropLast() {
-            guard case .predicate(let predicate) = stage else { return nil }
-            condition = condition.map { .and($0, predicate) } ?? predicate
-        }
-        guard let scanner = columnScanner(condition) else { return nil }
+        guard let (column, order) = distinct?.numericColumn,
+            case .some(let condition) = conjunction(of: stages.dropLast()),
+            let scanner = columnScanner(condition)
+        else { return nil }
         let kept = try scanner.values(of: column, into: FirstOccurrences(order: order)).kept
         return try rows(ofStoredKeys: kept.map(\.key))
     }

@@ -14,6 +14,16 @@
 /// String, Data and UUID as their bytes, which order as queries order them (UTF-8 byte order).
 /// Types without a case (Decimal, Decimal128, ObjectId, AnyValue, collections, links) are compared
 /// through their decoded values.
+extension TableBinding {
+    /// The column of `property` and its order when it orders as a number (numbers, dates, Bools);
+    /// nil for a property with no column or one ordered by its bytes.
+    func numericColumn(ofProperty property: Int) -> (column: Int, order: ColumnOrder)? {
+        let column = columnOfProperty[property]
+        guard column >= 0, let order = ColumnOrder(columnTypes[column]), order != .bytes else { return nil }
+        return (column, order)
+    }
+}
+
 enum ColumnOrder: Equatable {
     case signed(width: Int)
     case unsigned(width: Int)

@@ -18,6 +18,17 @@ extension Results {
         return .some(condition)
     }
 
+    /// The conjunction of `conditions` when every stage there is a condition (nil for none); `.none`
+    /// when one is not.
+    func conjunction(of conditions: ArraySlice<Stage>) -> Predicate?? {
+        var condition: Predicate?
+        for stage in conditions {
+            guard case .predicate(let predicate) = stage else { return .none }
+            condition = condition.map { .and($0, predicate) } ?? predicate
+        }
+        return .some(condition)
+    }
+
     /// Runs `body` under the lock frozen Results share (their snapshot is read from any thread).
     func synchronizedIfFrozen<R>(_ body: () throws(StoreError) -> R) throws(StoreError) -> R {
         guard core.isFrozen else { return try body() }

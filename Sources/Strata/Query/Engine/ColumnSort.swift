@@ -84,10 +84,7 @@ struct ColumnSorter {
     ) throws(StoreError) {
         var columns: [SortColumn] = []
         for key in keys {
-            guard
-                let property = key.property
-                    ?? key.keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
-            else { return nil }
+            guard let property = key.directProperty(in: binding.schema) else { return nil }
             let column = binding.columnOfProperty[property]
             guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]) else { return nil }
             columns.append(

@@ -20,9 +20,7 @@ extension Results {
             rest = rest.dropFirst()
         }
         guard rest.count == 2, case .sort(let keys)? = rest.first, case .limit(let limit)? = rest.last,
-            let first = keys.first,
-            let property = first.property
-                ?? first.keyPath.flatMap({ KeyPathResolver.path($0, in: binding.schema)?.directProperty })
+            let property = keys.first?.directProperty(in: binding.schema)
         else { return nil }
         return (condition, keys, limit, property)
     }

@@ -7,8 +7,7 @@ extension Results {
         guard case (let condition, let keys, let limit, let property)? = firstPageShape(), limit <= 10_000,
             keys.count == 1
         else { return nil }
-        let column = binding.columnOfProperty[property]
-        guard column >= 0, let order = ColumnOrder(binding.columnTypes[column]), order != .bytes else { return nil }
+        guard let (column, order) = binding.numericColumn(ofProperty: property) else { return nil }
         return (condition, keys, limit, column, order)
     }
 
