@@ -55,6 +55,12 @@ func committedVersion(_ configuration: Store.Configuration) throws -> Int {
     try Store(configuration: configuration).core.version()
 }
 
+/// The change stamp of `type`'s table in the newest commit (`ChangeStamps`).
+func committedStamp(_ configuration: Store.Configuration, of type: Object.Type) throws -> ChangeStamp? {
+    let store = try Store(configuration: configuration)
+    return try store.core.changeStamp(of: store.core.binding(for: type))
+}
+
 /// A durable write held open (its block waits) until `others` tasks wait in line behind it, so that
 /// they all meet in its commit group.
 private struct HeldWrite {
@@ -109,6 +115,7 @@ struct GroupCommitTests {
         let token = try await observer.observeInsertions(into: updates, started: observing)
         #expect(await waitUntil { observing.withLock { $0 } })
         let versionBefore = try committedVersion(fixture.configuration)
+        let stampBefore = try #require(try committedStamp(fixture.configuration, of: Person.self))
 
         let counters = (1..<8).map { _ in Counter() }
         let held = HeldWrite()
@@ -119,6 +126,10 @@ struct GroupCommitTests {
         #expect(try await counters[0].count() == 8)
         let versionAfter = try committedVersion(fixture.configuration)
         #expect(versionAfter == versionBefore + 1, "8 asyncWrites made \(versionAfter - versionBefore) commits")
+        // Each member's write, nested in the group's, counted the table's stamp up (a column copy of
+        // the table made before is no longer used).
+        let stampAfter = try #require(try committedStamp(fixture.configuration, of: Person.self))
+        #expect(stampBefore.precedes(stampAfter))
         #expect(await waitUntil { !updates.withLock { $0 }.isEmpty })
         #expect(updates.withLock { $0 } == [Array(0..<8)], "one update, with the 8 insertions")
         token.invalidate()

@@ -4,6 +4,12 @@ import Foundation
 /// the other side must agree on.
 protocol PeerSide {
     func run(_ id: String, count: Int) throws -> Int
+    /// Untimed, just before `run(id)`: what a workload measures after (a query asked before).
+    func prepare(_ id: String, count: Int) throws
+}
+
+extension PeerSide {
+    func prepare(_ id: String, count: Int) throws {}
 }
 
 /// A workload of a two-system table (M1–M3, the query workloads).
@@ -76,6 +82,8 @@ public enum PeerComparison {
             let peerSide = try peer(peerDirectory)
             for workload in workloads {
                 let id = workload.id
+                try strataSide.prepare(id, count: count)
+                try peerSide.prepare(id, count: count)
                 let strataTime = try time { try strataSide.run(id, count: count) }
                 let peerTime = try time { try peerSide.run(id, count: count) }
                 result.strata[id, default: []].append(strataTime.seconds)

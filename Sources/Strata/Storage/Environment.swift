@@ -67,6 +67,8 @@ final class Environment: @unchecked Sendable {
     /// Named tables opened by committed transactions (`MDB_dbi` handles are valid for the whole
     /// environment once the transaction that opened them committed).
     private let openedTables = Locked<[String: Table]>([:])
+    /// The stamp keys of the published tables, for the commits that change them.
+    let changeStamps = ChangeStamps()
     /// Counts the open transactions, so that a map another process grew can be adopted.
     private let mapAdoption = MapAdoption()
     /// The reader slots this process's snapshots hold, per holder (`readersFull`'s report).
@@ -472,7 +474,10 @@ final class Environment: @unchecked Sendable {
     func withTableRegistry<R, Failure: Error>(
         _ body: (inout [String: Table]) throws(Failure) -> R
     ) throws(Failure) -> R {
-        try openedTables.withLock { (tables) throws(Failure) -> R in try body(&tables) }
+        try openedTables.withLock { (tables) throws(Failure) -> R in
+            defer { changeStamps.update(from: tables) }
+            return try body(&tables)
+        }
     }
 
     /// The sync mode LMDB applies, read back from the environment's flags.

@@ -9,10 +9,13 @@ final class TableCursor {
 
     private var handle: OpaquePointer?
     private let isWrite: Bool
+    /// The table the cursor walks.
+    let table: Table
 
     init(transaction: OpaquePointer, table: Table, isWrite: Bool) throws(LMDBError) {
         handle = try LMDB.openCursor(transaction, table.dbi)
         self.isWrite = isWrite
+        self.table = table
     }
 
     deinit {
@@ -74,6 +77,7 @@ extension WriteTransaction {
     mutating func replaceCurrent(
         _ cursor: TableCursor, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer
     ) throws(LMDBError) {
+        noteChanged(cursor.table)
         try poisoning { _ throws(LMDBError) in try cursor.replaceCurrent(key: key, value: value) }
     }
 }

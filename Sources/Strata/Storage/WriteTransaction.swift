@@ -9,12 +9,24 @@ import CLMDB
 @available(*, noasync, message: "LMDB's writer lock belongs to a thread; never hold it across an await")
 struct WriteTransaction: ~Copyable {
     let handle: OpaquePointer
-    private let environment: Environment
+    let environment: Environment
     /// The first failure of a call in this transaction; set, the transaction can only abort.
     private(set) var failure: LMDBError?
     private var isFinished = false
     /// Whether this transaction took the writer's turn (a nested one runs inside its group's turn).
     private let holdsTurn: Bool
+    /// The tables this transaction changed, stamped as it commits (`ChangeStamps`).
+    private(set) var changedTables: [MDB_dbi] = []
+    /// The table changed last: most changes go to the table changed just before.
+    private var lastChanged: MDB_dbi = 0
+
+    /// Notes a change to `table`, for its stamp (every call that changes a table makes it).
+    @inline(__always)
+    mutating func noteChanged(_ table: Table) {
+        guard table.dbi != lastChanged else { return }
+        lastChanged = table.dbi
+        if !changedTables.contains(table.dbi) { changedTables.append(table.dbi) }
+    }
 
     /// Begins the write, after this process's writers before it (`Environment.writerGate`): pass
     /// `hasTurn` when the caller already took its turn (`asyncWrite` waits for it suspended).
@@ -64,7 +76,8 @@ struct WriteTransaction: ~Copyable {
     mutating func put(
         _ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, options: PutOptions = []
     ) throws(LMDBError) -> Bool {
-        try poisoning { handle throws(LMDBError) in
+        noteChanged(table)
+        return try poisoning { handle throws(LMDBError) in
             try LMDB.put(handle, table.dbi, key: key, value: value, flags: options.rawValue)
         }
     }
@@ -74,7 +87,8 @@ struct WriteTransaction: ~Copyable {
         _ table: Table, key: UnsafeRawBufferPointer, reserving size: Int, options: PutOptions = [],
         fill: (UnsafeMutableRawBufferPointer) -> Void
     ) throws(LMDBError) -> Bool {
-        try poisoning { handle throws(LMDBError) in
+        noteChanged(table)
+        return try poisoning { handle throws(LMDBError) in
             try LMDB.put(handle, table.dbi, key: key, reserving: size, flags: options.rawValue, fill: fill)
         }
     }
@@ -83,7 +97,8 @@ struct WriteTransaction: ~Copyable {
     mutating func delete(
         _ table: Table, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil
     ) throws(LMDBError) -> Bool {
-        try poisoning { handle throws(LMDBError) in try LMDB.delete(handle, table.dbi, key: key, value: value) }
+        noteChanged(table)
+        return try poisoning { handle throws(LMDBError) in try LMDB.delete(handle, table.dbi, key: key, value: value) }
     }
 
     mutating func count(_ table: Table) throws(LMDBError) -> Int {
@@ -92,6 +107,7 @@ struct WriteTransaction: ~Copyable {
 
     /// Removes every pair of the table (`delete: false`) or the table itself.
     mutating func drop(_ table: Table, delete: Bool = false) throws(LMDBError) {
+        noteChanged(table)
         try poisoning { handle throws(LMDBError) in try LMDB.drop(handle, table.dbi, delete: delete) }
     }
 
@@ -141,6 +157,7 @@ struct WriteTransaction: ~Copyable {
     consuming func commit() throws(LMDBError) {
         isFinished = true
         defer { end() }
+        if failure == nil { try? stampChangedTables() }  // a failed stamp poisons: aborted below
         if let failure {
             LMDB.abort(handle)
             throw failure

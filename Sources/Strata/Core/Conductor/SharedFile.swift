@@ -10,6 +10,8 @@ final class SharedFile: Sendable {
     let frozenSnapshots = Locked<[ObjectIdentifier: FrozenSnapshot]>([:])
     /// The types whose changes the file captures, once read from it (`Outbox`).
     let capture = CapturedTypes()
+    /// The numeric columns queries read again, copied in memory while their table does not change.
+    let columnCopies = ColumnCopies()
 
     private static let all = Locked<[ObjectIdentifier: WeakSharedFile]>([:])
 

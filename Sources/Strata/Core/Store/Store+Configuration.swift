@@ -96,6 +96,23 @@ extension Store {
         /// Store's version (a commit came first, no reader slot is free) leaves its ranges to the
         /// calling thread. Inside a write, queries always run on the calling thread.
         public var maximumQueryThreads: Int = ProcessInfo.processInfo.activeProcessorCount
+        /// The most memory, in bytes, that the copies of columns kept for repeated queries hold, for
+        /// all the Stores of the file in this process (a Store applies its own limit when it keeps a
+        /// copy). A first page of a sort by a number, date or Bool over a whole table
+        /// (`sorted(by:)` then `prefix(_:)`), asked a second time while the table has not changed,
+        /// copies that column (each object's value and key: about 25 bytes an object) and is read
+        /// from the copy from then on, until a commit changes the table, in any process (each
+        /// table's change stamp, counted up in the file by every commit that changes it, tells).
+        /// The least used copies are dropped first. Set 0 to keep no copy. The default is 64 MiB.
+        ///
+        /// ```swift
+        /// var configuration = Store.Configuration(fileURL: url, objectTypes: [Dog.self])
+        /// configuration.columnCopyLimit = 0  // no memory for copies: every first page walks the rows
+        /// ```
+        ///
+        /// - Warning: Strata builds made before change stamps do not count them up: while a process
+        ///   running one writes to the file, set 0 in the processes that query it.
+        public var columnCopyLimit: Int = 64 << 20
         /// Asked when the file is first opened in the process, with its size and the bytes its data
         /// uses: return true to compact it (a copy without free pages replaces it) before use.
         /// Skipped when another process has the file open; a process that opens the file while it is

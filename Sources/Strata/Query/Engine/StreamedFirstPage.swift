@@ -15,7 +15,8 @@ extension Results {
     /// taken as the cursor walks: each row's sort value is read in place and offered to a heap of the
     /// best `limit` entries (O(n log k)); only an entry that enters the heap copies its key. No key
     /// array, no row array, no object. For stages `[condition] sort limit` with `limit` at most 10,000;
-    /// nil for others.
+    /// nil for others. Without a condition, a column walked before at this version is read from its
+    /// copy in memory (`columnCopy(of:order:)`).
     ///
     /// - Throws: `.corrupted` naming a damaged row, `.storage`.
     func streamedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
@@ -23,8 +24,12 @@ extension Results {
             return nil
         }
         guard limit > 0 else { return [] }
+        let ascending = keys[0].ascending
+        if condition == nil, let copy = try columnCopy(of: column, order: order) {
+            return try rows(ofStoredKeys: copy.firstPage(ascending: ascending, limit: limit))
+        }
         let sink = try readColumn(
-            column, of: condition, into: FirstPageSink(order: order, ascending: keys[0].ascending, limit: limit))
+            column, of: condition, into: FirstPageSink(order: order, ascending: ascending, limit: limit))
         return try rows(ofStoredKeys: sink.heap.sorted().map(\.key))
     }
 
