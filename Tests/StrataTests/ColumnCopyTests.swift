@@ -182,8 +182,14 @@ import Testing
         for _ in 0..<3 { #expect(Self.page(store) == [0, 10, 20]) }
         #expect(store.core.shared.columnCopies.count == 0)
 
-        // Room for one copy of 700 rows (about 16 KB): copies of other columns push the least used out.
-        let fixture = Fixture([AllTypes.self, Person.self, Dog.self]) { $0.columnCopyLimit = 25_000 }
+        // Room for one copy and a half: a copy of another column pushes the least used out.
+        let measured = Fixture([AllTypes.self, Person.self, Dog.self])
+        let sized = try CollectedRowsTests.filled(in: measured)
+        for _ in 0..<2 { _ = Array(sized.objects(AllTypes.self).sorted(by: \.double).prefix(5)) }
+        let oneCopy = sized.core.shared.columnCopies.byteCount
+        #expect(oneCopy >= CollectedRowsTests.count * 8)
+        let limit = oneCopy + oneCopy / 2
+        let fixture = Fixture([AllTypes.self, Person.self, Dog.self]) { $0.columnCopyLimit = limit }
         let types = try CollectedRowsTests.filled(in: fixture)
         let copies = types.core.shared.columnCopies
         let all = types.objects(AllTypes.self)
@@ -191,7 +197,8 @@ import Testing
         #expect(copies.count == 1)
         for _ in 0..<2 { _ = Array(all.sorted(by: \.int).prefix(5)) }
         #expect(copies.count == 1)
-        #expect(copies.byteCount <= 25_000)
+        #expect(copies.byteCount <= limit)
+        #expect(Array(all.sorted(by: \.int).prefix(5)).map(\.key) == Array(all.sorted(by: \.int).prefix(5)).map(\.key))
         // A table too large for the limit is not copied.
         let tight = Fixture([AllTypes.self, Person.self, Dog.self]) { $0.columnCopyLimit = 1_000 }
         let small = try CollectedRowsTests.filled(in: tight)

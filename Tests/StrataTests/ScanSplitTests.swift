@@ -263,3 +263,42 @@ extension Results {
 extension ScanSplit: Equatable {
     public static func == (lhs: ScanSplit, rhs: ScanSplit) -> Bool { lhs.boundaries == rhs.boundaries }
 }
+
+extension ScanSplitTests {
+    /// A copy made by a split walk holds the ranges as chunks: nulls and ties across them keep the
+    /// key order, for pages that end among the nulls, among the values, or span both.
+    @Test func aCopyInChunksOrdersNullsAndTiesAcrossThem() throws {
+        let fixture = Fixture([AllTypes.self, Person.self, Dog.self])
+        let store = try Store(configuration: fixture.configuration)
+        let values: [Double] = [1.5, -2, 0, 7]
+        try store.write {
+            for index in 0..<Self.count {
+                let object = AllTypes()
+                object.key = String(format: "k%05d", index)
+                let tenth = (index &* 7_919) % 10 == 0
+                // Mostly nil (descending pages reach the nulls), or rarely nil (ascending ones pass them).
+                object.optDouble = tenth ? values[(index &* 31) % values.count] : nil
+                object.optInt = tenth ? nil : (index &* 31) % 5
+                try store.add(object)
+            }
+        }
+        let all = store.objects(AllTypes.self)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 { #expect(all.splitsItsWalk) }
+        let objects = Array(all)
+        func check(_ sorted: (Bool) -> Results<AllTypes>, _ value: (AllTypes) -> Double?, _ name: String) {
+            for ascending in [true, false] {
+                let expected = CollectedRowsTests.reference(objects, value, ascending: ascending, <)
+                for limit in [1, 5_999, 6_001, 10_000] {
+                    for round in 0..<3 {
+                        let page = Array(sorted(ascending).prefix(limit)).map(\.key)
+                        let differs = page != Array(expected.prefix(limit))
+                        #expect(!differs, "\(name) ascending \(ascending), first \(limit), round \(round)")
+                    }
+                }
+            }
+        }
+        check({ all.sorted(by: \.optDouble, ascending: $0) }, { $0.optDouble }, "optDouble")
+        check({ all.sorted(by: \.optInt, ascending: $0) }, { $0.optInt.map(Double.init) }, "optInt")
+        #expect(store.core.shared.columnCopies.count == 2)
+    }
+}

@@ -21,18 +21,16 @@ extension Results {
     }
 }
 
-/// Makes a `ColumnCopy` as the cursor walks: each row's sort key and stored key, in key order (a split
-/// walk's ranges are appended in key order).
+/// Makes a `ColumnCopy` as the cursor walks: each row's sort key and stored key, in key order; a split
+/// walk's ranges become the copy's chunks, in key order.
 struct ColumnCopyBuilder: ColumnValueSink {
-    /// What a row of an integer key costs a copy: its sort key, its key's end, 8 key bytes, its null.
-    static let bytesPerRow = 25
+    /// What a row of an 8-byte key costs a copy: its sort key and its key.
+    static let bytesPerRow = 16
 
     let order: ColumnOrder
-    private var sortKeys: [UInt64] = []
-    private var nulls: [Bool] = []
-    private var nullCount = 0
-    private var keyBytes: [UInt8] = []
-    private var keyEnds: [Int] = []
+    /// The ranges merged so far; the one being read is `current`.
+    private var chunks: [ColumnCopy.Chunk] = []
+    private var current = ColumnCopy.Chunk()
 
     init(order: ColumnOrder) {
         self.order = order
@@ -40,20 +38,17 @@ struct ColumnCopyBuilder: ColumnValueSink {
 
     @inline(__always)
     mutating func take(_ bytes: UnsafeRawBufferPointer?, of row: RowIdentity) -> Bool {
-        var sortKey: UInt64 = 0
         if let bytes {
             guard let value = order.sortKey(bytes) else { return false }
-            sortKey = value
+            current.sortKeys.append(value)
         } else {
-            nullCount += 1
+            current.nullPositions.append(current.sortKeys.count)
+            current.sortKeys.append(0)
         }
-        nulls.append(bytes == nil)
-        sortKeys.append(sortKey)
         switch row {
-        case .stored(let key): keyBytes.append(contentsOf: key)
-        case .key(let key): key.withBytes { keyBytes.append(contentsOf: $0) }
+        case .stored(let key): current.keys.append(key)
+        case .key(let key): key.withBytes { current.keys.append($0) }
         }
-        keyEnds.append(keyBytes.count)
         return true
     }
 
@@ -62,18 +57,15 @@ struct ColumnCopyBuilder: ColumnValueSink {
     func part(_ index: Int) -> Self { ColumnCopyBuilder(order: order) }
 
     mutating func merge(_ later: Self) {
-        let base = keyBytes.count
-        sortKeys += later.sortKeys
-        nulls += later.nulls
-        nullCount += later.nullCount
-        keyBytes += later.keyBytes
-        keyEnds += later.keyEnds.lazy.map { $0 + base }
+        if !current.sortKeys.isEmpty { chunks.append(current) }
+        current = ColumnCopy.Chunk()
+        chunks += later.chunks
+        if !later.current.sortKeys.isEmpty { chunks.append(later.current) }
     }
 
     /// The copy, stamped with the change stamp the walk read at.
     func copy(at stamp: ChangeStamp) -> ColumnCopy {
-        ColumnCopy(
-            stamp: stamp, sortKeys: sortKeys, nulls: nullCount == 0 ? [] : nulls, keyBytes: keyBytes, keyEnds: keyEnds)
+        ColumnCopy(stamp: stamp, chunks: current.sortKeys.isEmpty ? chunks : chunks + [current])
     }
 }
 
@@ -81,36 +73,37 @@ extension ColumnCopy {
     /// The stored keys of the first `limit` rows sorted by the copied column: nil first ascending and
     /// last descending, equal values in key order (what `FirstPageSink` gives from the rows).
     func firstPage(ascending: Bool, limit: Int) -> [[UInt8]] {
-        typealias Entry = (rank: UInt64, isNull: Bool, position: Int)
-        var heap = TopHeap<Entry>(capacity: limit) { lhs, rhs in
-            if lhs.isNull != rhs.isNull { return lhs.isNull == ascending }
+        /// A row: its chunk and its place there (which together order as the keys do).
+        typealias Row = (chunk: Int, index: Int)
+        let nulls = chunks.indices.lazy.flatMap { chunk in self.chunks[chunk].nullPositions.lazy.map { (chunk, $0) } }
+        func key(_ row: Row) -> [UInt8] { chunks[row.chunk].keys.key(at: row.index) }
+        // Ascending, nulls come first, in key order: the first ones fill the page before any value.
+        let leadingNulls = ascending ? Array(nulls.prefix(limit)) : []
+        if leadingNulls.count == limit { return leadingNulls.map(key) }
+        typealias Entry = (rank: UInt64, chunk: Int, index: Int)
+        var heap = TopHeap<Entry>(capacity: limit - leadingNulls.count) { lhs, rhs in
             if lhs.rank != rhs.rank { return ascending ? lhs.rank < rhs.rank : lhs.rank > rhs.rank }
-            return lhs.position < rhs.position
+            return lhs.chunk != rhs.chunk ? lhs.chunk < rhs.chunk : lhs.index < rhs.index
         }
-        // Ascending, nulls come first: the first ones fill the heap before any value. Descending, they
-        // come last: the first ones fill what room the values left.
-        if ascending {
-            for position in nulls.indices where nulls[position] {
-                guard heap.worstKept == nil else { break }
-                heap.offer((0, true, position))
-            }
-            if heap.worstKept != nil { return heap.sorted().map { storedKey(at: $0.position) } }
-        }
-        sortKeys.withUnsafeBufferPointer { sortKeys in
-            var worst = heap.worstKept?.rank  // once full, a value (nulls alone never fill it here)
-            for position in sortKeys.indices where nulls.isEmpty || !nulls[position] {
-                let rank = sortKeys[position]
-                if let worst, ascending ? rank >= worst : rank <= worst { continue }
-                heap.offer((rank, false, position))
-                worst = heap.worstKept?.rank
+        var worst: UInt64?  // the worst rank kept, once the heap is full
+        for (chunk, rows) in chunks.enumerated() {
+            rows.sortKeys.withUnsafeBufferPointer { sortKeys in
+                var start = 0
+                // The values lie between the nulls: each stretch in a loop of its own.
+                for end in rows.nullPositions + [sortKeys.count] {
+                    for index in start..<end {
+                        let rank = sortKeys[index]
+                        if let worst, ascending ? rank >= worst : rank <= worst { continue }
+                        heap.offer((rank, chunk, index))
+                        worst = heap.worstKept?.rank
+                    }
+                    start = end + 1
+                }
             }
         }
-        if !ascending {
-            for position in nulls.indices where nulls[position] {
-                guard heap.worstKept == nil else { break }
-                heap.offer((0, true, position))
-            }
-        }
-        return heap.sorted().map { storedKey(at: $0.position) }
+        let values = heap.sorted().map { key(($0.chunk, $0.index)) }
+        if ascending { return leadingNulls.map(key) + values }
+        // Descending, nulls come last, in key order: they fill what room the values left.
+        return values + nulls.prefix(limit - values.count).map(key)
     }
 }
