@@ -75,6 +75,9 @@ import Testing
         #expect(Self.page(store) == [0, 10, 20])
         #expect(Self.page(store) == [0, 10, 20])
         #expect(copies.count == 1)
+        let diagnostics = try store.diagnostics()
+        #expect(diagnostics.columnCopies.count == 1 && diagnostics.columnCopies.bytes >= 100 * 8)
+        #expect(diagnostics.description.contains("column copies: 1,"))
         // A value changed in place: no row added or removed.
         try store.write { store.object(ofType: Item.self, forPrimaryKey: 55)!.score = -1 }
         #expect(Self.page(store) == [55, 0, 10])

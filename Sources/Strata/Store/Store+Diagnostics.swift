@@ -32,6 +32,9 @@ extension Store {
         public let readers: [Reader]
         /// This process's frozen snapshots.
         public let frozenSnapshots: [FrozenSnapshot]
+        /// The columns this process keeps copied in memory for repeated first pages, and the bytes
+        /// they hold (`Store.Configuration.columnCopyLimit`).
+        public let columnCopies: (count: Int, bytes: Int)
 
         /// The oldest version a reader still shows: pages freed after it cannot be reused yet.
         public var oldestPinnedVersion: Int? { readers.compactMap(\.version).min() }
@@ -53,6 +56,9 @@ extension Store {
             }
             for snapshot in frozenSnapshots {
                 lines.append("  frozen snapshot of version \(snapshot.version), \(snapshot.age) old")
+            }
+            if columnCopies.count > 0 {
+                lines.append("column copies: \(columnCopies.count), \(columnCopies.bytes) bytes")
             }
             return lines.joined(separator: "\n")
         }
@@ -84,7 +90,8 @@ extension Store.Diagnostics {
             },
             frozenSnapshots: shared.frozenSnapshots.withLock { Array($0.values) }.map {
                 FrozenSnapshot(version: $0.version, age: now - $0.created)
-            }.sorted { $0.version < $1.version })
+            }.sorted { $0.version < $1.version },
+            columnCopies: shared.columnCopies.usage)
     }
 }
 

@@ -84,6 +84,9 @@ final class ColumnCopies: Sendable {
     /// The number of copies kept.
     var count: Int { state.withLock { $0.kept.count } }
 
+    /// The number of copies kept and the bytes they hold, read together.
+    var usage: (count: Int, bytes: Int) { state.withLock { ($0.kept.count, $0.bytes) } }
+
     private static func drop(_ column: Column, from state: inout State) {
         guard let dropped = state.kept.removeValue(forKey: column) else { return }
         state.bytes -= dropped.copy.byteCount
