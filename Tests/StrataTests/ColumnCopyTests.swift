@@ -165,6 +165,38 @@ import Testing
         #expect(problems.withLock { $0 }.isEmpty, "\(problems.withLock { $0.prefix(5) })")
     }
 
+    /// A change no stamp counted (a writer of a Strata before stamps): a page whose rows are gone
+    /// drops the copy and walks the rows instead of failing.
+    @Test func aCopyNamingARowThatIsGoneIsDropped() throws {
+        let fixture = Fixture([Item.self])
+        let store = try Self.items(in: fixture)
+        let copies = store.core.shared.columnCopies
+        #expect(Self.page(store) == [0, 10, 20])
+        #expect(Self.page(store) == [0, 10, 20])
+        #expect(copies.count == 1)
+        let stamp = try Self.stamp(store, Item.self)
+        try store.write {
+            try store.delete(store.object(ofType: Item.self, forPrimaryKey: 0)!)
+            // Set back by one: the commit counts it up to the stamp the copy was made at.
+            let key = ChangeStamps.key(ofTable: TableName.objects("Item"))
+            try StoreError.mapping { () throws(LMDBError) in
+                try key.withBytes { (key) throws(LMDBError) in
+                    try withBytes(of: (stamp.table - 1).littleEndian) { (value) throws(LMDBError) in
+                        _ = try store.core.session!.put(.main, key: key, value: value)
+                    }
+                }
+            }
+        }
+        #expect(try Self.stamp(store, Item.self) == stamp)
+        #expect(Self.page(store) == [10, 20, 30])
+        #expect(copies.count == 0)
+        // Asked twice more: copied again, by the second walk.
+        #expect(Self.page(store) == [10, 20, 30])
+        #expect(Self.page(store) == [10, 20, 30])
+        #expect(copies.count == 1)
+        #expect(Self.page(store) == [10, 20, 30])
+    }
+
     @Test func anOlderSnapshotKeepsItsOwnAnswer() throws {
         let fixture = Fixture([Item.self])
         let store = try Self.items(in: fixture)

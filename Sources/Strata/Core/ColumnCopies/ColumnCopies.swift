@@ -78,6 +78,11 @@ final class ColumnCopies: Sendable {
         }
     }
 
+    /// Drops the copy of `column`, if one is kept.
+    func drop(_ column: Column) {
+        state.withLock { Self.drop(column, from: &$0) }
+    }
+
     /// The bytes the kept copies hold.
     var byteCount: Int { state.withLock { $0.bytes } }
 

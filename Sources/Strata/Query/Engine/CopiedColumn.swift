@@ -1,23 +1,23 @@
 extension Results {
     /// The in-memory copy of the numeric `column` of the whole table at the version this Store reads
-    /// (`ColumnCopies`): the one kept from an earlier query, or one this call makes by walking the
-    /// rows when the column was walked once already at this version; nil otherwise (inside a write,
-    /// copies turned off, the column walked for the first time, or the table too large for the
-    /// limit), and the caller walks the rows itself.
+    /// (`ColumnCopies`), and the name it is kept under: the one kept from an earlier query, or one this
+    /// call makes by walking the rows when the column was walked once already at this version; nil
+    /// otherwise (inside a write, copies turned off, the column walked for the first time, or the
+    /// table too large for the limit), and the caller walks the rows itself.
     ///
     /// - Throws: `.corrupted` naming a damaged row (while making a copy), `.storage`.
-    func columnCopy(of column: Int, order: ColumnOrder) throws(StoreError) -> ColumnCopy? {
+    func columnCopy(of column: Int, order: ColumnOrder) throws(StoreError) -> (ColumnCopy, ColumnCopies.Column)? {
         guard let stamp = try core.changeStamp(of: binding) else { return nil }
         let copies = core.shared.columnCopies
         let id = ColumnCopies.Column(table: binding.name, column: column, type: binding.columnTypes[column])
-        if let copy = copies.copy(of: id, at: stamp) { return copy }
+        if let copy = copies.copy(of: id, at: stamp) { return (copy, id) }
         guard copies.noteWalk(of: id, at: stamp) else { return nil }
         let limit = core.configuration.columnCopyLimit
         let rows = try StoreError.mapping { () throws(LMDBError) in try core.count(binding.table) }
         guard rows * ColumnCopyBuilder.bytesPerRow <= limit else { return nil }
         let copy = try readColumn(column, of: nil, into: ColumnCopyBuilder(order: order)).copy(at: stamp)
         copies.keep(copy, of: id, limit: limit)
-        return copy
+        return (copy, id)
     }
 }
 

@@ -25,8 +25,14 @@ extension Results {
         }
         guard limit > 0 else { return [] }
         let ascending = keys[0].ascending
-        if condition == nil, let copy = try columnCopy(of: column, order: order) {
-            return try rows(ofStoredKeys: copy.firstPage(ascending: ascending, limit: limit))
+        if condition == nil, let (copy, id) = try columnCopy(of: column, order: order) {
+            do {
+                return try rows(ofStoredKeys: copy.firstPage(ascending: ascending, limit: limit))
+            } catch {
+                // A row the copy names is gone or damaged: drop the copy, and let the walk below
+                // read the rows themselves (and name a damaged one).
+                core.shared.columnCopies.drop(id)
+            }
         }
         let sink = try readColumn(
             column, of: condition, into: FirstPageSink(order: order, ascending: ascending, limit: limit))
