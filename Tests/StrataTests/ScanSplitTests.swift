@@ -88,7 +88,7 @@ import Testing
                 let page = towns.sorted(by: \.population, ascending: false).prefix(30).map(\.name)
                 #expect(page == Array(reference), "round \(round)")
             }
-            #expect(store.core.shared.columnCopies.count == 1)
+            #expect(store.core.shared.columnCopies.usage.count == 1)
             return
         }
         let items = store.objects(Item.self)
@@ -120,7 +120,7 @@ import Testing
                 .prefix(50).map(\.element.id)
             #expect(pages.allSatisfy { $0 == Array(reference) }, "ascending: \(ascending)")
         }
-        #expect(store.core.shared.columnCopies.count == 1, "the score column, copied once for both directions")
+        #expect(store.core.shared.columnCopies.usage.count == 1, "the score column, copied once for both directions")
     }
 
     @Test func theTableIsSplitWhenMoreThanOneThreadIsAllowed() throws {
@@ -299,6 +299,6 @@ extension ScanSplitTests {
         }
         check({ all.sorted(by: \.optDouble, ascending: $0) }, { $0.optDouble }, "optDouble")
         check({ all.sorted(by: \.optInt, ascending: $0) }, { $0.optInt.map(Double.init) }, "optInt")
-        #expect(store.core.shared.columnCopies.count == 2)
+        #expect(store.core.shared.columnCopies.usage.count == 2)
     }
 }

@@ -83,13 +83,7 @@ final class ColumnCopies: Sendable {
         state.withLock { Self.drop(column, from: &$0) }
     }
 
-    /// The bytes the kept copies hold.
-    var byteCount: Int { state.withLock { $0.bytes } }
-
-    /// The number of copies kept.
-    var count: Int { state.withLock { $0.kept.count } }
-
-    /// The number of copies kept and the bytes they hold, read together.
+    /// The number of copies kept and the bytes they hold.
     var usage: (count: Int, bytes: Int) { state.withLock { ($0.kept.count, $0.bytes) } }
 
     private static func drop(_ column: Column, from state: inout State) {
@@ -98,8 +92,8 @@ final class ColumnCopies: Sendable {
     }
 }
 
-/// What a table's rows were at: the id of the last commit that changed the table, and of the last
-/// that changed a table unknown when it committed (`ChangeStamps.anyKey`). 0: none since stamps began.
+/// What a table's rows were at: the count of the commits that changed the table, and of those that
+/// changed a table unknown when they committed (`ChangeStamps.anyKey`). 0: none since stamps began.
 struct ChangeStamp: Hashable, Sendable {
     let table: UInt64
     let any: UInt64

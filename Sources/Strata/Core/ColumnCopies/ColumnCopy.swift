@@ -29,9 +29,6 @@ final class ColumnCopy: Sendable {
         self.chunks = chunks
     }
 
-    /// The number of rows.
-    var count: Int { chunks.reduce(0) { $0 + $1.sortKeys.count } }
-
     /// The memory the copy holds.
     var byteCount: Int { chunks.reduce(0) { $0 + $1.byteCount } }
 

@@ -100,7 +100,7 @@ extension Store {
         /// all the Stores of the file in this process (a Store applies its own limit when it keeps a
         /// copy). A first page of a sort by a number, date or Bool over a whole table
         /// (`sorted(by:)` then `prefix(_:)`), asked a second time while the table has not changed,
-        /// copies that column (each object's value and key: about 25 bytes an object) and is read
+        /// copies that column (each object's value and key: 16 bytes an object with an Int key) and is read
         /// from the copy from then on, until a commit changes the table, in any process (each
         /// table's change stamp, counted up in the file by every commit that changes it, tells).
         /// The least used copies are dropped first. Set 0 to keep no copy. The default is 64 MiB.
