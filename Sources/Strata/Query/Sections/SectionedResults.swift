@@ -59,50 +59,6 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
 
     /// The sections' keys, in order.
     public var allKeys: [Key] { layout().map(\.key) }
-
-    /// The change between two layouts, from the Results' change (positions in the old and new Results).
-    static func change(
-        from old: [(key: Key, positions: [Int])], to new: [(key: Key, positions: [Int])], sections: SectionedResults,
-        deletions: [Int], insertions: [Int], modifications: [Int]
-    ) -> SectionedResultsChange<SectionedResults> {
-        let oldSectionKeys = Set(old.map(\.key))
-        let newSectionKeys = Set(new.map(\.key))
-        let sectionsToDelete = IndexSet(old.indices.filter { !newSectionKeys.contains(old[$0].key) })
-        let sectionsToInsert = IndexSet(new.indices.filter { !oldSectionKeys.contains(new[$0].key) })
-        func paths(_ layout: [(key: Key, positions: [Int])], _ positions: [Int], skipping: IndexSet) -> [IndexPath] {
-            var place: [Int: IndexPath] = [:]
-            for (section, entry) in layout.enumerated() where !skipping.contains(section) {
-                for (item, position) in entry.positions.enumerated() {
-                    place[position] = IndexPath(indexes: [section, item])
-                }
-            }
-            return positions.compactMap { place[$0] }.sorted()
-        }
-        // An object that stayed in the Results but changed its key moved to another section: a
-        // deletion from its old section and an insertion in its new one. The objects that stayed keep
-        // their relative order, so the n-th kept old position is the n-th kept new position.
-        func sectionOfPosition(_ layout: [(key: Key, positions: [Int])]) -> [Int: Key] {
-            var keys: [Int: Key] = [:]
-            for entry in layout { for position in entry.positions { keys[position] = entry.key } }
-            return keys
-        }
-        let oldKeys = sectionOfPosition(old)
-        let newKeys = sectionOfPosition(new)
-        let (deleted, inserted) = (Set(deletions), Set(insertions))
-        let keptOld = oldKeys.keys.sorted().filter { !deleted.contains($0) }
-        let keptNew = newKeys.keys.sorted().filter { !inserted.contains($0) }
-        var moved: (from: [Int], to: [Int]) = ([], [])
-        for (before, after) in zip(keptOld, keptNew) where oldKeys[before] != newKeys[after] {
-            moved.from.append(before)
-            moved.to.append(after)
-        }
-        let movedTo = Set(moved.to)
-        return .update(
-            sections, deletions: paths(old, deletions + moved.from, skipping: sectionsToDelete),
-            insertions: paths(new, insertions + moved.to, skipping: sectionsToInsert),
-            modifications: paths(new, modifications.filter { !movedTo.contains($0) }, skipping: sectionsToInsert),
-            sectionsToInsert: sectionsToInsert, sectionsToDelete: sectionsToDelete)
-    }
 }
 
 /// One section of a `SectionedResults`: its key and its objects, in order.
