@@ -123,6 +123,17 @@ indirect enum PropertyType: Hashable, Codable, Sendable, CustomStringConvertible
         return false
     }
 
+    /// Whether a value of this type may link to objects: a link, a collection of links, or a mixed
+    /// value (one of them may hold `AnyValue.object`, of any type), alone or in a collection.
+    var mayHoldLinks: Bool {
+        switch self {
+        case .link, .mixed: true
+        case .optional(let wrapped): wrapped.mayHoldLinks
+        case .list(let element), .map(let element), .set(let element): element.mayHoldLinks
+        default: false
+        }
+    }
+
     /// The name of the linked type, for links and collections of links.
     var linkedTypeName: String? {
         switch self {

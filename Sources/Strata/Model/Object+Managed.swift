@@ -27,12 +27,14 @@ extension Object {
             encode: { (row: inout _RowEncoder) throws(StoreError) in try value._strataEncodeColumn(into: &row) })
     }
 
-    /// The objects a value of a link or list-of-links property points to (asked for those only).
+    /// The objects a value of a link, collection or mixed property points to (asked for those only):
+    /// a mixed value's `.object`, in nested lists and maps too.
     @usableFromInline
     static func _linkedObjects(in value: Any) -> [Object] {
         switch value {
         case let object as Object: [object]
         case let list as AnyList: list.linkedObjects
+        case let mixed as AnyValue: mixed.linkedObjects
         default: []
         }
     }

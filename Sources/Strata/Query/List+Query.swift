@@ -21,6 +21,13 @@ extension List where Element: Object {
         try members().where(query, arguments: arguments)
     }
 
+    /// `where(_:_:)` with objects among the arguments (`Results.where(_:_:)` with `Any` arguments).
+    ///
+    /// - Throws: `.invalidArgument` as `Results.where(_:_:)`.
+    public func `where`(_ query: String, _ arguments: Any...) throws(StoreError) -> Results<Element> {
+        try members().where(query, arguments: arguments)
+    }
+
     /// The list's objects sorted by one property, as a live `Results`.
     public func sorted<V: _QueryComparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element>
     {

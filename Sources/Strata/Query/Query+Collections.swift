@@ -65,7 +65,18 @@ extension Query {
     /// Whether a value of the map equals `value` (a `_QueryEquatable` value type, or nil).
     public func contains<V: _QueryEquatable & _MapValue>(_ value: V) -> Query<Bool>
     where Value == _QueryMapValues<V> {
-        comparison("\(path).@values CONTAINS \(value)", access: nil) { column in
+        if let mixed = value as? AnyValue {
+            let operand = MixedComparison.key(of: mixed)
+            return comparison("\(path).@values CONTAINS \(value)", access: nil) { column in
+                guard let column, let entries = try? MapFormat.entries(column) else { return nil }
+                for entry in entries {
+                    guard let stored = MixedComparison.key(entry.value) else { return nil }
+                    if stored == operand { return true }
+                }
+                return false
+            }
+        }
+        return comparison("\(path).@values CONTAINS \(value)", access: nil) { column in
             guard let column, let entries = try? MapFormat.entries(column) else { return nil }
             let context = _DecodeContext(owner: nil, column: 0)
             for entry in entries {

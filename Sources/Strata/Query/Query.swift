@@ -228,6 +228,7 @@ extension Query where Value: _QueryEquatable {
         let access = operand.map(IndexAccess.equal)
         return
             (lhs.columnComparison(.equal, operand, text: text, access: access)
+            ?? lhs.mixedComparison(.equal, rhs, text: text)
             ?? lhs.valueTest(text, access: access) { Value._queryEqual($0, rhs) })
             .declaring(.equal, formOperand(rhs, operand))
     }
@@ -238,6 +239,7 @@ extension Query where Value: _QueryEquatable {
         let operand = Operand(rhs)
         return
             (lhs.columnComparison(.notEqual, operand, text: text, access: nil)
+            ?? lhs.mixedComparison(.notEqual, rhs, text: text)
             ?? lhs.valueTest(text) { !Value._queryEqual($0, rhs) })
             .declaring(.notEqual, formOperand(rhs, operand))
     }
@@ -254,6 +256,7 @@ extension Query where Value: _QueryEquatable {
         {
             return comparison(text, access: access, predicate.test, columnPredicate: predicate).declaring(.in, form)
         }
+        if let mixed = mixedMembership(candidates, text: text) { return mixed.declaring(.in, form) }
         return valueTest(text, access: access) { value in
             candidates.contains { Value._queryEqual(value, $0) }
         }.declaring(.in, form)
@@ -302,6 +305,7 @@ extension Query where Value: _QueryComparable {
         if let compiled = columnComparison(`operator`, operand, text: text, access: access, ordersNil: ordersNil) {
             return compiled.declaring(declared, form)
         }
+        if let mixed = mixedComparison(`operator`, rhs, text: text) { return mixed.declaring(declared, form) }
         return valueTest(text, access: access) { value in
             if ordersNil { return holds(Value._queryCompare(value, rhs)) }
             return !value._queryIsNull && !rhs._queryIsNull && holds(Value._queryCompare(value, rhs))
@@ -391,7 +395,19 @@ extension Query where Value: _QueryList, Value._Element: Object {
 extension Query where Value: _QueryList, Value._Element: _QueryEquatable {
     /// Whether the list holds `element`.
     public func contains(_ element: Value._Element) -> Query<Bool> {
-        comparison("\(path) CONTAINS \(element)", access: nil) { bytes in
+        if let mixed = element as? AnyValue {
+            let operand = MixedComparison.key(of: mixed)
+            return comparison("\(path) CONTAINS \(element)", access: nil) { bytes in
+                // nil: `.corrupted`
+                guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }
+                for part in elements {
+                    guard let stored = MixedComparison.key(part) else { return nil }
+                    if stored == operand { return true }
+                }
+                return false
+            }
+        }
+        return comparison("\(path) CONTAINS \(element)", access: nil) { bytes in
             guard let bytes, let elements = try? ListFormat.elements(bytes) else { return nil }  // nil: `.corrupted`
             let context = _DecodeContext(owner: nil, column: 0)
             for part in elements {

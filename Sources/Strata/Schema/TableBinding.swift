@@ -96,6 +96,10 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let linkingAccessors: [PropertyAccessor]
     /// Whether any column links to objects (a to-one link or a List of objects).
     let hasLinkColumns: Bool
+    /// Per column, whether its values may link to objects: links, and mixed values (`AnyValue.object`).
+    let mayHoldLinks: [Bool]
+    /// Whether any column's values may link to objects (what `add` must walk and give keys first).
+    let reachesObjects: Bool
     /// Whether an iteration may re-point an accessor of this type nothing else holds (`ObjectSchema`).
     let reusesAccessors: Bool
     /// Stored property types, by column.
@@ -126,6 +130,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         linkingAccessors = schema.linkingProperties.map(\.accessor)
         reusesAccessors = schema.reusesAccessors
         hasLinkColumns = isLinkColumn.contains(true)
+        mayHoldLinks = stored.properties.map(\.type.mayHoldLinks)
+        reachesObjects = mayHoldLinks.contains(true)
         table = tables.objects
         columnCount = stored.properties.count
         propertyOfColumn = stored.properties.map { property in

@@ -115,9 +115,6 @@ struct AnyValueTests {
             setting.value = .object(ann)
         }
         #expect(setting.value.object(Person.self)?.name == "Ann")
-        #expect(throws: StoreError.self) {
-            try store.write { try store.add(Setting("unstored", .object(Person(id: 2)))) }
-        }
         try store.write { try store.delete(ann) }
         #expect(setting.value == .none)
     }

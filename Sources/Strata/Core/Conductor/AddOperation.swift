@@ -61,10 +61,10 @@ final class AddOperation {
                 }
                 object._binding = binding
                 pending.append((object, binding))
-                if binding.hasLinkColumns {
-                    stack += core.linkedObjects(of: object, binding: binding).reversed()
+                if binding.reachesObjects {
+                    stack += try core.linkedObjects(of: object, binding: binding).reversed()
                 }
-                lendsKeys = lendsKeys || binding.hasLinkColumns || binding.primaryKeyType == .string
+                lendsKeys = lendsKeys || binding.reachesObjects || binding.primaryKeyType == .string
             }
         }
         // Each object is lent its key before anything is written when rows link to one another (a

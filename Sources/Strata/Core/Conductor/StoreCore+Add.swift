@@ -12,7 +12,7 @@ extension StoreCore {
         if try isManagedHere(object) { return }
         let binding = try binding(for: type(of: object))
         if binding.schema.isEmbedded { throw Self.embeddedAddedAlone(object) }
-        if binding.schema.linkedTypes.isEmpty {
+        if !binding.reachesObjects {
             let key = try store(object, binding: binding, key: nil, policy: policy, session: session).key
             manage(object, binding: binding, key: key)
         } else {
@@ -39,7 +39,7 @@ extension StoreCore {
     private func addLinked(_ target: Object) throws(StoreError) {
         let session = try writableSession()
         let binding = try binding(for: type(of: target))
-        if binding.schema.linkedTypes.isEmpty {
+        if !binding.reachesObjects {
             let key = try store(target, binding: binding, key: nil, policy: .modified, session: session).key
             manage(target, binding: binding, key: key)
         } else {
@@ -61,7 +61,7 @@ extension StoreCore {
         let objectType = type(of: first)
         for object in objects where object._store != nil || type(of: object) != objectType { return nil }
         let binding = try binding(for: objectType)
-        guard !binding.hasLinkColumns, binding.linkingAccessors.isEmpty, binding.primaryKeyType != .string else {
+        guard !binding.reachesObjects, binding.linkingAccessors.isEmpty, binding.primaryKeyType != .string else {
             return nil
         }
         return binding
@@ -252,8 +252,13 @@ extension StoreCore {
         }
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
-            if binding.isLinkColumn[column] {
+            if binding.mayHoldLinks[column] {
                 for target in linkedObjects() {
+                    if !binding.isLinkColumn[column], target is EmbeddedObject {
+                        preconditionFailure(
+                            "Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(type(of: target)) is an "
+                                + "EmbeddedObject, which an AnyValue cannot hold")
+                    }
                     if try !isManagedHere(target) {
                         try addLinked(target)
                     } else if let problem = try embeddedOwnerProblem(
@@ -283,16 +288,19 @@ extension StoreCore {
         }
     }
 
-    /// The objects linked from an unmanaged object's link and list properties.
-    func linkedObjects(of object: Object, binding: TableBinding) -> [Object] {
+    /// The objects linked from an unmanaged object's link, collection and mixed properties.
+    ///
+    /// - Throws: `.invalidArgument` for an EmbeddedObject in a mixed value (it has one owner's property).
+    func linkedObjects(of object: Object, binding: TableBinding) throws(StoreError) -> [Object] {
         var linked: [Object] = []
-        for (index, property) in binding.schema.properties.enumerated() where property.type.linkedTypeName != nil {
-            let accessor = binding.schema.accessors[index]
-            switch accessor.unmanagedValue(of: object) {
-            case let target as Object: linked.append(target)
-            case let list as AnyList: linked += list.linkedObjects
-            default: break
+        for (index, property) in binding.schema.properties.enumerated() where property.type.mayHoldLinks {
+            let targets = Object._linkedObjects(in: binding.schema.accessors[index].unmanagedValue(of: object))
+            if property.type.linkedTypeName == nil, let embedded = targets.first(where: { $0 is EmbeddedObject }) {
+                throw .invalidArgument(
+                    "\(binding.name).\(property.name) holds an AnyValue of \(type(of: embedded)), an EmbeddedObject: "
+                        + "an AnyValue cannot hold one")
             }
+            linked += targets
         }
         return linked
     }

@@ -70,7 +70,7 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
             var elements = elements
             let result = try change(&elements)
             owner._writeColumn(
-                column, linkedObjects: { elements.compactMap { $0 as? Object } },
+                column, linkedObjects: { elements.flatMap { Object._linkedObjects(in: $0) } },
                 encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(elements, into: &row) })
             return result
         }
@@ -275,7 +275,7 @@ protocol AnyList {
 
 extension List: AnyList {
     var linkedObjects: [Object] {
-        elements.compactMap { $0 as? Object }
+        elements.flatMap { Object._linkedObjects(in: $0) }
     }
 }
 

@@ -80,7 +80,7 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
             var dictionary = Dictionary(entries.map { ($0.key, $0.value) }) { $1 }
             let result = try change(&dictionary)
             owner._writeColumn(
-                column, linkedObjects: { dictionary.values.compactMap { $0 as? Object } },
+                column, linkedObjects: { dictionary.values.flatMap { Object._linkedObjects(in: $0) } },
                 encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(dictionary, into: &row) })
             return result
         }
@@ -279,7 +279,7 @@ extension Map: _Persistable {
 
 extension Map: AnyList {
     var linkedObjects: [Object] {
-        entries.compactMap { $0.value as? Object }
+        entries.flatMap { Object._linkedObjects(in: $0.value) }
     }
 }
 

@@ -78,7 +78,7 @@ public final class MutableSet<Element: _SetElement>: RandomAccessCollection {
             var elements = elements
             let result = try change(&elements)
             owner._writeColumn(
-                column, linkedObjects: { elements.compactMap { $0 as? Object } },
+                column, linkedObjects: { elements.flatMap { Object._linkedObjects(in: $0) } },
                 encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(elements, into: &row) })
             return result
         }
@@ -214,7 +214,7 @@ extension MutableSet: _Persistable {
 
 extension MutableSet: AnyList {
     var linkedObjects: [Object] {
-        elements.compactMap { $0 as? Object }
+        elements.flatMap { Object._linkedObjects(in: $0) }
     }
 }
 

@@ -27,8 +27,14 @@ extension AnyValue: _PersistableValue, _QueryComparable {
         case .decimal128(let value): try value._strataEncodeValue(into: &row)
         case .uuid(let value): try value._strataEncodeValue(into: &row)
         case .object(let object):
+            if object is EmbeddedObject {
+                throw .invalidArgument(
+                    "\(Swift.type(of: object)) is an EmbeddedObject: an AnyValue cannot hold one (it has one owner's property)"
+                )
+            }
+            // Storing the row adds an unmanaged target first (`add`, a setter), which gives it its key.
             guard let binding = object._binding else {
-                throw .invalidArgument("\(Swift.type(of: object)) is in an AnyValue but not stored: add it first")
+                throw .invalidArgument("\(Swift.type(of: object)) is in an AnyValue but not stored")
             }
             let name = binding.name
             row.write(UInt16(name.utf8.count))

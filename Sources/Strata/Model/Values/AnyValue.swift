@@ -131,6 +131,17 @@ public enum AnyValue: Hashable, CustomStringConvertible {
     public func object<T: Object>(_ type: T.Type) -> T? {
         if case .object(let value) = self { value as? T } else { nil }
     }
+
+    /// The objects the value links to: its `.object`, or those of its nested lists and maps (what
+    /// storing it adds first, as for a link).
+    var linkedObjects: [Object] {
+        switch self {
+        case .object(let object): [object]
+        case .list(let values): values.flatMap(\.linkedObjects)
+        case .map(let entries): entries.values.flatMap(\.linkedObjects)
+        default: []
+        }
+    }
 }
 
 @available(*, unavailable, message: "an AnyValue may hold an object, which is confined to its Store's thread")

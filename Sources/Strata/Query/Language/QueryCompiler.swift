@@ -188,6 +188,12 @@ struct QueryCompiler {
             if case .subqueryCount(let collection, let variable, let inner, let subqueryPosition) = lhs {
                 return try subqueryCount(collection, variable, inner, op, rhs, in: schema, position: subqueryPosition)
             }
+            if op == .in, case .keyPath = rhs, !lhs.isKeyPath {
+                // `$0 IN tags`: a value in a collection property (RQL), as `ANY tags == $0`.
+                return try compile(
+                    .comparison(rhs, .equal, lhs, options: options, quantifier: quantifier, position: position),
+                    in: schema)
+            }
             let (names, operand, op) = try propertyFirst(lhs, op, rhs, position: position)
             let operandValue = try value(operand)
             let text = "\(QuerySyntax.text(of: names)) \(op) \(operandValue.map { "\($0)" } ?? "nil")"
@@ -474,6 +480,13 @@ struct QueryCompiler {
     private func decodedTest(
         _ type: PropertyType, _ op: ComparisonOperator, _ operand: [UInt8]?, position: Int, property: String
     ) throws(StoreError) -> ColumnTest {
+        if type.unwrapped == .mixed {
+            // Compared as stored: a linked object cannot be made without a Store (`MixedComparison`).
+            guard let key = MixedComparison.key(ofOperand: operand) else {
+                throw fail("undecodable operand for \(property)", at: position)
+            }
+            return MixedComparison.test(op, key)
+        }
         guard let swiftType = DynamicValue.swiftType(type.unwrapped) else {
             throw fail("\(property) (\(type)) cannot be compared in a query", at: position)
         }

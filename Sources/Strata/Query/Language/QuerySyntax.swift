@@ -96,6 +96,11 @@ indirect enum QueryOperand {
     /// `SUBQUERY(dogs, $d, $d.age > 3).@count`.
     case subqueryCount(collection: [String], variable: String, condition: QueryNode, position: Int)
 
+    var isKeyPath: Bool {
+        if case .keyPath = self { return true }
+        return false
+    }
+
     var position: Int {
         switch self {
         case .keyPath(_, let position), .literal(_, let position), .argument(_, let position),

@@ -28,9 +28,31 @@ extension Results {
 
     /// `where(_:_:)` with the arguments as an array (what a caller building a query at run time has).
     public func `where`(_ query: String, arguments: [any Sendable]) throws(StoreError) -> Results {
+        try compiled(query, arguments: arguments.map { $0 as Any? })
+    }
+
+    /// `where(_:_:)` with objects among the arguments, as Realm takes them: a stored object compares
+    /// with a link, a List or MutableSet of links, or a mixed value holding a link.
+    ///
+    /// ```swift
+    /// let staff = try people.where("employer == $0 AND age > $1", company, 30)
+    /// let walkers = try people.where("ANY dogs == $0", rex)
+    /// ```
+    /// - Throws: as `where(_:_:)`; `.invalidArgument` for an object that is not stored (no row holds it).
+    /// - Warning: The objects must be managed by this Results' Store (its thread); confined like the Results.
+    public func `where`(_ query: String, _ arguments: Any...) throws(StoreError) -> Results {
+        try compiled(query, arguments: arguments.map { $0 as Any? })
+    }
+
+    /// `where(_:_:)` with objects among the arguments, as an array.
+    public func `where`(_ query: String, arguments: [Any]) throws(StoreError) -> Results {
+        try compiled(query, arguments: arguments.map { $0 as Any? })
+    }
+
+    private func compiled(_ query: String, arguments: [Any?]) throws(StoreError) -> Results {
         core.assertConfined()
         let parsed = try QueryParser.parse(query)
-        let compiler = QueryCompiler(text: query, arguments: arguments.map { $0 as Any? })
+        let compiler = QueryCompiler(text: query, arguments: arguments)
         var results = self
         if let condition = parsed.condition {
             results = results.adding(.predicate(try compiler.compile(condition, in: binding.schema)))
