@@ -70,9 +70,28 @@ final class AddOperation {
         // Each object is lent its key before anything is written when rows link to one another (a
         // row holds the keys of its links), or when a key may be refused (a String over 510 bytes):
         // then nothing is written at all. Otherwise each row's key comes from the row itself.
+        // An update keeps the stored embedded objects of the slots it fills (`EmbeddedSlots`): those
+        // new embedded objects take the stored ones' keys, and are stored over them.
+        var reused: [ObjectIdentifier: RowKey] = [:]
         if lendsKeys {
+            let taken = Set(pending.map { ObjectIdentifier($0.object) })
+            let buffer = ScratchBuffer()  // holds each stored row while its slots are read
             for (object, binding) in pending {
-                object._key = try core.newKey(for: object, binding: binding, session: session)
+                if let key = reused[ObjectIdentifier(object)] {
+                    object._key = key
+                } else {
+                    object._key = try core.newKey(for: object, binding: binding, session: session)
+                }
+                guard policy != .error, binding.hasLinkColumns,
+                    let old = try core.copyOfRow(binding, key: object._key, session: session, into: buffer)
+                else { continue }
+                let pairs = try EmbeddedSlots.pairs(
+                    of: object, binding: binding, old: old, key: object._key, core: core)
+                withExtendedLifetime(buffer) {}
+                for (element, key) in pairs
+                where taken.contains(ObjectIdentifier(element)) && reused[ObjectIdentifier(element)] == nil {
+                    reused[ObjectIdentifier(element)] = key
+                }
             }
         }
         // 2. Write. Under `.error` every write is an insert, so a duplicate key is undone by deleting
@@ -82,7 +101,8 @@ final class AddOperation {
         do {
             for (object, binding) in pending {
                 let result = try core.store(
-                    object, binding: binding, key: lendsKeys ? object._key : nil, policy: policy, session: session)
+                    object, binding: binding, key: lendsKeys ? object._key : nil, policy: policy, session: session,
+                    replacing: reused[ObjectIdentifier(object)] != nil)
                 object._key = result.key
                 if result.inserted { inserted.append((result.key, binding)) }
                 stored += 1

@@ -179,10 +179,12 @@ extension StoreCore {
 
     /// Encodes `object` (unmanaged) and stores it by `policy`. Returns its key, and whether a new row
     /// was inserted (rather than an existing one updated or left unchanged).
-    /// Every object it links to must be stored, or given its key by the add under way.
+    /// Every object it links to must be stored, or given its key by the add under way. `replacing`:
+    /// `knownKey` names a stored row to update whatever the type's key (an embedded object kept in
+    /// its slot by an update, `EmbeddedSlots`).
     func store(
         _ object: Object, binding: TableBinding, key knownKey: RowKey?, policy: Store.UpdatePolicy,
-        session: WriteSession
+        session: WriteSession, replacing: Bool = false
     ) throws(StoreError) -> (key: RowKey, inserted: Bool) {
         try encodeRow(of: object, binding: binding, into: &session.rowEncoder)
         return try session.rowEncoder.withEncodedRow(columns: binding.columnCount) {
@@ -195,7 +197,7 @@ extension StoreCore {
                 key = try self.key(of: row, binding: binding, session: session)
             }
             if binding.hasLinkColumns { try checkEmbeddedOwners(of: row, key: key, binding: binding) }
-            if binding.primaryKeyColumn == nil || policy == .error {
+            if !replacing, binding.primaryKeyColumn == nil || policy == .error {
                 guard try insertRow(encoded, key: key, binding: binding, session: session) else {
                     throw .alreadyExists(
                         primaryKey: StoreError.PrimaryKey(binding.describe(key), typeName: binding.name))
@@ -253,7 +255,14 @@ extension StoreCore {
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
             if binding.mayHoldLinks[column] {
-                for target in linkedObjects() {
+                let targets = linkedObjects()
+                if let twice = Self.embeddedHeldTwice(targets) {
+                    preconditionFailure(
+                        "Strata: cannot set \(binding.name).\(binding.columnNames[column]): cannot add an existing "
+                            + "managed embedded object to a second place (the new value holds one \(type(of: twice)) "
+                            + "twice): an embedded object has one owner and one place; assign a new one")
+                }
+                for target in targets {
                     if !binding.isLinkColumn[column], target is EmbeddedObject {
                         preconditionFailure(
                             "Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(type(of: target)) is an "
@@ -286,6 +295,19 @@ extension StoreCore {
         } catch {
             preconditionFailure("Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(error)")
         }
+    }
+
+    /// A managed embedded object that `targets` (the new value of one property) holds more than once
+    /// (`list.append(list[0])`, `map["b"] = map["a"]`); nil when none is.
+    private static func embeddedHeldTwice(_ targets: [Object]) -> Object? {
+        var seen = Set<ObjectIdentifier>()
+        var keys: [ObjectIdentifier: Set<RowKey>] = [:]
+        for target in targets where target is EmbeddedObject && target._store != nil {
+            guard seen.insert(ObjectIdentifier(target)).inserted,
+                keys[ObjectIdentifier(type(of: target)), default: []].insert(target._key).inserted
+            else { return target }
+        }
+        return nil
     }
 
     /// The objects linked from an unmanaged object's link, collection and mixed properties.

@@ -159,8 +159,17 @@ extension StoreCore {
     /// Throws `.invalidArgument` when a row being stored by `add` links to an embedded object that
     /// another row or property owns (before anything of the row is written).
     func checkEmbeddedOwners(of row: RowView, key: RowKey, binding: TableBinding) throws(StoreError) {
+        var held = Set<[UInt8]>()  // the target type's name, then the key: each embedded object once
         for link in binding.links where linksEmbedded(link) {
             guard let target = tables.existingBinding(named: link.target) else { continue }
+            for bytes in try embeddedTargets(of: link, in: row, key: key, binding: binding) {
+                guard held.insert(Array(link.target.utf8) + [0] + bytes).inserted else {
+                    throw .invalidArgument(
+                        "\(binding.location(of: key)).\(link.property): cannot add an existing managed embedded "
+                            + "object to a second place (a \(link.target) held twice by the row): an embedded object "
+                            + "has one owner and one place; assign a new one")
+                }
+            }
             for bytes in try link.targets(in: row, at: binding.location(of: key)) {
                 let targetKey = try bytes.withBytes { (raw) throws(StoreError) in
                     try rows.decodeRowKey(raw, binding: target)
@@ -175,6 +184,18 @@ extension StoreCore {
                     }
                 }
             }
+        }
+    }
+
+    /// The targets of an embedded link column, in order, each as often as the column holds it.
+    private func embeddedTargets(of link: LinkBinding, in row: RowView, key: RowKey, binding: TableBinding)
+        throws(StoreError) -> [[UInt8]]
+    {
+        do throws(RowDamage) {
+            guard let bytes = try row.column(link.column) else { return [] }
+            return try CollectionLinks.targets(bytes, type: link.type).map { Array($0) }
+        } catch {
+            throw .damaged(at: "\(binding.location(of: key)).\(link.property)", error)
         }
     }
 

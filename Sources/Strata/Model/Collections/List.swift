@@ -273,6 +273,12 @@ protocol AnyList {
     var linkedObjects: [Object] { get }
 }
 
+/// Maps seen without their value type: the objects their values link to, by key (what an update
+/// pairs with the stored embedded objects of the same keys).
+protocol AnyMapOfLinks {
+    var linkedObjectsByKey: [(key: String, object: Object)] { get }
+}
+
 extension List: AnyList {
     var linkedObjects: [Object] {
         elements.flatMap { Object._linkedObjects(in: $0) }

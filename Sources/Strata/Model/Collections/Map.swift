@@ -277,9 +277,13 @@ extension Map: _Persistable {
     }
 }
 
-extension Map: AnyList {
+extension Map: AnyList, AnyMapOfLinks {
     var linkedObjects: [Object] {
         entries.flatMap { Object._linkedObjects(in: $0.value) }
+    }
+
+    var linkedObjectsByKey: [(key: String, object: Object)] {
+        entries.compactMap { entry in (entry.value as? Object).map { (entry.key, $0) } }
     }
 }
 
