@@ -14,6 +14,9 @@ protocol KeyPathRecording: AnyObject, Sendable {
     func noteIssued(_ object: AnyObject)
     /// A recorder of the linked type, handed out by a read of a link.
     func linkRecorder(_ type: Object.Type) -> Object?
+    /// The value the recorder's own property read last holds (its initial value): the probe of a
+    /// type that refuses every sample value.
+    func valueOfLastRead() -> Any?
 }
 
 enum KeyPathRecordings {

@@ -41,6 +41,10 @@ public protocol _OptionalPersistable {
     static func _strataDecodeValue(
         _ bytes: UnsafeRawBufferPointer, in context: _DecodeContext
     ) throws(StoreError) -> Self?
+    /// Decodes non-null bytes where nil is a value too (an optional property, List element, Map value):
+    /// as `_strataDecodeValue`, except that a value the type refuses reads as nil.
+    static func _strataDecodeOptional(_ bytes: UnsafeRawBufferPointer, in context: _DecodeContext)
+        throws(StoreError) -> Self?
     /// The probe of an optional property of this type in `round` (see `KeyPathResolver`).
     static func _strataOptionalProbe(_ round: Int) -> Self?
     /// Whether `value` (a `Self?`) is the probe of an optional property of this type in `round`.
@@ -158,6 +162,12 @@ public struct _DecodeContext {
 extension _OptionalPersistable {
     public static var _strataElementType: _SchemaType { _strataValueType }
 
+    public static func _strataDecodeOptional(_ bytes: UnsafeRawBufferPointer, in context: _DecodeContext)
+        throws(StoreError) -> Self?
+    {
+        try _strataDecodeValue(bytes, in: context)
+    }
+
     public func _strataEncodeElement(into row: inout _RowEncoder) throws(StoreError) {
         let start = row.beginElement()
         try _strataEncodeValue(into: &row)
@@ -186,7 +196,7 @@ extension Optional: _ListElement where Wrapped: _PersistableValue {
         _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
     ) throws(StoreError) -> Wrapped?? {
         guard let bytes else { return .some(nil) }
-        return .some(try Wrapped._strataDecodeValue(bytes, in: context))
+        return .some(try Wrapped._strataDecodeOptional(bytes, in: context))
     }
 }
 
@@ -209,7 +219,7 @@ extension Optional: _Persistable where Wrapped: _OptionalPersistable {
         _ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext
     ) throws(StoreError) -> Self {
         guard let bytes else { return nil }
-        return try Wrapped._strataDecodeValue(bytes, in: context)
+        return try Wrapped._strataDecodeOptional(bytes, in: context)
     }
 }
 

@@ -151,6 +151,13 @@ enum KeyPathResolver {
             return recorder
         }
 
+        func valueOfLastRead() -> Any? {
+            guard let read = reads.last,
+                let recorder = recorders.first(where: { ObjectIdentifier($0.object) == read.recorder })
+            else { return nil }
+            return read.schema.accessors[read.property].unmanagedValue(of: recorder.object)
+        }
+
         /// Unbinds the recorders before they go, like any unmanaged object.
         func unbindRecorders() {
             for (recorder, schema) in recorders {

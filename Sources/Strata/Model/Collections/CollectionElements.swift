@@ -91,7 +91,7 @@ extension Optional: _MapValue where Wrapped: _OptionalPersistable {
         throws(StoreError) -> Wrapped?
     {
         guard let bytes else { return nil }
-        return try Wrapped._strataDecodeValue(bytes, in: context)
+        return try Wrapped._strataDecodeOptional(bytes, in: context)
     }
 }
 

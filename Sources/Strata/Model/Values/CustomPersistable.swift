@@ -31,8 +31,9 @@ public protocol CustomPersistable: _CustomPersistableValue {
 ///     public var persistableValue: String { absoluteString }
 /// }
 /// ```
-/// A stored value the initializer refuses reads as `.corrupted` (a read of the property traps
-/// naming it; `verify()` reports it): keep the conversion total over what the app stores.
+/// A stored value the initializer refuses reads as nil where nil is a value (an optional property,
+/// as Realm does), and otherwise as `.corrupted` (a read of a non-optional property traps naming it;
+/// `verify()` reports it): keep the conversion total over what the app stores.
 public protocol FailableCustomPersistable: _CustomPersistableValue {
     /// Makes the value from its stored form, or nil when the stored form is not one.
     init?(persistedValue: PersistedType)
@@ -90,10 +91,22 @@ extension _CustomPersistableValue {
     }
 
     /// The stored type's probe of `round`, converted; for a type that refuses it, the first of its
-    /// `persistedSamples` (from the round's on) or of the stored type's zero that it accepts.
+    /// `persistedSamples` (from the round's on) or of the stored type's zero that it accepts; for a
+    /// type that refuses all of them, the value the recorder's own property holds (its initial value:
+    /// a non-optional property of such a type must have one), so that a query never traps for it.
     ///
-    /// - Warning: Traps, naming the fix, when the type accepts none of them.
+    /// - Warning: Traps, naming the fix, when there is no value at all (outside a key path's recording).
     public static func _strataValueProbe(_ round: Int) -> Self {
+        if let probe = _strataAcceptedProbe(round) ?? (KeyPathRecordings.current?.valueOfLastRead() as? Self) {
+            return probe
+        }
+        preconditionFailure(
+            "Strata: \(Self.self) refuses every sample \(PersistedType.self) a query reads it with: list stored "
+                + "forms it accepts in `static var persistedSamples`")
+    }
+
+    /// The stored type's probe of `round`, or the first sample the type accepts; nil when it refuses all.
+    static func _strataAcceptedProbe(_ round: Int) -> Self? {
         if let probe = _strataFromPersisted(PersistedType._strataValueProbe(round)) { return probe }
         let samples = _strataSamples
         let rotated =
@@ -101,13 +114,26 @@ extension _CustomPersistableValue {
         for candidate in rotated + [PersistedType._strataZero()] {
             if let value = _strataFromPersisted(candidate) { return value }
         }
-        preconditionFailure(
-            "Strata: \(Self.self) refuses every sample \(PersistedType.self) a query reads it with: list stored "
-                + "forms it accepts in `static var persistedSamples`")
+        return nil
     }
 
     public static func _strataIsValueProbe(_ value: Self, _ round: Int) -> Bool {
         SetOrder.key(of: value.persistableValue) == SetOrder.key(of: _strataValueProbe(round).persistableValue)
+    }
+
+    /// An optional property's probes: nil in round 1; in the others the value probe, or, for a type
+    /// that refuses every sample and a property whose value is nil, nil again (the key path is then
+    /// told by the property it reads alone).
+    public static func _strataOptionalProbe(_ round: Int) -> Self? {
+        guard round != 1 else { return nil }
+        return _strataAcceptedProbe(round) ?? (KeyPathRecordings.current?.valueOfLastRead() as? Self)
+    }
+
+    public static func _strataIsOptionalProbe(_ value: Any?, _ round: Int) -> Bool {
+        let probe = _strataOptionalProbe(round)
+        guard let value else { return probe == nil }
+        guard let typed = value as? Self, let probe else { return false }
+        return SetOrder.key(of: typed.persistableValue) == SetOrder.key(of: probe.persistableValue)
     }
 
     public func _strataEncodeValue(into row: inout _RowEncoder) throws(StoreError) {
@@ -122,6 +148,15 @@ extension _CustomPersistableValue {
             throw .corrupted("\(Self.self) refuses the stored \(PersistedType.self) \(stored)")
         }
         return value
+    }
+
+    /// A stored form the type refuses reads as nil where nil is a value (an optional property, List
+    /// element or Map value), as Realm reads it; damaged bytes are still `.corrupted`.
+    public static func _strataDecodeOptional(_ bytes: UnsafeRawBufferPointer, in context: _DecodeContext)
+        throws(StoreError) -> Self?
+    {
+        guard let stored = try PersistedType._strataDecodeValue(bytes, in: context) else { return nil }
+        return _strataFromPersisted(stored)
     }
 
     public static func _queryEqual(_ lhs: Self, _ rhs: Self) -> Bool {
