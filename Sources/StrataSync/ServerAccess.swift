@@ -17,20 +17,36 @@
         private static let changeAudience =
             "(audience_owner IS NULL AND audience_team IS NULL) OR audience_owner = current_user OR audience_team \(inMyTeams)"
 
-        static let statements: [String] = [
-            """
-            DO $$ BEGIN
-                IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(clientRole)') THEN
-                    CREATE ROLE \(clientRole) NOLOGIN;
-                END IF;
-            END $$
-            """,
+        /// Whether the client role exists (it is made only for per-user access: `ServerConnection.prepare`).
+        static let clientRoleExists = "SELECT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(clientRole)')"
+
+        /// Whether the client role has its privileges on the protocol's tables.
+        static let clientRoleGranted = "SELECT has_table_privilege('\(clientRole)', 'strata.changes', 'INSERT')"
+
+        /// Makes the client role: needs CREATEROLE (or a superuser).
+        static let createClientRole = "CREATE ROLE \(clientRole) NOLOGIN"
+
+        /// What the client role may do with the protocol's tables and functions (run by their owner).
+        static let clientRoleGrants: [String] = [
             "GRANT USAGE ON SCHEMA strata TO \(clientRole)",
             "GRANT SELECT ON strata.sync_meta, strata.types, strata.access_rules, strata.members TO \(clientRole)",
             "GRANT SELECT, UPDATE ON strata.sequence TO \(clientRole)",
             "GRANT SELECT, INSERT, UPDATE ON strata.clients TO \(clientRole)",
             "GRANT SELECT, INSERT ON strata.changes TO \(clientRole)",
             "GRANT SELECT ON strata.change_log TO \(clientRole)",
+            "GRANT EXECUTE ON FUNCTION strata.trim_history() TO \(clientRole)",
+            "GRANT EXECUTE ON FUNCTION strata.inaccessible_keys(text, text[]) TO \(clientRole)",
+        ]
+
+        /// The privileges of the client role on a type's table.
+        static func typeGrant(_ type: String) -> String {
+            "GRANT SELECT, INSERT, UPDATE, DELETE ON \(ServerSchema.table(type)) TO \(clientRole)"
+        }
+
+        /// Row-level security, the history's trimming and the audience checks: made with the protocol's
+        /// tables by any role that may create in the database (no role is made here: without per-user
+        /// access rules, the owner's role is all sync needs).
+        static let statements: [String] = [
             // A client's row holds its position: only its own role may move it (another could make
             // the server skip the client's next pushes as already accepted).
             "ALTER TABLE strata.clients ENABLE ROW LEVEL SECURITY",
@@ -66,7 +82,6 @@
             END $f$
             """,
             "REVOKE ALL ON FUNCTION strata.trim_history() FROM PUBLIC",
-            "GRANT EXECUTE ON FUNCTION strata.trim_history() TO \(clientRole)",
             // Which of `keys` name an object of `type_name` that exists and the session's role may not
             // see: a push asks before it writes, so that a refusal names the change (row-level
             // security alone would skip such an update or delete in silence).
@@ -90,7 +105,6 @@
             END $f$
             """,
             "REVOKE ALL ON FUNCTION strata.inaccessible_keys(text, text[]) FROM PUBLIC",
-            "GRANT EXECUTE ON FUNCTION strata.inaccessible_keys(text, text[]) TO \(clientRole)",
             // Every change of a type with rules must be to an object of the row's audience as the
             // typed tables hold it when the push commits (an update or delete may name one no longer there:
             // it does nothing where it arrives): a client cannot send a change of an object it may not
@@ -146,12 +160,14 @@
             """
         }
 
-        /// What makes a type's table usable by clients: privileges, and with a rule, row-level
-        /// security by owner and team, and the rule as `strata.check_audience` reads it.
-        static func typeStatements(_ type: SyncTypeSchema, rule: AccessRule?, keyTypes: [String: SyncType]) -> [String]
-        {
+        /// What makes a type's table usable by clients: the client role's privileges (when there is
+        /// one), and with a rule, row-level security by owner and team, and the rule as
+        /// `strata.check_audience` reads it.
+        static func typeStatements(
+            _ type: SyncTypeSchema, rule: AccessRule?, keyTypes: [String: SyncType], grantsToClients: Bool
+        ) -> [String] {
             let table = ServerSchema.table(type.name)
-            var statements = ["GRANT SELECT, INSERT, UPDATE, DELETE ON \(table) TO \(clientRole)"]
+            var statements = grantsToClients ? [typeGrant(type.name)] : []
             guard let rule else { return statements }
             let owner = ServerSchema.quoted(rule.access.ownerProperty)
             let team = rule.access.teamProperty.map(ServerSchema.quoted) ?? "NULL::text"

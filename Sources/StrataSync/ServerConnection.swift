@@ -258,6 +258,8 @@
                         "the server speaks sync protocol \(version.first ?? "?"), this client \(ServerSchema.protocolVersion)"
                     )
                 }
+                // The client role exists only where per-user access needs it: made (or found made) then.
+                let grantsToClients = try await prepareClientRole(required: !access.isEmpty)
                 for type in types {
                     let rule = access[type.name]
                     let fingerprint =
@@ -271,7 +273,9 @@
                         continue
                     }
                     try await making("the table of \(type.name)") { () throws(SyncError) in
-                        try await createTable(type, fingerprint: fingerprint, rule: rule, keyTypes: keyTypes)
+                        try await createTable(
+                            type, fingerprint: fingerprint, rule: rule, keyTypes: keyTypes,
+                            grantsToClients: grantsToClients)
                     }
                 }
                 let identity = try await rows(
@@ -294,11 +298,61 @@
             }
         }
 
+        /// Makes the group role of client roles (`ServerAccess.clientRole`) exist and hold its
+        /// privileges on the protocol's tables and on every synced type's table, where this role may:
+        /// making the role needs CREATEROLE, granting needs the tables' owner. Per-user access
+        /// (`required`) needs the role; sync without access rules makes it only when it may (then
+        /// clients may connect as roles of the group), and otherwise goes on without it. Returns
+        /// whether the role is there (new types' tables are then granted to it).
+        ///
+        /// - Throws: `.schemaMismatch` when `required` and the role or its privileges are missing and
+        ///   this role may not make them: the message names the privilege and the SQL that gives it.
+        private func prepareClientRole(required: Bool) async throws(SyncError) -> Bool {
+            let role = ServerAccess.clientRole
+            let exists = try await rows(PostgresQuery(unsafeSQL: ServerAccess.clientRoleExists), as: Bool.self)
+            if exists.first != true {
+                let me = try await rows(
+                    "SELECT current_user::text, rolcreaterole OR rolsuper FROM pg_roles WHERE rolname = current_user",
+                    as: (String, Bool).self)
+                guard me.first?.1 == true else {
+                    guard required else { return false }
+                    let name = me.first?.0 ?? "<this role>"
+                    throw .schemaMismatch(
+                        "per-user access (SyncAccess) needs the group role \(role), and the role \(name) may not "
+                            + "create roles: it lacks the CREATEROLE privilege. Either make the group role "
+                            + "beforehand, as a role that may (a superuser): CREATE ROLE \(role) NOLOGIN; or give this "
+                            + "role the privilege: ALTER ROLE \(name) CREATEROLE; then connect again. Sync without "
+                            + "access rules needs neither")
+                }
+                try await execute(PostgresQuery(unsafeSQL: ServerAccess.createClientRole))
+            }
+            let granted = try await rows(PostgresQuery(unsafeSQL: ServerAccess.clientRoleGranted), as: Bool.self)
+            guard granted.first != true else { return true }
+            let owner = try await rows(
+                "SELECT pg_has_role(current_user, relowner, 'USAGE') FROM pg_class WHERE oid = 'strata.changes'::regclass",
+                as: Bool.self)
+            guard owner.first == true else {
+                guard required else { return true }
+                throw .schemaMismatch(
+                    "the group role \(role) has no privileges on StrataSync's tables yet, and this role may not "
+                        + "give them (only the tables' owner may): connect once with the database owner's role first")
+            }
+            for statement in ServerAccess.clientRoleGrants { try await execute(PostgresQuery(unsafeSQL: statement)) }
+            // The types synced so far (without rules: shared by every role of the group).
+            for name in try await rows("SELECT name FROM strata.types", as: String.self) {
+                try await execute(PostgresQuery(unsafeSQL: ServerAccess.typeGrant(name)))
+            }
+            return true
+        }
+
         private func createTable(
-            _ type: SyncTypeSchema, fingerprint: String, rule: AccessRule?, keyTypes: [String: SyncType]
+            _ type: SyncTypeSchema, fingerprint: String, rule: AccessRule?, keyTypes: [String: SyncType],
+            grantsToClients: Bool
         ) async throws(SyncError) {
             try await execute(PostgresQuery(unsafeSQL: ServerSchema.createStateTable(type, keyTypes: keyTypes)))
-            for statement in ServerAccess.typeStatements(type, rule: rule, keyTypes: keyTypes) {
+            for statement in ServerAccess.typeStatements(
+                type, rule: rule, keyTypes: keyTypes, grantsToClients: grantsToClients)
+            {
                 try await execute(PostgresQuery(unsafeSQL: statement))
             }
             var columns = "["
