@@ -33,6 +33,12 @@
             apply(change, values: values)
         }
 
+        /// Whether the object is stored whole (its image is its every property).
+        var isStore: Bool {
+            if case .store = self { return true }
+            return false
+        }
+
         /// A later value of a column on top of an earlier one: a Map patch goes onto the whole Map or
         /// the earlier patch (its keys win); anything else replaces.
         static func merged(_ new: SyncValue?, over base: SyncValue?) -> SyncValue? {
@@ -308,17 +314,18 @@
                 }
                 last = (change.typeName, index)
                 let values = groups[index].table.columnValues(change.properties)
-                let image = imageOf(change)
                 // One hash of the key for an object first seen (the usual case), two for one seen before.
                 let fresh = groups[index].nets.count
                 if let seen = groups[index].position.updateValue(fresh, forKey: change.primaryKey) {
                     groups[index].position[change.primaryKey] = seen
+                    let whole = groups[index].nets[seen].isStore
                     groups[index].nets[seen].apply(change, values: values)
-                    if change.kind != .update || image != nil { groups[index].images[seen] = image }
+                    groups[index].images[seen] = try imageAfter(
+                        change, image: groups[index].images[seen], isWhole: whole)
                 } else {
                     groups[index].keys.append(change.primaryKey)
                     groups[index].nets.append(NetChange(change, values: values))
-                    groups[index].images.append(image)
+                    groups[index].images.append(try imageAfter(change, image: nil, isWhole: false, firstSeen: true))
                 }
             }
             return groups.map { group in
@@ -353,14 +360,25 @@
     }
 
     extension PreparedPush {
-        /// The object's image after `change`: an insert's payload (every property), an update's image
-        /// (every property as the object held them when read); none after a delete, or for an update
-        /// read without its image.
-        static func imageOf(_ change: OutgoingChange) -> [UInt8]? {
+        /// What the batch sends for an object's image after `change`, given what it sent before
+        /// (`image`, the whole object when `isWhole`, else an update's patch): an insert's payload (every property: the whole image); an update's payload,
+        /// applied to that (`ChangePayload.patched`), or alone for an object first seen (the server
+        /// patches the stored image with it: `strata.patched_image`); none after a delete (an update
+        /// of a deleted object does nothing).
+        static func imageAfter(_ change: OutgoingChange, image: [UInt8]?, isWhole: Bool, firstSeen: Bool = false)
+            throws(SyncError) -> [UInt8]?
+        {
             switch change.kind {
-            case .insert: change.payload
-            case .update: change.image
-            case .delete: nil
+            case .insert: return change.payload
+            case .delete: return nil
+            case .update:
+                if firstSeen { return change.payload }
+                guard let image else { return nil }
+                do {
+                    return try ChangePayload.patched(image, with: change.payload, baseIsImage: isWhole)
+                } catch {
+                    throw .store(.corrupted("an update of \(change.typeName) in the outbox: \(error.message)"))
+                }
             }
         }
     }

@@ -259,6 +259,15 @@
                     )
                 }
                 // The client role exists only where per-user access needs it: made (or found made) then.
+                // A server made before images were patched there lacks the functions that patch them.
+                let imagesPatched = try await rows(PostgresQuery(unsafeSQL: ServerImages.present), as: Bool.self)
+                if imagesPatched.first != true {
+                    try await making("StrataSync's image functions") { () throws(SyncError) in
+                        for statement in ServerImages.statements {
+                            try await execute(PostgresQuery(unsafeSQL: statement))
+                        }
+                    }
+                }
                 let grantsToClients = try await prepareClientRole(required: !access.isEmpty)
                 for type in types {
                     let rule = access[type.name]

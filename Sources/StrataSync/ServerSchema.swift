@@ -85,7 +85,7 @@
                 CREATE TABLE IF NOT EXISTS strata.types (
                     name text PRIMARY KEY, fingerprint text NOT NULL, columns jsonb NOT NULL)
                 """,
-            ] + ServerAccess.statements
+            ] + ServerAccess.statements + ServerImages.statements
 
         /// A type's columns as one line (compared between clients and server).
         static func fingerprint(_ type: SyncTypeSchema) -> String {

@@ -156,7 +156,8 @@
                 """
         }
 
-        /// Sets some properties of existing objects: per row, the values of the properties it names.
+        /// Sets some properties of existing objects: per row, the values of the properties it names,
+        /// and the payload that patches its image (`images`).
         func update(_ rows: [(key: SyncValue, values: [SyncValue?])], images: [[UInt8]]) throws(SyncError)
             -> PostgresQuery
         {
@@ -175,7 +176,9 @@
             var assignments: [String] = []
             binds.append(Self.imageArray(images))
             aliases.append("image")
-            assignments.append("\(ServerSchema.imageColumn) = r.image")
+            // The image patched as the columns are (the update's properties only): `ServerImages`.
+            assignments.append(
+                "\(ServerSchema.imageColumn) = strata.patched_image(t.\(ServerSchema.imageColumn), r.image)")
             let keyColumn = keyColumn
             var keys = ColumnArray(keyColumn.element, capacity: rows.count)
             for row in rows { try keys.append(row.key) }

@@ -173,7 +173,7 @@ struct ChangeCaptureTests {
         // Every kind of value, straight from the bytes, as the changes read it; one object deleted since.
         for (place, typeName, count) in [(afterPerson, "AllTypes", 8), (afterAllTypes, "Person", 5)] {
             let asChanges = try store.outgoingChanges(after: place, limit: count).changes
-            let (batch, recorder) = try store.outgoingChanges(after: place, limit: count, images: true) {
+            let (batch, recorder) = try store.outgoingChanges(after: place, limit: count) {
                 (name, names, capacity) in
                 #expect(name == typeName && capacity == count)
                 return Recorder(columnNames: names)

@@ -27,27 +27,25 @@ extension Store {
     /// - Throws: `.corrupted` for a record or row that cannot be read, `.schemaMismatch`,
     ///   `.wrongThread`, `.storage`.
     @_spi(StrataSync)
-    public func outgoingChanges(after sequence: UInt64 = 0, limit: Int = .max, images: Bool = false)
-        throws(StoreError) -> OutgoingBatch
-    {
+    public func outgoingChanges(after sequence: UInt64 = 0, limit: Int = .max) throws(StoreError) -> OutgoingBatch {
         try core.checkConfined()
-        return try core.sync.outgoingChanges(after: sequence, limit: limit, images: images)
+        return try core.sync.outgoingChanges(after: sequence, limit: limit)
     }
 
-    /// `outgoingChanges(after:limit:images:)`, but a batch that only inserts objects of one type, each
+    /// `outgoingChanges(after:limit:)`, but a batch that only inserts objects of one type, each
     /// with every property and none of embedded objects, goes to the sink `makeSink` makes for its
     /// type from its properties' names in column order (none: read as changes), value by value from
     /// the file's bytes; the batch's `changes` are then empty. `capacity` is how many changes the
     /// batch's records hold.
     ///
-    /// - Throws: as `outgoingChanges(after:limit:images:)`.
+    /// - Throws: as `outgoingChanges(after:limit:)`.
     @_spi(StrataSync)
     public func outgoingChanges<Sink: OutgoingInsertSink>(
-        after sequence: UInt64 = 0, limit: Int = .max, images: Bool = false,
+        after sequence: UInt64 = 0, limit: Int = .max,
         insertsInto makeSink: (_ typeName: String, _ columnNames: [String], _ capacity: Int) -> Sink?
     ) throws(StoreError) -> (batch: OutgoingBatch, inserts: Sink?) {
         try core.checkConfined()
-        return try core.sync.outgoingChanges(after: sequence, limit: limit, images: images, insertsInto: makeSink)
+        return try core.sync.outgoingChanges(after: sequence, limit: limit, insertsInto: makeSink)
     }
 
     /// The stored keys of the objects of the type named `typeName`, in key order, in one snapshot

@@ -160,7 +160,7 @@
             after place: UInt64, previousThrough: Int64, insertsApart: Bool = true, claimsLast: Bool = false
         ) throws(SyncError) -> (OutgoingBatch, PreparedPush?)? {
             let (batch, inserts) = try storeCall { () throws(StoreError) in
-                try store.outgoingChanges(after: place, limit: server.batchSize, images: true) {
+                try store.outgoingChanges(after: place, limit: server.batchSize) {
                     (typeName, columnNames, capacity) -> BulkInsert? in
                     guard insertsApart, notToSendPlaces.isEmpty, accessRules[typeName] == nil,
                         let type = typeSchemas[typeName], type.properties.map(\.name) == columnNames

@@ -13,7 +13,7 @@ public enum OutgoingScalar {
 }
 
 /// Receives a batch of the outbox that only inserts objects of one type
-/// (`Store.outgoingChanges(after:limit:images:insertsInto:)`): per object, in key order, its key,
+/// (`Store.outgoingChanges(after:limit:insertsInto:)`): per object, in key order, its key,
 /// payload and values, read from the file's bytes with no `OutgoingChange` made (a push of an import
 /// spent most of its client time making them).
 @_spi(StrataSync)

@@ -127,10 +127,6 @@ public struct OutgoingChange: Sendable, Equatable {
     /// The properties' names and bytes exactly as the file stores them (`ChangePayload`): what
     /// other clients apply.
     public let payload: [UInt8]
-    /// For an update, when asked (`outgoingChanges(after:limit:images:)`): every property's bytes as
-    /// the object holds them now (Maps whole), as a `ChangePayload`: what a server keeps to give new
-    /// clients the object.
-    public var image: [UInt8]? = nil
 }
 
 /// The outbox's next changes, and the place of the last commit they come from (nil: the outbox is

@@ -18,14 +18,14 @@ struct SyncExchange {
     /// The outbox's changes after `sequence` (whole commits, until `limit` changes), each with the
     /// current bytes and values of the properties it names, read in one snapshot. An insert or update
     /// of an object that is gone is left out: the delete that removed it follows in the outbox.
-    func outgoingChanges(after sequence: UInt64, limit: Int, images: Bool = false) throws(StoreError) -> OutgoingBatch {
-        try outgoingChanges(after: sequence, limit: limit, images: images) { (_, _, _) -> NoInserts? in nil }.batch
+    func outgoingChanges(after sequence: UInt64, limit: Int) throws(StoreError) -> OutgoingBatch {
+        try outgoingChanges(after: sequence, limit: limit) { (_, _, _) -> NoInserts? in nil }.batch
     }
 
-    /// `outgoingChanges(after:limit:images:)`, but a batch that only inserts objects of one type goes
+    /// `outgoingChanges(after:limit:)`, but a batch that only inserts objects of one type goes
     /// to the sink `makeSink` makes for it (`outgoingInserts`), the batch's `changes` then empty.
     func outgoingChanges<Sink: OutgoingInsertSink>(
-        after sequence: UInt64, limit: Int, images: Bool,
+        after sequence: UInt64, limit: Int,
         insertsInto makeSink: (_ typeName: String, _ columnNames: [String], _ capacity: Int) -> Sink?
     ) throws(StoreError) -> (batch: OutgoingBatch, inserts: Sink?) {
         guard limit > 0 else { return (OutgoingBatch(changes: [], through: nil, recordedCount: 0), nil) }
@@ -55,7 +55,7 @@ struct SyncExchange {
                     throw .schemaMismatch("the outbox names \(entry.typeName), a type outside this Store's schema")
                 }
                 if let change = try outgoingChange(
-                    entry, sequence: sequence, binding: binding, reader: reader, images: images)
+                    entry, sequence: sequence, binding: binding, reader: reader)
                 {
                     changes.append(change)
                 }
@@ -86,8 +86,7 @@ struct SyncExchange {
     }
 
     private func outgoingChange(
-        _ entry: OutboxEntry, sequence: UInt64, binding: TableBinding, reader: borrowing ReadTransaction,
-        images: Bool
+        _ entry: OutboxEntry, sequence: UInt64, binding: TableBinding, reader: borrowing ReadTransaction
     ) throws(StoreError) -> OutgoingChange? {
         let rowKey = try entry.key.withBytes { (key) throws(StoreError) in
             try core.rows.decodeRowKey(key, binding: binding)
@@ -112,22 +111,6 @@ struct SyncExchange {
                 } catch {
                     throw .damaged(at: binding.location(of: rowKey), error)
                 }
-            }
-            var image: [UInt8]?
-            if images, kind == .update {
-                var writer = ChangePayload.Writer(capacity: stored.count + 16 * binding.columnCount + 2)
-                for index in 0..<binding.columnCount {
-                    let bytes = try column(index)
-                    if let target = embeddedTarget(of: binding.columnTypes[index]) {
-                        writer.append(
-                            name: binding.columnNames[index],
-                            value: try embeddedImage(
-                                of: bytes, type: binding.columnTypes[index], target: target, reader: reader))
-                    } else {
-                        writer.append(name: binding.columnNames[index], value: bytes)
-                    }
-                }
-                image = writer.finish()
             }
             var properties: [OutgoingChange.Property] = []
             properties.reserveCapacity(entry.columns.count)
@@ -157,7 +140,7 @@ struct SyncExchange {
             }
             return OutgoingChange(
                 sequence: sequence, typeName: binding.name, kind: kind, key: entry.key, primaryKey: primaryKey,
-                properties: properties, payload: payload.finish(), image: image)
+                properties: properties, payload: payload.finish())
         }
     }
 
