@@ -137,9 +137,9 @@ import Testing
     @Test func clauses() throws {
         let (_, store) = try populated()
         #expect(try ids(store, "TRUEPREDICATE SORT(age DESC, name ASC) LIMIT(3)") == [5, 3, 1])
-        #expect(try ids(store, "SORT(age ASC, id DESC)") == [4, 2, 1, 3, 5])
+        #expect(try ids(store, "TRUEPREDICATE SORT(age ASC, id DESC)") == [4, 2, 1, 3, 5])
         #expect(try ids(store, "age < 40 DISTINCT(age)") == [1, 2])
-        #expect(try ids(store, "LIMIT(0)").isEmpty)
+        #expect(try ids(store, "TRUEPREDICATE LIMIT(0)").isEmpty)
     }
 
     /// An argument is a value, never text of the query: input that looks like a condition changes nothing.
@@ -169,7 +169,11 @@ import Testing
         #expect(message("name BEGINSWITH 3")?.contains("needs a string") == true)
         #expect(message("age BEGINSWITH 'x'")?.contains("needs a String property") == true)
         #expect(message("dogs.@sum.name > 1")?.contains("no number property") == true)
-        #expect(message("SORT(dogs ASC)")?.contains("SORT and DISTINCT") == true)
+        #expect(message("TRUEPREDICATE SORT(dogs ASC)")?.contains("SORT and DISTINCT") == true)
+        // Realm Query Language's grammar: a condition first, a direction for every SORT key.
+        #expect(message("")?.contains("at 0: a query starts with a condition") == true)
+        #expect(message("SORT(age ASC)")?.contains("at 0: a query starts with a condition") == true)
+        #expect(message("TRUEPREDICATE SORT(age)")?.contains("at 22: SORT(age) needs a direction") == true)
         #expect(message("name == 'unterminated")?.contains("not closed") == true)
         #expect(message("age > 3 #")?.contains("unexpected character") == true)
     }

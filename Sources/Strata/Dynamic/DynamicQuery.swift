@@ -45,25 +45,25 @@ extension DynamicStore {
         let compiler = DynamicQueryCompiler(
             compiler: QueryCompiler(text: query, arguments: arguments.map { $0 as Any? }), stored: stored,
             typeIndexByName: typeIndexByName)
-        let condition = try parsed.condition.map { (node) throws(StoreError) in
-            try compiler.compile(node, in: typeIndex)
-        }
-        var sortColumns: [(column: Int, order: ColumnOrder, ascending: Bool)] = []
-        var distinctColumns: [(column: Int, order: ColumnOrder)] = []
-        var limit = Int.max
+        let condition = try compiler.compile(parsed.condition, in: typeIndex)
+        var clauses: [DynamicClause] = []
         for clause in parsed.clauses {
             switch clause {
             case .sort(let keys):
+                var sortKeys: [DynamicClause.Key] = []
                 for key in keys {
-                    let (column, order) = try compiler.orderedColumn(key.path, in: typeIndex, position: key.position)
-                    sortColumns.append((column, order, key.ascending))
+                    let (steps, type) = try compiler.orderedSteps(key.path, in: typeIndex, position: key.position)
+                    sortKeys.append(DynamicClause.Key(steps: steps, type: type, ascending: key.ascending))
                 }
+                clauses.append(.sort(sortKeys))
             case .distinct(let paths):
+                var keys: [DynamicClause.Key] = []
                 for path in paths {
-                    distinctColumns.append(
-                        try compiler.orderedColumn(path.path, in: typeIndex, position: path.position))
+                    let (steps, type) = try compiler.orderedSteps(path.path, in: typeIndex, position: path.position)
+                    keys.append(DynamicClause.Key(steps: steps, type: type, ascending: true))
                 }
-            case .limit(let count): limit = min(limit, count)
+                clauses.append(.distinct(keys))
+            case .limit(let count): clauses.append(.limit(count))
             }
         }
         let type = verifiedTypes[typeIndex]
@@ -76,36 +76,21 @@ extension DynamicStore {
                     try transaction.withCursor(type.table) { (cursor) throws(LMDBError) -> StoreError? in
                         try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in
                             let row = try checkedRow(entry.value, key: entry.key, type: typeIndex)
-                            var kept = true
-                            if let condition { kept = try matches(condition, row: row, in: transaction) }
-                            if kept { found.append((Array(entry.key), row, entry.value)) }
+                            if try matches(condition, row: row, in: transaction) {
+                                found.append((Array(entry.key), row, entry.value))
+                            }
                         }
                     }
                 }
                 if let visitFailure { throw visitFailure }
+                // The clauses as written, as `Results` applies them (`LIMIT(2) SORT(age DESC)` sorts two).
                 var order = Array(found.indices)
-                if !distinctColumns.isEmpty || !sortColumns.isEmpty {
-                    let location: (Int, Int) -> String = { "\(typeName)[\($0)].\(storedType.properties[$1].name)" }
-                    let rows = found.map(\.row)
-                    if !sortColumns.isEmpty {
-                        var columns: [SortColumn] = []
-                        for (column, sortOrder, ascending) in sortColumns {
-                            columns.append(
-                                SortColumn(
-                                    values: try ColumnSorter.read(
-                                        column, order: sortOrder, rows: rows, location: location),
-                                    ascending: ascending))
-                        }
-                        order = ColumnSorter(columns: columns).order(count: rows.count)
-                    }
-                    if !distinctColumns.isEmpty {
-                        let kept = try ColumnDistinct(columns: distinctColumns).kept(
-                            order.map { rows[$0] }, location: location)
-                        order = kept.map { order[$0] }
-                    }
+                let rows = found.map(\.row)
+                for clause in clauses {
+                    order = try applying(clause, to: order, rows: rows, type: typeIndex, in: transaction)
                 }
                 var objects: [DynamicObject] = []
-                for index in order.prefix(limit) {
+                for index in order {
                     let match = found[index]
                     objects.append(
                         try match.key.withBytes { (key) throws(StoreError) in
@@ -142,6 +127,8 @@ struct DynamicQueryCompiler {
         /// `map.@keys`, `map.@values`.
         case mapElements([DynamicCondition.Step], CollectionCondition.MapPart, element: PropertyType)
         case aggregate([DynamicCondition.Step], CollectionCondition.Aggregate, PropertyType, DynamicCondition.Step?)
+        /// `name.@size`: a String's or Data's length in bytes.
+        case length([DynamicCondition.Step])
     }
 
     private func linkedType(_ name: String, position: Int) throws(StoreError) -> Int {
@@ -205,6 +192,7 @@ struct DynamicQueryCompiler {
                 throw fail(
                     "\(name) is a Map: read a value with \(name)['key'], its @keys, @values or @count", at: position)
             default:
+                if rest.count == 1, QueryCompiler.isLengthOperator(rest[0], of: propertyType) { return .length(steps) }
                 guard rest.isEmpty else {
                     throw fail("\(name) is a \(propertyType), it has no property \"\(rest[0])\"", at: position)
                 }
@@ -214,16 +202,19 @@ struct DynamicQueryCompiler {
         throw fail("an empty key path", at: position)
     }
 
-    /// A `SORT` or `DISTINCT` key: a property of the type itself whose column orders by its bytes.
-    func orderedColumn(_ names: [String], in type: Int, position: Int) throws(StoreError) -> (Int, ColumnOrder) {
+    /// A `SORT` or `DISTINCT` key: a property of the type itself, or reached through to-one links,
+    /// whose column orders by its bytes.
+    func orderedSteps(_ names: [String], in type: Int, position: Int) throws(StoreError) -> (
+        [DynamicCondition.Step], PropertyType
+    ) {
         guard case .property(let steps, let propertyType) = try resolve(names, in: type, position: position),
-            steps.count == 1, let order = ColumnOrder(propertyType)
+            ColumnOrder(propertyType) != nil
         else {
             throw fail(
-                "SORT and DISTINCT take a property of \(stored.types[type].name) itself holding numbers, dates, Bools, "
-                    + "strings, data or UUIDs", at: position)
+                "SORT and DISTINCT take a property of \(stored.types[type].name), or one reached through to-one "
+                    + "links, holding numbers, dates, Bools, strings, data or UUIDs", at: position)
         }
-        return (steps[0].property, order)
+        return (steps, propertyType)
     }
 
     func compile(_ node: QueryNode, in type: Int) throws(StoreError) -> DynamicCondition {
@@ -254,25 +245,32 @@ struct DynamicQueryCompiler {
                 ).test
                 return .count(steps, inner: (targetIndex, condition), test)
             }
+            if op == .in, case .keyPath = rhs, !lhs.isKeyPath {
+                // `$0 IN tags`: a value in a collection property (RQL), as `ANY tags == $0`.
+                return try compile(
+                    .comparison(rhs, .equal, lhs, options: options, quantifier: quantifier, position: position),
+                    in: type)
+            }
             let (names, operand, op) = try compiler.propertyFirst(lhs, op, rhs, position: position)
             let value = try compiler.value(operand)
             let name = QuerySyntax.text(of: names)
             switch try resolve(names, in: type, position: position) {
             case .property(let steps, let propertyType):
                 guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
-                if case .link = propertyType {
-                    guard value == nil, op == .equal || op == .notEqual else {
-                        throw fail(
-                            "\(name) is a link: compare it with nil, or compare one of its properties", at: position)
-                    }
-                    let wantsNull = op == .equal
-                    return .test(steps, { ($0 == nil) == wantsNull })
+                if case .link(let target) = propertyType {
+                    return .test(
+                        steps, try compiler.linkTest(op, value, target: target, position: position, property: name))
                 }
                 return .test(
                     steps,
                     try compiler.valueTest(
-                        propertyType, op, value, options: options, position: position, property: name
+                        propertyType, op, value, options: options, position: position, property: name,
+                        throughLink: steps.count > 1
                     ).test)
+            case .length(let steps):
+                guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
+                return .test(
+                    steps, try compiler.lengthTest(op, value, options: options, position: position, property: name))
             case .mapValue(let steps, let key, let valueType):
                 guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
                 let test = try compiler.valueTest(
@@ -352,7 +350,7 @@ extension DynamicStore {
 
     /// The bytes of the last step's column, following the links before it; `.some(nil)` for a null
     /// column, nil when a link on the way is nil or gone.
-    private func end(_ steps: [DynamicCondition.Step], row start: RowView, in transaction: borrowing ReadTransaction)
+    func end(_ steps: [DynamicCondition.Step], row start: RowView, in transaction: borrowing ReadTransaction)
         throws(StoreError) -> UnsafeRawBufferPointer??
     {
         var row = start

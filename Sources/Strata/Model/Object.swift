@@ -116,3 +116,10 @@ extension Object {
     /// The name a model type is stored under: its Swift name.
     static var storedTypeName: String { String(describing: self) }
 }
+
+/// An object is confined to the Store (thread, queue or actor) that manages it; a frozen one is read
+/// anywhere but still not sent as is: hand over a `ThreadSafeReference`, or freeze and re-resolve.
+@available(
+    *, unavailable, message: "an Object is confined to its Store's thread; hand it over with ThreadSafeReference"
+)
+extension Object: Sendable {}

@@ -40,6 +40,16 @@ struct PropertyPath: CustomStringConvertible, Equatable {
         steps.count == 1 && !countsList && mapKey == nil ? steps[0].property : nil
     }
 
+    /// The properties of the root type itself `paths` name; nil when one goes through a link.
+    static func directProperties(_ paths: [PropertyPath]) -> [Int]? {
+        var properties: [Int] = []
+        for path in paths {
+            guard let property = path.directProperty else { return nil }
+            properties.append(property)
+        }
+        return properties
+    }
+
     var description: String {
         let names = steps.map { $0.schema.properties[$0.property].name }.joined(separator: ".")
         if let mapKey { return names + "[\"\(mapKey)\"]" }

@@ -14,8 +14,9 @@
 /// Semantics:
 /// - Strings compare by their UTF-8 bytes (`==`, `<`, `starts(with:)`…), as Realm and SQLite's BINARY
 ///   collation do; `.caseInsensitive` compares `lowercased()` forms.
-/// - Comparing nil with `<`, `<=`, `>`, `>=` is false, except for `String?`: there nil sorts before
-///   every string, as in Realm; `== nil` and `!= nil` test for nil.
+/// - Comparing nil with `<`, `<=`, `>`, `>=` is false, except for a `String?` property of the type
+///   itself: there nil sorts before every string, as in Realm (through a link, a nil string never
+///   matches an ordering comparison, as in Realm too); `== nil` and `!= nil` test for nil.
 /// - Through a nil link (`$0.owner.name == "Ann"` for a dog without owner) every comparison is false.
 /// - Equality, `in` and ranges (`<`, `<=`, `>`, `>=`, case-sensitive `starts(with:)`) on the primary
 ///   key or an `indexed:` property use that index (see `Results.queryPlan`); everything else scans.
@@ -298,7 +299,8 @@ extension Query where Value: _QueryComparable {
         if !rhs._queryIsNull, let operand {
             access = lower ? .range(lower: operand, upper: nil) : .range(lower: nil, upper: operand)
         }
-        let ordersNil = Value._queryOrdersNil
+        // nil sorts before every string on the type's own column; through a link it never matches (Realm's).
+        let ordersNil = Value._queryOrdersNil && path.steps.count == 1
         let text = "\(path) \(symbol) \(rhs)"
         let form = Self.formOperand(rhs, operand)
         let declared = QueryOperator(`operator`)

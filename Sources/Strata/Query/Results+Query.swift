@@ -126,8 +126,8 @@ extension Results {
             case .limit(let count): steps.append("first \(count)")
             case .members(let owner, let column):
                 steps[0] = "the list \(owner._tableBinding?.columnNames[column] ?? "?") of \(type(of: owner))"
-            case .distinctProperties(let properties):
-                steps.append("distinct (\(properties.count) key\(properties.count == 1 ? "" : "s"))")
+            case .distinctPaths(let paths):
+                steps.append("distinct (\(paths.count) key\(paths.count == 1 ? "" : "s"))")
             }
         }
         return QueryPlan(access: access, description: steps.joined(separator: ", then "))

@@ -28,8 +28,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         case distinct([PartialKeyPath<Element>])
         /// The first n objects (`prefix(_:)`, a query's `LIMIT`).
         case limit(Int)
-        /// The string language's `DISTINCT(…)`: properties of the type (column-comparable).
-        case distinctProperties([Int])
+        /// The string language's `DISTINCT(…)`: properties of the type, or reached through to-one
+        /// links (column-comparable).
+        case distinctPaths([PropertyPath])
         /// The objects of a managed List of the owner's (its column), in the list's order: the
         /// first stage of `list.where` and `list.sorted`, read again at each evaluation.
         case members(owner: Object, column: Int)
@@ -151,9 +152,14 @@ public struct Results<Element: Object>: RandomAccessCollection {
                 items = kept
             case .filter(let isIncluded):
                 items = items.filter { isIncluded(object(for: $0)) }
-            case .distinctProperties(let properties):
+            case .distinctPaths(let paths):
                 let current = items
-                guard let distinct = ColumnDistinct(properties: properties, binding: binding) else { continue }
+                guard let properties = PropertyPath.directProperties(paths),
+                    let distinct = ColumnDistinct(properties: properties, binding: binding)
+                else {
+                    items = try PathOrderKeys(rows: core.rows, binding: binding).distinct(current, by: paths)
+                    continue
+                }
                 items = try distinct.kept(
                     current.map(\.row), location: { binding.location(of: current[$0].key, column: $1) }
                 ).map { current[$0] }

@@ -38,6 +38,16 @@ public struct SortKey<Root: Object> {
         }
     }
 
+    init(
+        keyPath: PartialKeyPath<Root>?, property: Int?, ascending: Bool,
+        comparator: @escaping ([Root]) -> (Int, Int) -> Int
+    ) {
+        self.keyPath = keyPath
+        self.property = property
+        self.ascending = ascending
+        self.comparator = comparator
+    }
+
     /// A key of the string language: a property of `Root` whose column `ColumnSorter` sorts (the
     /// compiler refuses others), so no object comparison is ever needed.
     init(property: Int, ascending: Bool) {

@@ -107,7 +107,8 @@ extension Results {
         let distinct: ColumnDistinct? =
             switch last {
             case .distinct(let keyPaths): ColumnDistinct(keyPaths, binding: binding)
-            case .distinctProperties(let properties): ColumnDistinct(properties: properties, binding: binding)
+            case .distinctPaths(let paths):
+                PropertyPath.directProperties(paths).flatMap { ColumnDistinct(properties: $0, binding: binding) }
             default: nil
             }
         guard let (column, order) = distinct?.numericColumn,

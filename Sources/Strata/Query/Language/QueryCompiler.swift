@@ -30,6 +30,8 @@ struct QueryCompiler {
             PropertyPath, CollectionCondition.Aggregate, element: PropertyType, property: (ObjectSchema, Int)?)
         /// A `LinkingObjects` property of the root type, with the names after it.
         case linking(origin: ObjectSchema, property: String, rest: [String])
+        /// `name.@size`, `name.@count`: a String's or Data's length in bytes (Realm's).
+        case length(PropertyPath)
     }
 
     func resolve(_ names: [String], in root: ObjectSchema, position: Int) throws(StoreError) -> Target {
@@ -82,6 +84,7 @@ struct QueryCompiler {
                 }
                 return .property(path, type)
             default:
+                if rest.count == 1, Self.isLengthOperator(rest[0], of: type) { return .length(path) }
                 guard rest.isEmpty else {
                     throw fail("\(path) is a \(type), it has no property \"\(rest[0])\"", at: position)
                 }
@@ -89,6 +92,73 @@ struct QueryCompiler {
             }
         }
         throw fail("an empty key path", at: position)
+    }
+
+    /// The test of `op value` on a link's stored key (a to-one link, or an element of a collection of
+    /// links): `==`, `!=` and `IN` with stored objects of the link's type (Realm's `employer == $0`), or nil.
+    func linkTest(_ op: QueryOperator, _ value: Any?, target: String, position: Int, property: String)
+        throws(StoreError) -> ColumnTest
+    {
+        switch op {
+        case .equal, .notEqual:
+            let key = try linkKey(value, target: target, position: position, property: property)
+            let wantsEqual = op == .equal
+            return { bytes in
+                guard let key else { return (bytes == nil) == wantsEqual }
+                guard let bytes else { return !wantsEqual }
+                return bytes.elementsEqual(key) == wantsEqual
+            }
+        case .in:
+            guard let values = value as? [Any?] else {
+                throw fail("IN needs a list {a, b} or an array argument for \(property)", at: position)
+            }
+            var keys: [[UInt8]?] = []
+            for element in values {
+                keys.append(try linkKey(element, target: target, position: position, property: property))
+            }
+            return { bytes in keys.contains { key in key.map { bytes?.elementsEqual($0) ?? false } ?? (bytes == nil) } }
+        default:
+            throw fail(
+                "\(property) is a link: compare it with ==, != or IN and a stored \(target) or nil, or compare one "
+                    + "of its properties", at: position)
+        }
+    }
+
+    /// The stored key of `value`, an object of `target` that a Store holds (what a link to it stores);
+    /// nil for nil.
+    private func linkKey(_ value: Any?, target: String, position: Int, property: String) throws(StoreError)
+        -> [UInt8]?
+    {
+        guard let value = DynamicValue.unwrap(value) else { return nil }
+        guard let object = value as? Object else {
+            throw fail(
+                "\(property) links to \(target): compare it with a \(target) object or nil, not \(value)", at: position)
+        }
+        guard object.isManaged, let binding = object._tableBinding else {
+            throw fail("the \(Swift.type(of: object)) given for \(property) is not stored: add it first", at: position)
+        }
+        guard binding.name == target else {
+            throw fail("\(property) links to \(target), not to \(binding.name)", at: position)
+        }
+        return object._key.withBytes { Array($0) }
+    }
+
+    /// Whether `name` is `@size` or `@count` after a String or Data property (its length in bytes).
+    static func isLengthOperator(_ name: String, of type: PropertyType) -> Bool {
+        ["@size", "@count"].contains(name.lowercased()) && [.string, .data].contains(type.unwrapped)
+    }
+
+    /// The test of `op value` on the length in bytes of a String or Data column; nil (a null column,
+    /// or nothing at the end of a path) never matches, as for any comparison through nil.
+    func lengthTest(_ op: QueryOperator, _ value: Any?, options: QueryStringOptions, position: Int, property: String)
+        throws(StoreError) -> ColumnTest
+    {
+        let count = try valueTest(.int64, op, value, options: options, position: position, property: property).test
+        return { bytes in
+            guard let bytes else { return false }
+            var length = Int64(bytes.count).littleEndian
+            return Swift.withUnsafeBytes(of: &length) { count($0) }
+        }
     }
 
     private func collection(
@@ -213,6 +283,10 @@ struct QueryCompiler {
                         path: path,
                         kind: .aggregate(aggregate, elementType: element, targetProperty: property, test: bound),
                         text: text))
+            case .length(let path):
+                guard quantifier == nil else { throw fail("ANY, ALL and NONE need a collection", at: position) }
+                let test = try lengthTest(op, operandValue, options: options, position: position, property: "\(path)")
+                return .comparison(Comparison(path: path, test: test, access: nil, text: text))
             case .linking(let origin, let property, let rest):
                 return try linkingCondition(
                     origin, property, rest, op, operand, operandValue, options: options, quantifier: quantifier,
@@ -230,7 +304,10 @@ struct QueryCompiler {
                 if case .link(let target) = element {
                     let targetSchema = try linkedSchema(target, from: path.steps.last!.schema, position: position)
                     guard !rest.isEmpty else {
-                        throw fail("\(path) holds \(target) objects: compare one of their properties", at: position)
+                        // `ANY dogs == $0`: the elements compared with a stored object (its key).
+                        let test = try linkTest(
+                            op, operandValue, target: target, position: position, property: "\(path)")
+                        return .collection(CollectionCondition(path: path, kind: .values(quantifier, test), text: text))
                     }
                     let inner = try compile(
                         .comparison(
@@ -341,15 +418,14 @@ struct QueryCompiler {
         _ path: PropertyPath, _ type: PropertyType, _ op: QueryOperator, _ value: Any?, options: QueryStringOptions,
         text: String, position: Int
     ) throws(StoreError) -> Predicate {
-        if case .link = type {
-            guard value == nil, op == .equal || op == .notEqual else {
-                throw fail("\(path) is a link: compare it with nil, or compare one of its properties", at: position)
-            }
-            let wantsNull = op == .equal
-            return .comparison(Comparison(path: path, test: { ($0 == nil) == wantsNull }, access: nil, text: text))
+        if case .link(let target) = type {
+            let test = try linkTest(op, value, target: target, position: position, property: "\(path)")
+            return .comparison(Comparison(path: path, test: test, access: nil, text: text))
         }
         let property = "\(path)"
-        let built = try valueTest(type, op, value, options: options, position: position, property: property)
+        let built = try valueTest(
+            type, op, value, options: options, position: position, property: property,
+            throughLink: path.steps.count > 1)
         if let mapKey = path.mapKey {
             // The value under the key (nil when absent): no index and no column predicate serve it.
             let test = PropertyPath.testing(valueUnder: mapKey, built.test)
@@ -391,11 +467,13 @@ struct QueryCompiler {
 
     /// The test of `op value` on a column (or element) of `type`: compiled for the bytes when the
     /// type allows, else on the decoded value; with the index access it allows.
+    /// `throughLink`: the column is reached through a link; there, as in Realm, nil never matches an
+    /// ordering comparison (on the type's own `String?` column nil sorts before every string).
     func valueTest(
         _ type: PropertyType, _ op: QueryOperator, _ value: Any?, options: QueryStringOptions, position: Int,
-        property: String
+        property: String, throughLink: Bool = false
     ) throws(StoreError) -> (test: ColumnTest, predicate: ColumnPredicate?, access: IndexAccess?) {
-        let ordersNil = type == .optional(.string)
+        let ordersNil = type == .optional(.string) && !throughLink
         switch op {
         case .in:
             guard let values = value as? [Any?] else {

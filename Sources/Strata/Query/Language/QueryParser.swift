@@ -3,7 +3,7 @@ import Foundation
 /// Parses the string language (a recursive descent over `QueryLexer`'s tokens):
 ///
 /// ```
-/// query      := [condition] clause*            clause := SORT(path ASC|DESC, …) | DISTINCT(path, …) | LIMIT(n)
+/// query      := condition clause*              clause := SORT(path ASC|DESC, …) | DISTINCT(path, …) | LIMIT(n)
 /// condition  := and (OR and)*                  and := not (AND not)*        not := NOT not | primary
 /// primary    := ( condition ) | TRUEPREDICATE | FALSEPREDICATE | [ANY|SOME|ALL|NONE] operand op operand
 ///             | operand BETWEEN {operand, operand}
@@ -62,10 +62,13 @@ struct QueryParser {
     private static let clauseKeywords: Set<String> = ["SORT", "DISTINCT", "LIMIT"]
 
     mutating func query() throws(StoreError) -> ParsedQuery {
-        var parsed = ParsedQuery()
-        if current.kind != .end, !(current.keyword.map(Self.clauseKeywords.contains) ?? false) {
-            parsed.condition = try condition()
+        // Realm Query Language's grammar: a condition first, always (TRUEPREDICATE for every object).
+        guard current.kind != .end, !(current.keyword.map(Self.clauseKeywords.contains) ?? false) else {
+            throw fail(
+                "a query starts with a condition\(describeCurrent) (TRUEPREDICATE matches every object: "
+                    + "\"TRUEPREDICATE SORT(name ASC)\")")
         }
+        var parsed = ParsedQuery(condition: try condition())
         while let keyword = current.keyword, Self.clauseKeywords.contains(keyword) {
             _ = advance()
             try expect("(")
@@ -76,12 +79,14 @@ struct QueryParser {
                     if !keys.isEmpty { _ = advance() }
                     let position = current.position
                     let path = try keyPath()
-                    var ascending = true
-                    if let direction = current.keyword, ["ASC", "ASCENDING", "DESC", "DESCENDING"].contains(direction) {
-                        ascending = direction.hasPrefix("ASC")
-                        _ = advance()
+                    guard let direction = current.keyword,
+                        ["ASC", "ASCENDING", "DESC", "DESCENDING"].contains(direction)
+                    else {
+                        throw fail(
+                            "SORT(\(QuerySyntax.text(of: path))) needs a direction, ASC or DESC\(describeCurrent)")
                     }
-                    keys.append((path, ascending, position))
+                    _ = advance()
+                    keys.append((path, direction.hasPrefix("ASC"), position))
                 } while isSymbol(",")
                 parsed.clauses.append(.sort(keys))
             case "DISTINCT":

@@ -3,7 +3,7 @@ import Foundation
 /// A parsed query of the string language (Realm Query Language's syntax): a condition and the
 /// clauses after it. Positions are offsets in characters from the start of the text, for errors.
 struct ParsedQuery {
-    var condition: QueryNode?
+    var condition: QueryNode
     var clauses: [QueryClause] = []
 }
 

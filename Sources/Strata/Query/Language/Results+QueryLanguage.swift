@@ -54,24 +54,31 @@ extension Results {
         let parsed = try QueryParser.parse(query)
         let compiler = QueryCompiler(text: query, arguments: arguments)
         var results = self
-        if let condition = parsed.condition {
-            results = results.adding(.predicate(try compiler.compile(condition, in: binding.schema)))
-        }
+        let condition = try compiler.compile(parsed.condition, in: binding.schema)
+        // TRUEPREDICATE tests nothing: the Results reads the whole table as it would without it.
+        if case .constant(true) = condition {} else { results = results.adding(.predicate(condition)) }
         for clause in parsed.clauses {
             switch clause {
             case .sort(let keys):
-                var sortKeys: [SortKey<Element>] = []
+                var paths: [PropertyPath] = []
                 for key in keys {
-                    let property = try compiler.orderedProperty(key.path, in: binding, position: key.position)
-                    sortKeys.append(SortKey(property: property, ascending: key.ascending))
+                    paths.append(try compiler.orderedPath(key.path, in: binding, position: key.position))
                 }
-                results = results.adding(.sort(sortKeys))
+                // Columns of the type itself sort from their columns; a key through a link sorts every
+                // key of the clause by order keys read through the objects.
+                let properties = PropertyPath.directProperties(paths)
+                results = results.adding(
+                    .sort(
+                        zip(keys, paths).enumerated().map { index, pair in
+                            properties.map { SortKey(property: $0[index], ascending: pair.0.ascending) }
+                                ?? SortKey(path: pair.1, ascending: pair.0.ascending)
+                        }))
             case .distinct(let paths):
-                var properties: [Int] = []
+                var properties: [PropertyPath] = []
                 for path in paths {
-                    properties.append(try compiler.orderedProperty(path.path, in: binding, position: path.position))
+                    properties.append(try compiler.orderedPath(path.path, in: binding, position: path.position))
                 }
-                results = results.adding(.distinctProperties(properties))
+                results = results.adding(.distinctPaths(properties))
             case .limit(let count):
                 results = results.adding(.limit(count))
             }
@@ -81,17 +88,17 @@ extension Results {
 }
 
 extension QueryCompiler {
-    /// The property a `SORT` or `DISTINCT` key names: one of the type's own, whose column orders by
-    /// its bytes.
-    func orderedProperty(_ names: [String], in binding: TableBinding, position: Int) throws(StoreError) -> Int {
+    /// The property a `SORT` or `DISTINCT` key names: one of the type's own, or one reached through
+    /// to-one links (`account.balance`), whose column orders by its bytes.
+    func orderedPath(_ names: [String], in binding: TableBinding, position: Int) throws(StoreError) -> PropertyPath {
         guard case .property(let path, let type) = try resolve(names, in: binding.schema, position: position),
-            let property = path.directProperty, ColumnOrder(type) != nil
+            path.mapKey == nil, ColumnOrder(type) != nil
         else {
             throw .invalidArgument(
-                "query \"\(text)\", at \(position): SORT and DISTINCT take a property of \(binding.name) itself holding "
-                    + "numbers, dates, Bools, strings, data or UUIDs (\(QuerySyntax.text(of: names)) is not one; "
-                    + "sorted(by:) and distinct(by:) take key paths through links)")
+                "query \"\(text)\", at \(position): SORT and DISTINCT take a property of \(binding.name), or one "
+                    + "reached through to-one links, holding numbers, dates, Bools, strings, data or UUIDs "
+                    + "(\(QuerySyntax.text(of: names)) is not one)")
         }
-        return property
+        return path
     }
 }
