@@ -14,6 +14,8 @@ documents = [
     root / "README.md", *sorted((root / "Docs").rglob("*.md")), *sorted((root / "Sources/Strata/Strata.docc").glob("*.md"))
 ]
 fence = re.compile(r"^```swift\s*$")
+# The package's modules that are no product: a user's package cannot import them.
+internal_modules = {"StrataExamples", "StrataTestSupport", "StrataTestModels", "PrivatePostgres", "CLMDB", "StrataCLI"}
 
 
 def blocks(path):
@@ -36,12 +38,11 @@ def blocks(path):
 
 def imports(document):
     """What a block of `document` sees besides its own imports: Foundation, Strata, StrataReactive,
-    the shared context, and the guides' patterns (StrataExamples) in Docs/Guides or StrataSync in
-    Docs/Sync.md."""
+    the shared context, and StrataSync in Docs/Sync.md. Only the package's products (and the
+    context's shared names): a guide's sample builds in a user's package, so it may not use
+    StrataExamples (the demo's and the tests' copy of the patterns, not a product)."""
     relative = str(document.relative_to(root))
     modules = ["Foundation", "Strata", "StrataReactive", "DocContext"]
-    if relative.startswith("Docs/Guides/"):
-        modules.append("StrataExamples")
     if relative == "Docs/Sync.md":
         modules.append("StrataSync")
     return modules
@@ -88,12 +89,20 @@ def main():
         return 1
     jobs = []
     skipped = 0
+    refused = 0
     for document in documents:
         for line, code, skip in blocks(document):
             if skip:
                 skipped += 1
                 continue
             name = f"{document.relative_to(root)}:{line}"
+            # The build's search paths reach every module of the package: a block may import only
+            # what a user's package can (the products, the toolchain's modules).
+            inner = [m for m in re.findall(r"^\s*(?:@[^\n]*\s)?import\s+(\w+)", code, re.M) if m in internal_modules]
+            if inner:
+                refused += 1
+                print(f"{name}: imports {', '.join(inner)}, which is no product of the package")
+                continue
             folder = work / re.sub(r"[^A-Za-z0-9]+", "-", name)
             folder.mkdir()
             source = folder / "main.swift"
@@ -123,8 +132,8 @@ def main():
                     else:
                         print("  " + error)
     print(f"doc snippets: {len(jobs)} Swift blocks compiled, {skipped} skipped (fragments, the package snippet), "
-          f"{failures} failed")
-    return 1 if failures else 0
+          f"{failures} failed, {refused} refused (importing a module that is no product)")
+    return 1 if failures or refused else 0
 
 
 sys.exit(main())

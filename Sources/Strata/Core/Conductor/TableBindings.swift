@@ -27,9 +27,7 @@ final class TableBindings {
     func binding(for type: Object.Type) throws(StoreError) -> TableBinding {
         let id = ObjectIdentifier(type)
         if let last, ObjectIdentifier(last.schema.type) == id { return last }
-        guard let binding = byType[id] else {
-            throw .schemaMismatch("\(type) is not in this Store's schema; add it to Configuration.objectTypes")
-        }
+        guard let binding = byType[id] else { throw .schemaMismatch(missing(type)) }
         if cachesLookups { last = binding }
         return binding
     }
@@ -47,10 +45,21 @@ final class TableBindings {
 
     /// The binding of a type known to be in the schema (a snapshot of the Store's own configuration).
     func bindingOrTrap(for type: Object.Type) -> TableBinding {
-        guard let binding = byType[ObjectIdentifier(type)] else {
-            preconditionFailure("Strata: \(type) is not in this Store's schema; add it to Configuration.objectTypes")
-        }
+        guard let binding = byType[ObjectIdentifier(type)] else { preconditionFailure("Strata: \(missing(type))") }
         return binding
+    }
+
+    /// Why `type` has no binding: not listed, or another class of the same name holds its stored name
+    /// (`V0.Person` asked of a Store of `V1.Person`: both are stored as `Person`).
+    private func missing(_ type: Object.Type) -> String {
+        let name = type.storedTypeName
+        guard let holder = byName[name] else {
+            return "\(name) is not in this Store's schema; add it to Configuration.objectTypes"
+        }
+        return "\(String(reflecting: type)) is not in this Store's schema: another class, "
+            + "\(String(reflecting: holder.schema.type)), holds its stored name \(name) there (a type is stored under "
+            + "its bare name, so a Store has one class of each name); use that class, or a Store whose "
+            + "objectTypes list this one"
     }
 }
 
