@@ -85,6 +85,12 @@ public final class PostgresCluster: Sendable {
         "postgresql://\(user):\(password)@127.0.0.1:\(port)/\(database)"
     }
 
+    /// Whether the cluster's server runs: its directory is there with a `postmaster.pid` (what
+    /// `stop()` removes, and a stopped server deletes).
+    public var isRunning: Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/postmaster.pid").path)
+    }
+
     /// Stops the server at once and deletes the cluster's directory.
     public func stop() {
         _ = try? run(

@@ -7,7 +7,7 @@
 
     /// Per-user access through PostgreSQL: alice, bob and carol connect as roles of their own; alice
     /// and bob are in team "crew". The server's row-level security decides who sees and changes what.
-    @Suite("StrataSync with per-user access", .serialized, .offThePool)
+    @Suite("StrataSync with per-user access", .serialized, .offThePool, .fixtureChecks)
     struct AccessTests {
         static let rule = SyncAccess(SharedTodo.self, owner: "ownerID", team: "teamID")
 

@@ -7,7 +7,7 @@
 
     /// Bounded history: the server drops the changes every recent client has pulled, and a client that
     /// has nothing yet, or was away longer than the retention window, starts from the typed tables.
-    @Suite("StrataSync's bounded history", .serialized, .offThePool)
+    @Suite("StrataSync's bounded history", .serialized, .offThePool, .fixtureChecks)
     struct HistoryTests {
         /// Server settings that ask for a trim after every pull.
         static func trimming(_ scene: SyncScene) -> SyncServer {
@@ -86,7 +86,10 @@
                 store.object(ofType: SyncItem.self, forPrimaryKey: 1)!.title = "renamed while away"
                 try store.add(SyncItem(id: 5, title: "made while away", count: 5))
             }
-            try await Task.sleep(for: .milliseconds(1_500))
+            // The traveller was last seen an hour ago (no sleep: its row says so); the writer's next
+            // pull marks the writer seen now.
+            _ = try scene.cluster.psql(
+                "UPDATE strata.clients SET last_seen = now() - interval '1 hour'", database: scene.database)
             try await writer.write { store in
                 try store.delete(store.object(ofType: SyncItem.self, forPrimaryKey: 2)!)
                 store.object(ofType: SyncItem.self, forPrimaryKey: 3)!.count = 30

@@ -8,7 +8,7 @@
     /// Objects' images on the server (`_strata_image`, what a new or re-bootstrapped client starts
     /// from) always equal what the typed columns hold: an update patches the image with the
     /// properties it sets (a Map's keys too), as it patches the columns.
-    @Suite("StrataSync's object images", .serialized, .offThePool)
+    @Suite("StrataSync's object images", .serialized, .offThePool, .fixtureChecks)
     struct ImageTests {
         /// The server's SyncModelKinds as columns: id, balance and phones (sorted `key=value`).
         static func serverKinds(_ scene: SyncScene) throws -> [String] {

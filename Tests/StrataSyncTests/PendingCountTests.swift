@@ -6,7 +6,7 @@
     import Testing
 
     /// The pending count without a server: it follows the outbox as local commits fill it.
-    @Suite("StrataSync's pending count")
+    @Suite("StrataSync's pending count", .fixtureChecks)
     struct PendingCountTests {
         @Test("every durable commit of another Store is counted, each as soon as it is made")
         func eachCommitIsCounted() async throws {

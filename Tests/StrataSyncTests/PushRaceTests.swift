@@ -7,7 +7,7 @@
     import Testing
 
     /// A batch without access rules goes as one statement (`PreparedPush.oneStatement`).
-    @Suite("a push as one statement", .serialized, .offThePool)
+    @Suite("a push as one statement", .serialized, .offThePool, .fixtureChecks)
     struct PushRaceTests {
         /// A push is one statement whose snapshot is taken before it waits for the sequence: it must
         /// not write what it read before the other push committed (the object it updates was

@@ -8,7 +8,7 @@
     /// A hosted setup: the database belongs to a role that may create in it but may not create roles
     /// (no CREATEROLE, not a superuser). Sync without access rules needs nothing more; per-user
     /// access needs the group role `strata_sync_client`, made beforehand or by a role with CREATEROLE.
-    @Suite("StrataSync on a database whose owner may not create roles", .serialized, .offThePool)
+    @Suite("StrataSync on a database whose owner may not create roles", .serialized, .offThePool, .fixtureChecks)
     struct ServerRoleTests {
         static let owner = "app_owner"
         static let database = "hosted"

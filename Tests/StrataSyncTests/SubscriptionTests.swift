@@ -8,7 +8,7 @@
 
     /// Partial sync: a client holds the objects of a partial type that its subscriptions select, as
     /// the server evaluates them, and nothing else of that type.
-    @Suite("StrataSync's subscriptions (partial sync)", .serialized, .offThePool)
+    @Suite("StrataSync's subscriptions (partial sync)", .serialized, .offThePool, .fixtureChecks)
     struct SubscriptionTests {
         func ids(_ client: SyncClient) async throws -> [Int] {
             try await client.items().map(\.id)

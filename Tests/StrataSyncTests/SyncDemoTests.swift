@@ -4,7 +4,7 @@
     import Testing
 
     /// `make demo-sync` runs this executable: it must get to its end on any machine the tests run on.
-    @Suite("strata-sync-demo")
+    @Suite("strata-sync-demo", .fixtureChecks)
     struct SyncDemoTests {
         @Test("the two-device scene runs to its end against the private PostgreSQL it starts and stops")
         func demoRuns() async throws {

@@ -7,7 +7,7 @@
 
     /// Clients in processes of their own: random concurrent edits that must converge, and clients killed
     /// while they push and pull.
-    @Suite("StrataSync with clients in separate processes", .serialized, .offThePool)
+    @Suite("StrataSync with clients in separate processes", .serialized, .offThePool, .fixtureChecks)
     struct SyncProcessTests {
         @Test(
             "two and three clients editing the same keys at once converge to the server's state",

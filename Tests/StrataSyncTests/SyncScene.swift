@@ -13,6 +13,7 @@
 
         init() throws {
             cluster = try PostgresCluster.start()
+            registerForTeardown(cluster)
             database = "app"
             _ = try cluster.psql("CREATE DATABASE \(database)")
         }
@@ -125,6 +126,10 @@
         /// Observes the client's items (sorted by id) until the client goes.
         func observeItems(_ body: @escaping @Sendable (CollectionChange<Results<SyncItem>>) -> Void) throws {
             tokens.append(try store.objects(SyncItem.self).sorted(by: \.id).observe(body))
+        }
+
+        func stopObserving() {
+            tokens.removeAll()
         }
     }
 #endif

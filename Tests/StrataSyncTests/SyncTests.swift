@@ -5,7 +5,7 @@
     import StrataTestSupport
     import Testing
 
-    @Suite("StrataSync against a private PostgreSQL", .serialized, .offThePool)
+    @Suite("StrataSync against a private PostgreSQL", .serialized, .offThePool, .fixtureChecks)
     struct SyncTests {
         @Test("what one client commits, another pulls: inserts, updates, deletes, links; the server's tables agree")
         func twoClientsConverge() async throws {
@@ -479,7 +479,8 @@
             let other = try await SyncClient(server: scene.server)
             try await other.sync.synchronize()
             let expected = try await back.items()
-            #expect(expected.count == 100 && expected.allSatisfy { $0.count == 10 })
+            #expect(expected.count == 100)
+            #expect(expected.allSatisfy { $0.count == 10 })
             #expect(try await other.items() == expected)
             #expect(try scene.serverItems() == expected)
         }
@@ -505,6 +506,9 @@
             await alice.sync.stop()
             await bob.sync.stop()
             #expect(try await bob.items() == [ItemState(id: 1, title: "one", count: 2, note: nil, owner: nil)])
+            // Without this, bob's file stayed open after the test (the teardown check's finding: a
+            // token of an actor's Store whose file took pulled changes; not explained yet).
+            await bob.stopObserving()
         }
 
         @Test("the server unreachable at start: a typed error within the timeout; local writes go on")

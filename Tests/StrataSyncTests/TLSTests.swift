@@ -7,7 +7,7 @@
 
     /// TLS to the server: the private cluster accepts TCP connections only with TLS, its certificate (for
     /// 127.0.0.1) signed by an authority of its own.
-    @Suite("StrataSync over TLS", .serialized, .offThePool)
+    @Suite("StrataSync over TLS", .serialized, .offThePool, .fixtureChecks)
     struct TLSTests {
         @Test("verify-full against the cluster's authority: connects encrypted, and the change arrives")
         func verifiedConnection() async throws {
@@ -116,6 +116,7 @@
         @Test("a server without TLS: .tlsUnavailable for .require and .verifyFull, nothing sent")
         func serverWithoutTLS() async throws {
             let cluster = try PostgresCluster.start(tls: false)
+            registerForTeardown(cluster)
             defer { cluster.stop() }
             _ = try cluster.psql("CREATE DATABASE app")
             for tls in [

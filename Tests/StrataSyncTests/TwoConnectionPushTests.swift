@@ -8,7 +8,7 @@
 
     /// Batches of inserts go on two connections in turn, each inserting while the one before is
     /// under way and taking its numbers after it (`PreparedPush.claimingLast`, `PushFlight`).
-    @Suite("a push on two connections", .serialized, .offThePool)
+    @Suite("a push on two connections", .serialized, .offThePool, .fixtureChecks)
     struct TwoConnectionPushTests {
         /// Alice's writes, `count` batches of 10 inserts, ids from `first`.
         static func insertBatches(_ client: SyncClient, count: Int, from first: Int = 1) async throws {
@@ -33,7 +33,8 @@
         /// One row per batch, numbered in outbox order.
         static func expectInOrder(_ sequences: [Int], batches: Int) {
             #expect(sequences.count == batches)
-            #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count)
+            #expect(sequences == sequences.sorted())
+            #expect(Set(sequences).count == sequences.count)
         }
 
         @Test("batches of inserts go on two connections in turn and land in outbox order")

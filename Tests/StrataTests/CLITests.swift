@@ -233,10 +233,12 @@
             #expect(run.status == 0, "\(run.stderr)")
             let json = try #require(
                 try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: [[String: Any]]])
-            #expect(json["Address"] == nil && json["Position"] == nil, "embedded types listed on their own")
+            #expect(json["Address"] == nil, "embedded types listed on their own")
+            #expect(json["Position"] == nil, "embedded types listed on their own")
             let resident = try #require(json["Resident"]?.first)
             let address = try #require(resident["address"] as? [String: Any])
-            #expect(address["city"] as? String == "Oslo" && address["street"] as? String == "Storgata 1")
+            #expect(address["city"] as? String == "Oslo")
+            #expect(address["street"] as? String == "Storgata 1")
             #expect((address["position"] as? [String: Any])?["latitude"] as? Double == 59.9)
             #expect((resident["previous"] as? [[String: Any]])?.first?["city"] as? String == "Bergen")
             #expect(

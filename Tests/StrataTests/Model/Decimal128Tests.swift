@@ -16,7 +16,11 @@ struct Decimal128Tests {
         let d3: Decimal128 = 123
         let d4: Decimal128 = "9.876543"
         let d5 = Decimal128(exactly: 0b00000101)
-        #expect(d1 == 3.14159 && d2 == 3.14159 && d3 == 123 && d4 == "9.876543" && d5 == 5)
+        #expect(d1 == 3.14159)
+        #expect(d2 == 3.14159)
+        #expect(d3 == 123)
+        #expect(d4 == "9.876543")
+        #expect(d5 == 5)
         #expect(d1.description == "3.14159")
     }
 
@@ -27,7 +31,8 @@ struct Decimal128Tests {
         let d4: Decimal128 = "9.876543"
         #expect(d1 + d1 == "6.288888")
         #expect((d3 + d4).description == "11.111110")
-        #expect(d3.description == "1.234567" && d4.description == "9.876543")
+        #expect(d3.description == "1.234567")
+        #expect(d4.description == "9.876543")
         #expect(Decimal128(exactly: 2)! + Decimal128(exactly: 1)! == 3.0)
         #expect((Decimal128(0.1) + 0.2) == 0.3)
     }
@@ -59,31 +64,48 @@ struct Decimal128Tests {
     @Test("Realm testDecimal128Comparision*: numeric, across exponents")
     func comparisons() {
         #expect(Decimal128(3.14159) == Decimal128(number: 3.14159))
-        #expect(Decimal128(123) == "123" && Decimal128(exactly: 0b101)! == 5)
+        #expect(Decimal128(123) == "123")
+        #expect(Decimal128(exactly: 0b101)! == 5)
         #expect(!(Decimal128(123) != "123"))
-        #expect(Decimal128(3.14160) > 3.14159 && Decimal128(124) > "123" && !(Decimal128(1) > 5))
-        #expect(Decimal128(3.14159) >= 3.14159 && !(Decimal128(1) >= 5))
-        #expect(Decimal128(3.14159) < 3.14160 && Decimal128(122) < "123" && !(Decimal128(2) < 1))
-        #expect(Decimal128(3.14160) <= 3.14160 && !(Decimal128(2) <= 1))
-        #expect(Decimal128("1.50") == "1.5" && Decimal128("1.50").description == "1.50")
+        #expect(Decimal128(3.14160) > 3.14159)
+        #expect(Decimal128(124) > "123")
+        #expect(!(Decimal128(1) > 5))
+        #expect(Decimal128(3.14159) >= 3.14159)
+        #expect(!(Decimal128(1) >= 5))
+        #expect(Decimal128(3.14159) < 3.14160)
+        #expect(Decimal128(122) < "123")
+        #expect(!(Decimal128(2) < 1))
+        #expect(Decimal128(3.14160) <= 3.14160)
+        #expect(!(Decimal128(2) <= 1))
+        #expect(Decimal128("1.50") == "1.5")
+        #expect(Decimal128("1.50").description == "1.50")
         #expect(Set([Decimal128("1.50"), "1.5", "1.500", "-0", "0", "0E+10"]).count == 2)
-        #expect(Decimal128("-0") == 0 && Decimal128("-1E+2") < Decimal128("-99"))
+        #expect(Decimal128("-0") == 0)
+        #expect(Decimal128("-1E+2") < Decimal128("-99"))
     }
 
     @Test("Realm testIsNaN, testMinMax, testMagnitude, testNegate, testAdvance, testDistance")
     func miscellaneous() {
-        #expect(Decimal128.nan.isNaN && !Decimal128.nan.isSignaling && Decimal128.signalingNaN.isSignalingNaN)
-        #expect(Decimal128.nan != .nan && !(Decimal128.nan < 1) && !(Decimal128.nan > 1))
-        #expect(Decimal128.max > .min && Decimal128.min < .max)
-        #expect(Decimal128(-123.321).magnitude == 123.321 && Decimal128(456.321).magnitude == 456.321)
+        #expect(Decimal128.nan.isNaN)
+        #expect(!Decimal128.nan.isSignaling)
+        #expect(Decimal128.signalingNaN.isSignalingNaN)
+        #expect(Decimal128.nan != .nan)
+        #expect(!(Decimal128.nan < 1))
+        #expect(!(Decimal128.nan > 1))
+        #expect(Decimal128.max > .min)
+        #expect(Decimal128.min < .max)
+        #expect(Decimal128(-123.321).magnitude == 123.321)
+        #expect(Decimal128(456.321).magnitude == 456.321)
         var d1: Decimal128 = -123.321
         var d2: Decimal128 = 456.321
         d1.negate()
         d2.negate()
-        #expect(d1 == 123.321 && d2 == -456.321)
+        #expect(d1 == 123.321)
+        #expect(d2 == -456.321)
         #expect(Decimal128(-123.321).advanced(by: -123.321) == -246.642)
         #expect(Decimal128(-150.0).advanced(by: 300.0) == 150.0)
-        #expect(Decimal128(10.0).distance(to: 5.0) == -5.0 && Decimal128(10.0).distance(to: 15.0) == 5.0)
+        #expect(Decimal128(10.0).distance(to: 5.0) == -5.0)
+        #expect(Decimal128(10.0).distance(to: 15.0) == 5.0)
     }
 
     @Test("text: IEEE's scientific string, parsing with rounding to 34 digits, bad text refused")
@@ -115,10 +137,13 @@ struct Decimal128Tests {
         // BSON corpus (decimal128-1.json): 1 is 0x3040000000000000_0000000000000001, -1.0 is
         // 0xB03E000000000000_000000000000000A, 0.1 is 0x303E000000000000_0000000000000001.
         let one = try Decimal128(string: "1")
-        #expect(one.high == 0x3040_0000_0000_0000 && one.low == 1)
+        #expect(one.high == 0x3040_0000_0000_0000)
+        #expect(one.low == 1)
         let minusOnePointZero = try Decimal128(string: "-1.0")
-        #expect(minusOnePointZero.high == 0xB03E_0000_0000_0000 && minusOnePointZero.low == 10)
-        #expect(Decimal128.nan.high == 0x7C00_0000_0000_0000 && Decimal128.infinity.high == 0x7800_0000_0000_0000)
+        #expect(minusOnePointZero.high == 0xB03E_0000_0000_0000)
+        #expect(minusOnePointZero.low == 10)
+        #expect(Decimal128.nan.high == 0x7C00_0000_0000_0000)
+        #expect(Decimal128.infinity.high == 0x7800_0000_0000_0000)
         // A coefficient past 10^34 - 1 is non-canonical: zero.
         let noncanonical = Decimal128(high: 0x3041_ED09_BEAD_87C0, low: 0x378D_8E64_0000_0000)
         #expect(noncanonical.isZero)
@@ -128,7 +153,8 @@ struct Decimal128Tests {
     func foundationDecimal() {
         #expect(Decimal128(Decimal(string: "12.345")!) == "12.345")
         #expect(Decimal128("12.345").decimalValue == Decimal(string: "12.345")!)
-        #expect(Decimal128.nan.decimalValue.isNaN && Decimal128(Decimal.nan).isNaN)
+        #expect(Decimal128.nan.decimalValue.isNaN)
+        #expect(Decimal128(Decimal.nan).isNaN)
         #expect(Decimal128("1E+200").decimalValue.isNaN)
     }
 
@@ -211,6 +237,7 @@ struct Decimal128Tests {
             let index = (try? KeyEncoding.indexKey(column: raw, type: .decimal128, into: &key)) == nil
             return (decode, index)
         }
-        #expect(outcomes.decode && outcomes.index)
+        #expect(outcomes.decode)
+        #expect(outcomes.index)
     }
 }

@@ -80,9 +80,11 @@ struct ModelLayersTests {
             return "\(map.keys) \(Array(set))"
         }
         #expect(seen == "[\"home\"] [\"x\", \"y\"]")
-        #expect(throws: StoreError.self) { try ThreadSafeReference(to: Contact(name: "u").phones) }
+        #expect(throws: StoreError.notManaged) { try ThreadSafeReference(to: Contact(name: "u").phones) }
         // A Map's handoff is no MutableSet's.
-        #expect(throws: StoreError.self) { try MutableSet<String>._resolve(try contact.phones._handoff(), in: store) }
+        #expect { try MutableSet<String>._resolve(try contact.phones._handoff(), in: store) } throws: {
+            isCase($0, .invalidArgument(""))
+        }
         let gone = Unchecked(try ThreadSafeReference(to: contact.tags))
         try store.write { try store.delete(contact) }
         let resolved = onAnotherThread { () -> Bool in
@@ -203,27 +205,33 @@ struct ModelLayersTests {
         resident.byLabel["home"] = Address("Tromsø")
         try sending.write { try sending.add(resident) }
         let insert = try #require(try sending.outgoingChanges().changes.first)
-        #expect(insert.kind == .insert && insert.typeName == "Resident")
+        #expect(insert.kind == .insert)
+        #expect(insert.typeName == "Resident")
         // Only the embedded row changes: the outbox records the owner's property.
         try sending.write { resident.address?.city = "Trondheim" }
         let update = try #require(try sending.outgoingChanges(after: insert.sequence).changes.first)
-        #expect(update.kind == .update && update.typeName == "Resident" && update.properties.map(\.name) == ["address"])
+        #expect(update.kind == .update)
+        #expect(update.typeName == "Resident")
+        #expect(update.properties.map(\.name) == ["address"])
         guard case .map(let address) = update.properties[0].value else {
             Issue.record("\(update.properties[0].value)")
             return
         }
-        #expect(address["city"] == .string("Trondheim") && address["street"] == .string("Storgata 1"))
+        #expect(address["city"] == .string("Trondheim"))
+        #expect(address["street"] == .string("Storgata 1"))
 
         let receiving = try Fixture([Resident.self]).open()
         try receiving.write { try receiving.applyIncomingChanges([pulled(insert, 1)], through: 1) }
         try receiving.write { try receiving.applyIncomingChanges([pulled(update, 2)], through: 2) }
         let received = try #require(receiving.object(ofType: Resident.self, forPrimaryKey: 1))
-        #expect(received.address?.city == "Trondheim" && received.previous.map(\.city) == ["Bergen"])
+        #expect(received.address?.city == "Trondheim")
+        #expect(received.previous.map(\.city) == ["Bergen"])
         #expect(receiving.objects(Address.self).count == 3)
         // In place inside a Map: the whole Map travels as an image (no per-key patch of row ids).
         try sending.write { resident.byLabel["home"]??.city = "Bodø" }
         let inMap = try #require(try sending.outgoingChanges(after: update.sequence).changes.first)
-        #expect(inMap.properties.map(\.name) == ["byLabel"] && inMap.properties.allSatisfy { !$0.isMapPatch })
+        #expect(inMap.properties.map(\.name) == ["byLabel"])
+        #expect(inMap.properties.allSatisfy { !$0.isMapPatch })
         try receiving.write { try receiving.applyIncomingChanges([pulled(inMap, 3)], through: 3) }
         #expect(received.byLabel["home"]??.city == "Bodø")
         #expect(receiving.objects(Address.self).count == 3)
@@ -236,9 +244,9 @@ struct ModelLayersTests {
         ]
         for damaged in damagedImages {
             let change = try pulled(update, 5, bytes: .some(damaged))
-            #expect(throws: StoreError.self) {
+            #expect {
                 try receiving.write { try receiving.applyIncomingChanges([change], through: 5) }
-            }
+            } throws: { isCase($0, .corrupted("")) }
         }
         #expect(receiving.object(ofType: Resident.self, forPrimaryKey: 1)?.address?.city == "Trondheim")
         #expect(try receiving.verify().orphans.isEmpty)
@@ -262,7 +270,8 @@ struct ModelLayersTests {
         let changes = try sending.outgoingChanges().changes
         #expect(changes.map(\.kind) == [.insert, .update])
         let patch = try #require(changes[1].properties.first { $0.name == "phones" })
-        #expect(patch.name == "phones" && patch.isMapPatch)
+        #expect(patch.name == "phones")
+        #expect(patch.isMapPatch)
         #expect(patch.value == .mapPatch(set: ["home": .string("2"), "new": .string("3")], removed: ["work"]))
         // A write that sets a Map to what it holds sends nothing for it.
         try sending.write { contact.phones["home"] = "2" }
@@ -278,9 +287,9 @@ struct ModelLayersTests {
         #expect(received.scores.map { "\($0.key)=\($0.value.map(String.init) ?? "nil")" } == ["none=nil", "ten=10"])
         for damaged in [[UInt8]([1, 0, 0, 0]), [2, 0, 0, 0, 1, 0, 0, 0, 0x61, 1, 0, 0, 0, 9], [0xFF]] {
             let change = try pulled(changes[1], 3, bytes: .some(damaged))
-            #expect(throws: StoreError.self) {
+            #expect {
                 try receiving.write { try receiving.applyIncomingChanges([change], through: 3) }
-            }
+            } throws: { isCase($0, .corrupted("")) }
         }
         #expect(received.phones.count == 3)
     }

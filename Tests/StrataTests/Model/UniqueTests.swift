@@ -87,21 +87,22 @@ struct UniqueTests {
         } catch let error as StoreError {
             #expect(error == .alreadyExists(primaryKey: "ann@example.com"))
             guard case .alreadyExists(let key) = error else { return }
-            #expect(key.property == "email" && key.typeName == "Account")
+            #expect(key.property == "email")
+            #expect(key.typeName == "Account")
             #expect(
                 error.localizedDescription.contains("with email ann@example.com exists"),
                 "\(error.localizedDescription)")
         }
         #expect(store.objects(Account.self).count == 1)
         // A batch with a duplicate inside it writes nothing of the batch.
-        #expect(throws: StoreError.self) {
+        #expect {
             try store.write {
                 try store.add(contentsOf: [
                     Account(id: 3, email: "c@example.com"), Account(id: 4, email: "d@example.com"),
                     Account(id: 5, email: "c@example.com"),
                 ])
             }
-        }
+        } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
         #expect(store.objects(Account.self).map(\.id) == [1])
         try store.verify()
     }
@@ -117,9 +118,9 @@ struct UniqueTests {
         }
         try store.write { try store.add(Account(id: 1, email: "a", handle: "@a"), update: .modified) }
         #expect(store.object(ofType: Account.self, forPrimaryKey: 1)?.handle == "@a")
-        #expect(throws: StoreError.self) {
+        #expect {
             try store.write { try store.add(Account(id: 2, email: "b", handle: "@a"), update: .modified) }
-        }
+        } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
         #expect(store.object(ofType: Account.self, forPrimaryKey: 2)?.handle == nil)
         // Deleting the holder frees the value.
         try store.write { try store.delete(store.object(ofType: Account.self, forPrimaryKey: 1)!) }
@@ -137,8 +138,12 @@ struct UniqueTests {
             try store.add(Account(id: 1, email: prefix + "1", code: "1.5"))
             try store.add(Account(id: 2, email: prefix + "2"))
         }
-        #expect(throws: StoreError.self) { try store.write { try store.add(Account(id: 3, email: "e", code: "1.50")) } }
-        #expect(throws: StoreError.self) { try store.write { try store.add(Account(id: 3, email: prefix + "1")) } }
+        #expect { try store.write { try store.add(Account(id: 3, email: "e", code: "1.50")) } } throws: {
+            isCase($0, .alreadyExists(primaryKey: ""))
+        }
+        #expect { try store.write { try store.add(Account(id: 3, email: prefix + "1")) } } throws: {
+            isCase($0, .alreadyExists(primaryKey: ""))
+        }
         try store.write { try store.add(Account(id: 3, email: prefix + "3")) }
         #expect(store.objects(Account.self).count == 3)
     }
@@ -175,7 +180,7 @@ struct UniqueTests {
             let member = UniqueV2.Member()
             member.id = 9
             member.email = "b"
-            #expect(throws: StoreError.self) { try store.write { try store.add(member) } }
+            #expect { try store.write { try store.add(member) } } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
         }
     }
 
@@ -193,7 +198,9 @@ struct UniqueTests {
             Issue.record("a second guest in LH400 12A was added")
         } catch let error as StoreError {
             guard case .alreadyExists(let key) = error else { throw error }
-            #expect(key.typeName == "Booking" && key.property == "flight, seat" && key.value == "LH400, 12A")
+            #expect(key.typeName == "Booking")
+            #expect(key.property == "flight, seat")
+            #expect(key.value == "LH400, 12A")
             #expect(error.localizedDescription.contains("LH400, 12A"), "\(error.localizedDescription)")
         }
         // nil in any listed property is no value; numbers compare numerically (1 == 1.00).
@@ -201,21 +208,21 @@ struct UniqueTests {
             try store.add(Booking(5, "LH400", "14C"))
             try store.add(Booking(6, "LH400", "14D"))
         }
-        #expect(throws: StoreError.self) {
+        #expect {
             try store.write { try store.add(Booking(7, "LH400", "15A", passport: "P1", fare: "1.00")) }
-        }
+        } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
         try store.write { try store.add(Booking(7, "LH400", "15A", passport: "P1", fare: 2)) }
         // A batch with a clash inside it writes nothing; updates keep their own values.
-        #expect(throws: StoreError.self) {
+        #expect {
             try store.write {
                 try store.add(contentsOf: [Booking(8, "LH500", "1A"), Booking(9, "LH500", "1A")])
             }
-        }
+        } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
         #expect(store.objects(Booking.self).where { $0.flight == "LH500" }.isEmpty)
         try store.write { try store.add(Booking(1, "LH400", "12A", passport: "P9"), update: .modified) }
-        #expect(throws: StoreError.self) {
+        #expect {
             try store.write { try store.add(Booking(2, "LH400", "12A", passport: "P2"), update: .modified) }
-        }
+        } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
         #expect(store.object(ofType: Booking.self, forPrimaryKey: 2)?.seat == "12B")
         // Deleting the holder frees the combination.
         try store.write { try store.delete(store.object(ofType: Booking.self, forPrimaryKey: 1)!) }
@@ -274,7 +281,7 @@ struct UniqueTests {
             seat.id = 9
             seat.letter = "B"
             seat.number = 1
-            #expect(throws: StoreError.self) { try store.write { try store.add(seat) } }
+            #expect { try store.write { try store.add(seat) } } throws: { isCase($0, .alreadyExists(primaryKey: "")) }
             seat.number = 2
             try store.write { try store.add(seat) }
             // Reopening with the same code changes nothing.
