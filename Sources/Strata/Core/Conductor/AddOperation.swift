@@ -82,7 +82,7 @@ final class AddOperation {
                 } else {
                     object._key = try core.newKey(for: object, binding: binding, session: session)
                 }
-                guard policy != .error, binding.hasLinkColumns,
+                guard policy != .error, ownsEmbedded(binding),
                     let old = try core.copyOfRow(binding, key: object._key, session: session, into: buffer)
                 else { continue }
                 let pairs = try EmbeddedSlots.pairs(
@@ -111,6 +111,17 @@ final class AddOperation {
             if stored > 0 { undo(inserted, after: error) }
             throw error
         }
+    }
+
+    /// Whether rows of `binding` hold embedded objects (asked once per type of the operation).
+    private var ownsEmbeddedByType: [ObjectIdentifier: Bool] = [:]
+
+    private func ownsEmbedded(_ binding: TableBinding) -> Bool {
+        let type = ObjectIdentifier(binding)
+        if let known = ownsEmbeddedByType[type] { return known }
+        let owns = binding.hasLinkColumns && binding.links.contains { core.linksEmbedded($0) }
+        ownsEmbeddedByType[type] = owns
+        return owns
     }
 
     /// Whether `object` is stored already: managed by this Store, or (`linksAcrossThreads`) by another
