@@ -127,9 +127,5 @@
         func observeItems(_ body: @escaping @Sendable (CollectionChange<Results<SyncItem>>) -> Void) throws {
             tokens.append(try store.objects(SyncItem.self).sorted(by: \.id).observe(body))
         }
-
-        func stopObserving() {
-            tokens.removeAll()
-        }
     }
 #endif

@@ -506,9 +506,6 @@
             await alice.sync.stop()
             await bob.sync.stop()
             #expect(try await bob.items() == [ItemState(id: 1, title: "one", count: 2, note: nil, owner: nil)])
-            // Without this, bob's file stayed open after the test (the teardown check's finding: a
-            // token of an actor's Store whose file took pulled changes; not explained yet).
-            await bob.stopObserving()
         }
 
         @Test("the server unreachable at start: a typed error within the timeout; local writes go on")

@@ -2,7 +2,7 @@ import Foundation
 import StrataTestSupport
 import Testing
 
-@testable import Strata
+@_spi(Testing) @testable import Strata
 
 /// Runs each job of an actor on the other of two threads, in turn: every `await` inside the actor
 /// resumes on another thread than the one before (a default actor on this machine's two-thread pool
@@ -81,6 +81,16 @@ protocol StoreActor: Actor {
 
 actor Librarian: StoreActor {
     var store: Store?
+}
+
+/// An actor that keeps the tokens of its observers, as an app's model actor does.
+actor WatchingLibrarian: StoreActor {
+    var store: Store?
+    private var tokens: [NotificationToken] = []
+
+    func watchPeople() throws {
+        tokens.append(try #require(store).objects(Person.self).observe { _ in })
+    }
 }
 
 actor HoppingLibrarian: StoreActor {
@@ -313,6 +323,34 @@ struct ActorStoreTests {
         }
         token.invalidate()
         await librarian.close()
+    }
+
+    @Test("an actor that goes away holding its Store and the tokens of its observers: the file closes")
+    func actorGoneWithItsTokens() async throws {
+        let fixture = Fixture()
+        do {
+            let librarian = WatchingLibrarian()
+            try await librarian.open(fixture.configuration)
+            try await librarian.watchPeople()
+            #expect(await addPersonOnOwnThread(id: 1, to: fixture.configuration))
+        }
+        #expect(fixture.teardownProblems() == [])
+    }
+
+    @Test("a token that outlives its Store's actor: the file closes when it is invalidated, not before")
+    func tokenOutlivesItsActor() async throws {
+        let fixture = Fixture()
+        let token: NotificationToken
+        do {
+            let librarian = Librarian()
+            try await librarian.open(fixture.configuration)
+            token = try await librarian.observePeople(into: Locked([]))
+        }
+        // Commits wake the Store whose actor is gone: nothing is delivered, and the observer stays.
+        #expect(await addPersonOnOwnThread(id: 1, to: fixture.configuration))
+        #expect(try Store._isOpenInThisProcess(path: fixture.path))
+        token.invalidate()
+        #expect(fixture.teardownProblems() == [])
     }
 
     @Test("an actor's object read off the actor traps, naming the wrong thread")

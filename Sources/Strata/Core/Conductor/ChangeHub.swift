@@ -159,12 +159,19 @@ final class ChangeListener: Sendable {
         self.core = Locked(UncheckedCore(core: core))
     }
 
+    /// Held while the observers of a Store whose actor is gone are dropped, and by the Store's deinit
+    /// as it detaches: the two never overlap.
+    private let releaseLock = Mutex(())
+
     /// Called by the Store's deinit.
     func detach() {
-        core.withLock { $0 = nil }
+        releaseLock.withLock { _ in core.withLock { $0 = nil } }
     }
 
     func wake() {
+        if case .actor(let reference) = delivery, reference.actor == nil {
+            return releaseObserversOfGoneActor()
+        }
         guard !pending.exchange(true, ordering: .acquiringAndReleasing) else { return }
         switch delivery {
         case .queue(let queue):
@@ -181,6 +188,21 @@ final class ChangeListener: Sendable {
         guard let target = core.withLock({ $0 }) else { return }
         let strong: StoreCore = target.core  // retained until delivery ends, even if it drops its last observer
         strong.deliverChanges()
+    }
+
+    /// The Store's actor is gone, so nothing will run there again, yet the Store's observers hold it
+    /// (`ObserverRegistry.keepAlive`) while any is registered: a token invalidated from here on (as the
+    /// actor's own tokens are in its deinit) drops its observer here, on the caller's thread, and the
+    /// last one closes the Store. No code of the Store runs elsewhere now: the Store's actor ran it,
+    /// and it is gone; `releaseLock` orders this with other callers and with the Store's deinit.
+    private func releaseObserversOfGoneActor() {
+        let held: StoreCore? = releaseLock.withLock { _ in
+            guard let target = core.withLock({ $0 }) else { return nil }
+            let strong: StoreCore = target.core
+            strong.observers.prune()
+            return strong
+        }
+        withExtendedLifetime(held) {}  // the Store may close now, outside the lock its deinit takes
     }
 
     private static func run(on actor: isolated any Actor, _ body: @Sendable () -> Void) {
