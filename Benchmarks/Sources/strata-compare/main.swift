@@ -72,6 +72,10 @@ do {
                 { try QueryBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),
             (
+                "Text search", TextBench.workloads,
+                { try TextBench.run(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
                 "The string language", QueryBench.languageWorkloads,
                 { try QueryBench.runLanguage(directory: $0, count: $1, rounds: $2, report: log) }
             ),

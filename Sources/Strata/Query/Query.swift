@@ -365,9 +365,11 @@ extension Query where Value: _QueryString {
             options.isEmpty
             ? ""
             : "[\(options.contains(.caseInsensitive) ? "c" : "")\(options.contains(.diacriticInsensitive) ? "d" : "")]"
-        return valueTest("\(path) \(`operator`)\(suffix) \"\(operand)\"", access: access) { value in
-            guard let string = value._queryString else { return false }
-            return match.matches(StringMatch.fold(string, match.options))
+        // The stored bytes are matched (no String made per row); a null String is damage, as decoding it.
+        let test = match.test
+        let isOptional = Value.self == String?.self
+        return comparison("\(path) \(`operator`)\(suffix) \"\(operand)\"", access: access) { bytes in
+            bytes == nil && !isOptional ? nil : test(bytes)
         }.declaring(`operator`, .text(operand), options: match.options)
     }
 }

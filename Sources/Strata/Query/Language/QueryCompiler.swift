@@ -502,12 +502,11 @@ struct QueryCompiler {
         case .equal where !options.isEmpty && type.unwrapped == .string && value is String,
             .notEqual where !options.isEmpty && type.unwrapped == .string && value is String:
             // `==[c]`, `!=[d]`: the folded forms compared (nil equals no string).
-            let match = StringMatch(.equal, value as? String ?? "", options: options)
+            let match = StringMatch(.equal, value as? String ?? "", options: options).test
             let wantsEqual = op == .equal
             let test: ColumnTest = { bytes in
                 guard let bytes else { return !wantsEqual }
-                guard let string = UTF8Text.string(bytes) else { return nil }
-                return match.matches(StringMatch.fold(string, match.options)) == wantsEqual
+                return match(bytes).map { $0 == wantsEqual }
             }
             return (test, nil, nil)
         case .beginsWith, .endsWith, .contains, .like:

@@ -59,11 +59,18 @@ struct StringMatch {
 
     var test: ColumnTest {
         let match = self
+        let text = TextMatch(self)
         return { bytes in
             guard let bytes else { return false }
-            guard let string = UTF8Text.string(bytes) else { return nil }
-            return match.matches(Self.fold(string, match.options))
+            return text.matches(bytes) ?? match.matches(bytes)
         }
+    }
+
+    /// The match of a row's stored bytes made a `String` and folded (nil: not UTF-8): what `TextMatch`
+    /// leaves.
+    func matches(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        guard let string = UTF8Text.string(bytes) else { return nil }
+        return matches(Self.fold(string, options))
     }
 
     func matches(_ string: String) -> Bool {
@@ -81,12 +88,12 @@ struct StringMatch {
         var (s, p) = (0, pattern.startIndex)
         var (star, mark) = (-1, 0)
         while s < string.count {
-            if p < pattern.endIndex, pattern[p] == "?" || pattern[p] == string[s] {
-                s += 1
-                p += 1
-            } else if p < pattern.endIndex, pattern[p] == "*" {
+            if p < pattern.endIndex, pattern[p] == "*" {  // a wildcard even against a "*" of the string
                 star = p
                 mark = s
+                p += 1
+            } else if p < pattern.endIndex, pattern[p] == "?" || pattern[p] == string[s] {
+                s += 1
                 p += 1
             } else if star >= 0 {
                 p = star + 1
