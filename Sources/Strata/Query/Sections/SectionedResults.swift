@@ -20,14 +20,41 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// The sorted objects the sections split.
     public let results: Results<Element>
     let sectionKey: (Element) -> Key
+    private let cache = LayoutCache()
 
     init(results: Results<Element>, key: @escaping (Element) -> Key) {
         self.results = results
         sectionKey = key
     }
 
+    /// The layout, worked out once per state of the Store (as `Results` keeps its keys: until any
+    /// change in a write, or a new snapshot), so that sections, counts and cells cost no walk.
+    /// Locked: a frozen one may be read from several threads.
+    private final class LayoutCache: @unchecked Sendable {  // state under `lock`
+        let lock = NSLock()
+        var sections: [(key: Key, positions: [Int])]?
+        var epoch: UInt64 = 0
+        var generation: UInt64 = 0
+    }
+
     /// The sections now: each key once, in the order its first object has in `results`.
     func layout() -> [(key: Key, positions: [Int])] {
+        let core = results.core
+        core.assertConfined()
+        let state = (epoch: core.epoch, generation: core.generation)
+        if let cached = cache.lock.withLock({
+            cache.epoch == state.epoch && cache.generation == state.generation ? cache.sections : nil
+        }) {
+            return cached
+        }
+        let sections = walk()
+        cache.lock.withLock {
+            (cache.sections, cache.epoch, cache.generation) = (sections, state.epoch, state.generation)
+        }
+        return sections
+    }
+
+    private func walk() -> [(key: Key, positions: [Int])] {
         var order: [Key] = []
         var positions: [Key: [Int]] = [:]
         for (position, object) in results.enumerated() {
