@@ -92,7 +92,7 @@ struct TextMatchTests {
         var failures: [String] = []
         var asciiRows = 0
         for _ in 0..<10_000 {
-            let row = Self.randomText(&random, asciiOnly: Int.random(in: 0..<3, using: &random) != 0, length: 0...12)
+            let row = Self.randomText(&random, asciiOnly: Int.random(in: 0..<3, using: &random) != 0, length: 0...30)
             let op = Self.operators.randomElement(using: &random)!
             let options = Self.optionSets.randomElement(using: &random)!
             let needle = Self.needle(of: row, op, &random)
@@ -126,6 +126,37 @@ struct TextMatchTests {
             let bad: [UInt8] = [0x61, 0xFF, 0x61]
             #expect(bad.withUnsafeBytes { match.test($0) } == nil, "\(op)")
             #expect(match.test(nil) == false, "\(op)")
+        }
+    }
+
+    @Test("a table large enough for a split scan: counts and objects as the reference, 30 random queries")
+    func splitScanAgainstReference() throws {
+        let fixture = Fixture([QueryRow.self, QueryTarget.self])
+        let store = try fixture.open()
+        var random = SplitMix64(state: 7)
+        var names: [String] = []
+        try store.write {
+            for id in 0..<(ScanSplit.minimumRows + 10_000) {
+                let row = QueryRow()
+                row.id = id
+                row.name = Self.randomText(&random, asciiOnly: id % 10 != 0, length: 0...8)
+                row.label = ""
+                names.append(row.name)
+                try store.add(row)
+            }
+        }
+        let all = store.objects(QueryRow.self)
+        for _ in 0..<30 {
+            let op = Self.operators.randomElement(using: &random)!
+            let options = Self.optionSets.randomElement(using: &random)!
+            let needle = Self.needle(of: names.randomElement(using: &random)!, op, &random)
+            let expected = names.indices.filter { Self.reference(names[$0], op, needle, options) }
+            let letters =
+                (options.contains(.caseInsensitive) ? "c" : "") + (options.contains(.diacriticInsensitive) ? "d" : "")
+            let word = ["BEGINSWITH", "ENDSWITH", "CONTAINS", "==", "LIKE"][Self.operators.firstIndex(of: op)!]
+            let query = try all.where("name \(word)\(letters.isEmpty ? "" : "[\(letters)]") $0", needle)
+            #expect(query.count == expected.count, "\(word)[\(letters)] \(Self.scalars(needle))")
+            #expect(query.map(\.id) == expected, "\(word)[\(letters)] \(Self.scalars(needle))")
         }
     }
 

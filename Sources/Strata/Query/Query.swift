@@ -365,12 +365,10 @@ extension Query where Value: _QueryString {
             options.isEmpty
             ? ""
             : "[\(options.contains(.caseInsensitive) ? "c" : "")\(options.contains(.diacriticInsensitive) ? "d" : "")]"
-        // The stored bytes are matched (no String made per row); a null String is damage, as decoding it.
-        let test = match.test
-        let isOptional = Value.self == String?.self
-        return comparison("\(path) \(`operator`)\(suffix) \"\(operand)\"", access: access) { bytes in
-            bytes == nil && !isOptional ? nil : test(bytes)
-        }.declaring(`operator`, .text(operand), options: match.options)
+        let predicate = match.columnPredicate  // the stored bytes matched, no String made per row
+        return comparison(
+            "\(path) \(`operator`)\(suffix) \"\(operand)\"", access: access, predicate.test, columnPredicate: predicate
+        ).declaring(`operator`, .text(operand), options: match.options)
     }
 }
 

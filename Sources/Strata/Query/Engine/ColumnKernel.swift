@@ -37,6 +37,18 @@ struct Int64ColumnTest: ColumnTestKernel {
     }
 }
 
+/// A string match (`TextPredicate`).
+struct TextColumnTest: ColumnTestKernel {
+    let match: TextPredicate
+    let nullOutcome: Bool
+
+    @inline(__always)
+    func evaluate(_ bytes: UnsafeRawBufferPointer?) -> Bool? {
+        guard let bytes else { return nullOutcome }
+        return match.evaluate(bytes)
+    }
+}
+
 /// A loop over the rows of a table that a `ColumnTestKernel` specialises (`ColumnPredicate.run`).
 protocol ColumnKernelLoop {
     associatedtype Output
@@ -52,6 +64,8 @@ extension ColumnPredicate {
             try loop.run(DoubleColumnTest(value: value, operator: `operator`, nullOutcome: nullOutcome))
         case .signed(8, let value):
             try loop.run(Int64ColumnTest(value: value, operator: `operator`, nullOutcome: nullOutcome))
+        case .text(let match):
+            try loop.run(TextColumnTest(match: match, nullOutcome: nullOutcome))
         default:
             try loop.run(self)
         }

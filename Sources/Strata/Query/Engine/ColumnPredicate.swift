@@ -39,6 +39,8 @@ struct ColumnPredicate {
         case null
         /// Any of these (`IN`).
         case oneOf([ColumnPredicate])
+        /// A string match (`CONTAINS`, `LIKE`, `==[c]`…).
+        case text(TextPredicate)
     }
 
     let operand: Operand
@@ -85,6 +87,15 @@ struct ColumnPredicate {
         }
     }
 
+    /// A string match on the column's UTF-8 (`TextPredicate`); a null string matches only when
+    /// `negated` (`!=[c]`).
+    init(text match: StringMatch, negated: Bool = false) {
+        operand = .text(TextPredicate(match, negated: negated))
+        self.operator = .equal
+        nullOutcome = negated
+        valueOutcome = false
+    }
+
     /// `IN operands`: an equality with any of them.
     init?(oneOf operands: [[UInt8]?], order: ColumnOrder) {
         var tests: [ColumnPredicate] = []
@@ -127,6 +138,8 @@ struct ColumnPredicate {
             return valueOutcome
         case .oneOf(let tests):
             return Self.evaluateAny(tests, bytes)
+        case .text(let match):
+            return match.evaluate(bytes)
         }
     }
 

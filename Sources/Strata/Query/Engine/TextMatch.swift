@@ -1,5 +1,3 @@
-import Foundation  // memchr
-
 /// `StringMatch` on a row's stored UTF-8 bytes, with no `String` made: the route of every row whose
 /// bytes are ASCII (its answer then is exactly `StringMatch`'s). Other rows are left to `StringMatch`,
 /// whose Unicode folding this does not repeat.
@@ -61,21 +59,23 @@ struct TextMatch {
         return true
     }
 
-    /// Looks for the needle's first byte (either case, when folded), then compares the rest.
+    /// Finds the needle's first byte eight row bytes at a time (each lowered when folding), then
+    /// compares the rest at each candidate.
     private func contains(_ row: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let first = needle.first else { return true }
-        guard row.count >= needle.count else { return false }
-        let last = row.count - needle.count
+        guard row.count >= needle.count, let base = row.baseAddress else { return false }
+        let last = row.count - needle.count  // the last start the needle fits at
+        let pattern = UInt64(first) &* Word.ones
         var start = 0
-        if !foldsCase, let base = row.baseAddress {
-            while start <= last {
-                // libc's memchr finds the candidates (memmem is a GNU extension Glibc's module hides).
-                guard let found = memchr(base + start, Int32(first), last - start + 1) else { return false }
-                start = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
-                if hasPrefix(row, needle, at: start) { return true }
-                start += 1
+        while start + 7 <= last {
+            var word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+            if foldsCase { word = Word.lowered(word) }
+            var candidates = Word.zeroBytes(word ^ pattern)
+            while candidates != 0 {
+                if hasPrefix(row, needle, at: start + candidates.trailingZeroBitCount >> 3) { return true }
+                candidates &= candidates &- 1
             }
-            return false
+            start += 8
         }
         while start <= last {
             if folded(row[start]) == first, hasPrefix(row, needle, at: start) { return true }
@@ -107,5 +107,47 @@ struct TextMatch {
         }
         while p < pattern.count, pattern[p] == star { p += 1 }
         return p == pattern.count
+    }
+}
+
+/// A string match as a scan evaluates it on a column's bytes (`ColumnPredicate.text`): in place for
+/// ASCII (`TextMatch`), through a `String` otherwise; `negated` for `!=[c]`.
+final class TextPredicate {
+    let match: StringMatch
+    private let text: TextMatch
+    private let negated: Bool
+
+    init(_ match: StringMatch, negated: Bool) {
+        self.match = match
+        text = TextMatch(match)
+        self.negated = negated
+    }
+
+    /// The outcome for a non-null value; nil when its bytes are not UTF-8.
+    @inline(__always)
+    func evaluate(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        guard let matched = text.matches(bytes) ?? match.matches(bytes) else { return nil }
+        return matched != negated
+    }
+}
+
+/// Eight ASCII bytes in a word (SWAR).
+private enum Word {
+    static let ones: UInt64 = 0x0101_0101_0101_0101
+    static let high: UInt64 = 0x8080_8080_8080_8080
+
+    /// `A`–`Z` lowered: a byte is upper case when adding 0x3F carries into its high bit (it is at
+    /// least 0x41) and adding 0x25 does not (it is below 0x5B); ASCII bytes never carry out.
+    @inline(__always)
+    static func lowered(_ word: UInt64) -> UInt64 {
+        let upper = (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & high
+        return word | upper >> 2
+    }
+
+    /// The high bit of each byte that is zero; above a zero byte, a byte may be flagged too (the
+    /// borrow), so each is a candidate to check, and the lowest is always a zero.
+    @inline(__always)
+    static func zeroBytes(_ word: UInt64) -> UInt64 {
+        (word &- ones) & ~word & high
     }
 }

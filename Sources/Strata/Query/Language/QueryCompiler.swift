@@ -502,13 +502,9 @@ struct QueryCompiler {
         case .equal where !options.isEmpty && type.unwrapped == .string && value is String,
             .notEqual where !options.isEmpty && type.unwrapped == .string && value is String:
             // `==[c]`, `!=[d]`: the folded forms compared (nil equals no string).
-            let match = StringMatch(.equal, value as? String ?? "", options: options).test
-            let wantsEqual = op == .equal
-            let test: ColumnTest = { bytes in
-                guard let bytes else { return !wantsEqual }
-                return match(bytes).map { $0 == wantsEqual }
-            }
-            return (test, nil, nil)
+            let match = StringMatch(.equal, value as? String ?? "", options: options)
+            let predicate = ColumnPredicate(text: match, negated: op == .notEqual)
+            return (predicate.test, predicate, nil)
         case .beginsWith, .endsWith, .contains, .like:
             guard type.unwrapped == .string else {
                 throw fail("\(op) needs a String property, \(property) is \(type)", at: position)
@@ -521,7 +517,8 @@ struct QueryCompiler {
                 access = .range(
                     lower: Operand(bytes: Array(needle.utf8)), upper: Operand(bytes: Array(needle.utf8) + [0xFF]))
             }
-            return (StringMatch(op, needle, options: options).test, nil, access)
+            let predicate = StringMatch(op, needle, options: options).columnPredicate
+            return (predicate.test, predicate, access)
         default:
             let bytes = try operandBytes(value, type: type, position: position, property: property)
             guard let operatorValue = ComparisonOperator(op) else { throw fail("\(op) on \(property)", at: position) }

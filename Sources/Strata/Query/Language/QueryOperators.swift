@@ -57,14 +57,11 @@ struct StringMatch {
         return folded
     }
 
-    var test: ColumnTest {
-        let match = self
-        let text = TextMatch(self)
-        return { bytes in
-            guard let bytes else { return false }
-            return text.matches(bytes) ?? match.matches(bytes)
-        }
-    }
+    /// The test of a column's bytes (a null string never matches).
+    var test: ColumnTest { columnPredicate.test }
+
+    /// The test as a scan runs it (`TextPredicate`).
+    var columnPredicate: ColumnPredicate { ColumnPredicate(text: self) }
 
     /// The match of a row's stored bytes made a `String` and folded (nil: not UTF-8): what `TextMatch`
     /// leaves.
