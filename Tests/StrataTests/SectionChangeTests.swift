@@ -234,6 +234,11 @@ import Testing
         try randomWrites(seed: seed, rounds: 200) { $0.sectioned(by: \.age) }
     }
 
+    @Test("random writes against sections by a stored key read from its column, sorted by another property")
+    func randomWritesByAgeColumnSortedByName() throws {
+        try randomWrites(seed: 6, rounds: 200) { $0.sectioned(by: \.age, sortDescriptors: [SortKey(\.name)]) }
+    }
+
     @Test("random writes against sections whose order is not the key's: sections that move are deleted and inserted")
     func randomWritesByAgeSortedByName() throws {
         try randomWrites(seed: 5, rounds: 200) {

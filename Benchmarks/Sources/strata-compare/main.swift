@@ -72,6 +72,14 @@ do {
                 { try QueryBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),
             (
+                "Sections", SectionBench.workloads,
+                { try SectionBench.run(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
+                "Sections by a block", SectionBench.blockWorkloads,
+                { try SectionBench.runBlock(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
                 "Text search", TextBench.workloads,
                 { try TextBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),

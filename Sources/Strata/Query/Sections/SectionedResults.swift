@@ -20,11 +20,18 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// The sorted objects the sections split.
     public let results: Results<Element>
     let sectionKey: (Element) -> Key
+    /// The keys of all the objects in order, read from their column when the key is a stored
+    /// property (`values(of:)`); nil: each object's `sectionKey`.
+    private let keysInOrder: ((Results<Element>) -> [Key])?
     private let cache = LayoutCache()
 
-    init(results: Results<Element>, key: @escaping (Element) -> Key) {
+    init(
+        results: Results<Element>, key: @escaping (Element) -> Key,
+        keysInOrder: ((Results<Element>) -> [Key])? = nil
+    ) {
         self.results = results
         sectionKey = key
+        self.keysInOrder = keysInOrder
     }
 
     /// The layout, worked out once per state of the Store (as `Results` keeps its keys: until any
@@ -55,14 +62,28 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     }
 
     private func walk() -> [(key: Key, positions: [Int])] {
-        var order: [Key] = []
-        var positions: [Key: [Int]] = [:]
-        for (position, object) in results.enumerated() {
-            let key = sectionKey(object)
-            if positions[key] == nil { order.append(key) }
-            positions[key, default: []].append(position)
+        var sections: [(key: Key, positions: [Int])] = []
+        var sectionOfKey: [Key: Int] = [:]
+        var current = -1
+        func place(_ key: Key, at position: Int) {
+            // Sorted by the key, an object's key is mostly its predecessor's: no lookup then.
+            if current < 0 || sections[current].key != key {
+                if let known = sectionOfKey[key] {
+                    current = known
+                } else {
+                    current = sections.count
+                    sectionOfKey[key] = current
+                    sections.append((key, []))
+                }
+            }
+            sections[current].positions.append(position)
         }
-        return order.map { ($0, positions[$0]!) }
+        if let keysInOrder {
+            for (position, key) in keysInOrder(results).enumerated() { place(key, at: position) }
+        } else {
+            for (position, object) in results.enumerated() { place(sectionKey(object), at: position) }
+        }
+        return sections
     }
 
     /// Always 0.
@@ -127,7 +148,9 @@ extension Results {
     public func sectioned<Key: Hashable & _QueryComparable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true)
         -> SectionedResults<Key, Element>
     {
-        SectionedResults(results: sorted(by: keyPath, ascending: ascending), key: { $0[keyPath: keyPath] })
+        SectionedResults(
+            results: sorted(by: keyPath, ascending: ascending), key: { $0[keyPath: keyPath] },
+            keysInOrder: { Array($0.values(of: keyPath)) })
     }
 
     /// The objects sorted by `sortDescriptors` and split into sections by `keyPath` (which may be a
@@ -140,6 +163,20 @@ extension Results {
         -> SectionedResults<Key, Element>
     {
         SectionedResults(results: sorted(by: sortDescriptors), key: { $0[keyPath: keyPath] })
+    }
+
+    /// The objects sorted by `sortDescriptors` and split into sections by `keyPath`: for a stored
+    /// property, its column is read without making objects.
+    ///
+    /// ```swift
+    /// let byCity = people.sectioned(by: \.city, sortDescriptors: [SortKey(\.city), SortKey(\.name)])
+    /// ```
+    public func sectioned<Key: Hashable & _Persistable>(
+        by keyPath: KeyPath<Element, Key>, sortDescriptors: [SortKey<Element>]
+    ) -> SectionedResults<Key, Element> {
+        SectionedResults(
+            results: sorted(by: sortDescriptors), key: { $0[keyPath: keyPath] },
+            keysInOrder: { Array($0.values(of: keyPath)) })
     }
 
     /// The objects sorted by `sortDescriptors` and split into sections by the key `block` gives.
