@@ -62,28 +62,31 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     }
 
     private func walk() -> [(key: Key, positions: [Int])] {
-        var sections: [(key: Key, positions: [Int])] = []
+        // Two arrays, not one of tuples: a generic tuple's element costs a metadata lookup.
+        var keys: [Key] = []
+        var positions: [[Int]] = []
         var sectionOfKey: [Key: Int] = [:]
         var current = -1
         func place(_ key: Key, at position: Int) {
             // Sorted by the key, an object's key is mostly its predecessor's: no lookup then.
-            if current < 0 || sections[current].key != key {
+            if current < 0 || keys[current] != key {
                 if let known = sectionOfKey[key] {
                     current = known
                 } else {
-                    current = sections.count
+                    current = keys.count
                     sectionOfKey[key] = current
-                    sections.append((key, []))
+                    keys.append(key)
+                    positions.append([])
                 }
             }
-            sections[current].positions.append(position)
+            positions[current].append(position)
         }
         if let keysInOrder {
             for (position, key) in keysInOrder(results).enumerated() { place(key, at: position) }
         } else {
             for (position, object) in results.enumerated() { place(sectionKey(object), at: position) }
         }
-        return sections
+        return zip(keys, positions).map { ($0, $1) }
     }
 
     /// Always 0.
