@@ -84,29 +84,9 @@ struct TextMatch {
         return false
     }
 
-    /// Glob matching of `*` (any run) and `?` (one byte: here one `Character`), as `StringMatch`'s.
+    /// `StringMatch.glob` on bytes: `?` takes one byte, here one `Character`.
     private func like(_ row: UnsafeBufferPointer<UInt8>, _ pattern: UnsafeBufferPointer<UInt8>) -> Bool {
-        let (star, any): (UInt8, UInt8) = (0x2A, 0x3F)
-        var (s, p) = (0, 0)
-        var (starAt, mark) = (-1, 0)
-        while s < row.count {
-            if p < pattern.count, pattern[p] == star {
-                starAt = p
-                mark = s
-                p += 1
-            } else if p < pattern.count, pattern[p] == any || pattern[p] == folded(row[s]) {
-                s += 1
-                p += 1
-            } else if starAt >= 0 {
-                p = starAt + 1
-                mark += 1
-                s = mark
-            } else {
-                return false
-            }
-        }
-        while p < pattern.count, pattern[p] == star { p += 1 }
-        return p == pattern.count
+        StringMatch.glob(row, pattern, star: 0x2A, any: 0x3F) { $0 == folded($1) }
     }
 }
 

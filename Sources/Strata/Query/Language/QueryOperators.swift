@@ -76,31 +76,37 @@ struct StringMatch {
         case .endsWith: string.utf8.reversed().starts(with: needle.utf8.reversed())
         case .contains: needle.isEmpty || string.utf8.firstRange(of: needle.utf8) != nil
         case .equal: string.utf8.elementsEqual(needle.utf8)
-        default: Self.like(Array(string), Array(needle)[...])
+        default: Self.glob(Array(string), Array(needle), star: "*", any: "?") { $0 == $1 }
         }
     }
 
-    /// Glob matching of `*` and `?`.
-    private static func like(_ string: [Character], _ pattern: ArraySlice<Character>) -> Bool {
-        var (s, p) = (0, pattern.startIndex)
-        var (star, mark) = (-1, 0)
-        while s < string.count {
-            if p < pattern.endIndex, pattern[p] == "*" {  // a wildcard even against a "*" of the string
-                star = p
+    /// Glob matching of `*` (any run) and `?` (one element), for Characters here and for ASCII bytes
+    /// (`TextMatch`): `*` is a wildcard even against a `*` of the value. `equal` compares a pattern
+    /// element with a value element.
+    @inline(__always)
+    static func glob<Value: RandomAccessCollection, Pattern: RandomAccessCollection>(
+        _ value: Value, _ pattern: Pattern, star: Pattern.Element, any: Pattern.Element,
+        equal: (Pattern.Element, Value.Element) -> Bool
+    ) -> Bool where Pattern.Element: Equatable, Value.Index == Int, Pattern.Index == Int {
+        var (s, p) = (value.startIndex, pattern.startIndex)
+        var (starAt, mark) = (-1, 0)
+        while s < value.endIndex {
+            if p < pattern.endIndex, pattern[p] == star {
+                starAt = p
                 mark = s
                 p += 1
-            } else if p < pattern.endIndex, pattern[p] == "?" || pattern[p] == string[s] {
+            } else if p < pattern.endIndex, pattern[p] == any || equal(pattern[p], value[s]) {
                 s += 1
                 p += 1
-            } else if star >= 0 {
-                p = star + 1
+            } else if starAt >= 0 {
+                p = starAt + 1
                 mark += 1
                 s = mark
             } else {
                 return false
             }
         }
-        while p < pattern.endIndex, pattern[p] == "*" { p += 1 }
+        while p < pattern.endIndex, pattern[p] == star { p += 1 }
         return p == pattern.endIndex
     }
 }
