@@ -26,9 +26,7 @@ extension _QueryComparable {
 }
 
 /// Implementation detail: String and `String?`, for `contains`, `starts(with:)`, `ends(with:)`.
-public protocol _QueryString: _QueryComparable {
-    var _queryString: String? { get }
-}
+public protocol _QueryString: _QueryComparable {}
 
 /// Implementation detail: a to-one link (`Object?`), which queries follow with `$0.owner.name`.
 public protocol _QueryLink: _Persistable {
@@ -96,8 +94,6 @@ extension String: _QueryString {
         if lhs.utf8.elementsEqual(rhs.utf8) { return 0 }
         return lhs.utf8.lexicographicallyPrecedes(rhs.utf8) ? -1 : 1
     }
-
-    public var _queryString: String? { self }
 }
 
 extension PersistableEnum {
@@ -133,9 +129,7 @@ extension Optional: _QueryComparable where Wrapped: _QueryComparable & _Optional
     public static var _queryOrdersNil: Bool { Wrapped.self == String.self }
 }
 
-extension Optional: _QueryString where Wrapped == String {
-    public var _queryString: String? { self }
-}
+extension Optional: _QueryString where Wrapped == String {}
 
 extension Optional: _QueryLink where Wrapped: Object {
     public typealias _Target = Wrapped

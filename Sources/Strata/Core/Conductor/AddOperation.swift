@@ -82,7 +82,7 @@ final class AddOperation {
                 } else {
                     object._key = try core.newKey(for: object, binding: binding, session: session)
                 }
-                guard policy != .error, ownsEmbedded(binding),
+                guard policy != .error, binding.hasLinkColumns, ownsEmbedded(binding),
                     let old = try core.copyOfRow(binding, key: object._key, session: session, into: buffer)
                 else { continue }
                 let pairs = try EmbeddedSlots.pairs(
@@ -113,13 +113,14 @@ final class AddOperation {
         }
     }
 
-    /// Whether rows of `binding` hold embedded objects (asked once per type of the operation).
+    /// Whether rows of `binding`, a type with links, hold embedded objects (asked once per type of the
+    /// operation; a type without links never asks).
     private var ownsEmbeddedByType: [ObjectIdentifier: Bool] = [:]
 
     private func ownsEmbedded(_ binding: TableBinding) -> Bool {
         let type = ObjectIdentifier(binding)
         if let known = ownsEmbeddedByType[type] { return known }
-        let owns = binding.hasLinkColumns && binding.links.contains { core.linksEmbedded($0) }
+        let owns = binding.links.contains { core.linksEmbedded($0) }
         ownsEmbeddedByType[type] = owns
         return owns
     }
