@@ -171,3 +171,11 @@ import Testing
         #expect(after == Self.reference(objects, { $0.optDouble }, ascending: true, <))
     }
 }
+
+extension Results {
+    /// The keys and rows the collected route reads, when the plan takes it (nil otherwise).
+    fileprivate func collectedRows() throws -> (keys: [RowKey], rows: [RowView])? {
+        guard case .collected(let access, let sort) = plan.route else { return nil }
+        return try QueryEngine(core: core, binding: binding).collect(access, sortedBy: sort)
+    }
+}

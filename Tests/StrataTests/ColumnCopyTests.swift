@@ -27,7 +27,7 @@ import Testing
     }
 
     static func stamp(_ store: Store, _ type: Object.Type) throws -> ChangeStamp {
-        try #require(try store.core.changeStamp(of: store.core.binding(for: type)))
+        try #require(try QueryEngine<Object>(core: store.core, binding: store.core.binding(for: type)).changeStamp())
     }
 
     @Test(arguments: [true, false])
@@ -214,7 +214,7 @@ import Testing
                 }
             }
         }
-        #expect(try store.core.changeStamp(of: store.core.binding(for: Item.self)) == nil)
+        #expect(try QueryEngine<Object>(core: store.core, binding: store.core.binding(for: Item.self)).changeStamp() == nil)
         for _ in 0..<3 { #expect(Self.page(store) == [0, 10, 20]) }
         #expect(store.core.shared.columnCopies.usage.count == 0)
         try store.write { store.object(ofType: Item.self, forPrimaryKey: 30)!.score = -1 }

@@ -58,7 +58,7 @@ func committedVersion(_ configuration: Store.Configuration) throws -> Int {
 /// The change stamp of `type`'s table in the newest commit (`ChangeStamps`).
 func committedStamp(_ configuration: Store.Configuration, of type: Object.Type) throws -> ChangeStamp? {
     let store = try Store(configuration: configuration)
-    return try store.core.changeStamp(of: store.core.binding(for: type))
+    return try QueryEngine<Object>(core: store.core, binding: store.core.binding(for: type)).changeStamp()
 }
 
 /// A durable write held open (its block waits) until `others` tasks wait in line behind it, so that

@@ -451,6 +451,77 @@ private struct Generator {
         #expect(page.count == 3)
     }
 
+    /// Random sequences of stages (conditions, sorts, pages, distinct, closures) on Results: the
+    /// objects equal the reference's, every evaluation runs the route `queryPlan` names, and every
+    /// route is taken.
+    @Test func generatedStagesRunTheRouteTheirPlanNames() throws {
+        var (_, store, rows, generator) = try populated(seed: 23, count: 300)
+        let all = store.objects(QueryRow.self)
+        let paths: [Field: PartialKeyPath<QueryRow>] = [
+            .int: \QueryRow.int, .small: \QueryRow.small, .double: \QueryRow.double, .optDouble: \QueryRow.optDouble,
+            .name: \QueryRow.name, .flag: \QueryRow.flag, .date: \QueryRow.date, .rank: \QueryRow.rank,
+            .label: \QueryRow.label,
+        ]
+        var taken: [QueryPlan.Route: Int] = [:]
+        for round in 0..<600 {
+            var results = all
+            var expected = rows
+            var written: [String] = []
+            // A quarter of the rounds take a shape a route serves on its own: [where] sorted prefix,
+            // [where] distinct; the others are random.
+            let shape: [Int]? =
+                generator.chance(25)
+                ? (generator.chance(50) ? [0] : []) + (generator.chance(60) ? [2, 5] : [7]) : nil
+            for step in 0..<(shape?.count ?? Int.random(in: 0...3, using: &generator.random)) {
+                switch shape?[step] ?? Int.random(in: 0..<9, using: &generator.random) {
+                case 0, 1:
+                    let condition = generator.condition()
+                    results = results.where { condition.query($0) }
+                    expected = expected.filter { condition.holds($0) }
+                    written.append("where \(condition)")
+                case 2, 3, 4:
+                    let keys = (0..<Int.random(in: 1...2, using: &generator.random)).map { _ in
+                        (generator.pick(Field.sortable), generator.chance(50))
+                    }
+                    results = results.sorted(by: keys.map { Self.sortKey($0.0, ascending: $0.1) })
+                    expected = expected.enumerated().sorted { lhs, rhs in
+                        for (field, ascending) in keys {
+                            let order = Scalar.order(field.value(lhs.element), field.value(rhs.element))
+                            if order != 0 { return ascending ? order < 0 : order > 0 }
+                        }
+                        return lhs.offset < rhs.offset
+                    }.map(\.element)
+                    written.append("sorted \(keys)")
+                case 5, 6:
+                    let limit = generator.pick([0, 1, 5, 20, 400])
+                    results = results.prefix(limit)
+                    expected = Array(expected.prefix(limit))
+                    written.append("prefix \(limit)")
+                case 7:
+                    let field = generator.pick(Array(paths.keys).sorted { "\($0)" < "\($1)" })
+                    results = results.distinct(by: [paths[field]!])
+                    var seen = Set<Scalar>()
+                    expected = expected.filter { seen.insert(field.value($0).distinctKey).inserted }
+                    written.append("distinct \(field)")
+                default:
+                    results = results.filter { $0.int > 0 }
+                    expected = expected.filter { $0.int > 0 }
+                    written.append("filter int > 0")
+                }
+            }
+            let plan = results.queryPlan
+            let log = RouteLog()
+            let ids = QueryTrace.$observer.withValue({ log.append($0) }, operation: { results.map(\.id) })
+            #expect(ids == expected.map(\.id), "round \(round): \(written) [\(plan)]")
+            #expect(results.count == expected.count, "round \(round): \(written) [\(plan)]")
+            #expect(log.routes == (plan.route == .table ? [] : [plan.route]), "round \(round): \(written) [\(plan)]")
+            taken[plan.route, default: 0] += 1
+        }
+        for route in QueryPlan.Route.allCases {
+            #expect(taken[route, default: 0] >= 5, "\(route) taken \(taken[route, default: 0]) times")
+        }
+    }
+
     private static func sortKey(_ field: Field, ascending: Bool) -> SortKey<QueryRow> {
         switch field {
         case .int: SortKey(\.int, ascending: ascending)
@@ -466,4 +537,16 @@ private struct Generator {
         case .weight, .numbersCount: SortKey(\.int, ascending: ascending)
         }
     }
+}
+
+/// The routes the engine reports running, in order.
+private final class RouteLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [QueryPlan.Route] = []
+
+    func append(_ route: QueryPlan.Route) {
+        lock.withLock { recorded.append(route) }
+    }
+
+    var routes: [QueryPlan.Route] { lock.withLock { recorded } }
 }

@@ -101,7 +101,8 @@ import Testing
         #expect(people.where { $0.age > 20 && $0.name == "Ann" }.queryPlan.index == "name")
         #expect(people.where { $0.name != "Ann" }.queryPlan.access == .scan)
         let plan = people.where { $0.name == "Ann" }.sorted(by: \.age).queryPlan
-        #expect(plan.description == "index Person.name: 1 range, then test name == Ann, then sort (1 key)")
+        #expect(plan.description == "index Person.name: 1 range, then test name == Ann, then radix sort by age")
+        #expect(plan.route == .collected)
         #expect(people.where { $0.id == 3 }.map(\.name) == ["Cy"])
         #expect(people.where { $0.id == 99 }.isEmpty)
     }

@@ -239,8 +239,10 @@ import Testing
         let items = store.objects(Item.self)
         let above = items.where { $0.score > 3 }
         let score = try #require(items.binding.columnNames.firstIndex(of: "score"))
-        for condition in [nil, try #require(above.scannableCondition)] {
-            let scanner = try #require(items.columnScanner(condition))
+        for access in [items.plan.matches, above.plan.matches] {
+            let engine = QueryEngine(core: items.core, binding: items.binding)
+            let matches = try #require(access)
+            let scanner = try #require(engine.scanner(matches))
             #expect {
                 _ = try scanner.count()
             } throws: { error in

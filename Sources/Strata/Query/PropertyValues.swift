@@ -129,30 +129,10 @@ extension Results {
     ///
     /// - Warning: Traps on a damaged row, as reading the objects would.
     func scannedValues<Value: _Persistable>(_ column: Int, as type: Value.Type) -> [Value]? {
-        guard !stages.isEmpty, stages.allSatisfy({ if case .predicate = $0 { true } else { false } }) else {
-            return nil
+        guard case .collected(let access, sort: nil) = plan.route else { return nil }
+        return synchronizedEvaluating("reading") { (engine) throws(StoreError) in
+            try engine.values(of: column, access, as: Value.self)
         }
-        if Value.self == Double.self, binding.columnTypes[column] == .double {
-            // The common numeric column, read without a decode through its protocol witness.
-            // (A cast of the array, `as? [Value]`, would copy it element by element.)
-            return scanColumn(column, into: DoubleValues()).map { unsafeBitCast($0.values, to: [Value].self) }
-        }
-        var values: [Value] = []
-        var failure: (any Error)?
-        let context = _DecodeContext(owner: nil, column: column)
-        let scanned = forEachColumnValue(column) { bytes in
-            guard failure == nil else { return }
-            do {
-                values.append(try Value._strataDecodeColumn(bytes, in: context))
-            } catch {
-                failure = error
-            }
-        }
-        guard scanned else { return nil }
-        if let failure {
-            preconditionFailure("\(TrapMessage.corrupted): \(binding.name).\(binding.columnNames[column]): \(failure)")
-        }
-        return values
     }
 
     /// The column of a key path naming one stored property whose values decode without a Store (not

@@ -1,12 +1,13 @@
 import Foundation
 
-/// How a `Results` finds its objects: by walking the whole table, or by looking up ranges of the
-/// primary key or of one secondary index (the rows found are then tested against the whole query).
+/// How a `Results` finds its objects: the route its plan takes (the one that runs, decided once
+/// from its stages), and whether it reads the primary key or a secondary index.
 ///
 /// ```swift
 /// let plan = store.objects(Person.self).where { $0.name == "Ann" && $0.age > 3 }.queryPlan
 /// print(plan)              // "index Person.name: 1 range, then test (name == Ann && age > 3)"
 /// plan.index               // "name"
+/// plan.route               // .collected
 /// ```
 public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
     /// How the rows are found.
@@ -19,8 +20,29 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
         case index(property: String, ranges: Int)
     }
 
+    /// The route the engine takes.
+    public enum Route: String, Sendable, Equatable, CaseIterable {
+        /// The whole table, walked with a cursor.
+        case table
+        /// A first page whose first sort key has an index: the index read in order, stopping after
+        /// the page.
+        case indexOrderedPage
+        /// A first page by one numeric property: each match offered to a heap of the page's size
+        /// (over a copy of the column kept in memory, when one is kept at this version).
+        case heapPage
+        /// `distinct` on one numeric property: the first row of each value kept as the walk goes.
+        case firstOfEachValue
+        /// Conditions, then at most a sort by one numeric property: the matches collected as the
+        /// walk goes, then radix-sorted.
+        case collected
+        /// Anything else: the rows found, then each stage in turn.
+        case staged
+    }
+
     /// How the rows are found.
     public let access: Access
+    /// The route the engine takes.
+    public let route: Route
     /// The access and every step after it, in words (see the example).
     public let description: String
 
@@ -34,133 +56,79 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
     }
 }
 
-/// The ranges of the primary key or of an index that hold every row a predicate can match.
-struct CandidatePlan {
-    enum Source {
-        case primaryKey
-        case index(IndexBinding)
-    }
-
-    let source: Source
-    let ranges: [KeyRange]
-}
-
-extension CandidatePlan {
-    /// The index access for `predicate`: the best of its top-level comparisons on the primary key or
-    /// an indexed property (equality first, else the intersection of the ranges on one property).
-    static func best(for predicate: Predicate, binding: TableBinding) -> CandidatePlan? {
-        /// The first equality or `in` found: better than any range.
-        var equality: CandidatePlan?
-        var rangesByColumn: [Int: (source: CandidatePlan.Source, range: KeyRange)] = [:]
-        for conjunct in predicate.conjuncts {
-            guard case .comparison(let comparison) = conjunct, let property = comparison.path.directProperty,
-                let access = comparison.access
-            else { continue }
-            let column = binding.columnOfProperty[property]
-            let source: CandidatePlan.Source
-            if column == binding.primaryKeyColumn {
-                source = .primaryKey
-            } else if let index = binding.indexes.first(where: { $0.column == column }) {
-                source = .index(index)
-            } else {
-                continue
-            }
-            func encode(_ operand: Operand) -> [UInt8]? { encodedKey(operand, source: source, binding: binding) }
+extension QueryPlan {
+    /// The words and names of `plan`.
+    init<Element: Object>(_ plan: ExecutionPlan<Element>, binding: TableBinding, stages: [Results<Element>.Stage]) {
+        let table = binding.name
+        /// The first step: how `access` reads the rows.
+        func reading(_ access: RowAccess) -> (Access, String) {
             switch access {
-            case .equal(let operand):
-                guard let key = encodedKey(operand, source: source, binding: binding, exact: true) else { continue }
-                if equality == nil {
-                    equality = CandidatePlan(
-                        source: source, ranges: key.isEmpty ? [] : [KeyRange(lower: key, upper: key)])
+            case .batch: return (.scan, "scan \(table) in batch loops")
+            case .rowByRow: return (.scan, "scan \(table) row by row")
+            case .candidates(let candidates, _):
+                let ranges = "\(candidates.ranges.count) range\(candidates.ranges.count == 1 ? "" : "s")"
+                switch candidates.source {
+                case .primaryKey:
+                    let key = binding.primaryKeyColumn.map { binding.columnNames[$0] } ?? "?"
+                    return (.primaryKey(ranges: candidates.ranges.count), "primary key \(table).\(key): \(ranges)")
+                case .index(let index):
+                    return (
+                        .index(property: index.property, ranges: candidates.ranges.count),
+                        "index \(table).\(index.property): \(ranges)"
+                    )
                 }
-            case .oneOf(let operands):
-                var ranges: [KeyRange] = []
-                var complete = true
-                for operand in operands {
-                    guard let key = encodedKey(operand, source: source, binding: binding, exact: true) else {
-                        complete = false
-                        break
-                    }
-                    if !key.isEmpty { ranges.append(KeyRange(lower: key, upper: key)) }
-                }
-                if complete, equality == nil { equality = CandidatePlan(source: source, ranges: ranges) }
-            case .range(let lower, let upper):
-                var range = rangesByColumn[column]?.range ?? KeyRange()
-                if let lower, let key = encode(lower) {
-                    if range.lower.map({ $0.lexicographicallyPrecedes(key) }) ?? true { range.lower = key }
-                }
-                if let upper, let key = encode(upper) {
-                    if range.upper.map({ key.lexicographicallyPrecedes($0) }) ?? true { range.upper = key }
-                }
-                rangesByColumn[column] = (source, range)
             }
         }
-        if let equality { return equality }
-        guard let (_, chosen) = rangesByColumn.min(by: { $0.key < $1.key }) else { return nil }
-        return CandidatePlan(source: chosen.source, ranges: [chosen.range])
-    }
-
-    /// The table key an operand stands for: a row key, or an index key. `exact` (equality) returns
-    /// an empty key for a value no row can hold (a null primary key, an integer out of range).
-    /// An operand that cannot be encoded as a key gives no plan: the query scans (nothing is lost).
-    private static func encodedKey(
-        _ operand: Operand, source: CandidatePlan.Source, binding: TableBinding, exact: Bool = false
-    ) -> [UInt8]? {
-        switch source {
-        case .primaryKey:
-            guard let bytes = operand.bytes, let type = binding.primaryKeyType else { return exact ? [] : nil }
-            if type == .string { return [RowKey.stringTag] + bytes }  // raw: range bounds need not be UTF-8
-            let key = bytes.withBytes { raw in try? KeyEncoding.rowKey(column: raw, type: type) }
-            guard let key else { return exact ? [] : nil }
-            return key.withBytes { Array($0) }
-        case .index(let index):
-            var key: [UInt8] = []
-            let encoded: Void? =
-                if let bytes = operand.bytes {
-                    bytes.withBytes { raw in try? KeyEncoding.indexKey(column: raw, type: index.type, into: &key) }
-                } else {
-                    try? KeyEncoding.indexKey(column: nil, type: index.type, into: &key)
-                }
-            return encoded == nil ? nil : key
-        }
-    }
-
-    /// The rows of the plan's ranges, in row-key order, each once.
-    func rows(of binding: TableBinding, in reader: RowReader) throws(StoreError) -> [(key: RowKey, row: RowView)] {
-        var found: [(key: RowKey, row: RowView)] = []
-        switch source {
-        case .primaryKey:
-            try reader.scanRanges(ranges, table: binding.table) { (key, value) throws(StoreError) in
-                let rowKey = try reader.decodeRowKey(key, binding: binding)
-                found.append((rowKey, try reader.storedRow(value, keyBytes: key, binding: binding, key: rowKey)))
-            }
-            found.sort { $0.key < $1.key }
-            if ranges.count > 1 { found = found.uniqued() }
-        case .index(let index):
-            var keys: [RowKey] = []
-            try reader.scanRanges(ranges, table: index.table) { (_, value) throws(StoreError) in
-                keys.append(try reader.decodeRowKey(value, binding: binding))
-            }
-            keys.sort(by: <)
-            var previous: RowKey?
-            for key in keys where key != previous {
-                previous = key
-                guard let row = try reader.fetchRow(binding, key: key) else {
-                    throw .corrupted(
-                        "\(binding.name).\(index.property): the index names a missing row \(binding.describe(key))")
-                }
-                found.append((key, row))
+        var steps: [String] = []
+        var access = Access.scan
+        var later = stages[...]
+        var radixSort: String?
+        route = plan.route.name
+        switch plan.route {
+        case .table:
+            steps.append("scan \(table)")
+        case .indexOrderedPage(_, _, let limit, let index):
+            access = .index(property: index.property, ranges: 1)
+            steps.append("index \(table).\(index.property) in order, stopping after \(limit)")
+        case .heapPage(_, let column, _, _, let limit, let readsCopy):
+            steps.append(
+                "scan \(table), the first \(limit) by \(binding.columnNames[column]) kept in a heap"
+                    + (readsCopy ? " (from the column's copy in memory when one is kept)" : ""))
+        case .firstOfEachValue(let rows, let column, _):
+            let (found, words) = reading(rows)
+            access = found
+            steps.append(words + ", the first row of each \(binding.columnNames[column]) kept")
+        case .collected(let rows, let sort):
+            let (found, words) = reading(rows)
+            access = found
+            steps.append(words)
+            later = stages.filter { if case .predicate = $0 { true } else { false } }[...]
+            if let sort { radixSort = "radix sort by \(binding.columnNames[sort.column])" }
+        case .staged(let source, _):
+            switch source {
+            case .list(let owner, let column):
+                steps.append("the list \(owner._tableBinding?.columnNames[column] ?? "?") of \(type(of: owner))")
+            case .rows(let rows):
+                let (found, words) = reading(rows)
+                access = found
+                steps.append(words)
             }
         }
-        return found
-    }
-}
-
-extension Array where Element == (key: RowKey, row: RowView) {
-    /// Without repeated keys (the array is sorted by key).
-    fileprivate func uniqued() -> [Element] {
-        var result: [Element] = []
-        for element in self where result.last?.key != element.key { result.append(element) }
-        return result
+        for stage in later {
+            switch stage {
+            case .predicate(let predicate): steps.append("test \(predicate)")
+            case .filter: steps.append("filter (closure)")
+            case .sort(let keys): steps.append("sort (\(keys.count) key\(keys.count == 1 ? "" : "s"))")
+            case .distinct(let keyPaths):
+                steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
+            case .limit(let count): steps.append("first \(count)")
+            case .members: continue
+            case .distinctPaths(let paths):
+                steps.append("distinct (\(paths.count) key\(paths.count == 1 ? "" : "s"))")
+            }
+        }
+        if let radixSort { steps.append(radixSort) }
+        self.access = access
+        description = steps.joined(separator: ", then ")
     }
 }

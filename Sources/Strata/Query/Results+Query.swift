@@ -90,47 +90,16 @@ extension Results {
         return adding(.limit(maxLength))
     }
 
-    /// How the Results finds its objects: which index, if any, its first condition uses.
+    /// How the Results finds its objects: the route its plan takes (the one that runs), and which
+    /// index, if any, it reads.
+    ///
+    /// ```swift
+    /// print(people.where { $0.age > 30 }.sorted(by: \.age).queryPlan)
+    /// // scan Person in batch loops, then test age > 30, then radix sort by age
+    /// ```
     public var queryPlan: QueryPlan {
         core.assertConfined()
-        var access = QueryPlan.Access.scan
-        var steps: [String] = []
-        if case .predicate(let predicate)? = stages.first,
-            let plan = CandidatePlan.best(for: predicate, binding: binding)
-        {
-            switch plan.source {
-            case .primaryKey:
-                access = .primaryKey(ranges: plan.ranges.count)
-                steps.append(
-                    "primary key \(binding.name).\(binding.primaryKeyColumn.map { binding.columnNames[$0] } ?? "?")")
-            case .index(let index):
-                access = .index(property: index.property, ranges: plan.ranges.count)
-                steps.append("index \(binding.name).\(index.property)")
-            }
-            steps[0] += ": \(plan.ranges.count) range\(plan.ranges.count == 1 ? "" : "s")"
-        } else if case (_, _, let limit, let index)? = indexedPageShape() {
-            access = .index(property: index.property, ranges: 1)
-            steps.append("index \(binding.name).\(index.property) in order, stopping after \(limit)")
-        } else if case (_, _, let limit, let column, _)? = streamedPageShape() {
-            steps.append("scan \(binding.name), the first \(limit) by \(binding.columnNames[column]) kept in a heap")
-        } else {
-            steps.append("scan \(binding.name)")
-        }
-        for stage in stages {
-            switch stage {
-            case .predicate(let predicate): steps.append("test \(predicate)")
-            case .filter: steps.append("filter (closure)")
-            case .sort(let keys): steps.append("sort (\(keys.count) key\(keys.count == 1 ? "" : "s"))")
-            case .distinct(let keyPaths):
-                steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
-            case .limit(let count): steps.append("first \(count)")
-            case .members(let owner, let column):
-                steps[0] = "the list \(owner._tableBinding?.columnNames[column] ?? "?") of \(type(of: owner))"
-            case .distinctPaths(let paths):
-                steps.append("distinct (\(paths.count) key\(paths.count == 1 ? "" : "s"))")
-            }
-        }
-        return QueryPlan(access: access, description: steps.joined(separator: ", then "))
+        return QueryPlan(plan, binding: binding, stages: stages)
     }
 
     /// The position of `object` in the Results, or nil when it is not there.
@@ -164,7 +133,11 @@ extension Results {
 
     /// The sum of a property (zero when there are no objects), read from the column: no object is made.
     public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> V {
-        if let total = columnSum(keyPath, as: V.self) { return total }
+        if let (column, matches) = columnRead(of: keyPath) {
+            return synchronizedEvaluating("reading") { (engine) throws(StoreError) in
+                try engine.sum(of: column, matches, as: V.self)
+            }
+        }
         var total = V.zero
         for value in values(of: keyPath) { total += value }
         return total
@@ -172,7 +145,11 @@ extension Results {
 
     /// The sum of the non-nil values of an optional property.
     public func sum<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> V {
-        if let total = columnSum(keyPath, as: V.self) { return total }
+        if let (column, matches) = columnRead(of: keyPath) {
+            return synchronizedEvaluating("reading") { (engine) throws(StoreError) in
+                try engine.sum(of: column, matches, as: V.self)
+            }
+        }
         var total = V.zero
         for case let value? in values(of: keyPath) { total += value }
         return total
@@ -181,7 +158,7 @@ extension Results {
     /// The mean of a property, or nil when there are no objects.
     public func average<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> Double? {
         var mean = Mean()
-        if forEachStoredValue(keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
+        if forEachStoredValue(of: keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
         for value in values(of: keyPath) { mean.add(value._queryDouble) }
         return mean.value
     }
@@ -189,7 +166,7 @@ extension Results {
     /// The mean of the non-nil values of an optional property, or nil when there is none.
     public func average<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> Double? {
         var mean = Mean()
-        if forEachStoredValue(keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
+        if forEachStoredValue(of: keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
         for case let value? in values(of: keyPath) { mean.add(value._queryDouble) }
         return mean.value
     }
@@ -214,8 +191,27 @@ extension Results {
             if let current = best, !better(V._queryCompare(value, current)) { return }
             best = value
         }
-        if forEachStoredValue(keyPath, as: V.self, consider) { return best }
+        if forEachStoredValue(of: keyPath, as: V.self, consider) { return best }
         for value in values(of: keyPath) { consider(value) }
         return best
+    }
+
+    /// The column of a stored property and the access to the matches, when the Results' values of
+    /// it can be read from the rows (every stage a condition or a sort); nil otherwise.
+    func columnRead(of keyPath: PartialKeyPath<Element>) -> (column: Int, matches: RowAccess)? {
+        guard let matches = plan.matches, let column = storedColumn(of: keyPath) else { return nil }
+        return (column, matches)
+    }
+
+    /// Visits the non-null values of a stored property read from the rows; false when the Results
+    /// cannot be read so (the caller reads values).
+    private func forEachStoredValue<V: _Persistable>(
+        of keyPath: PartialKeyPath<Element>, as type: V.Type, _ visit: (V) -> Void
+    ) -> Bool {
+        guard let (column, matches) = columnRead(of: keyPath) else { return false }
+        synchronizedEvaluating("reading") { (engine) throws(StoreError) in
+            try engine.forEachValue(of: column, matches, as: V.self, visit)
+        }
+        return true
     }
 }

@@ -19,6 +19,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
     let binding: TableBinding
     /// What `where`, `filter`, `sorted` and `distinct` asked for, in order; empty for the whole table.
     let stages: [Stage]
+    /// The route to the rows and the access counts and column reads use, decided once from the
+    /// stages (`QueryPlanner`); `queryPlan` prints it.
+    let plan: ExecutionPlan<Element>
     private let cache = KeyCache()
 
     enum Stage {
@@ -51,6 +54,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         self.core = core
         self.binding = binding
         self.stages = stages
+        var planner = QueryPlanner(binding: binding, stages: stages)
+        plan = planner.plan()
     }
 
     func adding(_ stage: Stage) -> Results {
@@ -85,14 +90,9 @@ public struct Results<Element: Object>: RandomAccessCollection {
         {
             return (cache.keys, withRows ? cache.rows : [])
         }
-        let found: [(key: RowKey, row: RowView)]
-        do {
-            found = try ColumnScanner(binding: binding, reader: core.rows, condition: .everyRow).rows()
-        } catch {
-            preconditionFailure("\(TrapMessage.corrupted): reading the rows of \(binding.name): \(error)")
-        }
-        cache.keys = found.map(\.key)
-        cache.rows = withRows ? found.map(\.row) : []
+        let found = evaluating("reading the rows of") { (engine) throws(StoreError) in try engine.contents(.table) }
+        cache.keys = found.keys
+        cache.rows = withRows ? found.rows : []
         cache.epoch = core.epoch
         cache.version = version
         cache.rowsGeneration = core.generation
@@ -103,178 +103,31 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// write, or a new snapshot): a condition can follow links into other tables.
     private func queryContents() -> (keys: [RowKey], rows: [RowView]) {
         if cache.epoch == core.epoch, cache.rowsGeneration == core.generation { return (cache.keys, cache.rows) }
-        do {
-            if let collected = try collectedRows() {
-                (cache.keys, cache.rows) = collected
-            } else {
-                let found = try evaluate()
-                cache.keys = found.map(\.key)
-                cache.rows = found.map(\.row)
-            }
-        } catch {
-            preconditionFailure("\(TrapMessage.corrupted): querying \(binding.name): \(error)")
+        (cache.keys, cache.rows) = evaluating("querying") { (engine) throws(StoreError) in
+            try engine.contents(plan.route)
         }
         cache.epoch = core.epoch
         cache.rowsGeneration = core.generation
         return (cache.keys, cache.rows)
     }
 
-    /// Runs the stages: candidates from an index when the first stage is a condition that can use
-    /// one, else the whole table; then each stage in turn.
-    private func evaluate() throws(StoreError) -> [(key: RowKey, row: RowView)] {
-        if let page = try indexOrderedFirstPage() { return page }
-        if let page = try streamedFirstPage() { return page }
-        if let rows = try streamedDistinct() { return rows }
-        var items: [(key: RowKey, row: RowView)]
-        var remaining = stages[...]
-        if case .members(let owner, let column)? = stages.first {
-            items = try memberRows(owner: owner, column: column)
-            remaining = remaining.dropFirst()
-        } else if case .predicate(let predicate)? = stages.first {
-            if let plan = CandidatePlan.best(for: predicate, binding: binding) {
-                items = try plan.rows(of: binding, in: core.rows)
-            } else {
-                // A scan tests each row as the cursor reaches it: only the matches are kept.
-                items = try matchingRows(predicate)
-                remaining = remaining.dropFirst()
-            }
-        } else {
-            items = try ColumnScanner(binding: binding, reader: core.rows, condition: .everyRow).rows()
-        }
-        for (position, stage) in zip(remaining.indices, remaining) {
-            switch stage {
-            case .predicate(let predicate):
-                var kept: [(key: RowKey, row: RowView)] = []
-                let evaluator = BoundEvaluator(predicate, binding: binding, rows: core.rows)
-                for item in items where try evaluator.matches(item.row, .key(item.key)) {
-                    kept.append(item)
-                }
-                items = kept
-            case .filter(let isIncluded):
-                items = items.filter { isIncluded(object(for: $0)) }
-            case .distinctPaths(let paths):
-                let current = items
-                guard let properties = PropertyPath.directProperties(paths),
-                    let distinct = ColumnDistinct(properties: properties, binding: binding)
-                else {
-                    items = try PathOrderKeys(rows: core.rows, binding: binding).distinct(current, by: paths)
-                    continue
-                }
-                items = try distinct.kept(
-                    current.map(\.row), location: { binding.location(of: current[$0].key, column: $1) }
-                ).map { current[$0] }
-            case .members:
-                continue  // the first stage only
-            case .limit(let count):
-                if items.count > count { items.removeLast(items.count - Swift.max(count, 0)) }
-            case .sort(let sortKeys):
-                // A limit right after the sort asks for the first page only.
-                var limit: Int?
-                if position + 1 < stages.endIndex, case .limit(let count) = stages[position + 1] {
-                    limit = Swift.max(count, 0)
-                }
-                let sorted = items
-                if let sorter = try ColumnSorter(
-                    sortKeys, rows: sorted.map(\.row), binding: binding,
-                    location: { binding.location(of: sorted[$0].key, column: $1) })
-                {
-                    items = sorter.order(count: sorted.count, limit: limit).map { sorted[$0] }
-                    continue
-                }
-                let objects = items.map(object(for:))
-                let comparators = sortKeys.map { $0.comparator(objects) }
-                let order = items.indices.sorted { a, b in
-                    for comparator in comparators {
-                        let result = comparator(a, b)
-                        if result != 0 { return result < 0 }
-                    }
-                    return a < b  // stable
-                }
-                items = order.map { items[$0] }
-            case .distinct(let keyPaths):
-                let current = items
-                if let distinct = ColumnDistinct(keyPaths, binding: binding) {
-                    items = try distinct.kept(
-                        current.map(\.row), location: { binding.location(of: current[$0].key, column: $1) }
-                    ).map { current[$0] }
-                    continue
-                }
-                // As in Realm, an object whose link on the way to a distinct property is nil is left out.
-                let linkPaths = keyPaths.compactMap { KeyPathResolver.path($0, in: binding.schema) }.filter {
-                    $0.steps.count > 1
-                }
-                var seen = Set<[AnyHashable]>()
-                var kept: [(key: RowKey, row: RowView)] = []
-                for item in items {
-                    var reachesEveryProperty = true
-                    for path in linkPaths
-                    where try PredicateEvaluator(rows: core.rows).pathEnd(
-                        path, row: item.row, binding: binding, key: .key(item.key)) == nil
-                    {
-                        reachesEveryProperty = false
-                    }
-                    guard reachesEveryProperty else { continue }
-                    let object = object(for: item)
-                    if seen.insert(keyPaths.map { distinctValue(object[keyPath: $0]) }).inserted { kept.append(item) }
-                }
-                items = kept
-            }
-        }
-        return items
-    }
-
-    /// The rows of the objects a List of `owner` holds now, in its order (none when the owner is
-    /// deleted; a deleted target is skipped).
-    private func memberRows(owner: Object, column: Int) throws(StoreError) -> [(key: RowKey, row: RowView)] {
-        guard let ownerBinding = owner._tableBinding, owner._core === core,
-            let ownerRow = try core.rows.fetchRow(ownerBinding, key: owner._key)
-        else { return [] }
-        let elements: [UnsafeRawBufferPointer?]
+    /// `body` run by the query engine on this Store's snapshot; a damaged file traps, naming what was
+    /// being done (as reading the objects would). The caller holds the lock of frozen Results.
+    func evaluating<R>(_ doing: String, _ body: (QueryEngine<Element>) throws(StoreError) -> R) -> R {
         do {
-            guard let bytes = try ownerRow.column(column) else { return [] }
-            elements = try ListFormat.elements(bytes)
+            return try body(QueryEngine(core: core, binding: binding))
         } catch {
-            throw .damaged(at: ownerBinding.location(of: owner._key, column: column), error)
+            preconditionFailure("\(TrapMessage.corrupted): \(doing) \(binding.name): \(error)")
         }
-        var found: [(key: RowKey, row: RowView)] = []
-        for element in elements {
-            guard let element else { continue }
-            let key: RowKey
-            do {
-                key = try RowKey(stored: element, kind: binding.keyKind)
-            } catch {
-                throw .damaged(at: ownerBinding.location(of: owner._key, column: column), error)
-            }
-            if let row = try core.rows.fetchRow(binding, key: key) { found.append((key, row)) }
-        }
-        return found
     }
 
-    /// The rows of the whole table that satisfy `predicate`, in key order.
-    private func matchingRows(_ predicate: Predicate) throws(StoreError) -> [(key: RowKey, row: RowView)] {
-        if let scanner = columnScanner(predicate) { return try scanner.rows() }
-        let evaluator = BoundEvaluator(predicate, binding: binding, rows: core.rows)
-        var kept: [(key: RowKey, row: RowView)] = []
-        try core.rows.forEachRow(binding) { (keyBytes, row) throws(StoreError) in
-            if try evaluator.matches(row, .stored(keyBytes)) {
-                kept.append((try core.rows.decodeRowKey(keyBytes, binding: binding), row))
-            }
-            return true
-        }
-        return kept
-    }
-
-    private func object(for item: (key: RowKey, row: RowView)) -> Element {
-        core.materialize(Element.self, binding: binding, key: item.key, row: item.row)
-    }
-
-    /// A value `distinct` can compare: the value itself, or for an object its identity in the file.
-    private func distinctValue(_ value: Any) -> AnyHashable {
-        if let object = value as? Object, object.isManaged {
-            return AnyHashable([AnyHashable(ObjectIdentifier(type(of: object))), AnyHashable(object._key)])
-        }
-        if let hashable = value as? AnyHashable { return hashable }
-        return AnyHashable(String(describing: value))
+    /// `evaluating`, under the lock frozen Results share (their snapshot is read from any thread).
+    func synchronizedEvaluating<R>(_ doing: String, _ body: (QueryEngine<Element>) throws(StoreError) -> R) -> R {
+        core.assertConfined()
+        guard core.isFrozen else { return evaluating(doing, body) }
+        FrozenEvaluation.lock.lock()
+        defer { FrozenEvaluation.lock.unlock() }
+        return evaluating(doing, body)
     }
 
     /// A managed object for the row at `position` of `contents`.
@@ -294,7 +147,10 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The number of objects (for a whole table, its count: no row is read).
     public var count: Int {
         core.assertConfined()
-        guard stages.isEmpty else { return scannedCount() ?? contents().keys.count }
+        if let matches = plan.matches, !stages.isEmpty {
+            return synchronizedEvaluating("counting") { (engine) throws(StoreError) in try engine.count(matches) }
+        }
+        guard stages.isEmpty else { return contents().keys.count }
         do {
             return try core.count(binding.table)
         } catch {

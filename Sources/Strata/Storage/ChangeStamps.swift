@@ -87,7 +87,7 @@ extension WriteTransaction {
 
 extension ChangeStamps {
     /// A stored stamp; 0 (none) for bytes that are not one (a damaged stamp counts on from 0; while
-    /// it is damaged, readers use no copy: `StoreCore.changeStamp(of:)`).
+    /// it is damaged, readers use no copy: `QueryEngine.changeStamp()`).
     static func decode(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
         bytes.count == 8 ? UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)) : 0
     }

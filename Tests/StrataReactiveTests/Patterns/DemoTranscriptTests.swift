@@ -85,7 +85,7 @@ import Testing
 
         let queries = Self.step(5, in: lines)
         has(queries, "where { !$0.done && $0.title.starts(with: \"A\") } -> [\"Answer Al\"]")
-        has(queries, "plan: scan Todo, then test (!(done == true) && title BEGINSWITH \"A\")")
+        has(queries, "plan: scan Todo row by row, then test (!(done == true) && title BEGINSWITH \"A\")")
         has(queries, "plan: primary key Todo.id: 2 ranges")
         has(
             queries,

@@ -103,26 +103,3 @@ struct ChangeStamp: Hashable, Sendable {
         table < later.table || any < later.any
     }
 }
-
-extension StoreCore {
-    /// The change stamp of `binding`'s table at the version this Store reads; nil inside a write (its
-    /// own changes are stamped only as it commits), when copies are turned off
-    /// (`columnCopyLimit` 0), or when a stamp is not 8 bytes (then no copy is trusted).
-    ///
-    /// - Throws: `.storage` when the stamps cannot be read.
-    func changeStamp(of binding: TableBinding) throws(StoreError) -> ChangeStamp? {
-        guard session == nil, configuration.columnCopyLimit > 0 else { return nil }
-        func stamp(_ key: [UInt8]) throws(StoreError) -> UInt64? {
-            try StoreError.mapping { () throws(LMDBError) -> UInt64? in
-                try key.withBytes { (key) throws(LMDBError) -> UInt64? in
-                    guard let value = try get(.main, key: key) else { return 0 }
-                    return value.count == 8 ? ChangeStamps.decode(value) : nil
-                }
-            }
-        }
-        guard let table = try stamp(ChangeStamps.key(ofTable: TableName.objects(binding.name))),
-            let any = try stamp(ChangeStamps.anyKey)
-        else { return nil }
-        return ChangeStamp(table: table, any: any)
-    }
-}

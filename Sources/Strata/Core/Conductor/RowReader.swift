@@ -125,8 +125,3 @@ struct RowReader {
         return found
     }
 }
-
-extension StoreCore {
-    /// Reads rows of the snapshot this Store shows (or of its open write).
-    var rows: RowReader { RowReader(core: self) }
-}

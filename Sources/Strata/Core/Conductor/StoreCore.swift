@@ -35,6 +35,8 @@ final class StoreCore: ObjectContext {
     let outbox: Outbox
     /// What StrataSync asks beyond the outbox: outgoing values, incoming changes applied.
     var sync: SyncExchange { SyncExchange(core: self) }
+    /// Reads rows of the snapshot this Store shows (or of its open write).
+    var rows: RowReader { RowReader(core: self) }
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
     /// their list of keys for one version.
     @exclusivity(unchecked) private(set) var tableVersions: [UInt64]

@@ -45,7 +45,11 @@ struct BoundEvaluator {
     let general: PredicateEvaluator
 
     init(_ predicate: Predicate, binding: TableBinding, rows: RowReader) {
-        condition = BoundCondition(predicate, binding: binding)
+        self.init(BoundCondition(predicate, binding: binding), binding: binding, rows: rows)
+    }
+
+    init(_ condition: BoundCondition, binding: TableBinding, rows: RowReader) {
+        self.condition = condition
         self.binding = binding
         general = PredicateEvaluator(rows: rows)
     }

@@ -1,39 +1,23 @@
-extension Results {
-    /// The keys and rows of a Results whose stages are conditions (one conjunction), then at most a
-    /// sort by one numeric property of the row's own type (numbers, dates, Bools), collected as the
-    /// cursor walks (`CollectedRows`): keys and rows go straight into the two arrays the Results
-    /// keeps, and a sort reads each row's value into one array of (value, position) that a radix
-    /// sort orders. No array of (key, row) pairs is made and copied per stage: a sorted million rows
-    /// allocate half the memory the staged path did. Nil for other stages (a limit after a sort is a
-    /// first page: `streamedFirstPage`), and for the whole table, which its own walk reads.
+extension QueryEngine {
+    /// The keys and rows of the route `.collected`: conditions (one conjunction), then at most a sort
+    /// by one numeric property of the row's own type (numbers, dates, Bools), collected as the walk
+    /// goes (`CollectedRows`): keys and rows go straight into the two arrays the Results keeps, and a
+    /// sort reads each row's value into one array of (value, position) that a radix sort orders. No
+    /// array of (key, row) pairs is made and copied per stage: a sorted million rows allocate half
+    /// the memory the staged route did.
     ///
     /// - Throws: `.corrupted` naming a damaged row, `.storage`.
-    func collectedRows() throws(StoreError) -> (keys: [RowKey], rows: [RowView])? {
-        var conditions = stages[...]
-        var sort: (column: Int, order: ColumnOrder, ascending: Bool)?
-        if case .sort(let keys)? = stages.last {
-            guard keys.count == 1, let property = keys[0].directProperty(in: binding.schema),
-                let (column, order) = binding.numericColumn(ofProperty: property)
-            else { return nil }
-            sort = (column, order, keys[0].ascending)
-            conditions = conditions.dropLast()
-        }
-        guard case .some(let condition) = conjunction(of: conditions), sort != nil || condition != nil else {
-            return nil
-        }
-        let capacity: Int
-        do {
-            capacity = try core.count(binding.table)
-        } catch {
-            throw StoreError(error)
-        }
+    func collect(_ access: RowAccess, sortedBy sort: CollectedRows.SortColumn?) throws(StoreError)
+        -> (keys: [RowKey], rows: [RowView])
+    {
+        let capacity = try StoreError.mapping { () throws(LMDBError) in try core.count(binding.table) }
         var sink = CollectedRows(sortedBy: sort, binding: binding, reader: core.rows, capacity: capacity)
-        if let scanner = columnScanner(condition) {
+        if let scanner = scanner(access) {
             sink = try scanner.scan(into: sink)
         } else {
-            // Other conditions (links, several columns, an index's candidates) visit their matches in
-            // key order, as the staged path kept them.
-            try forEachMatchingRow(condition) { (row, identity) throws(StoreError) in
+            // Other accesses (links, several columns, an index's candidates) visit their matches in
+            // key order.
+            try forEachMatchingRow(access) { (row, identity) throws(StoreError) in
                 try sink.take(row.bytes, of: identity)
             }
         }
@@ -45,6 +29,13 @@ extension Results {
 /// beside its position (nulls apart), ordered when the walk is done. Not split (`ScanSplit`): its
 /// rows point into the file, which a helper's transaction may not outlive (as `MatchingRows`).
 struct CollectedRows: ScannedRowSink {
+    /// The numeric column the rows are sorted by, and the direction.
+    struct SortColumn {
+        let column: Int
+        let order: ColumnOrder
+        let ascending: Bool
+    }
+
     private struct Sort {
         let locator: ColumnLocator
         let order: ColumnOrder
@@ -69,7 +60,7 @@ struct CollectedRows: ScannedRowSink {
     private var nulls: [Int] = []
 
     init(
-        sortedBy sort: (column: Int, order: ColumnOrder, ascending: Bool)?, binding: TableBinding,
+        sortedBy sort: SortColumn?, binding: TableBinding,
         reader: RowReader, capacity: Int
     ) {
         self.sort = sort.map {

@@ -96,30 +96,6 @@ struct ColumnDistinct {
     }
 }
 
-extension Results {
-    /// `distinct` on one numeric property of the row's own type, right after the conditions (or on
-    /// the whole table), taken as the cursor walks (`FirstOccurrences`): no row is collected but the
-    /// first of each value. Nil for other stages.
-    ///
-    /// - Throws: `.corrupted` naming a damaged row, `.storage`.
-    func streamedDistinct() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
-        guard let last = stages.last else { return nil }
-        let distinct: ColumnDistinct? =
-            switch last {
-            case .distinct(let keyPaths): ColumnDistinct(keyPaths, binding: binding)
-            case .distinctPaths(let paths):
-                PropertyPath.directProperties(paths).flatMap { ColumnDistinct(properties: $0, binding: binding) }
-            default: nil
-            }
-        guard let (column, order) = distinct?.numericColumn,
-            case .some(let condition) = conjunction(of: stages.dropLast()),
-            let scanner = columnScanner(condition)
-        else { return nil }
-        let kept = try scanner.values(of: column, into: FirstOccurrences(order: order)).kept
-        return try rows(ofStoredKeys: kept.map(\.key))
-    }
-}
-
 /// The first row of each value of a numeric column (nulls one value), in key order: its stored key
 /// copied, nothing else kept. Values compare as `ColumnDistinct` compares them (by `sortKey`).
 struct FirstOccurrences: ColumnValueSink {

@@ -79,6 +79,16 @@ struct ColumnSorter {
     /// with a column order (a link's property, a computed one, a Decimal: sorted through objects).
     ///
     /// - Throws: `.corrupted` naming the row of a damaged column.
+    /// Whether every key is a stored property of the row's own type with a column order (what the
+    /// failable initialiser asks).
+    static func sorts<Root: Object>(_ keys: [SortKey<Root>], binding: TableBinding) -> Bool {
+        keys.allSatisfy { key in
+            guard let property = key.directProperty(in: binding.schema) else { return false }
+            let column = binding.columnOfProperty[property]
+            return column >= 0 && ColumnOrder(binding.columnTypes[column]) != nil
+        }
+    }
+
     init?<Root: Object>(
         _ keys: [SortKey<Root>], rows: [RowView], binding: TableBinding, location: (Int, Int) -> String
     ) throws(StoreError) {

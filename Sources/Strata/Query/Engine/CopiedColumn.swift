@@ -1,4 +1,4 @@
-extension Results {
+extension QueryEngine {
     /// The in-memory copy of the numeric `column` of the whole table at the version this Store reads
     /// (`ColumnCopies`), and the name it is kept under: the one kept from an earlier query, or one this
     /// call makes by walking the rows when the column was walked once already at this version; nil
@@ -7,7 +7,7 @@ extension Results {
     ///
     /// - Throws: `.corrupted` naming a damaged row (while making a copy), `.storage`.
     func columnCopy(of column: Int, order: ColumnOrder) throws(StoreError) -> (ColumnCopy, ColumnCopies.Column)? {
-        guard let stamp = try core.changeStamp(of: binding) else { return nil }
+        guard let stamp = try changeStamp() else { return nil }
         let copies = core.shared.columnCopies
         let id = ColumnCopies.Column(table: binding.name, column: column, type: binding.columnTypes[column])
         if let copy = copies.copy(of: id, at: stamp) { return (copy, id) }
@@ -15,9 +15,32 @@ extension Results {
         let limit = core.configuration.columnCopyLimit
         let rows = try StoreError.mapping { () throws(LMDBError) in try core.count(binding.table) }
         guard rows * ColumnCopyBuilder.bytesPerRow <= limit else { return nil }
-        let copy = try readColumn(column, of: nil, into: ColumnCopyBuilder(order: order)).copy(at: stamp)
+        let copy = try readColumn(column, of: .batch(.everyRow), into: ColumnCopyBuilder(order: order)).copy(at: stamp)
         copies.keep(copy, of: id, limit: limit)
         return (copy, id)
+    }
+}
+
+extension QueryEngine {
+    /// The change stamp of the table at the version this Store reads; nil inside a write (its
+    /// own changes are stamped only as it commits), when copies are turned off
+    /// (`columnCopyLimit` 0), or when a stamp is not 8 bytes (then no copy is trusted).
+    ///
+    /// - Throws: `.storage` when the stamps cannot be read.
+    func changeStamp() throws(StoreError) -> ChangeStamp? {
+        guard core.session == nil, core.configuration.columnCopyLimit > 0 else { return nil }
+        func stamp(_ key: [UInt8]) throws(StoreError) -> UInt64? {
+            try StoreError.mapping { () throws(LMDBError) -> UInt64? in
+                try key.withBytes { (key) throws(LMDBError) -> UInt64? in
+                    guard let value = try core.get(.main, key: key) else { return 0 }
+                    return value.count == 8 ? ChangeStamps.decode(value) : nil
+                }
+            }
+        }
+        guard let table = try stamp(ChangeStamps.key(ofTable: TableName.objects(binding.name))),
+            let any = try stamp(ChangeStamps.anyKey)
+        else { return nil }
+        return ChangeStamp(table: table, any: any)
     }
 }
 

@@ -1,43 +1,18 @@
-extension Results {
-    /// What `indexOrderedFirstPage` reads: the shape of a first page whose first sort key has an
-    /// index, and that index; nil otherwise.
-    func indexedPageShape() -> (condition: Predicate?, keys: [SortKey<Element>], limit: Int, index: IndexBinding)? {
-        guard case (let condition, let keys, let limit, let property)? = firstPageShape() else { return nil }
-        let column = binding.columnOfProperty[property]
-        guard let index = binding.indexes.first(where: { $0.column == column }) else { return nil }
-        return (condition, keys, limit, index)
-    }
-
-    /// For stages `[condition] sort limit` (a condition no index serves): the condition, the sort
-    /// keys, the limit and the property of the first key when it is one of the type's own; nil for
-    /// other stages.
-    func firstPageShape() -> (condition: Predicate?, keys: [SortKey<Element>], limit: Int, property: Int)? {
-        var rest = stages[...]
-        var condition: Predicate?
-        if case .predicate(let predicate)? = rest.first {
-            if CandidatePlan.best(for: predicate, binding: binding) != nil { return nil }
-            condition = predicate
-            rest = rest.dropFirst()
-        }
-        guard rest.count == 2, case .sort(let keys)? = rest.first, case .limit(let limit)? = rest.last,
-            let property = keys.first?.directProperty(in: binding.schema)
-        else { return nil }
-        return (condition, keys, limit, property)
-    }
-
-    /// The first page of a sort whose first key has an index, read from that index in order: for
-    /// stages `sort, limit` (after a condition no index serves), the index is walked from its start
-    /// (or its end, descending) and stops once the page is full and the value of its last entry is
-    /// passed; that run is sorted by every key (ties and long strings, which the index holds by
-    /// prefix). O(k) rows read for a page of k when nothing is filtered out. Nil for other stages.
+extension QueryEngine {
+    /// The route `.indexOrderedPage`: the first page of a sort whose first key has an index, read
+    /// from that index in order. The index is walked from its start (or its end, descending) and
+    /// stops once the page is full and the value of its last entry is passed; that run is sorted by
+    /// every key (ties and long strings, which the index holds by prefix). O(k) rows read for a page
+    /// of k when `filter` (a condition no index serves) refuses nothing.
     ///
     /// - Throws: `.corrupted` when the index names a missing row, `.storage`.
-    func indexOrderedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
-        guard case (let condition, let keys, let limit, let index)? = indexedPageShape() else { return nil }
+    func indexOrderedPage(filter: BoundCondition?, keys: [SortKey<Element>], limit: Int, index: IndexBinding)
+        throws(StoreError) -> [(key: RowKey, row: RowView)]
+    {
         let first = keys[0]
         guard limit > 0 else { return [] }
         let reader = core.rows
-        let evaluator = condition.map { BoundEvaluator($0, binding: binding, rows: reader) }
+        let evaluator = filter.map { BoundEvaluator($0, binding: binding, rows: reader) }
         var page: [(key: RowKey, row: RowView)] = []
         let ascending = first.ascending
         let failure: StoreError?
@@ -76,7 +51,7 @@ extension Results {
             let sorter = try ColumnSorter(
                 keys, rows: run.map(\.row), binding: binding,
                 location: { binding.location(of: run[$0].key, column: $1) })
-        else { return nil }
+        else { preconditionFailure("Strata: an index-ordered page was planned for keys the rows cannot sort") }
         return sorter.order(count: run.count, limit: limit).map { run[$0] }
     }
 }

@@ -1,31 +1,16 @@
-extension Results {
-    /// What `streamedFirstPage` reads: the shape of a first page (`firstPageShape`) with one sort key,
-    /// a numeric column and a limit of at most 10,000; nil otherwise.
-    func streamedPageShape() -> (
-        condition: Predicate?, keys: [SortKey<Element>], limit: Int, column: Int, order: ColumnOrder
-    )? {
-        guard case (let condition, let keys, let limit, let property)? = firstPageShape(), limit <= 10_000,
-            keys.count == 1
-        else { return nil }
-        guard let (column, order) = binding.numericColumn(ofProperty: property) else { return nil }
-        return (condition, keys, limit, column, order)
-    }
-
-    /// The first page of a sort by one numeric property (numbers, dates, Bools) that no index serves,
-    /// taken as the cursor walks: each row's sort value is read in place and offered to a heap of the
-    /// best `limit` entries (O(n log k)); only an entry that enters the heap copies its key. No key
-    /// array, no row array, no object. For stages `[condition] sort limit` with `limit` at most 10,000;
-    /// nil for others. Without a condition, a column walked before at this version is read from its
-    /// copy in memory (`columnCopy(of:order:)`).
+extension QueryEngine {
+    /// The route `.heapPage`: the first page of a sort by one numeric property (numbers, dates,
+    /// Bools) that no index serves, taken as the walk goes: each match's sort value is read in place
+    /// and offered to a heap of the best `limit` entries (O(n log k)); only an entry that enters the
+    /// heap copies its key. No key array, no row array, no object. With `readsCopy` (no condition), a
+    /// column walked before at this version is read from its copy in memory (`columnCopy`).
     ///
     /// - Throws: `.corrupted` naming a damaged row, `.storage`.
-    func streamedFirstPage() throws(StoreError) -> [(key: RowKey, row: RowView)]? {
-        guard case (let condition, let keys, let limit, let column, let order)? = streamedPageShape() else {
-            return nil
-        }
+    func heapPage(
+        _ access: RowAccess, column: Int, order: ColumnOrder, ascending: Bool, limit: Int, readsCopy: Bool
+    ) throws(StoreError) -> [(key: RowKey, row: RowView)] {
         guard limit > 0 else { return [] }
-        let ascending = keys[0].ascending
-        if condition == nil, let (copy, id) = try columnCopy(of: column, order: order) {
+        if readsCopy, let (copy, id) = try columnCopy(of: column, order: order) {
             do {
                 return try rows(ofStoredKeys: copy.firstPage(ascending: ascending, limit: limit))
             } catch {
@@ -35,27 +20,8 @@ extension Results {
             }
         }
         let sink = try readColumn(
-            column, of: condition, into: FirstPageSink(order: order, ascending: ascending, limit: limit))
+            column, of: access, into: FirstPageSink(order: order, ascending: ascending, limit: limit))
         return try rows(ofStoredKeys: sink.heap.sorted().map(\.key))
-    }
-
-    /// The rows under stored keys a walk copied (a first page, the first row of each value), read
-    /// again through the Store's snapshot, in the order given.
-    ///
-    /// - Throws: `.corrupted` when a key is damaged or its row is gone, `.storage`.
-    func rows(ofStoredKeys keys: [[UInt8]]) throws(StoreError) -> [(key: RowKey, row: RowView)] {
-        var rows: [(key: RowKey, row: RowView)] = []
-        rows.reserveCapacity(keys.count)
-        for stored in keys {
-            let key = try stored.withBytes { (bytes) throws(StoreError) in
-                try core.rows.decodeRowKey(bytes, binding: binding)
-            }
-            guard let row = try core.rows.fetchRow(binding, key: key) else {
-                throw .corrupted("\(binding.name): a row read just now is missing: \(binding.describe(key))")
-            }
-            rows.append((key, row))
-        }
-        return rows
     }
 }
 
