@@ -214,7 +214,8 @@ import Testing
                 }
             }
         }
-        #expect(try QueryEngine<Object>(core: store.core, binding: store.core.binding(for: Item.self)).changeStamp() == nil)
+        #expect(
+            try QueryEngine<Object>(core: store.core, binding: store.core.binding(for: Item.self)).changeStamp() == nil)
         for _ in 0..<3 { #expect(Self.page(store) == [0, 10, 20]) }
         #expect(store.core.shared.columnCopies.usage.count == 0)
         try store.write { store.object(ofType: Item.self, forPrimaryKey: 30)!.score = -1 }

@@ -34,7 +34,7 @@ final class StoreCore: ObjectContext {
     /// Change capture: records each write's changes to captured types in the file's outbox, at commit.
     let outbox: Outbox
     /// What StrataSync asks beyond the outbox: outgoing values, incoming changes applied.
-    var sync: SyncExchange { SyncExchange(core: self) }
+    private(set) lazy var sync = SyncExchange(core: self)
     /// Reads rows of the snapshot this Store shows (or of its open write).
     var rows: RowReader { RowReader(core: self) }
     /// Per table, changes when rows are inserted or deleted (or the snapshot moves): Results keep
@@ -296,12 +296,8 @@ final class StoreCore: ObjectContext {
         let skipped = try observers.observers(of: skippedObservers)
         if outbox.recordsThisWrite, let changes = session.changeLog {
             do {
-                let embeddedChanged = bindings.contains { $0.schema.isEmbedded && !changes[$0.ordinal].isEmpty }
-                let recorded = embeddedChanged ? try movingEmbeddedChangesToOwners(changes) : changes
-                try outbox.recordCommit(
-                    of: recorded,
-                    mapKeys: try changedMapKeys(recorded, session: session, captured: outbox.capturedThisWrite),
-                    in: session)
+                let recorded = try outbox.recordedChanges(changes, session: session)
+                try outbox.recordCommit(of: recorded.changes, mapKeys: recorded.mapKeys, in: session)
             } catch {
                 try? cancelWrite()  // nothing of a write whose changes could not be captured is stored
                 throw error

@@ -19,9 +19,9 @@ final class CapturedTypes: Sendable {
 /// Its state is here: the captured types as this Store last saw them, this write's, and the buffers
 /// a commit's record is encoded in (their capacity kept from write to write).
 final class Outbox {
-    private let environment: Environment
+    let environment: Environment
     private let capture: CapturedTypes
-    private let tables: TableBindings
+    let tables: TableBindings
 
     /// The captured types as this Store last saw them: the file's generation of the list, and per
     /// binding (by ordinal) whether it is captured (nil: none).

@@ -17,7 +17,7 @@ enum EmbeddedImage {
 extension SyncExchange {
     /// The EmbeddedObject type a column links to, if it does.
     func embeddedTarget(of type: PropertyType) -> TableBinding? {
-        guard let target = type.linkedTypeName, let binding = core.tables.existingBinding(named: target),
+        guard let target = type.linkedTypeName, let binding = binding(named: target),
             binding.schema.isEmbedded
         else { return nil }
         return binding
@@ -34,7 +34,7 @@ extension SyncExchange {
         }
         var properties: [SyncTypeSchema.Property] = []
         for (name, type) in zip(binding.columnNames, binding.columnTypes) {
-            guard let targetName = type.linkedTypeName, let target = core.tables.existingBinding(named: targetName),
+            guard let targetName = type.linkedTypeName, let target = self.binding(named: targetName),
                 target.primaryKeyColumn == nil
             else {
                 properties.append(SyncTypeSchema.Property(name: name, type: SyncType(type)))
@@ -272,45 +272,5 @@ extension SyncExchange {
         } null: {
             nil
         }
-    }
-}
-
-extension StoreCore {
-    /// The change log as the outbox records it: a change of an embedded object is a change of the
-    /// column of its owner (the first owner up the chain that is not embedded) that links to it, so
-    /// that sync sends the owner's property with the embedded objects inside.
-    func movingEmbeddedChangesToOwners(_ log: [TableChanges]) throws(StoreError) -> [TableChanges] {
-        var moved = log
-        for binding in bindings where binding.schema.isEmbedded && !log[binding.ordinal].isEmpty {
-            let changes = log[binding.ordinal]
-            for key in changes.inserted.union(changes.modified.keys) {
-                guard let (owner, ownerKey, column) = try topOwner(ofEmbedded: key, binding: binding) else { continue }
-                let ownerChanges = log[owner.ordinal]
-                if ownerChanges.inserted.contains(ownerKey) || ownerChanges.deleted.contains(ownerKey) { continue }
-                moved[owner.ordinal].modified[ownerKey, default: []].insert(column)
-            }
-        }
-        return moved
-    }
-
-    /// The first owner up the chain of `key` that is not embedded, and its column that (through the
-    /// chain) holds it; nil when the chain ends (an owner deleted in this write).
-    private func topOwner(ofEmbedded key: RowKey, binding: TableBinding) throws(StoreError)
-        -> (TableBinding, RowKey, Int)?
-    {
-        var current = (binding: binding, key: key)
-        for _ in 0..<EmbeddedImage.maximumDepth {
-            var owner: (TableBinding, RowKey, Int)?
-            for (origin, link) in tables.incomingLinks[current.binding.ordinal] where link.isOwning {
-                if let originKey = try backlinks(to: current.key, through: link, origin: origin).first {
-                    owner = (origin, originKey, link.column)
-                    break
-                }
-            }
-            guard let (origin, originKey, column) = owner else { return nil }
-            if !origin.schema.isEmbedded { return (origin, originKey, column) }
-            current = (origin, originKey)
-        }
-        throw .corrupted("\(binding.name): embedded objects nest more than \(EmbeddedImage.maximumDepth) deep")
     }
 }

@@ -35,7 +35,7 @@ extension SyncExchange {
         makeSink: (_ typeName: String, _ columnNames: [String], _ capacity: Int) -> Sink?
     ) throws(StoreError) -> Sink? {
         guard let typeName = records.first?.entries.first?.typeName,
-            let binding = core.tables.existingBinding(named: typeName),
+            let binding = binding(named: typeName),
             (0..<binding.columnCount).allSatisfy({ embeddedTarget(of: binding.columnTypes[$0]) == nil }),
             records.allSatisfy({ record in
                 record.entries.allSatisfy { entry in
@@ -84,8 +84,8 @@ extension SyncExchange {
         _ sequence: UInt64, key keyBytes: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer,
         binding: TableBinding, payload: inout ChangePayload.Writer, sink: inout Sink
     ) throws(StoreError) {
-        let rowKey = try core.rows.decodeRowKey(keyBytes, binding: binding)
-        let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
+        let rowKey = try rows.decodeRowKey(keyBytes, binding: binding)
+        let row = try rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
         payload.removeAll()
         for index in 0..<binding.columnCount {
             let bytes: UnsafeRawBufferPointer?

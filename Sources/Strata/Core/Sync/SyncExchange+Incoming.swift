@@ -24,8 +24,8 @@ extension SyncExchange {
     ///   `.mapFull`, `.storage`.
     func applyIncomingChanges(_ changes: [IncomingChange], through position: Int64) throws(StoreError) -> Int {
         let session = try core.writableSession()
-        guard core.outbox.meta != nil else { throw .corrupted("the file has no meta table") }
-        core.outbox.skipThisWrite()
+        guard outbox.meta != nil else { throw .corrupted("the file has no meta table") }
+        outbox.skipThisWrite()
         let pulled = try syncMetaValue(SyncMeta.pulledKey, session: session).map(Self.decodePosition) ?? 0
         let fresh = try changes.filter { $0.sequence > pulled }.map { (change) throws(StoreError) in
             try keyedByPrimaryKey(change)
@@ -37,7 +37,7 @@ extension SyncExchange {
             let held = pending[PendingKey(type: binding.name, key: change.key)]
             if case .object = held { continue }
             let key = try change.key.withBytes { (bytes) throws(StoreError) in
-                try core.rows.decodeRowKey(bytes, binding: binding)
+                try rows.decodeRowKey(bytes, binding: binding)
             }
             switch change.kind {
             case .delete:
@@ -66,7 +66,7 @@ extension SyncExchange {
     /// An insert without its stored key, with it (made from its primary key property).
     func keyedByPrimaryKey(_ change: IncomingChange) throws(StoreError) -> IncomingChange {
         guard change.key.isEmpty else { return change }
-        guard change.kind == .insert, let binding = core.tables.existingBinding(named: change.typeName),
+        guard change.kind == .insert, let binding = binding(named: change.typeName),
             let keyColumn = binding.primaryKeyColumn,
             let keyBytes = change.properties.first(where: { $0.name == binding.columnNames[keyColumn] })?.bytes
         else {
@@ -84,11 +84,11 @@ extension SyncExchange {
     private func resolveIncoming(_ change: IncomingChange) throws(StoreError)
         -> (IncomingChange, TableBinding, [Int: [UInt8]?], patches: Set<Int>)
     {
-        guard let binding = core.tables.existingBinding(named: change.typeName) else {
+        guard let binding = binding(named: change.typeName) else {
             throw .schemaMismatch(
                 "change \(change.sequence) is to \(change.typeName), a type outside this Store's schema")
         }
-        _ = try change.key.withBytes { (bytes) throws(StoreError) in try core.rows.decodeRowKey(bytes, binding: binding)
+        _ = try change.key.withBytes { (bytes) throws(StoreError) in try rows.decodeRowKey(bytes, binding: binding)
         }
         var columns: [Int: [UInt8]?] = [:]
         var patches = Set<Int>()
@@ -192,7 +192,7 @@ extension SyncExchange {
                 var copies: [ScratchBuffer] = []  // each row read stays valid until the image is made
                 let current = try image(of: stored, type: type, target: target) {
                     (target, key) throws(StoreError) -> RowView? in
-                    let rowKey = try core.rows.decodeRowKey(key, binding: target)
+                    let rowKey = try rows.decodeRowKey(key, binding: target)
                     copies.append(ScratchBuffer())
                     return try core.copyOfRow(target, key: rowKey, session: session, into: copies[copies.count - 1])
                 }
@@ -273,7 +273,7 @@ extension SyncExchange {
     /// What the outbox holds, by object, read in the write's transaction.
     private func pendingChanges(session: WriteSession) throws(StoreError) -> [PendingKey: Pending] {
         var pending: [PendingKey: Pending] = [:]
-        try core.outbox.walk(after: 0, in: session) { (_, entries) throws(StoreError) in
+        try outbox.walk(after: 0, in: session) { (_, entries) throws(StoreError) in
             for change in entries {
                 let key = PendingKey(type: change.typeName, key: change.key)
                 guard change.kind == .update else {
@@ -281,7 +281,7 @@ extension SyncExchange {
                     continue
                 }
                 if case .object = pending[key] { continue }
-                let binding = core.tables.existingBinding(named: change.typeName)
+                let binding = binding(named: change.typeName)
                 var names = Set<String>()
                 var keysByName: [String: Set<String>] = [:]
                 for column in change.columns {
@@ -314,20 +314,20 @@ extension SyncExchange {
     // MARK: Sync's own values in the meta table
 
     func syncMetaValue(_ key: [UInt8], session: WriteSession? = nil) throws(StoreError) -> [UInt8]? {
-        guard let meta = core.outbox.meta else { return nil }
+        guard let meta = outbox.meta else { return nil }
         return try StoreError.mapping { () throws(LMDBError) -> [UInt8]? in
             try key.withBytes { (key) throws(LMDBError) -> [UInt8]? in
                 if let session {
                     return try session.get(meta, key: key).map { Array($0) }
                 }
-                let reader = try ReadTransaction(core.environment)
+                let reader = try ReadTransaction(environment)
                 return try reader.get(meta, key: key).map { Array($0) }
             }
         }
     }
 
     func setSyncMetaValue(_ key: [UInt8], _ value: [UInt8], session: WriteSession) throws(StoreError) {
-        guard let meta = core.outbox.meta else { throw .corrupted("the file has no meta table") }
+        guard let meta = outbox.meta else { throw .corrupted("the file has no meta table") }
         try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
                 try value.withBytes { (value) throws(LMDBError) in

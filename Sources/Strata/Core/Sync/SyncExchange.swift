@@ -9,9 +9,36 @@ enum SyncMeta {
 
 /// What StrataSync asks of a Store beyond the outbox (`Outbox`): the values of the changes it sends,
 /// read in one snapshot, and the changes it receives applied in a write with the pull position.
-/// A part of the conductor, made for each call (`StoreCore.sync`): it holds nothing of its own.
-struct SyncExchange {
-    let core: StoreCore
+///
+/// A part of the conductor, made once per Store (`StoreCore.sync`), with its state here: the file,
+/// its bindings and outbox, and the binding it looked up last. It asks the conductor for the open
+/// write and to write rows (insert, replace, delete: the conductor keeps indexes, links and change
+/// logs), and reads rows through the Store's reader (its snapshot, or its open write).
+final class SyncExchange {
+    /// Writes rows and holds the open write (`insertRow`, `replaceRow`, `deleteRow`, `copyOfRow`,
+    /// `writableSession`: 7 calls in all); the conductor owns this part.
+    unowned let core: StoreCore
+    let environment: Environment
+    let tables: TableBindings
+    let outbox: Outbox
+    let rows: RowReader
+    /// The binding looked up by name last: a batch's changes are mostly of one type.
+    private var lastBinding: TableBinding?
+
+    init(core: StoreCore) {
+        self.core = core
+        environment = core.environment
+        tables = core.tables
+        outbox = core.outbox
+        rows = core.rows
+    }
+
+    /// The binding of the type named `name`, nil when it is outside the Store's schema.
+    func binding(named name: String) -> TableBinding? {
+        if let lastBinding, lastBinding.name == name { return lastBinding }
+        lastBinding = tables.existingBinding(named: name)
+        return lastBinding
+    }
 
     // MARK: Values of outgoing changes
 
@@ -29,10 +56,10 @@ struct SyncExchange {
         insertsInto makeSink: (_ typeName: String, _ columnNames: [String], _ capacity: Int) -> Sink?
     ) throws(StoreError) -> (batch: OutgoingBatch, inserts: Sink?) {
         guard limit > 0 else { return (OutgoingBatch(changes: [], through: nil, recordedCount: 0), nil) }
-        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
+        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(environment) }
         var records: [(sequence: UInt64, entries: [OutboxEntry])] = []
         var count = 0
-        try core.outbox.walk(after: sequence, in: reader) { (recorded, entries) throws(StoreError) in
+        try outbox.walk(after: sequence, in: reader) { (recorded, entries) throws(StoreError) in
             records.append((recorded, entries))
             count += entries.count
             return count < limit
@@ -42,16 +69,9 @@ struct SyncExchange {
         }
         var changes: [OutgoingChange] = []
         changes.reserveCapacity(count)
-        var last: TableBinding?  // a commit's changes are mostly of one type: one look-up by name
         for (sequence, entries) in records {
             for entry in entries {
-                let binding: TableBinding
-                if let last, last.name == entry.typeName {
-                    binding = last
-                } else if let found = core.tables.existingBinding(named: entry.typeName) {
-                    binding = found
-                    last = found
-                } else {
+                guard let binding = binding(named: entry.typeName) else {
                     throw .schemaMismatch("the outbox names \(entry.typeName), a type outside this Store's schema")
                 }
                 if let change = try outgoingChange(
@@ -72,10 +92,10 @@ struct SyncExchange {
 
     /// The stored keys of a type's objects, in one snapshot.
     func storedKeys(ofType typeName: String) throws(StoreError) -> [[UInt8]] {
-        guard let binding = core.tables.existingBinding(named: typeName) else {
+        guard let binding = binding(named: typeName) else {
             throw .schemaMismatch("\(typeName) is not in this Store's schema")
         }
-        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(core.environment) }
+        let reader = try StoreError.mapping { () throws(LMDBError) in try ReadTransaction(environment) }
         var keys: [[UInt8]] = []
         try StoreError.mapping { () throws(LMDBError) in
             try reader.withCursor(binding.table) { (cursor) throws(LMDBError) in
@@ -89,7 +109,7 @@ struct SyncExchange {
         _ entry: OutboxEntry, sequence: UInt64, binding: TableBinding, reader: borrowing ReadTransaction
     ) throws(StoreError) -> OutgoingChange? {
         let rowKey = try entry.key.withBytes { (key) throws(StoreError) in
-            try core.rows.decodeRowKey(key, binding: binding)
+            try rows.decodeRowKey(key, binding: binding)
         }
         let primaryKey = syncKeyValue(rowKey, of: binding)
         let kind: CapturedChange.Kind
@@ -104,7 +124,7 @@ struct SyncExchange {
         return try entry.key.withBytes { (keyBytes) throws(StoreError) -> OutgoingChange? in
             let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(binding.table, key: keyBytes) }
             guard let stored else { return nil }
-            let row = try core.rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
+            let row = try rows.storedRow(stored, keyBytes: keyBytes, binding: binding, key: rowKey)
             func column(_ column: Int) throws(StoreError) -> UnsafeRawBufferPointer? {
                 do {
                     return try row.column(column)
@@ -151,8 +171,8 @@ struct SyncExchange {
         try image(of: bytes, type: type, target: target) { (target, key) throws(StoreError) -> RowView? in
             let stored = try StoreError.mapping { () throws(LMDBError) in try reader.get(target.table, key: key) }
             guard let stored else { return nil }
-            let rowKey = try core.rows.decodeRowKey(key, binding: target)
-            return try core.rows.storedRow(stored, keyBytes: key, binding: target, key: rowKey)
+            let rowKey = try rows.decodeRowKey(key, binding: target)
+            return try rows.storedRow(stored, keyBytes: key, binding: target, key: rowKey)
         }
     }
 
@@ -184,7 +204,7 @@ struct SyncExchange {
         let value = try DynamicValue.walk(
             bytes, type: type, null: .null,
             link: { (target, key) throws(StoreError) in
-                guard let binding = core.tables.existingBinding(named: target) else {
+                guard let binding = binding(named: target) else {
                     throw .schemaMismatch("a link to \(target), a type outside this Store's schema")
                 }
                 return try syncKeyValue(key, of: binding)
@@ -248,7 +268,7 @@ struct SyncExchange {
 
     /// The primary key a stored key encodes.
     func syncKeyValue(_ bytes: UnsafeRawBufferPointer, of binding: TableBinding) throws(StoreError) -> SyncValue {
-        syncKeyValue(try core.rows.decodeRowKey(bytes, binding: binding), of: binding)
+        syncKeyValue(try rows.decodeRowKey(bytes, binding: binding), of: binding)
     }
 
     /// The primary key a decoded stored key holds.
