@@ -38,6 +38,28 @@ public enum QueryBench {
             peer: { try GRDBQueries(directory: $0, count: count) }, report: report)
     }
 
+    /// S6n: the commonest first page, "newest first": the first 20 by a value that grows with
+    /// insertion, descending (the worst case of a heap that takes every row better than its worst).
+    public static let newestWorkloads: [PeerWorkload] = [
+        PeerWorkload(
+            id: "S6n", title: "newest first: first 20 by a Double growing with insertion, descending",
+            peer: "GRDB `ORDER BY … DESC LIMIT 20` (no index)", goal: .ratio(5))
+    ]
+
+    public static func runNewest(directory: URL, count: Int, rounds: Int, report: (String) -> Void) throws
+        -> PeerComparison.Result
+    {
+        try PeerComparison.run(
+            newestWorkloads, name: "n", directory: directory, count: count, rounds: rounds,
+            strata: { try StrataQueries(directory: $0, count: count, valuesGrow: true) },
+            peer: { try GRDBQueries(directory: $0, count: count, valuesGrow: true) }, report: report)
+    }
+
+    /// The value of row `id`: distinct, in random order, or growing with insertion.
+    static func value(_ id: Int, count: Int, grows: Bool) -> Double {
+        Double(grows ? id : permuted(id, count: count)) + 0.5
+    }
+
     /// Q1: the string language against the closure form, on two Stores holding the same rows.
     public static let languageWorkloads: [PeerWorkload] = [
         PeerWorkload(
@@ -78,7 +100,7 @@ private final class StrataQueries: PeerSide {
     /// Q1: the string language (else the closure form).
     let usesText: Bool
 
-    init(directory: URL, count: Int, usesText: Bool = false) throws {
+    init(directory: URL, count: Int, usesText: Bool = false, valuesGrow: Bool = false) throws {
         self.usesText = usesText
         var configuration = Store.Configuration(
             fileURL: directory.appendingPathComponent("queries.strata"), objectTypes: [BenchRow.self])
@@ -90,7 +112,7 @@ private final class StrataQueries: PeerSide {
             for id in 0..<count {
                 let row = BenchRow()
                 row.id = id
-                row.value = Double(QueryBench.permuted(id, count: count)) + 0.5
+                row.value = QueryBench.value(id, count: count, grows: valuesGrow)
                 row.rank = QueryBench.permuted(id, count: count)
                 row.group = QueryBench.group(id)
                 row.name = itemName
@@ -112,6 +134,8 @@ private final class StrataQueries: PeerSide {
             for row in rows.sorted(by: \.value) { QueryBench.fold(&hash, row.id) }
         case "S6", "S6r":
             for row in rows.sorted(by: \.value).prefix(20) { QueryBench.fold(&hash, row.id) }
+        case "S6n":
+            for row in rows.sorted(by: \.value, ascending: false).prefix(20) { QueryBench.fold(&hash, row.id) }
         case "S6i":
             for row in rows.sorted(by: \.rank).prefix(20) { QueryBench.fold(&hash, row.id) }
         case "Q1":
@@ -130,7 +154,7 @@ private final class StrataQueries: PeerSide {
 private final class GRDBQueries: PeerSide {
     let queue: DatabaseQueue
 
-    init(directory: URL, count: Int) throws {
+    init(directory: URL, count: Int, valuesGrow: Bool = false) throws {
         queue = try GRDBBench.openQueue(path: directory.appendingPathComponent("queries.sqlite").path)
         try queue.write { db in
             try db.execute(
@@ -142,7 +166,9 @@ private final class GRDBQueries: PeerSide {
                 sql: "INSERT INTO row (id, value, rank, \"group\", name) VALUES (?, ?, ?, ?, ?)")
             for id in 0..<count {
                 let permuted = QueryBench.permuted(id, count: count)
-                try statement.execute(arguments: [id, Double(permuted) + 0.5, permuted, QueryBench.group(id), itemName])
+                try statement.execute(arguments: [
+                    id, QueryBench.value(id, count: count, grows: valuesGrow), permuted, QueryBench.group(id), itemName,
+                ])
             }
         }
     }
@@ -159,6 +185,7 @@ private final class GRDBQueries: PeerSide {
             switch id {
             case "S5": sql = "SELECT id FROM row ORDER BY value"
             case "S6", "S6r": sql = "SELECT id FROM row ORDER BY value LIMIT 20"
+            case "S6n": sql = "SELECT id FROM row ORDER BY value DESC LIMIT 20"
             case "S6i": sql = "SELECT id FROM row ORDER BY rank LIMIT 20"
             default: return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM (SELECT DISTINCT \"group\" FROM row)") ?? 0
             }

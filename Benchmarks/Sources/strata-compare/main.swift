@@ -72,6 +72,10 @@ do {
                 { try QueryBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),
             (
+                "A first page, newest first", QueryBench.newestWorkloads,
+                { try QueryBench.runNewest(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
                 "Sections", SectionBench.workloads,
                 { try SectionBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),

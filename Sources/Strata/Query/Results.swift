@@ -224,6 +224,22 @@ public struct Results<Element: Object>: RandomAccessCollection {
             source: .keys(contents.keys, rows: contents.rows, generation: core.generation))
     }
 
+    /// A walk over the objects at `positions` of the Results now (a section's), or, given their
+    /// keys (a layout read from a column), over those objects.
+    func rowWalk(positions: [Int], of rowKeys: [RowKey]? = nil) -> RowWalk {
+        core.assertConfined()
+        if let rowKeys {
+            return RowWalk(
+                core: core, binding: binding,
+                source: .keys(positions.map { rowKeys[$0] }, rows: [], generation: core.generation))
+        }
+        let contents = contents()
+        let rows = contents.rows.isEmpty ? [] : positions.map { contents.rows[$0] }
+        return RowWalk(
+            core: core, binding: binding,
+            source: .keys(positions.map { contents.keys[$0] }, rows: rows, generation: core.generation))
+    }
+
     /// Visits the objects the Results held when the iteration began (see `RowWalk`), skipping objects
     /// a query held that were deleted meanwhile.
     ///

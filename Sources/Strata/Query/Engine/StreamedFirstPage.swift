@@ -19,9 +19,53 @@ extension QueryEngine {
                 core.shared.columnCopies.drop(id)
             }
         }
-        let sink = try readColumn(
-            column, of: access, into: FirstPageSink(order: order, ascending: ascending, limit: limit))
+        var sink = FirstPageSink(order: order, ascending: ascending, limit: limit)
+        if case .batch(.everyRow) = access {
+            sink.bound = try sampledBound(column: column, order: order, ascending: ascending, limit: limit)
+        }
+        sink = try readColumn(column, of: access, into: sink)
         return try rows(ofStoredKeys: sink.heap.sorted().map(\.key))
+    }
+
+    /// A rank at least `limit` rows reach: the `limit`-th best of the rows at both ends of the table
+    /// (the first and last `limit` in key order), read before the walk. A sort by a value that grows
+    /// or shrinks with insertion ("newest first") has its page there: the walk then refuses every
+    /// other row with one comparison, where the heap alone would take each row better than its
+    /// worst, which is every row in that order. Nil for a table of fewer than `4 × limit` rows, or
+    /// when an end row cannot be read (the walk then names it).
+    private func sampledBound(column: Int, order: ColumnOrder, ascending: Bool, limit: Int) throws(StoreError)
+        -> FirstPageSink.Rank?
+    {
+        let rows = try StoreError.mapping { () throws(LMDBError) in try core.count(binding.table) }
+        guard rows >= 4 * limit else { return nil }
+        let reader = core.rows
+        let sampled = try StoreError.mapping { () throws(LMDBError) -> [FirstPageSink.Rank]? in
+            try core.withCursor(binding.table) { (cursor) throws(LMDBError) -> [FirstPageSink.Rank]? in
+                var ranks: [FirstPageSink.Rank] = []
+                for fromEnd in [false, true] {
+                    var entry = try fromEnd ? cursor.last() : cursor.first()
+                    for _ in 0..<limit {
+                        guard let current = entry,
+                            let key = try? reader.decodeRowKey(current.key, binding: binding),
+                            let row = try? reader.storedRow(
+                                current.value, keyBytes: current.key, binding: binding, key: key)
+                        else { return nil }
+                        let bytes: UnsafeRawBufferPointer?
+                        do { bytes = try row.column(column) } catch { return nil }
+                        if let bytes {
+                            guard let rank = order.sortKey(bytes) else { return nil }
+                            ranks.append(FirstPageSink.Rank(value: rank, isNull: false))
+                        } else {
+                            ranks.append(FirstPageSink.Rank(value: 0, isNull: true))
+                        }
+                        entry = try fromEnd ? cursor.previous() : cursor.next()
+                    }
+                }
+                return ranks
+            }
+        }
+        guard let sampled else { return nil }
+        return sampled.sorted { $0.isBetter(than: $1, ascending: ascending) }[limit - 1]
     }
 }
 
@@ -39,6 +83,21 @@ struct FirstPageSink: ColumnValueSink {
     /// The rank of the worst entry kept once the heap is full, held apart from the heap so that a row
     /// that does not enter it is refused without copying an entry (its key is an array).
     private var worst: (rank: UInt64, isNull: Bool)?
+    /// A rank at least `limit` rows reach (`QueryEngine.sampledBound`): a row ranked worse is refused
+    /// before the heap is full.
+    var bound: Rank?
+
+    /// A row's place in the order: nil first ascending, last descending, then the value.
+    struct Rank {
+        let value: UInt64
+        let isNull: Bool
+
+        @inline(__always)
+        func isBetter(than other: Rank, ascending: Bool) -> Bool {
+            if isNull != other.isNull { return isNull == ascending }
+            return ascending ? value < other.value : value > other.value
+        }
+    }
 
     /// A sink that ranks rows from `position` on (a split walk's range `index` starts at
     /// `index << 40`, so that positions keep the key order across ranges).
@@ -64,6 +123,7 @@ struct FirstPageSink: ColumnValueSink {
             rank = value
         }
         let isNull = bytes == nil
+        if let bound, bound.isBetter(than: Rank(value: rank, isNull: isNull), ascending: ascending) { return true }
         if let worst {
             // Not better than the worst kept (a later position loses ties): skip, copying nothing.
             if isNull != worst.isNull {
@@ -80,7 +140,9 @@ struct FirstPageSink: ColumnValueSink {
     static var splits: Bool { true }
 
     func part(_ index: Int) -> Self {
-        FirstPageSink(order: order, ascending: ascending, limit: limit, position: index << 40)
+        var part = FirstPageSink(order: order, ascending: ascending, limit: limit, position: index << 40)
+        part.bound = bound
+        return part
     }
 
     mutating func merge(_ later: Self) {

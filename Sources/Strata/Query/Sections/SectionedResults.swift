@@ -23,6 +23,9 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// The keys of all the objects in order, read from their column when the key is a stored
     /// property (`values(of:)`); nil: each object's `sectionKey`.
     private let keysInOrder: ((Results<Element>) -> [Key])?
+    /// The layout read from the column the Results is sorted by, without sorting the objects
+    /// (`ColumnSectionLayout`), when the key is that column; nil otherwise.
+    private let columnLayout: (() -> (sections: [(key: Key, positions: [Int])], rowKeys: [RowKey]))?
     private let cache = LayoutCache()
 
     init(
@@ -32,6 +35,15 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
         self.results = results
         sectionKey = key
         self.keysInOrder = keysInOrder
+        columnLayout = nil
+    }
+
+    /// Sections by a stored property, read from its column when `results` is sorted by it alone.
+    init(results: Results<Element>, keyPath: KeyPath<Element, Key>) where Key: _Persistable {
+        self.results = results
+        sectionKey = { $0[keyPath: keyPath] }
+        keysInOrder = { Array($0.values(of: keyPath)) }
+        columnLayout = ColumnSectionLayout(sorted: results, by: keyPath).map { grouping in { grouping.layout() } }
     }
 
     /// The layout, worked out once per state of the Store (as `Results` keeps its keys: until any
@@ -40,25 +52,36 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     private final class LayoutCache: @unchecked Sendable {  // state under `lock`
         let lock = NSLock()
         var sections: [(key: Key, positions: [Int])]?
+        /// The objects' keys in the sections' order, when the layout was read from the column.
+        var rowKeys: [RowKey]?
         var epoch: UInt64 = 0
         var generation: UInt64 = 0
     }
 
     /// The sections now: each key once, in the order its first object has in `results`.
     func layout() -> [(key: Key, positions: [Int])] {
+        currentLayout().sections
+    }
+
+    /// The layout, and the objects' keys in its order when it was read from the column (a cell is
+    /// then made from its key: the sorted Results is not evaluated).
+    private func currentLayout() -> (sections: [(key: Key, positions: [Int])], rowKeys: [RowKey]?) {
         let core = results.core
         core.assertConfined()
         let state = (epoch: core.epoch, generation: core.generation)
         if let cached = cache.lock.withLock({
-            cache.epoch == state.epoch && cache.generation == state.generation ? cache.sections : nil
+            cache.epoch == state.epoch && cache.generation == state.generation
+                ? cache.sections.map { ($0, cache.rowKeys) } : nil
         }) {
             return cached
         }
-        let sections = walk()
+        let layout: (sections: [(key: Key, positions: [Int])], rowKeys: [RowKey]?) =
+            if let columnLayout { columnLayout() } else { (walk(), nil) }
         cache.lock.withLock {
-            (cache.sections, cache.epoch, cache.generation) = (sections, state.epoch, state.generation)
+            (cache.sections, cache.rowKeys, cache.epoch, cache.generation) =
+                (layout.sections, layout.rowKeys, state.epoch, state.generation)
         }
-        return sections
+        return layout
     }
 
     private func walk() -> [(key: Key, positions: [Int])] {
@@ -96,10 +119,11 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
 
     /// The section at `position`.
     public subscript(position: Int) -> ResultsSection<Key, Element> {
-        let sections = layout()
+        let (sections, rowKeys) = currentLayout()
         precondition(
             sections.indices.contains(position), "Strata: section \(position) out of range 0..<\(sections.count)")
-        return ResultsSection(key: sections[position].key, results: results, positions: sections[position].positions)
+        return ResultsSection(
+            key: sections[position].key, results: results, positions: sections[position].positions, rowKeys: rowKeys)
     }
 
     /// The object at `indexPath`: `[section, item]` (Foundation on Linux has no `section`/`item`
@@ -118,14 +142,26 @@ public struct ResultsSection<Key: Hashable, Element: Object>: RandomAccessCollec
     public let key: Key
     let results: Results<Element>
     let positions: [Int]
+    /// The objects' keys in the layout's order, when it was read from the column.
+    let rowKeys: [RowKey]?
 
     /// Always 0.
     public var startIndex: Int { 0 }
     /// The number of objects in the section.
     public var endIndex: Int { positions.count }
 
+    /// Visits the section's objects in order, as `Results.Iterator` does (one accessor re-pointed
+    /// from object to object when nothing else holds it).
+    public func makeIterator() -> Results<Element>.Iterator {
+        Results.Iterator(results: results, walk: results.rowWalk(positions: positions, of: rowKeys))
+    }
+
     /// The object at `position` in the section.
-    public subscript(position: Int) -> Element { results[positions[position]] }
+    public subscript(position: Int) -> Element {
+        guard let rowKeys else { return results[positions[position]] }
+        results.core.assertConfined()
+        return results.core.materialize(Element.self, binding: results.binding, key: rowKeys[positions[position]])
+    }
 }
 
 /// A change of a `SectionedResults` (Realm's `SectionedResultsChange`).
@@ -151,9 +187,7 @@ extension Results {
     public func sectioned<Key: Hashable & _QueryComparable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true)
         -> SectionedResults<Key, Element>
     {
-        SectionedResults(
-            results: sorted(by: keyPath, ascending: ascending), key: { $0[keyPath: keyPath] },
-            keysInOrder: { Array($0.values(of: keyPath)) })
+        SectionedResults(results: sorted(by: keyPath, ascending: ascending), keyPath: keyPath)
     }
 
     /// The objects sorted by `sortDescriptors` and split into sections by `keyPath` (which may be a
@@ -177,9 +211,7 @@ extension Results {
     public func sectioned<Key: Hashable & _Persistable>(
         by keyPath: KeyPath<Element, Key>, sortDescriptors: [SortKey<Element>]
     ) -> SectionedResults<Key, Element> {
-        SectionedResults(
-            results: sorted(by: sortDescriptors), key: { $0[keyPath: keyPath] },
-            keysInOrder: { Array($0.values(of: keyPath)) })
+        SectionedResults(results: sorted(by: sortDescriptors), keyPath: keyPath)
     }
 
     /// The objects sorted by `sortDescriptors` and split into sections by the key `block` gives.
