@@ -128,4 +128,41 @@ final class SectionedRow: Object {
                 == nil)
         #expect(ColumnSectionLayout(sorted: all.prefix(3).sorted(by: \.letter), by: \SectionedRow.letter) == nil)
     }
+
+    @Test("sections by a column observed on another queue read that queue's Store")
+    func observedElsewhere() throws {
+        let fixture = Fixture([SectionedRow.self])
+        let store = try Self.filled(50, seed: 5, in: fixture)
+        let queue = DispatchQueue(label: "sections elsewhere")
+        let (initial, updated) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let seen = ResultBox<[[String]]>()
+        seen.value = []
+        let token = try store.objects(SectionedRow.self).sectioned(by: \.letter).observe(on: queue) { change in
+            switch change {
+            case .initial(let sections):
+                seen.value!.append(sections.allKeys)
+                initial.signal()
+            case .update(let sections, _, _, _, let inserted, _):
+                seen.value!.append(sections.allKeys + ["inserted \(Array(inserted))"])
+                updated.signal()
+            case .error(let error):
+                seen.value!.append(["\(error)"])
+            }
+        }
+        #expect(initial.wait(timeout: .now() + 30) == .success)
+        let keys = store.objects(SectionedRow.self).sectioned(by: \.letter).allKeys
+        try store.write {
+            let row = SectionedRow()
+            row.id = 99_999_999
+            row.letter = "Z"
+            try store.add(row)
+        }
+        #expect(updated.wait(timeout: .now() + 30) == .success)
+        queue.sync {}
+        let z = keys.firstIndex { $0 > "Z" } ?? keys.count
+        var after = keys
+        after.insert("Z", at: z)
+        #expect(seen.value == [keys, after + ["inserted [\(z)]"]])
+        queue.sync { token.invalidate() }
+    }
 }

@@ -11,16 +11,15 @@ extension SectionedResults {
         keyPaths: [PartialKeyPath<Element>] = [], on queue: DispatchQueue? = nil,
         _ block: @escaping (SectionedResultsChange<SectionedResults>) -> Void
     ) throws(StoreError) -> NotificationToken {
-        let key = sectionKey
         var previous: [(key: Key, positions: [Int])] = []
         return try results.observe(keyPaths: keyPaths, on: queue) { change in
             switch change {
             case .initial(let results):
-                let sections = SectionedResults(results: results, key: key)
+                let sections = over(results)
                 previous = sections.layout()
                 block(.initial(sections))
             case .update(let results, let deletions, let insertions, let modifications):
-                let sections = SectionedResults(results: results, key: key)
+                let sections = over(results)
                 let current = sections.layout()
                 block(
                     Self.change(

@@ -24,8 +24,9 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     /// property (`values(of:)`); nil: each object's `sectionKey`.
     private let keysInOrder: ((Results<Element>) -> [Key])?
     /// The layout read from the column the Results is sorted by, without sorting the objects
-    /// (`ColumnSectionLayout`), when the key is that column; nil otherwise.
-    private let columnLayout: (() -> (sections: [(key: Key, positions: [Int])], rowKeys: [RowKey]))?
+    /// (`ColumnSectionLayout`), when the key is that column (nil from the closure: the Results is not
+    /// sorted by it alone); nil for other keys.
+    private let columnLayout: ((Results<Element>) -> (sections: [(key: Key, positions: [Int])], rowKeys: [RowKey])?)?
     private let cache = LayoutCache()
 
     init(
@@ -38,12 +39,25 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
         columnLayout = nil
     }
 
+    /// These sections over `results`, the same query at another state (what an observation
+    /// delivers): read as these are, from the column when they are.
+    func over(_ results: Results<Element>) -> SectionedResults {
+        SectionedResults(results: results, sections: self)
+    }
+
+    private init(results: Results<Element>, sections: SectionedResults) {
+        self.results = results
+        sectionKey = sections.sectionKey
+        keysInOrder = sections.keysInOrder
+        columnLayout = sections.columnLayout
+    }
+
     /// Sections by a stored property, read from its column when `results` is sorted by it alone.
     init(results: Results<Element>, keyPath: KeyPath<Element, Key>) where Key: _Persistable {
         self.results = results
         sectionKey = { $0[keyPath: keyPath] }
         keysInOrder = { Array($0.values(of: keyPath)) }
-        columnLayout = ColumnSectionLayout(sorted: results, by: keyPath).map { grouping in { grouping.layout() } }
+        columnLayout = { ColumnSectionLayout(sorted: $0, by: keyPath)?.layout() }
     }
 
     /// The layout, worked out once per state of the Store (as `Results` keeps its keys: until any
@@ -76,7 +90,7 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
             return cached
         }
         let layout: (sections: [(key: Key, positions: [Int])], rowKeys: [RowKey]?) =
-            if let columnLayout { columnLayout() } else { (walk(), nil) }
+            if let fromColumn = columnLayout?(results) { fromColumn } else { (walk(), nil) }
         cache.lock.withLock {
             (cache.sections, cache.rowKeys, cache.epoch, cache.generation) =
                 (layout.sections, layout.rowKeys, state.epoch, state.generation)
