@@ -129,6 +129,26 @@ final class SectionedRow: Object {
         #expect(ColumnSectionLayout(sorted: all.prefix(3).sorted(by: \.letter), by: \SectionedRow.letter) == nil)
     }
 
+    @Test("a damaged row in the grouping walk is .corrupted naming it, in one walk and in split ranges")
+    func aDamagedRowIsNamed() throws {
+        for count in [300, ScanSplit.minimumRows + 2_000] {
+            let fixture = Fixture([SectionedRow.self])
+            let store = try Self.filled(count, seed: 8, in: fixture)
+            let all = store.objects(SectionedRow.self)
+            let damaged = all[all.count / 3].id
+            let key = RawAccess.key(of: store.object(ofType: SectionedRow.self, forPrimaryKey: damaged)!)
+            try RawAccess.rewriteStoredRow(of: SectionedRow.self, key: key, in: store) { $0[$0.count / 2] ^= 0x20 }
+            let layout = try #require(ColumnSectionLayout(sorted: all.sorted(by: \.letter), by: \SectionedRow.letter))
+            let matches = try #require(all.plan.matches)
+            #expect {
+                _ = try QueryEngine(core: all.core, binding: all.binding).readColumn(
+                    layout.column, of: matches, into: ColumnGroups(order: .bytes, keyKind: all.binding.keyKind))
+            } throws: { error in
+                "\(error)".contains("SectionedRow[\(damaged)]")
+            }
+        }
+    }
+
     @Test("sections by a column observed on another queue read that queue's Store")
     func observedElsewhere() throws {
         let fixture = Fixture([SectionedRow.self])

@@ -82,4 +82,26 @@ final class StampedRow: Object {
         let page = store.objects(StampedRow.self).sorted(by: \.created, ascending: false).prefix(20)
         #expect(page.map(\.id) == Self.expected(rows, ascending: false, limit: 20))
     }
+
+    @Test("a damaged row at an end of the table: no bound is taken from it, and the walk names it")
+    func aDamagedEndRowIsNamed() throws {
+        let fixture = Fixture([StampedRow.self])
+        let (store, _) = try Self.filled(3_000, seed: 4, in: fixture) { Double($0) }
+        let key = RawAccess.key(of: store.object(ofType: StampedRow.self, forPrimaryKey: 2_999)!)
+        try RawAccess.rewriteStoredRow(of: StampedRow.self, key: key, in: store) { $0[$0.count / 2] ^= 0x20 }
+        let page = store.objects(StampedRow.self).sorted(by: \.created, ascending: false).prefix(20)
+        guard
+            case .heapPage(let access, let column, let order, let ascending, let limit, let readsCopy) = page.plan.route
+        else {
+            Issue.record("route \(page.queryPlan)")
+            return
+        }
+        let engine = QueryEngine(core: page.core, binding: page.binding)
+        #expect {
+            _ = try engine.heapPage(
+                access, column: column, order: order, ascending: ascending, limit: limit, readsCopy: readsCopy)
+        } throws: { error in
+            "\(error)".contains("StampedRow[2999]")
+        }
+    }
 }

@@ -376,13 +376,7 @@ private struct Generator {
             let condition: Condition? = round % 3 == 0 ? generator.condition() : nil
             let limit: Int? = generator.chance(60) ? generator.pick([0, 1, 5, 20, 400]) : nil
             var expected = rows.filter { condition?.holds($0) ?? true }
-            expected = expected.enumerated().sorted { lhs, rhs in
-                for (field, ascending) in keys {
-                    let order = Scalar.order(field.value(lhs.element), field.value(rhs.element))
-                    if order != 0 { return ascending ? order < 0 : order > 0 }
-                }
-                return lhs.offset < rhs.offset
-            }.map(\.element)
+            expected = Self.sorted(expected, by: keys)
             if let limit { expected = Array(expected.prefix(limit)) }
             var results = condition.map { condition in all.where { condition.query($0) } } ?? all
             results = results.sorted(by: keys.map { Self.sortKey($0.0, ascending: $0.1) })
@@ -484,13 +478,7 @@ private struct Generator {
                         (generator.pick(Field.sortable), generator.chance(50))
                     }
                     results = results.sorted(by: keys.map { Self.sortKey($0.0, ascending: $0.1) })
-                    expected = expected.enumerated().sorted { lhs, rhs in
-                        for (field, ascending) in keys {
-                            let order = Scalar.order(field.value(lhs.element), field.value(rhs.element))
-                            if order != 0 { return ascending ? order < 0 : order > 0 }
-                        }
-                        return lhs.offset < rhs.offset
-                    }.map(\.element)
+                    expected = Self.sorted(expected, by: keys)
                     written.append("sorted \(keys)")
                 case 5, 6:
                     let limit = generator.pick([0, 1, 5, 20, 400])
@@ -520,6 +508,17 @@ private struct Generator {
         for route in QueryPlan.Route.allCases {
             #expect(taken[route, default: 0] >= 5, "\(route) taken \(taken[route, default: 0]) times")
         }
+    }
+
+    /// The reference's sort: stable, by each field in turn.
+    private static func sorted(_ rows: [RowValues], by keys: [(Field, Bool)]) -> [RowValues] {
+        rows.enumerated().sorted { lhs, rhs in
+            for (field, ascending) in keys {
+                let order = Scalar.order(field.value(lhs.element), field.value(rhs.element))
+                if order != 0 { return ascending ? order < 0 : order > 0 }
+            }
+            return lhs.offset < rhs.offset
+        }.map(\.element)
     }
 
     private static func sortKey(_ field: Field, ascending: Bool) -> SortKey<QueryRow> {

@@ -198,10 +198,7 @@ extension Store {
         private static func inMemoryPath(_ identifier: String) -> String {
             let directory =
                 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : FileManager.default.temporaryDirectory.path
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: a short, stable file name for any identifier
-            for byte in identifier.utf8 {
-                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-            }
+            let hash = FNV1a.hash(identifier.utf8)  // a short, stable file name for any identifier
             let readable = identifier.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }
             return "\(directory)/strata-memory-\(getpid())-\(String(String.UnicodeScalarView(readable.prefix(32))))-"
                 + String(hash, radix: 16)

@@ -62,9 +62,9 @@ struct ColumnGroups: ColumnValueSink {
             groupOfSortKey[sortKey] = values.count
             return add(bytes, sortKey: sortKey)
         }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: short values, few groups
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let mask = slots.count - 1
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a (`FNV1a`), inlined: short values, few groups
+        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         var slot = Int(truncatingIfNeeded: hash) & mask
         while slots[slot] != 0 {
             let group = Int(slots[slot]) - 1
@@ -88,9 +88,7 @@ struct ColumnGroups: ColumnValueSink {
         slots = [Int32](repeating: 0, count: slots.count * 2)
         let mask = slots.count - 1
         for (group, value) in values.enumerated() {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in value { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            var slot = Int(truncatingIfNeeded: hash) & mask
+            var slot = Int(truncatingIfNeeded: FNV1a.hash(value)) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(group + 1)
         }
@@ -148,9 +146,7 @@ struct ColumnSectionLayout<Key: Hashable & _Persistable, Element: Object> {
         let groups = base.synchronizedEvaluating("sectioning") { (engine) throws(StoreError) in
             try engine.readColumn(column, of: matches, into: ColumnGroups(order: order, keyKind: binding.keyKind))
         }.sorted(ascending: ascending)
-        var keys: [Key] = []
-        var positions: [[Int]] = []
-        var sectionOfKey: [Key: Int] = [:]
+        var sections = SectionsBuilder<Key>()
         var rowKeys: [RowKey] = []
         rowKeys.reserveCapacity(groups.reduce(0) { $0 + $1.rows.count })
         let context = _DecodeContext(owner: nil, column: column)
@@ -165,18 +161,9 @@ struct ColumnSectionLayout<Key: Hashable & _Persistable, Element: Object> {
                     "\(TrapMessage.corrupted): \(binding.name).\(binding.columnNames[column]): \(error)")
             }
             // Values the sort tells apart may be one key (canonically equivalent strings): one section.
-            let section: Int
-            if let known = sectionOfKey[key] {
-                section = known
-            } else {
-                section = keys.count
-                sectionOfKey[key] = section
-                keys.append(key)
-                positions.append([])
-            }
-            positions[section].append(contentsOf: rowKeys.count..<(rowKeys.count + group.rows.count))
+            sections.place(key, at: rowKeys.count..<(rowKeys.count + group.rows.count))
             rowKeys += group.rows
         }
-        return (zip(keys, positions).map { ($0, $1) }, rowKeys)
+        return (sections.sections, rowKeys)
     }
 }

@@ -99,31 +99,13 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
     }
 
     private func walk() -> [(key: Key, positions: [Int])] {
-        // Two arrays, not one of tuples: a generic tuple's element costs a metadata lookup.
-        var keys: [Key] = []
-        var positions: [[Int]] = []
-        var sectionOfKey: [Key: Int] = [:]
-        var current = -1
-        func place(_ key: Key, at position: Int) {
-            // Sorted by the key, an object's key is mostly its predecessor's: no lookup then.
-            if current < 0 || keys[current] != key {
-                if let known = sectionOfKey[key] {
-                    current = known
-                } else {
-                    current = keys.count
-                    sectionOfKey[key] = current
-                    keys.append(key)
-                    positions.append([])
-                }
-            }
-            positions[current].append(position)
-        }
+        var sections = SectionsBuilder<Key>()
         if let keysInOrder {
-            for (position, key) in keysInOrder(results).enumerated() { place(key, at: position) }
+            for (position, key) in keysInOrder(results).enumerated() { sections.place(key, at: position) }
         } else {
-            for (position, object) in results.enumerated() { place(sectionKey(object), at: position) }
+            for (position, object) in results.enumerated() { sections.place(sectionKey(object), at: position) }
         }
-        return zip(keys, positions).map { ($0, $1) }
+        return sections.sections
     }
 
     /// Always 0.
@@ -148,6 +130,40 @@ public struct SectionedResults<Key: Hashable, Element: Object>: RandomAccessColl
 
     /// The sections' keys, in order.
     public var allKeys: [Key] { layout().map(\.key) }
+}
+
+/// Sections made as keys come, in order: each key once, in the order of its first object, with the
+/// positions of its objects. Two arrays, not one of tuples: a generic tuple's element costs a
+/// metadata lookup.
+struct SectionsBuilder<Key: Hashable> {
+    private var keys: [Key] = []
+    private var positions: [[Int]] = []
+    private var sectionOfKey: [Key: Int] = [:]
+    /// The section placed last: sorted by the key, an object's key is mostly its predecessor's.
+    private var current = -1
+
+    mutating func place(_ key: Key, at position: Int) {
+        positions[section(of: key)].append(position)
+    }
+
+    mutating func place(_ key: Key, at run: Range<Int>) {
+        positions[section(of: key)].append(contentsOf: run)
+    }
+
+    private mutating func section(of key: Key) -> Int {
+        if current >= 0, keys[current] == key { return current }  // no lookup
+        if let known = sectionOfKey[key] {
+            current = known
+        } else {
+            current = keys.count
+            sectionOfKey[key] = current
+            keys.append(key)
+            positions.append([])
+        }
+        return current
+    }
+
+    var sections: [(key: Key, positions: [Int])] { zip(keys, positions).map { ($0, $1) } }
 }
 
 /// One section of a `SectionedResults`: its key and its objects, in order.
