@@ -318,6 +318,39 @@ final class Shelf: Object {
 
 /// The dynamic API runs the same queries on the stored schema: the same objects as `Results.where`.
 @Suite(.fixtureChecks) struct DynamicQueryTests {
+    /// A table large enough for the split walk (`ScanSplit`): a DynamicStore's conditions, pages,
+    /// sorts and DISTINCT find what Results find; each call reads the newest commit.
+    @Test func aSplitWalkServesADynamicStoreAsItServesResults() throws {
+        let fixture = Fixture([Shelf.self, QueryTarget.self])
+        let store = try fixture.open()
+        var random = SplitMix64(state: 41)
+        try store.write {
+            for id in 0..<(ScanSplit.minimumRows + 2_000) {
+                let box = QueryTarget()
+                box.id = id
+                box.weight = Int.random(in: 0..<50, using: &random)
+                try store.add(box)
+            }
+        }
+        let file = try DynamicStore(path: fixture.path)
+        let boxes = store.objects(QueryTarget.self)
+        let queries = [
+            "weight > 40", "weight == 7 SORT(id DESC) LIMIT(5)", "weight >= 1 SORT(weight ASC, id DESC) LIMIT(20)",
+            "id > 100 DISTINCT(weight)", "weight < 3 SORT(weight DESC)", "weight == 49 LIMIT(3) SORT(id DESC)",
+        ]
+        for query in queries {
+            let expected = try boxes.where(query).map { String($0.id) }
+            #expect(try file.objects(ofType: "QueryTarget", where: query).map(\.primaryKey) == expected, "\(query)")
+        }
+        try store.write {
+            let box = QueryTarget()
+            box.id = -1
+            box.weight = 99
+            try store.add(box)
+        }
+        #expect(try file.objects(ofType: "QueryTarget", where: "weight > 98").map(\.primaryKey) == ["-1"])
+    }
+
     @Test func generatedQueriesMatchTypedResults() throws {
         let fixture = Fixture([Shelf.self, QueryTarget.self])
         do {

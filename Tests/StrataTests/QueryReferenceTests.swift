@@ -349,17 +349,21 @@ private struct Generator {
     }
 
     /// The string language and the closure form find the same objects for 10,000 generated
-    /// conditions (numbers as literals, strings and dates as arguments), and the reference's.
+    /// conditions (numbers as literals, strings and dates as arguments), and the reference's; so does
+    /// a `DynamicStore` of the file, given the same text.
     @Test func generatedStringQueriesMatchTheClosureForm() throws {
-        var (_, store, rows, generator) = try populated(seed: 23, count: 150)
+        var (fixture, store, rows, generator) = try populated(seed: 23, count: 150)
         let all = store.objects(QueryRow.self)
+        let file = try DynamicStore(path: fixture.path)
         for _ in 0..<10_000 {
             let condition = generator.condition()
             var arguments: [any Sendable] = []
             let text = condition.text(&arguments)
             let viaText = try all.where(text, arguments: arguments).map(\.id)
+            let viaFile = try file.objects(ofType: "QueryRow", where: text, arguments: arguments).map(\.primaryKey)
             #expect(viaText == all.where { condition.query($0) }.map(\.id), "\(text)")
             #expect(viaText == rows.filter { condition.holds($0) }.map(\.id), "\(text)")
+            #expect(viaFile == viaText.map(String.init), "\(text) (DynamicStore)")
             if viaText != rows.filter({ condition.holds($0) }).map(\.id) { return }
         }
     }
@@ -504,6 +508,45 @@ private struct Generator {
             #expect(results.count == expected.count, "round \(round): \(written) [\(plan)]")
             #expect(log.routes == (plan.route == .table ? [] : [plan.route]), "round \(round): \(written) [\(plan)]")
             taken[plan.route, default: 0] += 1
+        }
+        for route in QueryPlan.Route.allCases {
+            #expect(taken[route, default: 0] >= 5, "\(route) taken \(taken[route, default: 0]) times")
+        }
+    }
+
+    /// Random string queries with their clauses in any order, on a `DynamicStore` of the file: the
+    /// same keys as `Results.where(_:_:)` in the same order, by the route the Results' `queryPlan`
+    /// names (one planner and one engine serve both), every route taken.
+    @Test func aDynamicStoreRunsTheRouteOfTheResultsPlan() throws {
+        var (fixture, store, _, generator) = try populated(seed: 31, count: 300)
+        let all = store.objects(QueryRow.self)
+        let file = try DynamicStore(path: fixture.path)
+        var taken: [QueryPlan.Route: Int] = [:]
+        for round in 0..<600 {
+            var arguments: [any Sendable] = []
+            var text = generator.chance(60) ? generator.condition().text(&arguments) : "TRUEPREDICATE"
+            // A third of the rounds take a shape a route serves on its own (a sorted page, DISTINCT).
+            let shape: [Int]? = generator.chance(33) ? (generator.chance(60) ? [0, 2] : [1]) : nil
+            for step in 0..<(shape?.count ?? Int.random(in: 0...3, using: &generator.random)) {
+                switch shape?[step] ?? Int.random(in: 0..<3, using: &generator.random) {
+                case 0:
+                    let keys = (0..<Int.random(in: 1...2, using: &generator.random)).map { _ in
+                        "\(generator.pick(Field.sortable).queryName) \(generator.chance(50) ? "ASC" : "DESC")"
+                    }
+                    text += " SORT(\(keys.joined(separator: ", ")))"
+                case 1: text += " DISTINCT(\(generator.pick(Field.sortable).queryName))"
+                default: text += " LIMIT(\(generator.pick([0, 1, 5, 20, 400])))"
+                }
+            }
+            let results = try all.where(text, arguments: arguments)
+            let log = RouteLog()
+            let viaFile = try QueryTrace.$observer.withValue(
+                { log.append($0) },
+                operation: { try file.objects(ofType: "QueryRow", where: text, arguments: arguments).map(\.primaryKey) }
+            )
+            #expect(viaFile == results.map { String($0.id) }, "round \(round): \(text)")
+            #expect(log.routes == [results.queryPlan.route], "round \(round): \(text) [\(results.queryPlan)]")
+            taken[results.queryPlan.route, default: 0] += 1
         }
         for route in QueryPlan.Route.allCases {
             #expect(taken[route, default: 0] >= 5, "\(route) taken \(taken[route, default: 0]) times")

@@ -28,12 +28,16 @@ public final class DynamicStore {
     /// The stored types, by name.
     public let types: [DynamicObjectType]
 
-    private let lease: EnvironmentLease
+    let lease: EnvironmentLease
     private var environment: Environment { lease.environment }
     let stored: StoredSchema
     /// Per stored type, in `stored.types` order.
     let verifiedTypes: [VerifiedType]
     let typeIndexByName: [String: Int]
+    /// Per stored type, in `stored.types` order: its schema bound to its tables, as queries read it.
+    let bindings: [TableBinding]
+    /// The stored types' schemas by name: where a query's links lead.
+    let storedSchemas: [String: ObjectSchema]
 
     /// Opens the file at `path` read-only and reads its schema. Nothing is written, and the file may
     /// be open in other processes (or as a `Store` of this one) meanwhile.
@@ -64,9 +68,14 @@ public final class DynamicStore {
                 isEmbedded: $0.isEmbedded)
         }
         typeIndexByName = Dictionary(uniqueKeysWithValues: stored.types.enumerated().map { ($1.name, $0) })
-        verifiedTypes = try stored.types.map { (type) throws(StoreError) in
-            VerifiedType(type, tables: try StoredTables(type, in: tables))
+        let storedTables = try stored.types.map { (type) throws(StoreError) in try StoredTables(type, in: tables) }
+        verifiedTypes = zip(stored.types, storedTables).map { VerifiedType($0, tables: $1) }
+        bindings = stored.types.indices.map { index in
+            TableBinding(
+                schema: ObjectSchema(stored: stored.types[index]), stored: stored.types[index],
+                tables: storedTables[index], ordinal: index)
         }
+        storedSchemas = Dictionary(uniqueKeysWithValues: bindings.map { ($0.name, $0.schema) })
     }
 
     // MARK: Reading
@@ -96,8 +105,10 @@ public final class DynamicStore {
                 try cursor.walk(from: cursor.first(), while: { _ in visited < limit }) { (entry) throws(StoreError) in
                     visited += 1
                     body(
-                        try self.object(
-                            key: entry.key, row: entry.value, type: type, stored: storedType, in: transaction))
+                        try self.object(key: entry.key, row: entry.value, type: type, stored: storedType) {
+                            (table, key) throws(StoreError) in
+                            try StoreError.mapping { () throws(LMDBError) in try transaction.get(table, key: key) }
+                        })
                 }
             }
         }
@@ -113,12 +124,15 @@ public final class DynamicStore {
         return objects
     }
 
-    /// The object stored under `rawKey`. A link is a `DynamicLink`, or, to an `EmbeddedObject`, the
-    /// embedded object itself (it has no identity of its own); a link inside a mixed value whose
-    /// target is gone is nil.
+    /// Looks up a key's stored row in a table, in one snapshot (nil: none).
+    typealias RowFetch = (Table, UnsafeRawBufferPointer) throws(StoreError) -> UnsafeRawBufferPointer?
+
+    /// The object stored under `rawKey`, links looked up with `fetch`. A link is a `DynamicLink`, or,
+    /// to an `EmbeddedObject`, the embedded object itself (it has no identity of its own); a link
+    /// inside a mixed value whose target is gone is nil.
     func object(
         key rawKey: UnsafeRawBufferPointer, row bytes: UnsafeRawBufferPointer, type: VerifiedType,
-        stored: StoredSchema.StoredType, in transaction: borrowing ReadTransaction, depth: Int = 0
+        stored: StoredSchema.StoredType, depth: Int = 0, fetch: RowFetch
     ) throws(StoreError) -> DynamicObject {
         let primaryKey = try describeKey(rawKey, of: type)
         let row: RowView
@@ -133,7 +147,7 @@ public final class DynamicStore {
                 let value = try DynamicValue.decode(
                     try column(row, index, of: stored), type: property.type, resolvingMixedLinks: true
                 ) { (target, key) throws(StoreError) -> Any? in
-                    try linked(target, key: key, in: transaction, depth: depth)
+                    try linked(target, key: key, depth: depth, fetch: fetch)
                 }
                 values.append((property.name, value))
             } catch {
@@ -146,15 +160,13 @@ public final class DynamicStore {
     /// What a link to `key` of `target` reads as: the embedded object, a `DynamicLink`, or nil when
     /// the target is gone (a mixed value's link is left in place when its target is deleted).
     private func linked(
-        _ target: String, key: [UInt8], in transaction: borrowing ReadTransaction, depth: Int
+        _ target: String, key: [UInt8], depth: Int, fetch: RowFetch
     ) throws(StoreError) -> Any? {
         guard let targetIndex = typeIndexByName[target] else {
             throw .corrupted("a link to \(target), a type the file lacks")
         }
         let targetType = verifiedTypes[targetIndex]
-        let stored = try StoreError.mapping { () throws(LMDBError) in
-            try key.withBytes { (key) throws(LMDBError) in try transaction.get(targetType.table, key: key) }
-        }
+        let stored = try key.withBytes { (key) throws(StoreError) in try fetch(targetType.table, key) }
         guard let stored else { return nil }
         guard self.stored.types[targetIndex].isEmbedded else {
             return DynamicLink(
@@ -167,8 +179,8 @@ public final class DynamicStore {
         }
         return try key.withBytes { (rawKey) throws(StoreError) in
             try object(
-                key: rawKey, row: stored, type: targetType, stored: self.stored.types[targetIndex], in: transaction,
-                depth: depth + 1)
+                key: rawKey, row: stored, type: targetType, stored: self.stored.types[targetIndex], depth: depth + 1,
+                fetch: fetch)
         }
     }
 

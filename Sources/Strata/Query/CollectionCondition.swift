@@ -127,7 +127,7 @@ extension PredicateEvaluator {
             }
             return quantifier.whenUndecided
         case .objects(let quantifier, let inner, let target):
-            let targetBinding = try rows.core.binding(for: target.type)
+            let targetBinding = try rows.core.tables.binding(for: target)
             for element in elements {
                 guard let found = try linkedRow(element, targetBinding, place: place) else { continue }
                 let outcome = try matches(inner, row: found.row, binding: targetBinding, key: .key(found.key))
@@ -138,7 +138,7 @@ extension PredicateEvaluator {
             // A Map stores its keys and values as one list: two elements per entry.
             var count = end.binding.columnTypes[end.column].isMap ? elements.count / 2 : elements.count
             if let inner, let target {
-                let targetBinding = try rows.core.binding(for: target.type)
+                let targetBinding = try rows.core.tables.binding(for: target)
                 count = 0
                 for element in elements {
                     guard let found = try linkedRow(element, targetBinding, place: place) else { continue }
@@ -154,7 +154,7 @@ extension PredicateEvaluator {
                 var bytes = element
                 var type = elementType
                 if let (target, property) = targetProperty {
-                    let targetBinding = try rows.core.binding(for: target.type)
+                    let targetBinding = try rows.core.tables.binding(for: target)
                     guard let found = try linkedRow(element, targetBinding, place: place) else { continue }
                     let column = targetBinding.columnOfProperty[property]
                     do {
@@ -176,7 +176,7 @@ extension PredicateEvaluator {
     private func matchesLinking(
         _ condition: CollectionCondition, _ linking: (origin: ObjectSchema, property: String), key: RowKey
     ) throws(StoreError) -> Bool {
-        let origin = try rows.core.binding(for: linking.origin.type)
+        let origin = try rows.core.tables.binding(for: linking.origin)
         var linked: [(key: RowKey, row: RowView)] = []
         for originKey in try rows.core.backlinks(to: key, from: linking.origin.type, through: linking.property) ?? [] {
             if let row = try rows.fetchRow(origin, key: originKey) { linked.append((originKey, row)) }

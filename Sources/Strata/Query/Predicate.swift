@@ -288,7 +288,7 @@ struct PredicateEvaluator {
                 throw .damaged(at: binding.location(of: key ?? identity.key(in: binding), column: column), error)
             }
             guard let bytes else { return nil }
-            let target = try rows.core.binding(for: steps[position + 1].schema.type)
+            let target = try rows.core.tables.binding(for: steps[position + 1].schema)
             do {
                 key = try RowKey(stored: bytes, kind: target.keyKind)
             } catch {

@@ -78,6 +78,27 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
 
     private static let cache = Locked<[ObjectIdentifier: ObjectSchema]>([:])
 
+    /// The schema of a type as a file stores it, with no class behind it: what a `DynamicStore`
+    /// compiles queries against and binds to the file's tables. Its `type` is `StoredRow`, which is
+    /// never made; it has no accessors, and its links name their targets only (`linkedTypes` is
+    /// empty: the query compiler finds them among the file's types).
+    init(stored: StoredSchema.StoredType) {
+        name = stored.name
+        type = StoredRow.self
+        properties = stored.properties
+        accessors = []
+        primaryKeyIndex = stored.properties.firstIndex(where: \.isPrimaryKey)
+        keyKind = primaryKeyIndex.flatMap { stored.properties[$0].type.keyKind } ?? .integer
+        linkedTypes = []
+        isEmbedded = stored.isEmbedded
+        linkingProperties = []
+        uniqueKeys = stored.uniqueKeys
+        reusesAccessors = false
+    }
+
+    /// Whether this is a stored type's schema with no class behind it (`init(stored:)`).
+    var isStoredOnly: Bool { type == StoredRow.self }
+
     /// The schema of `type`, discovered on first use.
     ///
     /// - Throws: `.schemaMismatch` when the type declares no `@Persisted` property, several primary keys,

@@ -143,7 +143,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         columnTypes = stored.properties.map(\.type)
         mapColumns = Set(stored.properties.indices.filter { stored.properties[$0].type.isMap })
         self.ordinal = ordinal
-        columnAccessors = propertyOfColumn.map { schema.accessors[$0] }
+        // A stored type's schema (a DynamicStore's) has no accessors: nothing encodes its rows.
+        columnAccessors = schema.isStoredOnly ? [] : propertyOfColumn.map { schema.accessors[$0] }
         columnBindings = zip(schema.accessors, columnOfProperty).map { ($0.columnOffset, $1) }
         linkProperties = schema.accessors.filter { $0.kind.schemaType.linkedType != nil }.map { ($0.offset, $0.kind) }
         // Computed before `super.init`, not in its argument list: a key path turned into a function

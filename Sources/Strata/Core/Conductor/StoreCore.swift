@@ -63,12 +63,20 @@ final class StoreCore: ObjectContext {
 
     /// Opens the file of `configuration` (or joins the process's open environment of it), checks the
     /// schema and binds the model types to their tables (see `StoreOpening`).
-
-    init(
+    convenience init(
         configuration: Store.Configuration, confinement: Confinement, queue: DispatchQueue? = nil,
         actor: (any Actor)? = nil, cacheKey: StoreCache.Key? = nil
     ) throws(StoreError) {
         let (lease, bindings) = try StoreOpening.open(configuration)
+        try self.init(lease, bindings, configuration, confinement, queue: queue, actor: actor, cacheKey: cacheKey)
+    }
+
+    /// A core of the leased file with `bindings` (a DynamicStore's: its stored types' schemas).
+    init(
+        _ lease: EnvironmentLease, _ bindings: [TableBinding], _ configuration: Store.Configuration,
+        _ confinement: Confinement, queue: DispatchQueue? = nil, actor: (any Actor)? = nil,
+        cacheKey: StoreCache.Key? = nil
+    ) throws(StoreError) {
         self.configuration = configuration
         self.lease = lease
         environment = lease.environment
@@ -85,14 +93,11 @@ final class StoreCore: ObjectContext {
         super.init(confinement: confinement, fileIdentity: ObjectIdentifier(lease.environment))
         try StoreError.mapping { try activateSnapshot() }
         if let deliveryQueue {
-            let listener = ChangeListener(core: self, queue: deliveryQueue)
-            shared.changes.register(listener)
-            self.listener = listener
+            listener = ChangeListener(core: self, queue: deliveryQueue)
         } else if let actor {
-            let listener = ChangeListener(core: self, actor: actor)
-            shared.changes.register(listener)
-            self.listener = listener
+            listener = ChangeListener(core: self, actor: actor)
         }
+        if let listener { shared.changes.register(listener) }
     }
 
     /// Transactions end before the lease does: the last lease closes the environment, and a
@@ -113,10 +118,7 @@ final class StoreCore: ObjectContext {
 
     // MARK: Confinement
 
-    var isFrozen: Bool {
-        if case .frozen = confinement { return true }
-        return false
-    }
+    var isFrozen: Bool { if case .frozen = confinement { true } else { false } }
 
     /// - Throws: `.wrongThread` unless called on the Store's thread or queue.
     func checkConfined() throws(StoreError) {
@@ -259,9 +261,7 @@ final class StoreCore: ObjectContext {
         snapshot?.reset()  // the write sees the newest commit; release the old pages meanwhile
         let transaction: WriteTransaction
         if let commitGroup {
-            transaction = try StoreError.mapping {
-                try WriteTransaction(nestedIn: commitGroup.transaction)
-            }
+            transaction = try StoreError.mapping { try WriteTransaction(nestedIn: commitGroup.transaction) }
         } else {
             transaction = try StoreError.mapping { try WriteTransaction(environment, hasTurn: hasTurn) }
         }

@@ -13,7 +13,9 @@ final class TableBindings {
 
     init(_ bindings: [TableBinding], cachesLookups: Bool) {
         all = bindings
-        byType = Dictionary(uniqueKeysWithValues: bindings.map { (ObjectIdentifier($0.schema.type), $0) })
+        // Stored types' schemas (a DynamicStore's) share one class: they are found by name.
+        let classBacked = bindings.filter { !$0.schema.isStoredOnly }
+        byType = Dictionary(uniqueKeysWithValues: classBacked.map { (ObjectIdentifier($0.schema.type), $0) })
         byName = Dictionary(bindings.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         incomingLinks = bindings.map { target in
             bindings.flatMap { origin in
@@ -30,6 +32,15 @@ final class TableBindings {
         guard let binding = byType[id] else { throw .schemaMismatch(missing(type)) }
         if cachesLookups { last = binding }
         return binding
+    }
+
+    /// The binding of the type `schema` describes: by class, or by name for a stored type's schema
+    /// with no class behind it (a `DynamicStore`'s).
+    ///
+    /// - Throws: `.schemaMismatch` when the type is not in this Store's schema.
+    @inline(__always)
+    func binding(for schema: ObjectSchema) throws(StoreError) -> TableBinding {
+        schema.isStoredOnly ? try binding(named: schema.name) : try binding(for: schema.type)
     }
 
     /// - Throws: `.schemaMismatch` when no type of that stored name is in this Store's schema.

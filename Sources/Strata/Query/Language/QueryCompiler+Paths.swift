@@ -182,6 +182,13 @@ extension QueryCompiler {
     func linkedSchema(_ name: String, from schema: ObjectSchema, position: Int) throws(StoreError)
         -> ObjectSchema
     {
+        if schema.isStoredOnly {
+            // A file's stored types (a DynamicStore's): their links name their targets.
+            guard let linked = storedSchemas[name] else {
+                throw fail("the linked type \(name) is unknown", at: position)
+            }
+            return linked
+        }
         for type in schema.linkedTypes {
             if let linked = try? ObjectSchema.of(type), linked.name == name { return linked }
         }

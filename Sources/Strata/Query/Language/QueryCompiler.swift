@@ -7,6 +7,9 @@ import Foundation
 struct QueryCompiler {
     let text: String
     let arguments: [Any?]
+    /// For a file read without model classes (a `DynamicStore`): its stored types' schemas by name,
+    /// where links through them lead.
+    var storedSchemas: [String: ObjectSchema] = [:]
 
     func fail(_ message: String, at position: Int) -> StoreError {
         .invalidArgument("query \"\(text)\", at \(position): \(message)")

@@ -51,23 +51,34 @@ extension Results {
 
     private func compiled(_ query: String, arguments: [Any?]) throws(StoreError) -> Results {
         core.assertConfined()
-        let parsed = try QueryParser.parse(query)
-        let compiler = QueryCompiler(text: query, arguments: arguments)
-        var results = self
-        let condition = try compiler.compile(parsed.condition, in: binding.schema)
+        let stages: [Stage] = try QueryCompiler(text: query, arguments: arguments).stages(in: binding)
+        return Results(core: core, binding: binding, stages: self.stages + stages)
+    }
+}
+
+extension QueryCompiler {
+    /// The stages of the query `text` on the objects of `binding`, its clauses in the order written
+    /// (`LIMIT(2) SORT(age DESC)` sorts two): what `Results.where(_:_:)` adds and what a
+    /// `DynamicStore` plans, so both run one route for one query.
+    ///
+    /// - Throws: `.invalidArgument` naming the position, as `Results.where(_:_:)` documents.
+    func stages<Element: Object>(in binding: TableBinding) throws(StoreError) -> [Results<Element>.Stage] {
+        let parsed = try QueryParser.parse(text)
+        var stages: [Results<Element>.Stage] = []
+        let condition = try compile(parsed.condition, in: binding.schema)
         // TRUEPREDICATE tests nothing: the Results reads the whole table as it would without it.
-        if case .constant(true) = condition {} else { results = results.adding(.predicate(condition)) }
+        if case .constant(true) = condition {} else { stages.append(.predicate(condition)) }
         for clause in parsed.clauses {
             switch clause {
             case .sort(let keys):
                 var paths: [PropertyPath] = []
                 for key in keys {
-                    paths.append(try compiler.orderedPath(key.path, in: binding, position: key.position))
+                    paths.append(try orderedPath(key.path, in: binding, position: key.position))
                 }
                 // Columns of the type itself sort from their columns; a key through a link sorts every
                 // key of the clause by order keys read through the objects.
                 let properties = PropertyPath.directProperties(paths)
-                results = results.adding(
+                stages.append(
                     .sort(
                         zip(keys, paths).enumerated().map { index, pair in
                             properties.map { SortKey(property: $0[index], ascending: pair.0.ascending) }
@@ -76,18 +87,16 @@ extension Results {
             case .distinct(let paths):
                 var properties: [PropertyPath] = []
                 for path in paths {
-                    properties.append(try compiler.orderedPath(path.path, in: binding, position: path.position))
+                    properties.append(try orderedPath(path.path, in: binding, position: path.position))
                 }
-                results = results.adding(.distinctPaths(properties))
+                stages.append(.distinctPaths(properties))
             case .limit(let count):
-                results = results.adding(.limit(count))
+                stages.append(.limit(count))
             }
         }
-        return results
+        return stages
     }
-}
 
-extension QueryCompiler {
     /// The property a `SORT` or `DISTINCT` key names: one of the type's own, or one reached through
     /// to-one links (`account.balance`), whose column orders by its bytes.
     func orderedPath(_ names: [String], in binding: TableBinding, position: Int) throws(StoreError) -> PropertyPath {
