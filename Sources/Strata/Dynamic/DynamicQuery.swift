@@ -26,21 +26,19 @@ extension DynamicStore {
         let route = planner.plan().route
         // A core per call: the newest commit, read in one snapshot that stays while the call runs.
         let core = try StoreCore(lease, bindings, Self.queryConfiguration(path), .frozen)
-        let keys = try QueryEngine<StoredRow>(core: core, binding: binding).contents(route).keys
+        // The engine's rows stay valid while `core` (their snapshot) lives: read here, not looked up again.
+        let found = try QueryEngine<StoredRow>(core: core, binding: binding).contents(route)
         let type = verifiedTypes[index]
         let storedType = stored.types[index]
         let fetch = { (table: Table, key: UnsafeRawBufferPointer) throws(StoreError) -> UnsafeRawBufferPointer? in
             try StoreError.mapping { () throws(LMDBError) in try core.get(table, key: key) }
         }
         var objects: [DynamicObject] = []
-        objects.reserveCapacity(keys.count)
-        for key in keys {
+        objects.reserveCapacity(found.keys.count)
+        for (key, row) in zip(found.keys, found.rows) {
             objects.append(
                 try key.withBytes { (rawKey) throws(StoreError) in
-                    guard let row = try fetch(type.table, rawKey) else {
-                        throw .corrupted("\(typeName): a row found just now is missing: \(binding.describe(key))")
-                    }
-                    return try object(key: rawKey, row: row, type: type, stored: storedType, fetch: fetch)
+                    try object(key: rawKey, row: .opened(row.bytes), type: type, stored: storedType, fetch: fetch)
                 })
         }
         return objects

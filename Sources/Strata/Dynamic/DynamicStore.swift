@@ -105,7 +105,7 @@ public final class DynamicStore {
                 try cursor.walk(from: cursor.first(), while: { _ in visited < limit }) { (entry) throws(StoreError) in
                     visited += 1
                     body(
-                        try self.object(key: entry.key, row: entry.value, type: type, stored: storedType) {
+                        try self.object(key: entry.key, row: .sealed(entry.value), type: type, stored: storedType) {
                             (table, key) throws(StoreError) in
                             try StoreError.mapping { () throws(LMDBError) in try transaction.get(table, key: key) }
                         })
@@ -127,17 +127,30 @@ public final class DynamicStore {
     /// Looks up a key's stored row in a table, in one snapshot (nil: none).
     typealias RowFetch = (Table, UnsafeRawBufferPointer) throws(StoreError) -> UnsafeRawBufferPointer?
 
-    /// The object stored under `rawKey`, links looked up with `fetch`. A link is a `DynamicLink`, or,
-    /// to an `EmbeddedObject`, the embedded object itself (it has no identity of its own); a link
-    /// inside a mixed value whose target is gone is nil.
+    /// A row's bytes as a read found them.
+    enum RowBytes {
+        /// As stored: sealed (`RowSeal`).
+        case sealed(UnsafeRawBufferPointer)
+        /// A row the query engine read, its seal already checked.
+        case opened(UnsafeRawBufferPointer)
+    }
+
+    /// The object stored under `rawKey`, every column of its row checked, links looked up with
+    /// `fetch`. A link is a `DynamicLink`, or, to an `EmbeddedObject`, the embedded object itself (it
+    /// has no identity of its own); a link inside a mixed value whose target is gone is nil.
     func object(
-        key rawKey: UnsafeRawBufferPointer, row bytes: UnsafeRawBufferPointer, type: VerifiedType,
+        key rawKey: UnsafeRawBufferPointer, row bytes: RowBytes, type: VerifiedType,
         stored: StoredSchema.StoredType, depth: Int = 0, fetch: RowFetch
     ) throws(StoreError) -> DynamicObject {
         let primaryKey = try describeKey(rawKey, of: type)
         let row: RowView
         do {
-            row = try RowView(validatingStored: bytes, key: rawKey, expectedColumns: stored.properties.count)
+            switch bytes {
+            case .sealed(let bytes):
+                row = try RowView(validatingStored: bytes, key: rawKey, expectedColumns: stored.properties.count)
+            case .opened(let bytes):
+                row = try RowView(validating: bytes, expectedColumns: stored.properties.count)
+            }
         } catch {
             throw .corrupted("\(type.name)[\(primaryKey)]: \(error)")
         }
@@ -179,7 +192,8 @@ public final class DynamicStore {
         }
         return try key.withBytes { (rawKey) throws(StoreError) in
             try object(
-                key: rawKey, row: stored, type: targetType, stored: self.stored.types[targetIndex], depth: depth + 1,
+                key: rawKey, row: .sealed(stored), type: targetType, stored: self.stored.types[targetIndex],
+                depth: depth + 1,
                 fetch: fetch)
         }
     }
