@@ -2,10 +2,10 @@
 # Both install liblmdb-dev first when the machine lacks it (`make test` also PostgreSQL's server, for
 # the private cluster the sync tests start).
 
-# The package's traits (Package.swift): the sync library and the `strata` command, with their
-# third-party packages. An app depending on Strata alone enables neither; this repository's own
-# builds enable both, everywhere, so that one build serves every target.
-TRAITS = --traits Sync,CLI
+# The package's traits (Package.swift): the sync library, the `strata` command and encryption at rest,
+# with their third-party packages. An app depending on Strata alone enables none; this repository's
+# own builds enable all three, everywhere, so that one build serves every target.
+TRAITS = --traits Sync,CLI,Encryption
 
 .PHONY: lmdb postgresql demo demo-sync bench-sync test test-tsan soak stress build clean bench bench-smoke docs lint format
 

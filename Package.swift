@@ -5,6 +5,11 @@ import PackageDescription
 let postgresNIO: Target.Dependency = .product(
     name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Sync"]))
 
+/// The AEADs and key derivation of encryption at rest (AES-GCM-SIV is in CryptoExtras), for the Encryption trait.
+let crypto: [Target.Dependency] = ["Crypto", "_CryptoExtras"].map {
+    .product(name: $0, package: "swift-crypto", condition: .when(traits: ["Encryption"]))
+}
+
 let package = Package(
     name: "Strata",
     platforms: [.macOS(.v15)],
@@ -22,6 +27,9 @@ let package = Package(
     traits: [
         .trait(name: "Sync", description: "StrataSync, sync through PostgreSQL (depends on postgres-nio)"),
         .trait(name: "CLI", description: "the `strata` command (depends on swift-argument-parser)"),
+        .trait(
+            name: "Encryption",
+            description: "Configuration.encryptionKey: encryption at rest (depends on apple/swift-crypto)"),
         .default(enabledTraits: []),
     ],
     dependencies: [
@@ -29,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         // StrataSync's only dependency (and the sync tests'), with the Sync trait: the PostgreSQL client.
         .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        // Encryption at rest's only dependency, with the Encryption trait: AEADs and HKDF (BoringSSL's).
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         .systemLibrary(
@@ -36,7 +46,7 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
-        .target(name: "Strata", dependencies: ["CLMDB"]),
+        .target(name: "Strata", dependencies: ["CLMDB"] + crypto),
         .target(name: "StrataReactive", dependencies: ["Strata"]),
         // Sync through PostgreSQL: the only target that depends on postgres-nio.
         .target(name: "StrataSync", dependencies: ["Strata", postgresNIO]),
@@ -58,7 +68,10 @@ let package = Package(
         .executableTarget(name: "strata-demo", dependencies: ["Strata", "StrataReactive", "StrataExamples"]),
         .executableTarget(
             name: "StrataCLI",
-            dependencies: ["Strata", .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"]))]
+            dependencies: [
+                "Strata",
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["CLI"])),
+            ]
         ),
         // The tests' model types (also used by the stress process), and the tests' fixture.
         .target(name: "StrataTestModels", dependencies: ["Strata"], path: "Tests/StrataTestModels"),
@@ -68,7 +81,8 @@ let package = Package(
             path: "Tests/StrataTestSupport"
         ),
         // A helper process the reliability tests kill and restart (not a product).
-        .executableTarget(name: "strata-stress", dependencies: ["Strata", "StrataTestModels"], path: "Tests/StrataStress"),
+        .executableTarget(
+            name: "strata-stress", dependencies: ["Strata", "StrataTestModels"], path: "Tests/StrataStress"),
         .testTarget(
             name: "StrataTests", dependencies: ["Strata", "StrataTestSupport", "strata-stress", "StrataCLI"],
             exclude: ["Fixtures"]  // files of older formats, read by path
@@ -82,7 +96,8 @@ let package = Package(
         .testTarget(
             name: "StrataSyncTests",
             dependencies: [
-                "Strata", "StrataSync", "StrataTestSupport", "StrataTestModels", "strata-sync-client", "strata-sync-demo",
+                "Strata", "StrataSync", "StrataTestSupport", "StrataTestModels", "strata-sync-client",
+                "strata-sync-demo",
                 postgresNIO,
             ]
         ),

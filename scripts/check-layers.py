@@ -9,6 +9,7 @@ import pathlib, re, sys
 
 # Bottom first. This list is the one place that says which layer may use which.
 LAYERS = [
+    "Encryption",     # sealing what an encrypted file stores (the Encryption trait); errors: SealFailure
     "Storage",        # LMDB, files, transactions; errors: LMDBError, StorageError
     "Encoding",       # row and key formats; errors: RowDamage
     "Errors",         # StoreError, and the one mapping to it from the layers below

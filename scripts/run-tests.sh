@@ -8,8 +8,8 @@ mkdir -p .build
 build_log=.build/make-test-build.log
 test_log=.build/make-test.log
 
-# The package's traits (Package.swift): the tests cover the sync library and the command too.
-traits=(--traits Sync,CLI)
+# The package's traits (Package.swift): the tests cover the sync library, the command and encryption too.
+traits=(--traits Sync,CLI,Encryption)
 
 swift build "${traits[@]}" --build-tests 2>&1 | tee "$build_log"
 status=${PIPESTATUS[0]}

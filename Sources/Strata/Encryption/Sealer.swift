@@ -1,0 +1,163 @@
+#if Encryption
+    import Crypto
+    import _CryptoExtras
+    import Foundation
+
+    /// Seals and opens what an encrypted file stores (Docs/Encryption.md), with keys derived from the
+    /// app's 64-byte key and the file's salt (HKDF-SHA256):
+    ///
+    /// - a value: AES-256-GCM-SIV under a fresh nonce (`NonceSource`), the associated data binding it to
+    ///   its table and to its stored key, so a value moved to another key or table fails to open;
+    /// - a key (and a duplicate of an index): AES-256-GCM-SIV under one fixed nonce per file, so equal
+    ///   keys seal alike and LMDB still finds a key by equality; bound to its table the same way.
+    ///
+    /// GCM-SIV is misuse resistant: were a nonce ever repeated, it would tell only that two values are
+    /// equal, not their bytes (RFC 8452), which is also all that the deterministic keys tell by design.
+    final class Sealer: Sendable {
+        /// The length of the app's key, as Realm's.
+        static let keyLength = 64
+        /// What sealing adds to a value: its nonce and tag.
+        static let valueOverhead = nonceLength + tagLength
+        /// What sealing adds to a key: its tag (the nonce is the file's).
+        static let keyOverhead = tagLength
+        static let nonceLength = 12
+        static let tagLength = 16
+        static let saltLength = 32
+
+        private let valueKey: SymmetricKey
+        private let keyKey: SymmetricKey
+        private let tableKey: SymmetricKey
+        private let keyNonce: AES.GCM._SIV.Nonce
+        private let nonces = NonceSource()
+
+        /// The keys of the file whose salt is `salt`.
+        ///
+        /// - Throws: `SealFailure` when `key` is not 64 bytes.
+        init(key: Data, salt: [UInt8]) throws(SealFailure) {
+            guard key.count == Self.keyLength else {
+                throw SealFailure("an encryption key has \(Self.keyLength) bytes, not \(key.count)")
+            }
+            let master = SymmetricKey(data: key)
+            func derive(_ purpose: String, bytes: Int = 32) -> SymmetricKey {
+                HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: master, salt: salt, info: Array("strata 1 \(purpose)".utf8),
+                    outputByteCount: bytes)
+            }
+            valueKey = derive("values")
+            keyKey = derive("keys")
+            tableKey = derive("tables")
+            keyNonce = derive("key nonce", bytes: Self.nonceLength).withUnsafeBytes {
+                try! AES.GCM._SIV.Nonce(data: $0)  // 12 bytes: cannot fail
+            }
+        }
+
+        /// The 8 bytes that stand for a table in the associated data (a keyed hash of its name, so the
+        /// same key in two tables seals differently).
+        func tableTag(_ name: String) -> UInt64 {
+            let code = HMAC<SHA256>.authenticationCode(for: Array(name.utf8), using: tableKey)
+            return code.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+        }
+
+        // MARK: Values
+
+        /// `value` sealed for `storedKey` (a key as stored: sealed itself, or a counter) in the table
+        /// `table`: nonce, ciphertext, tag.
+        func sealValue(_ value: UnsafeRawBufferPointer, table: UInt64, storedKey: UnsafeRawBufferPointer) -> Data {
+            let nonce = nonces.next()
+            return withAssociatedData(table: table, key: storedKey) { data in
+                // Sealing fails only on a nonce of the wrong length, which `NonceSource` never makes.
+                try! AES.GCM._SIV.seal(value, using: valueKey, nonce: nonce, authenticating: data).combined
+            }
+        }
+
+        /// The value inside `sealed`, which must have been sealed for `storedKey` in `table`.
+        ///
+        /// - Throws: `SealFailure` when it was not: another key's value, another key, or a flipped bit.
+        func openValue(_ sealed: UnsafeRawBufferPointer, table: UInt64, storedKey: UnsafeRawBufferPointer)
+            throws(SealFailure) -> Data
+        {
+            guard sealed.count >= Self.valueOverhead else {
+                throw SealFailure("a sealed value of \(sealed.count) bytes is shorter than its nonce and tag")
+            }
+            do {
+                let box = try AES.GCM._SIV.SealedBox(combined: sealed)
+                return try withAssociatedData(table: table, key: storedKey) { data in
+                    try AES.GCM._SIV.open(box, using: valueKey, authenticating: data)
+                }
+            } catch {
+                throw SealFailure(
+                    "a sealed value does not open with its key and table: damaged, moved, or another key's")
+            }
+        }
+
+        // MARK: Keys
+
+        /// `key` sealed for `table`: the same bytes each time (so LMDB finds it), ciphertext then tag.
+        func sealKey(_ key: UnsafeRawBufferPointer, table: UInt64) -> Data {
+            withAssociatedData(table: table, key: nil) { data in
+                let box = try! AES.GCM._SIV.seal(key, using: keyKey, nonce: keyNonce, authenticating: data)
+                return box.combined.dropFirst(Self.nonceLength)
+            }
+        }
+
+        /// The key inside `sealed` (`sealKey`'s bytes) of `table`.
+        ///
+        /// - Throws: `SealFailure` when it does not open.
+        func openKey(_ sealed: UnsafeRawBufferPointer, table: UInt64) throws(SealFailure) -> Data {
+            guard sealed.count >= Self.keyOverhead else {
+                throw SealFailure("a sealed key of \(sealed.count) bytes is shorter than its tag")
+            }
+            do {
+                let box = try AES.GCM._SIV.SealedBox(
+                    nonce: keyNonce, ciphertext: sealed.dropLast(16), tag: sealed.suffix(16))
+                return try withAssociatedData(table: table, key: nil) { data in
+                    try AES.GCM._SIV.open(box, using: keyKey, authenticating: data)
+                }
+            } catch {
+                throw SealFailure("a sealed key does not open: damaged, or of another table or file")
+            }
+        }
+
+        private func withAssociatedData<R>(
+            table: UInt64, key: UnsafeRawBufferPointer?, _ body: (UnsafeRawBufferPointer) throws -> R
+        ) rethrows -> R {
+            var data = [UInt8]()
+            data.reserveCapacity(8 + (key?.count ?? 0))
+            withUnsafeBytes(of: table.littleEndian) { data.append(contentsOf: $0) }
+            if let key { data.append(contentsOf: key) }
+            return try data.withUnsafeBytes(body)
+        }
+    }
+
+    /// Nonces that never repeat under one key: 8 random bytes drawn when the source is made (each
+    /// process, each opening of a file) followed by a 4-byte counter; a new random prefix is drawn
+    /// before the counter wraps. Nothing is kept in the file, so neither a crash nor a rolled-back
+    /// transaction can hand out a nonce again; two sources share a prefix with a probability of
+    /// n²/2⁶⁵ for n openings (and GCM-SIV limits even that case to telling two equal values apart).
+    final class NonceSource: Sendable {
+        private let lock = NSLock()
+        nonisolated(unsafe) private var prefix = UInt64.random(in: .min ... .max)  // under lock
+        nonisolated(unsafe) private var counter: UInt32 = 0  // under lock
+
+        func next() -> AES.GCM._SIV.Nonce {
+            lock.lock()
+            if counter == .max {
+                prefix = UInt64.random(in: .min ... .max)
+                counter = 0
+            }
+            counter += 1
+            var bytes = (prefix.littleEndian, counter.littleEndian)
+            lock.unlock()
+            return withUnsafeBytes(of: &bytes) { raw in
+                try! AES.GCM._SIV.Nonce(data: UnsafeRawBufferPointer(rebasing: raw[0..<Sealer.nonceLength]))
+            }
+        }
+    }
+
+    /// Why a sealed key or value did not open (damaged, moved, another file's or key's), or why a key
+    /// cannot seal. The layers above say which table and object.
+    struct SealFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+#endif

@@ -1,0 +1,92 @@
+#if Encryption
+    import Foundation
+    import Testing
+
+    @testable import Strata
+    import StrataTestSupport
+
+    /// The sealing of an encrypted file's keys and values (Sealer), against what it must refuse.
+    @Suite struct SealerTests {
+        let key = Data((0..<64).map { UInt8($0) })
+        let salt = [UInt8](repeating: 7, count: Sealer.saltLength)
+
+        @Test func aValueOpensOnlyWithItsTableKeyAndFileKey() throws {
+            let sealer = try Sealer(key: key, salt: salt)
+            let other = try Sealer(key: Data(key.reversed()), salt: salt)
+            let otherSalt = try Sealer(key: key, salt: [UInt8](repeating: 8, count: Sealer.saltLength))
+            let people = sealer.tableTag("type.Person")
+            let dogs = sealer.tableTag("type.Dog")
+            #expect(people != dogs)
+            let value = Array("a marker the app stored".utf8)
+            let storedKey: [UInt8] = [1, 2, 3]
+            let sealed = value.withUnsafeBytes { v in
+                storedKey.withUnsafeBytes { sealer.sealValue(v, table: people, storedKey: $0) }
+            }
+            #expect(sealed.count == value.count + Sealer.valueOverhead)
+            #expect(sealed.firstRange(of: Data(value)) == nil)
+            func opens(_ sealer: Sealer, _ sealed: Data, table: UInt64, key: [UInt8]) -> [UInt8]? {
+                sealed.withUnsafeBytes { s in
+                    key.withUnsafeBytes { k in (try? sealer.openValue(s, table: table, storedKey: k)).map(Array.init) }
+                }
+            }
+            #expect(opens(sealer, sealed, table: people, key: storedKey) == value)
+            #expect(opens(sealer, sealed, table: dogs, key: storedKey) == nil)  // moved to another table
+            #expect(opens(sealer, sealed, table: people, key: [1, 2, 4]) == nil)  // moved to another key
+            #expect(opens(other, sealed, table: people, key: storedKey) == nil)  // another app key
+            #expect(opens(otherSalt, sealed, table: people, key: storedKey) == nil)  // another file
+            for bit in 0..<(sealed.count * 8) {  // every flipped bit is refused
+                var flipped = sealed
+                flipped[bit / 8] ^= UInt8(1 << (bit % 8))
+                #expect(opens(sealer, flipped, table: people, key: storedKey) == nil)
+            }
+            #expect(opens(sealer, sealed.prefix(Sealer.valueOverhead - 1), table: people, key: storedKey) == nil)
+        }
+
+        @Test func valuesSealDifferentlyEachTimeAndKeysAlike() throws {
+            let sealer = try Sealer(key: key, salt: salt)
+            let table = sealer.tableTag("type.Person")
+            let value: [UInt8] = Array("same".utf8)
+            let seals = (0..<1000).map { _ in
+                value.withUnsafeBytes { v in
+                    [UInt8]().withUnsafeBytes { sealer.sealValue(v, table: table, storedKey: $0) }
+                }
+            }
+            #expect(Set(seals.map { $0.prefix(Sealer.nonceLength) }).count == 1000)  // no nonce twice
+            #expect(Set(seals).count == 1000)
+            let sealedKeys = (0..<3).map { _ in value.withUnsafeBytes { sealer.sealKey($0, table: table) } }
+            #expect(Set(sealedKeys).count == 1)
+            #expect(sealedKeys[0].count == value.count + Sealer.keyOverhead)
+            let otherTable = value.withUnsafeBytes { sealer.sealKey($0, table: sealer.tableTag("type.Dog")) }
+            #expect(otherTable != sealedKeys[0])
+            let opened = try sealedKeys[0].withUnsafeBytes { try sealer.openKey($0, table: table) }
+            #expect(Array(opened) == value)
+            #expect((try? sealedKeys[0].withUnsafeBytes { try sealer.openKey($0, table: sealer.tableTag("x")) }) == nil)
+        }
+
+        @Test func seededKeysAndValuesRoundTrip() throws {
+            var random = SplitMix64(state: 54)
+            let sealer = try Sealer(key: key, salt: salt)
+            for round in 0..<300 {
+                let table = sealer.tableTag("t\(round % 7)")
+                let plainKey = (0..<Int(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                let value = (0..<Int(random.next() % 300)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                let sealedKey = plainKey.withUnsafeBytes { sealer.sealKey($0, table: table) }
+                let sealed = value.withUnsafeBytes { v in
+                    sealedKey.withUnsafeBytes { sealer.sealValue(v, table: table, storedKey: $0) }
+                }
+                #expect(try Array(sealedKey.withUnsafeBytes { try sealer.openKey($0, table: table) }) == plainKey)
+                #expect(
+                    try Array(
+                        sealed.withUnsafeBytes { s in
+                            try sealedKey.withUnsafeBytes { try sealer.openValue(s, table: table, storedKey: $0) }
+                        }) == value)
+            }
+        }
+
+        @Test func aKeyOfAnotherLengthIsRefused() {
+            for length in [0, 32, 63, 65] {
+                #expect(throws: SealFailure.self) { try Sealer(key: Data(count: length), salt: salt) }
+            }
+        }
+    }
+#endif
