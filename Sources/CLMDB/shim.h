@@ -227,10 +227,17 @@ static inline int strata_row_header_ok(const unsigned char *row, size_t size, si
 /// the offsets and the null bitmap): `MDB_SUCCESS` with `data` shortened to the row when both hold,
 /// `STRATA_ROW_DAMAGED` (`data` whole) when the seal does not match, `STRATA_ROW_BAD_HEADER` (`data`
 /// the row) when the header is wrong, else LMDB's code. One call from Swift per row of a walk.
+static inline int strata_row_check(const MDB_val *key, MDB_val *data, size_t columns);
+
 static inline int strata_cursor_get_row(
     MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op, size_t columns) {
     int code = mdb_cursor_get(cursor, key, data, op);
     if (code != MDB_SUCCESS) return code;
+    return strata_row_check(key, data, columns);
+}
+
+/// The checks of `strata_cursor_get_row` on a pair already read (an encrypted file's, once opened).
+static inline int strata_row_check(const MDB_val *key, MDB_val *data, size_t columns) {
     ptrdiff_t length = strata_row_open(key->mv_data, key->mv_size, data->mv_data, data->mv_size);
     if (length < 0) return STRATA_ROW_DAMAGED;
     size_t size = (size_t)length;

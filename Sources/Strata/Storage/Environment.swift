@@ -71,6 +71,8 @@ final class Environment: @unchecked Sendable {
     let changeStamps = ChangeStamps()
     /// Counts the open transactions, so that a map another process grew can be adopted.
     private let mapAdoption = MapAdoption()
+    /// What an encrypted file seals (nil for a plain file): LMDB's user context of the handle.
+    let sealing: FileSealing?
     /// The reader slots this process's snapshots hold, per holder (`readersFull`'s report).
     private let readerSlots = Locked([Int](repeating: 0, count: ReaderHolder.allCases.count))
 
@@ -82,9 +84,11 @@ final class Environment: @unchecked Sendable {
     /// `use`: the process's use of the file when the caller took it (an in-place compaction, which
     /// keeps it if opening fails); otherwise a shared use is taken here, waiting while another
     /// process compacts the file in place.
-    init(path: String, options: EnvironmentOptions, removeOnClose: [String] = [], use: FileUse? = nil)
-        throws(StorageError)
-    {
+    init(
+        path: String, options: EnvironmentOptions, removeOnClose: [String] = [], use: FileUse? = nil,
+        sealing: FileSealing? = nil
+    ) throws(StorageError) {
+        self.sealing = sealing
         var fileUse = use
         var opened = false
         defer { if !opened, use == nil { fileUse?.end() } }  // no environment of the file is open here
@@ -110,6 +114,9 @@ final class Environment: @unchecked Sendable {
         } catch {
             throw .lmdb(error)
         }
+        #if Encryption
+            if let sealing = self.sealing { LMDB.setSealing(env, sealing) }
+        #endif
         do throws(LMDBError) {
             try LMDB.setMapSize(env, options.mapSize)
             try LMDB.setMaxReaders(env, options.maxReaders)

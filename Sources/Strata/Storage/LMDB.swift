@@ -154,6 +154,9 @@ enum LMDB {
         var txn: OpaquePointer?
         try check(mdb_txn_begin(env, parent, flags, &txn))
         guard let txn else { throw LMDBError.outOfMemory }
+        #if Encryption
+            if let parent { sealedNestedBegan(txn, in: parent) }
+        #endif
         return txn
     }
 
@@ -161,17 +164,26 @@ enum LMDB {
         do throws(LMDBError) {
             try injected(.commit)
         } catch {
-            mdb_txn_abort(txn)  // mdb_txn_commit frees the handle even when it fails: behave the same
+            abort(txn)  // mdb_txn_commit frees the handle even when it fails: behave the same
             throw error
         }
+        #if Encryption
+            sealedTransactionEnded(txn, committed: true)
+        #endif
         try check(mdb_txn_commit(txn))
     }
 
     static func abort(_ txn: OpaquePointer) {
+        #if Encryption
+            sealedTransactionEnded(txn)
+        #endif
         mdb_txn_abort(txn)
     }
 
     static func reset(_ txn: OpaquePointer) {
+        #if Encryption
+            sealedTransactionEnded(txn)
+        #endif
         mdb_txn_reset(txn)
     }
 
@@ -190,6 +202,9 @@ enum LMDB {
         try injected(.openTable)
         var dbi: MDB_dbi = 0
         try check(mdb_dbi_open(txn, name, flags, &dbi))
+        #if Encryption
+            sealedTableOpened(txn, dbi, name: name, flags: flags)
+        #endif
         return dbi
     }
 
@@ -220,6 +235,9 @@ enum LMDB {
         _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer
     ) throws(LMDBError) -> UnsafeRawBufferPointer? {
         try injected(.get)
+        #if Encryption
+            if let (sealing, policy) = sealing(txn, dbi) { return try sealedGet(txn, dbi, key: key, sealing, policy) }
+        #endif
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val()
         let code = mdb_get(txn, dbi, &k, &v)
@@ -235,6 +253,11 @@ enum LMDB {
         flags: UInt32
     ) throws(LMDBError) -> Bool {
         try injected(.put)
+        #if Encryption
+            if let (sealing, policy) = sealing(txn, dbi) {
+                return try sealedPut(txn, dbi, key: key, value: value, flags: flags, sealing, policy)
+            }
+        #endif
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         let code = mdb_put(txn, dbi, &k, &v, flags)
@@ -250,6 +273,15 @@ enum LMDB {
         fill: (UnsafeMutableRawBufferPointer) -> Void
     ) throws(LMDBError) -> Bool {
         try injected(.put)
+        #if Encryption
+            if let (sealing, policy) = sealing(txn, dbi) {  // filled here, then sealed
+                let value = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+                defer { value.deallocate() }
+                fill(value)
+                return try sealedPut(
+                    txn, dbi, key: key, value: UnsafeRawBufferPointer(value), flags: flags, sealing, policy)
+            }
+        #endif
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: size, mv_data: nil)
         let code = mdb_put(txn, dbi, &k, &v, flags | UInt32(MDB_RESERVE))
@@ -265,6 +297,11 @@ enum LMDB {
         _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?
     ) throws(LMDBError) -> Bool {
         try injected(.delete)
+        #if Encryption
+            if let (sealing, policy) = sealing(txn, dbi) {
+                return try sealedDelete(txn, dbi, key: key, value: value, sealing, policy)
+            }
+        #endif
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         let code: Int32
         if let value {
@@ -297,6 +334,11 @@ enum LMDB {
         _ cursor: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32
     ) throws(LMDBError) {
         try injected(.cursorPut)
+        #if Encryption
+            if let (sealing, policy) = sealing(cursor: cursor) {
+                return try sealedCursorPut(cursor, key: key, value: value, flags: flags, sealing, policy)
+            }
+        #endif
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         try check(mdb_cursor_put(cursor, &k, &v, flags))
@@ -308,6 +350,11 @@ enum LMDB {
         op: MDB_cursor_op
     ) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         try injected(.cursorGet)
+        #if Encryption
+            if let (sealing, policy) = sealing(cursor: cursor) {
+                return try sealedCursorGet(cursor, key: key, value: value, op: op, sealing, policy)
+            }
+        #endif
         var k = MDB_val(mv_size: key?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: key?.baseAddress))
         var v = MDB_val(mv_size: value?.count ?? 0, mv_data: UnsafeMutableRawPointer(mutating: value?.baseAddress))
         let code = mdb_cursor_get(cursor, &k, &v, op)
@@ -335,6 +382,11 @@ enum LMDB {
         -> SealedEntry?
     {
         try injected(.cursorGet)
+        #if Encryption
+            if let (sealing, policy) = sealing(cursor: cursor) {
+                return try sealedCursorGetRow(cursor, op: op, columns: columns, sealing, policy)
+            }
+        #endif
         var k = MDB_val(mv_size: 0, mv_data: nil)
         var v = MDB_val(mv_size: 0, mv_data: nil)
         let code = strata_cursor_get_row(cursor, &k, &v, op, columns)

@@ -52,7 +52,16 @@ struct RowBatch: ~Copyable {
             keys[0] = MDB_val(mv_size: start.count, mv_data: UnsafeMutableRawPointer(mutating: start.baseAddress))
         }
         var code: Int32 = 0
-        count = strata_cursor_get_rows(cursor, op, columns, keys, rows, Self.capacity, &code)
+        #if Encryption
+            if let (sealing, policy) = LMDB.sealing(cursor: cursor) {
+                count = try fillOpened(
+                    from: cursor, op: op, columns: columns, start: start, sealing, policy, code: &code)
+            } else {
+                count = strata_cursor_get_rows(cursor, op, columns, keys, rows, Self.capacity, &code)
+            }
+        #else
+            count = strata_cursor_get_rows(cursor, op, columns, keys, rows, Self.capacity, &code)
+        #endif
         switch code {
         case MDB_SUCCESS: stop = .full
         case MDB_NOTFOUND: stop = .end
@@ -68,6 +77,38 @@ struct RowBatch: ~Copyable {
     /// Drops the rows whose key is `end` or sorts after it (the table's order, `mdb_cmp`), and a
     /// damaged pair there: they belong to the next key range. Dropping any ends the walk (`stop` is
     /// `.end`).
+    #if Encryption
+        /// `strata_cursor_get_rows` on an encrypted file: each pair opened, then checked as a row.
+        private func fillOpened(
+            from cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, start: UnsafeRawBufferPointer?,
+            _ sealing: FileSealing, _ policy: FileSealing.Policy, code: inout Int32
+        ) throws(LMDBError) -> Int {
+            var op = op
+            for index in 0..<Self.capacity {
+                guard
+                    let entry = try LMDB.sealedCursorGetRow(
+                        cursor, op: op, columns: columns, start: index == 0 ? start : nil, sealing, policy)
+                else {
+                    code = MDB_NOTFOUND
+                    return index
+                }
+                op = MDB_NEXT
+                keys[index] = MDB_val(
+                    mv_size: entry.key.count, mv_data: UnsafeMutableRawPointer(mutating: entry.key.baseAddress))
+                rows[index] = MDB_val(
+                    mv_size: entry.value.count, mv_data: UnsafeMutableRawPointer(mutating: entry.value.baseAddress))
+                switch entry.state {
+                case .intact: continue
+                case .sealBroken: code = STRATA_ROW_DAMAGED
+                case .headerDamaged: code = STRATA_ROW_BAD_HEADER
+                }
+                return index
+            }
+            code = MDB_SUCCESS
+            return Self.capacity
+        }
+    #endif
+
     mutating func keepRows(before end: UnsafeRawBufferPointer, in cursor: OpaquePointer) {
         let transaction = mdb_cursor_txn(cursor)
         let table = mdb_cursor_dbi(cursor)

@@ -1,0 +1,265 @@
+#if Encryption
+    import CLMDB
+    import Foundation
+    import Testing
+
+    @testable import Strata
+    import StrataTestSupport
+
+    /// The storage layer of an encrypted file (`FileSealing` under every `LMDB` call): what goes in comes
+    /// out, against a plain Swift model; none of it is in the file; what was moved or damaged is refused.
+    @Suite struct SealedStorageTests {
+        let key = Data((0..<64).map { UInt8(255 - $0) })
+        let salt = [UInt8](repeating: 3, count: Sealer.saltLength)
+
+        final class Directory {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("sealed-\(UUID().uuidString)")
+            init() { try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+            deinit { try? FileManager.default.removeItem(at: url) }
+            var file: String { url.appendingPathComponent("sealed.strata").path }
+        }
+
+        func environment(_ path: String, key: Data? = nil) throws -> Environment {
+            let sealing = try FileSealing(sealer: Sealer(key: key ?? self.key, salt: salt))
+            var options = EnvironmentOptions(mapSize: 1 << 30)
+            options.checksEveryPage = false  // the page walk checks plain rows' seals (not yet sealed files')
+            return try Environment(path: path, options: options, sealing: sealing)
+        }
+
+        /// The tables of the test: rows (sealed keys), an index (sealed keys and duplicates), an outbox
+        /// (keys in clear, in order).
+        struct Tables {
+            let rows: Table
+            let index: Table
+            let outbox: Table
+        }
+
+        func openTables(_ transaction: inout WriteTransaction) throws -> Tables {
+            func open(_ name: String, _ flags: TableFlags) throws -> Table {
+                Table(dbi: try transaction.openTable(named: name, flags: flags, create: true)!, flags: flags)
+            }
+            return Tables(
+                rows: try open("type.Note", []), index: try open("index.Note.tag", .duplicates),
+                outbox: try open("strata.outbox", []))
+        }
+
+        static func marker(_ random: inout SplitMix64) -> [UInt8] {
+            Array("m\(random.next() % 1_000_000_000_000)z".utf8)
+        }
+
+        /// Every run of the bytes "m", digits, "z" in `bytes`: a marker is in the file if and only if
+        /// it is one of them (a marker is such a run, and runs cannot overlap).
+        static func markerTokens(in bytes: Data) -> Set<[UInt8]> {
+            var tokens = Set<[UInt8]>()
+            bytes.withUnsafeBytes { (file: UnsafeRawBufferPointer) in
+                var index = 0
+                while index < file.count {
+                    defer { index += 1 }
+                    guard file[index] == UInt8(ascii: "m") else { continue }
+                    var end = index + 1
+                    while end < file.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(file[end]) { end += 1 }
+                    if end > index + 1, end < file.count, file[end] == UInt8(ascii: "z") {
+                        tokens.insert(Array(file[index...end]))
+                    }
+                }
+            }
+            return tokens
+        }
+
+        @Test func seededWritesReadBackAsAPlainModelAndNoMarkerIsInTheFile() throws {
+            let directory = Directory()
+            let environment = try environment(directory.file)
+            var random = SplitMix64(state: 5_401)
+            var rows: [[UInt8]: [UInt8]] = [:]
+            var index: [[UInt8]: Set<[UInt8]>] = [:]
+            var outbox: [[UInt8]: [UInt8]] = [:]
+            var markers: [[UInt8]] = []
+            var tables: Tables?
+            for round in 0..<40 {
+                var write = try WriteTransaction(environment)
+                if tables == nil { tables = try openTables(&write) }
+                let t = tables!
+                for step in 0..<60 {
+                    let choice = random.next() % 10
+                    let existing = rows.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
+                    switch choice {
+                    case 0...4:  // a new or replaced row
+                        let key =
+                            choice == 4 && !existing.isEmpty
+                            ? existing[Int(random.next() % UInt64(existing.count))] : Self.marker(&random)
+                        let marker = Self.marker(&random)
+                        let value = marker + Array(repeating: UInt8(ascii: "."), count: Int(random.next() % 200))
+                        markers += [key, marker]
+                        _ = try key.withBytes { k in
+                            try value.withBytes { v in try write.put(t.rows, key: k, value: v) }
+                        }
+                        rows[key] = value
+                    case 5 where !existing.isEmpty:  // a deleted row
+                        let key = existing[Int(random.next() % UInt64(existing.count))]
+                        #expect(try key.withBytes { try write.delete(t.rows, key: $0) })
+                        rows[key] = nil
+                    case 6, 7:  // an index entry
+                        let tag = Array("tag\(random.next() % 20)".utf8)
+                        let row = Self.marker(&random)
+                        markers.append(row)
+                        _ = try tag.withBytes { k in try row.withBytes { v in try write.put(t.index, key: k, value: v) }
+                        }
+                        index[tag, default: []].insert(row)
+                    case 8 where !index.isEmpty:  // an index entry removed, pair by pair
+                        let tag = index.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })[
+                            Int(random.next() % UInt64(index.count))]
+                        let row = index[tag]!.sorted(by: { $0.lexicographicallyPrecedes($1) }).first!
+                        #expect(
+                            try tag.withBytes { k in
+                                try row.withBytes { v in try write.delete(t.index, key: k, value: v) }
+                            })
+                        index[tag]!.remove(row)
+                        if index[tag]!.isEmpty { index[tag] = nil }
+                    default:  // an outbox entry: a counter key, kept in order
+                        var sequence = UInt64(round * 100 + step).bigEndian
+                        let key = withUnsafeBytes(of: &sequence) { Array($0) }
+                        let value = Self.marker(&random)
+                        markers.append(value)
+                        _ = try key.withBytes { k in
+                            try value.withBytes { v in try write.put(t.outbox, key: k, value: v) }
+                        }
+                        outbox[key] = value
+                    }
+                }
+                try write.commit()
+                try check(environment, tables!, rows: rows, index: index, outbox: outbox)
+            }
+            #expect(rows.count > 300)
+            environment.close()
+            for file in [directory.file, directory.file + "-lock"] {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+                let tokens = Self.markerTokens(in: bytes)
+                let found = markers.filter(tokens.contains)
+                #expect(found.count == 0, "\(found.count) of \(markers.count) markers in \(file)")
+            }
+        }
+
+        func check(
+            _ environment: Environment, _ t: Tables, rows: [[UInt8]: [UInt8]], index: [[UInt8]: Set<[UInt8]>],
+            outbox: [[UInt8]: [UInt8]]
+        ) throws {
+            let read = try ReadTransaction(environment)
+            for (key, value) in rows {
+                #expect(try key.withBytes { try read.get(t.rows, key: $0).map(Array.init) } == value)
+            }
+            var walked: [[UInt8]: [UInt8]] = [:]
+            try read.withCursor(t.rows) { (cursor) throws(LMDBError) in
+                _ = try cursor.walk(from: cursor.first()) { entry in walked[Array(entry.key)] = Array(entry.value) }
+            }
+            #expect(walked == rows)
+            var entries: [[UInt8]: Set<[UInt8]>] = [:]
+            try read.withCursor(t.index) { (cursor) throws(LMDBError) in
+                _ = try cursor.walk(from: cursor.first()) { entry in
+                    entries[Array(entry.key), default: []].insert(Array(entry.value))
+                }
+            }
+            #expect(entries == index)
+            for (tag, members) in index {  // found by equality, as queries find index entries
+                let first = try tag.withBytes { k in
+                    try read.withCursor(t.index) { (cursor) throws(LMDBError) in
+                        try cursor.seek(atLeast: k).map { Array($0.key) }
+                    }
+                }
+                #expect(first == tag)
+                let member = members.first!
+                let pair = try tag.withBytes { k in
+                    try member.withBytes { v in
+                        try read.withCursor(t.index) { (cursor) throws(LMDBError) in
+                            try cursor.find(key: k, value: v).map { Array($0.value) }
+                        }
+                    }
+                }
+                #expect(pair == member)
+            }
+            var sequence: [[UInt8]] = []
+            try read.withCursor(t.outbox) { (cursor) throws(LMDBError) in
+                _ = try cursor.walk(from: cursor.first()) { entry in
+                    sequence.append(Array(entry.key))
+                    #expect(outbox[Array(entry.key)] == Array(entry.value))
+                }
+            }
+            #expect(sequence == outbox.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }))  // in order
+        }
+
+        @Test func aValueMovedToAnotherKeyDamagedOrReadWithAnotherKeyIsRefused() throws {
+            let directory = Directory()
+            var environment: Environment? = try environment(directory.file)
+            var write = try WriteTransaction(environment!)
+            let t = try openTables(&write)
+            let keys = (0..<3).map { Array("key\($0)".utf8) }
+            for key in keys {
+                _ = try key.withBytes { k in
+                    try Array("value of \(key)".utf8).withBytes { v in try write.put(t.rows, key: k, value: v) }
+                }
+            }
+            try write.commit()
+            environment!.close()
+            environment = nil
+
+            // The stored pairs, as a plain environment sees them.
+            var options = EnvironmentOptions(mapSize: 1 << 30)
+            options.checksEveryPage = false
+            var plain: Environment? = try Environment(path: directory.file, options: options)
+            var raw = try WriteTransaction(plain!)
+            let rowsTable = Table(dbi: try raw.openTable(named: "type.Note", flags: [], create: false)!, flags: [])
+            let stored = try raw.pairs(rowsTable, after: nil, limit: 10)
+            #expect(stored.count == 3)
+            #expect(stored.allSatisfy { pair in !keys.contains(pair.key) })
+            // The first pair's value under the second's key, and a bit flipped in the third's.
+            _ = try stored[1].key.withBytes { k in
+                try stored[0].value.withBytes { v in try raw.put(rowsTable, key: k, value: v) }
+            }
+            var flipped = stored[2].value
+            flipped[flipped.count / 2] ^= 0x10
+            _ = try stored[2].key.withBytes { k in
+                try flipped.withBytes { v in try raw.put(rowsTable, key: k, value: v) }
+            }
+            try raw.commit()
+            plain!.close()
+            plain = nil
+
+            environment = try self.environment(directory.file)
+            var opened = 0
+            var refused = 0
+            do {
+                let read = try ReadTransaction(environment!)
+                let rows = Table(dbi: try read.openTable(named: "type.Note", flags: [])!, flags: [])
+                for key in keys {
+                    do {
+                        _ = try key.withBytes { try read.get(rows, key: $0) }
+                        opened += 1
+                    } catch {
+                        #expect((error as? LMDBError) == LMDBError.corrupted)
+                        refused += 1
+                    }
+                }
+            }
+            #expect(opened == 1)
+            #expect(refused == 2)
+            environment!.close()
+
+            // Another key opens nothing, not even the intact row.
+            let other = try self.environment(directory.file, key: Data(repeating: 1, count: 64))
+            var intactOpened = false
+            do {
+                let wrong = try ReadTransaction(other)
+                let table = Table(dbi: try wrong.openTable(named: "type.Note", flags: [])!, flags: [])
+                try wrong.withCursor(table) { (cursor) throws(LMDBError) in
+                    do {
+                        _ = try cursor.first()
+                        intactOpened = true
+                    } catch {
+                        #expect((error as? LMDBError) == LMDBError.corrupted)
+                    }
+                }
+            }
+            #expect(!intactOpened)
+            other.close()
+        }
+    }
+#endif
