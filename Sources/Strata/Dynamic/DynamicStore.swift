@@ -42,14 +42,22 @@ public final class DynamicStore {
     /// Opens the file at `path` read-only and reads its schema. Nothing is written, and the file may
     /// be open in other processes (or as a `Store` of this one) meanwhile.
     ///
+    /// `encryptionKey`: the key of an encrypted file (`Store.Configuration.encryptionKey`).
+    ///
     /// - Throws: `.fileAccess` when the file is missing or unreadable, `.corrupted` when it is not a
-    ///   Strata file, is damaged, or holds no schema, `.storage`.
-    public init(path: String) throws(StoreError) {
+    ///   Strata file, is damaged, or holds no schema, `.encryption` when the key is missing or wrong,
+    ///   `.storage`.
+    public convenience init(path: String) throws(StoreError) {
+        try self.init(path: path, encryptionKey: nil)
+    }
+
+    /// A DynamicStore of an encrypted file (internal until `Configuration.encryptionKey` is public).
+    init(path: String, encryptionKey: Data?) throws(StoreError) {
         let path = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
         let options = EnvironmentOptions(
             mapSize: max(Store.Configuration.defaultMaximumSize, (size + 4095) / 4096 * 4096), readOnly: true,
-            maxTables: 4096)
+            maxTables: 4096, encryptionKey: encryptionKey.map(Array.init))
         let lease = try StoreError.mapping {
             try EnvironmentRegistry.shared.lease(path: path, options: options, joiningAnyOptions: true)
         }
@@ -73,7 +81,7 @@ public final class DynamicStore {
         bindings = stored.types.indices.map { index in
             TableBinding(
                 schema: ObjectSchema(stored: stored.types[index]), stored: stored.types[index],
-                tables: storedTables[index], ordinal: index)
+                tables: storedTables[index], ordinal: index, keysInOrder: lease.environment.sealing == nil)
         }
         storedSchemas = Dictionary(uniqueKeysWithValues: bindings.map { ($0.name, $0.schema) })
     }

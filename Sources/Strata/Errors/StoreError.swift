@@ -46,6 +46,9 @@ public enum StoreError: Error, Equatable, Sendable {
     case readOnly
     /// An argument cannot be used; the text says which and why.
     case invalidArgument(String)
+    /// The file's encryption and `Configuration.encryptionKey` disagree (a wrong or missing key, a key
+    /// for a plain file, a build without the `Encryption` trait); nothing was written.
+    case encryption(path: String, EncryptionFailure)
     /// Any other LMDB or system failure.
     case storage(LMDBError)
 
@@ -66,6 +69,7 @@ public enum StoreError: Error, Equatable, Sendable {
         case .damaged(let damage): self = .corrupted(damage)
         case .fileAccess(let path, let code): self = .fileAccess(path: path, code: code)
         case .conflictingOptions(let reason): self = .invalidArgument(reason)
+        case .encryption(let path, let failure): self = .encryption(path: path, failure)
         }
     }
 
@@ -120,6 +124,7 @@ extension StoreError: LocalizedError {
         case .mapFull: "the file reached Configuration.maximumSize; nothing of the write was stored"
         case .readOnly: "the Store is read-only"
         case .invalidArgument(let reason): reason
+        case .encryption(let path, let failure): "\(path): \(failure)"
         case .storage(let error): "storage failure: \(error)"
         }
     }

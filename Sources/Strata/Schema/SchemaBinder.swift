@@ -154,7 +154,7 @@ enum SchemaBinder {
             bindings.append(
                 TableBinding(
                     schema: schema, stored: storedType, tables: try StoredTables(storedType, in: tables),
-                    ordinal: ordinal))
+                    ordinal: ordinal, keysInOrder: environment.sealing == nil))
         }
         return bindings
     }

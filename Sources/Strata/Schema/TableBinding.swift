@@ -108,6 +108,10 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let mapColumns: Set<Int>
     /// Position among the Store's bindings, for per-table counters.
     let ordinal: Int
+    /// Whether the table's keys (and its indexes') are stored in the order of their values: false in
+    /// an encrypted file, whose keys are sealed (Docs/Encryption.md), so no range or ordered walk of
+    /// them is planned.
+    let keysInOrder: Bool
     /// The accessors of the stored columns, in column order (what `add` encodes a row with).
     let columnAccessors: [PropertyAccessor]
     /// Per property, where its column number goes in an instance and which column it is (what
@@ -117,8 +121,11 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     /// form cycles (a dog's owner lists the dog) that would keep the objects and their Store alive.
     let linkProperties: [(offset: Int, kind: any PersistedPropertyKind.Type)]
 
-    init(schema: ObjectSchema, stored: StoredSchema.StoredType, tables: StoredTables, ordinal: Int) {
+    init(
+        schema: ObjectSchema, stored: StoredSchema.StoredType, tables: StoredTables, ordinal: Int, keysInOrder: Bool
+    ) {
         self.schema = schema
+        self.keysInOrder = keysInOrder
         let columnOfProperty = schema.properties.map { property in
             stored.properties.firstIndex { $0.name == property.name } ?? -1
         }

@@ -27,6 +27,10 @@ struct EnvironmentOptions: Hashable, Sendable {
     var fileMode: mode_t = 0o600
     /// Walk every page and row when the process opens the file (`Environment.checkEveryPageOnce`).
     var checksEveryPage = true
+    /// The app's key of an encrypted file (64 bytes); a new file is made encrypted with it.
+    var encryptionKey: [UInt8]?
+    /// Reads an encrypted file's stored bytes as they are, sealed (tests and salvage only).
+    var readsSealedBytes = false
 
     /// LMDB's own default is 126; why Strata's is higher: `Store.Configuration.maximumReaders`.
     static let defaultMaxReaders: UInt32 = 1_024
@@ -84,11 +88,9 @@ final class Environment: @unchecked Sendable {
     /// `use`: the process's use of the file when the caller took it (an in-place compaction, which
     /// keeps it if opening fails); otherwise a shared use is taken here, waiting while another
     /// process compacts the file in place.
-    init(
-        path: String, options: EnvironmentOptions, removeOnClose: [String] = [], use: FileUse? = nil,
-        sealing: FileSealing? = nil
-    ) throws(StorageError) {
-        self.sealing = sealing
+    init(path: String, options: EnvironmentOptions, removeOnClose: [String] = [], use: FileUse? = nil)
+        throws(StorageError)
+    {
         var fileUse = use
         var opened = false
         defer { if !opened, use == nil { fileUse?.end() } }  // no environment of the file is open here
@@ -114,9 +116,6 @@ final class Environment: @unchecked Sendable {
         } catch {
             throw .lmdb(error)
         }
-        #if Encryption
-            if let sealing = self.sealing { LMDB.setSealing(env, sealing) }
-        #endif
         do throws(LMDBError) {
             try LMDB.setMapSize(env, options.mapSize)
             try LMDB.setMaxReaders(env, options.maxReaders)
@@ -134,6 +133,7 @@ final class Environment: @unchecked Sendable {
                 throw .lmdb(error)
             }
             try Self.checkFileLength(env, path: path)
+            sealing = try FileSealing.opening(env, path: path, options: options)
         } catch {
             LMDB.closeEnvironment(env)
             throw error
@@ -277,6 +277,7 @@ final class Environment: @unchecked Sendable {
             let metas = try PageWalker.metas(fd: fd, pageSize: pageSize, path: path)
             guard let pinned = metas.first(where: { $0.transactionID == UInt64(transaction.version) }) else { continue }
             var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: pinned.lastPage)
+            walker.sealing = sealing
             try walker.walk(pinned, tables: true)
             return walker.pagesChecked
         }

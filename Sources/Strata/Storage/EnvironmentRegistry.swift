@@ -47,6 +47,13 @@ final class EnvironmentRegistry: Sendable {
             let sameOptions =
                 open.syncMode == options.syncMode && open.readOnly == options.readOnly
                 && open.mapSize == options.mapSize
+            if open.encryptionKey != options.encryptionKey, !options.readsSealedBytes {
+                // The same file's second opening in the process is held to the same key as the first.
+                let failure: EncryptionFailure =
+                    options.encryptionKey == nil
+                    ? .keyMissing : entry.environment.sealing == nil ? .fileNotEncrypted : .wrongKey
+                throw .encryption(path: path, failure)
+            }
             guard joiningAnyOptions || sameOptions else {
                 throw .conflictingOptions(
                     "\(path) is already open in this process with other options "

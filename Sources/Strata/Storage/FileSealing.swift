@@ -1,6 +1,7 @@
+import CLMDB
+import Foundation
+
 #if Encryption
-    import CLMDB
-    import Foundation
 
     /// What an encrypted file's environment seals (Docs/Encryption.md), reached from any transaction
     /// or cursor through LMDB's user context of the environment (`mdb_env_set_userctx`), so that every
@@ -36,10 +37,14 @@
         /// Records how `dbi`, just opened under `name`, is stored. The policy follows from the name:
         /// rows, indexes and backlinks hold the app's values in their keys.
         func tableOpened(_ dbi: MDB_dbi, name: String, flags: UInt32) {
-            let sealsKeys = ["type.", "index.", "backlinks."].contains { name.hasPrefix($0) }
-            let policy = Policy(
-                tag: sealer.tableTag(name), sealsKeys: sealsKeys, duplicates: flags & UInt32(MDB_DUPSORT) != 0)
+            let policy = policy(named: name, duplicates: flags & UInt32(MDB_DUPSORT) != 0)
             lock.withLock { policies[dbi] = policy }
+        }
+
+        /// The policy of the table `name`.
+        func policy(named name: String, duplicates: Bool) -> Policy {
+            let sealsKeys = ["type.", "index.", "backlinks."].contains { name.hasPrefix($0) }
+            return Policy(tag: sealer.tableTag(name), sealsKeys: sealsKeys, duplicates: duplicates)
         }
 
         func policy(_ dbi: MDB_dbi) -> Policy? {
@@ -145,9 +150,117 @@
             for chunk in chunks { chunk.deallocate() }
         }
     }
+
+    // MARK: The key record
+
+    extension FileSealing {
+        private static let recordVersion: UInt8 = 1
+        private static let checkText = Array("strata: the key opens this file".utf8)
+
+        /// A new file's record: its version, its random salt, and a value only the key opens.
+        static func newRecord(key: [UInt8]) throws(EncryptionFailure) -> [UInt8] {
+            guard key.count == keyLength else { throw .invalidKeyLength(key.count) }
+            var salt = [UInt8](repeating: 0, count: Sealer.saltLength)
+            var generator = SystemRandomNumberGenerator()
+            for index in salt.indices { salt[index] = generator.next() }
+            let sealer = try! Sealer(key: Data(key), salt: salt)  // 64 bytes: cannot fail
+            return [recordVersion] + salt + check(sealer)
+        }
+
+        private static func check(_ sealer: Sealer) -> [UInt8] {
+            checkText.withUnsafeBytes { text in
+                Array(StrataFormat.encryptionKey.utf8).withUnsafeBytes { key in
+                    Array(sealer.sealValue(text, table: sealer.tableTag(StrataFormat.metaTable), storedKey: key))
+                }
+            }
+        }
+
+        fileprivate static func open(
+            _ env: OpaquePointer, record: [UInt8], meta: MDB_dbi, key: [UInt8], path: String
+        ) throws(StorageError) -> FileSealing {
+            let saltEnd = 1 + Sealer.saltLength
+            guard record.count > saltEnd, record[0] == recordVersion else {
+                throw .encryption(path: path, .wrongKey)
+            }
+            let sealer = try! Sealer(key: Data(key), salt: Array(record[1..<saltEnd]))  // length checked
+            let opened = record[saltEnd...].withUnsafeBytes { sealed in
+                Array(StrataFormat.encryptionKey.utf8).withUnsafeBytes { storedKey in
+                    try? sealer.openValue(sealed, table: sealer.tableTag(StrataFormat.metaTable), storedKey: storedKey)
+                }
+            }
+            guard opened.map(Array.init) == checkText else { throw .encryption(path: path, .wrongKey) }
+            let sealing = FileSealing(sealer: sealer)
+            LMDB.setSealing(env, sealing)
+            sealing.tableOpened(meta, name: StrataFormat.metaTable, flags: 0)  // opened before the sealing
+            return sealing
+        }
+    }
 #else
-    /// Without the Encryption trait no file is sealed, and there is nothing to seal with.
+    /// Without the Encryption trait no file is sealed: an encrypted one, or a key, is refused at open.
     final class FileSealing: Sendable {
         private init() {}
     }
+
+    extension FileSealing {
+        static func newRecord(key: [UInt8]) throws(EncryptionFailure) -> [UInt8] {
+            throw .notBuiltWithEncryption
+        }
+
+        fileprivate static func open(
+            _ env: OpaquePointer, record: [UInt8], meta: MDB_dbi, key: [UInt8], path: String
+        ) throws(StorageError) -> FileSealing {
+            throw .encryption(path: path, .notBuiltWithEncryption)
+        }
+    }
 #endif
+
+/// Opening a file: its encryption record against the key given.
+extension FileSealing {
+    /// The record of `StrataFormat.encryptionKey` in the meta table, read before anything is sealed
+    /// (its key and value are clear); nil for a plain file.
+    fileprivate static func record(_ env: OpaquePointer) throws(StorageError) -> (record: [UInt8], meta: MDB_dbi)? {
+        do throws(LMDBError) {
+            let txn = try LMDB.beginTransaction(env, flags: UInt32(MDB_RDONLY))
+            do throws(LMDBError) {
+                let meta = try LMDB.openTable(txn, name: StrataFormat.metaTable, flags: 0)
+                let value = try Array(StrataFormat.encryptionKey.utf8).withBytes { (key) throws(LMDBError) in
+                    try LMDB.get(txn, meta, key: key).map(Array.init)
+                }
+                try LMDB.commit(txn)  // keeps the meta table's handle
+                return value.map { ($0, meta) }
+            } catch .notFound {
+                LMDB.abort(txn)
+                return nil
+            } catch {
+                LMDB.abort(txn)
+                throw error
+            }
+        } catch {
+            throw .lmdb(error)
+        }
+    }
+
+    /// The sealing of the file `env` just opened, set as its user context; nil for a plain file.
+    ///
+    /// - Throws: `.encryption` when the file's record and `options.encryptionKey` disagree: a key
+    ///   missing, wrong, of the wrong length, given for a plain file, or a build without encryption.
+    static func opening(_ env: OpaquePointer, path: String, options: EnvironmentOptions) throws(StorageError)
+        -> FileSealing?
+    {
+        if let key = options.encryptionKey, key.count != keyLength {
+            throw .encryption(path: path, .invalidKeyLength(key.count))
+        }
+        let found = try record(env)
+        if options.readsSealedBytes { return nil }
+        switch (found, options.encryptionKey) {
+        case (nil, nil): return nil
+        case (nil, _?): throw .encryption(path: path, .fileNotEncrypted)
+        case (_?, nil): throw .encryption(path: path, .keyMissing)
+        case (let (record, meta)?, let key?):
+            return try open(env, record: record, meta: meta, key: key, path: path)
+        }
+    }
+
+    /// The length of the app's key, as Realm's.
+    static let keyLength = 64
+}

@@ -70,7 +70,9 @@
                 storedValue.withUnsafeMutableBytes { rawValue in
                     var k = MDB_val(mv_size: rawKey.count, mv_data: rawKey.baseAddress)
                     var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
-                    return mdb_put(txn, dbi, &k, &v, flags & ~UInt32(MDB_RESERVE))
+                    // Sealed keys are not in the order of their values: nothing appends to their end.
+                    let ignored = UInt32(MDB_RESERVE) | (policy.sealsKeys ? UInt32(MDB_APPEND | MDB_APPENDDUP) : 0)
+                    return mdb_put(txn, dbi, &k, &v, flags & ~ignored)
                 }
             }
             if code == MDB_KEYEXIST { return false }
@@ -142,7 +144,8 @@
                 storedValue.withUnsafeMutableBytes { rawValue in
                     var k = MDB_val(mv_size: rawKey.count, mv_data: rawKey.baseAddress)
                     var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
-                    return mdb_cursor_put(cursor, &k, &v, flags)
+                    let ignored = policy.sealsKeys ? UInt32(MDB_APPEND | MDB_APPENDDUP) : 0
+                    return mdb_cursor_put(cursor, &k, &v, flags & ~ignored)
                 }
             }
             if code != MDB_SUCCESS { throw LMDBError(code: code) }

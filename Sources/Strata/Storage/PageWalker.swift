@@ -58,6 +58,9 @@ struct PageWalker {
     var visitor: SalvageVisitor?
     /// The table being walked, for the visitor.
     var currentTable = ""
+    /// An encrypted file's sealing: every sealed value is opened (its tag checked) instead of
+    /// trusting its bytes, and a row's seal is checked inside it.
+    var sealing: FileSealing?
 
     init(fd: Int32, path: String, pageSize: Int, lastPage: UInt64) {
         self.fd = fd
@@ -111,6 +114,7 @@ struct PageWalker {
         guard tables else { return }
         // The meta table first: it says whether rows carry seals.
         let metaName = Array(StrataFormat.metaTable.utf8)
+        currentTable = StrataFormat.metaTable
         for (name, record) in found where name == metaName {
             try walkTree(record, kind: .meta, file: file, name: "the meta table")
         }
@@ -325,8 +329,20 @@ struct PageWalker {
 
     private mutating func checkValue(
         _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, kind: TreeKind,
-        damaged: (String) -> StorageError
+        damaged: (String) -> StorageError, opened: Bool = false
     ) throws(StorageError) {
+        let holdsValues: Bool
+        switch kind {
+        case .meta, .rows, .plain: holdsValues = true
+        default: holdsValues = false  // duplicates are sealed like keys, and checked where they are read
+        }
+        if sealing != nil, holdsValues, !opened, let pair = try openSealed(key, value, damaged: damaged) {
+            return try pair.key.withBytes { (key) throws(StorageError) in
+                try pair.value.withBytes { (value) throws(StorageError) in
+                    try checkValue(key, value, kind: kind, damaged: damaged, opened: true)
+                }
+            }
+        }
         switch kind {
         case .meta where key.elementsEqual(StrataFormat.formatKey.utf8) && value.count == 4:
             formatVersion = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
@@ -345,6 +361,29 @@ struct PageWalker {
         default:
             break
         }
+    }
+
+    /// In an encrypted file, the key and value of `key`/`value` opened (nil when the walked table
+    /// keeps them clear: the meta table's records opening needs, the unnamed table).
+    ///
+    /// - Throws: `.damaged` when they do not open.
+    private func openSealed(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, damaged: (String) -> StorageError
+    ) throws(StorageError) -> (key: [UInt8], value: [UInt8])? {
+        #if Encryption
+            guard let sealing, !currentTable.isEmpty else { return nil }
+            let policy = sealing.policy(named: currentTable, duplicates: false)
+            if !policy.sealsKeys, FileSealing.clearMetaKeys.contains(Array(key)) { return nil }
+            do {
+                let plainKey = policy.sealsKeys ? Array(try sealing.sealer.openKey(key, table: policy.tag)) : Array(key)
+                let plainValue = Array(try sealing.sealer.openValue(value, table: policy.tag, storedKey: key))
+                return (plainKey, plainValue)
+            } catch {
+                throw damaged("holds a sealed value that does not open (\(error))")
+            }
+        #else
+            return nil
+        #endif
     }
 
     private static func sealMatches(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {

@@ -10,4 +10,6 @@ enum StorageError: Error, Equatable, Sendable {
     case fileAccess(path: String, code: Int32)
     /// The file is open in this process with other options.
     case conflictingOptions(String)
+    /// The file's encryption and the key given do not agree.
+    case encryption(path: String, EncryptionFailure)
 }

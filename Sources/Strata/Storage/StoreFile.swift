@@ -15,6 +15,8 @@ enum StrataFormat {
     static let metaTable = "strata.meta"
     static let formatKey = "format"
     static let schemaKey = "schema"
+    /// The record of an encrypted file: its salt and a key check (`FileSealing`), in clear.
+    static let encryptionKey = "encryption"
     /// The prefix of the tables holding a type's rows (`TableName.objects`).
     static let rowTablePrefix = "type."
     /// The first format whose rows carry a seal (`RowSeal`).
@@ -41,13 +43,21 @@ enum StoreFile {
         defer {
             for file in [temporary, temporary + "-lock"] { unlink(file) }
         }
+        let encryption: [UInt8]?
+        do {
+            encryption = try options.encryptionKey.map { (key) throws(EncryptionFailure) in
+                try FileSealing.newRecord(key: key)
+            }
+        } catch {
+            throw .encryption(path: path, error)
+        }
         do throws(LMDBError) {
             let env = try LMDB.createEnvironment()
             defer { LMDB.closeEnvironment(env) }
             try LMDB.setMapSize(env, options.mapSize)
             try LMDB.setMaxTables(env, 1)
             try LMDB.openEnvironment(env, path: temporary, flags: options.flags, mode: options.fileMode)
-            try writeFormatRecord(env)
+            try writeFormatRecord(env, encryption: encryption)
             try LMDB.syncEnvironment(env)
         } catch {
             throw error.code > 0 ? .fileAccess(path: path, code: error.code) : .lmdb(error)
@@ -56,13 +66,22 @@ enum StoreFile {
         syncDirectory(of: path)
     }
 
-    private static func writeFormatRecord(_ env: OpaquePointer) throws(LMDBError) {
+    /// The format record, and for an encrypted file its record (`FileSealing.newRecord`): a file is
+    /// encrypted from its first commit, so no page of it ever held the app's data in clear.
+    private static func writeFormatRecord(_ env: OpaquePointer, encryption record: [UInt8]?) throws(LMDBError) {
         let txn = try LMDB.beginTransaction(env, flags: 0)
         do throws(LMDBError) {
             let meta = try LMDB.openTable(txn, name: StrataFormat.metaTable, flags: UInt32(MDB_CREATE))
             _ = try withBytes(of: StrataFormat.version.littleEndian) { (value) throws(LMDBError) in
                 try Array(StrataFormat.formatKey.utf8).withBytes { (key) throws(LMDBError) in
                     try LMDB.put(txn, meta, key: key, value: value, flags: 0)
+                }
+            }
+            if let record {
+                _ = try record.withBytes { (value) throws(LMDBError) in
+                    try Array(StrataFormat.encryptionKey.utf8).withBytes { (key) throws(LMDBError) in
+                        try LMDB.put(txn, meta, key: key, value: value, flags: 0)
+                    }
                 }
             }
         } catch {

@@ -17,6 +17,10 @@ final class WriteSession {
     /// Per table: the greatest key, once looked up (nil inside: the table is empty). Keys above it are
     /// appended with `MDB_APPEND`, and row ids of types without primary key continue from it.
     @exclusivity(unchecked) private var lastKeys: [RowKey??]
+    /// The row ids `drawnRowID` gave out in this write (an encrypted file's).
+    @exclusivity(unchecked) private var drawnRowIDs: Set<UInt64> = []
+    /// Whether the file is encrypted, so its keys are not in order.
+    private var sealsKeys = false
     /// Per table (binding ordinal), what this write changed; nil while nothing observes the file and
     /// it captures no type.
     @exclusivity(unchecked) var changeLog: [TableChanges]?
@@ -42,6 +46,8 @@ final class WriteSession {
 
     /// Starts serving a new write transaction.
     func begin(_ transaction: consuming WriteTransaction) {
+        sealsKeys = transaction.environment.sealing != nil
+        drawnRowIDs = []
         self.transaction = .some(transaction)
         thread = .current
         failure = nil
@@ -174,6 +180,7 @@ final class WriteSession {
 
     /// The next row id of a type without primary key: one more than any key it ever had in this write.
     func nextRowID(for binding: TableBinding) throws(StoreError) -> RowKey {
+        if sealsKeys { return try drawnRowID(for: binding) }
         guard case .integer(let last) = try lastKey(of: binding) ?? .integer(0) else {
             throw .corrupted("\(binding.name) has a key that is not a row id")
         }
@@ -181,6 +188,23 @@ final class WriteSession {
         let key = RowKey.integer(last + 1)
         lastKeys[binding.ordinal] = .some(key)
         return key
+    }
+
+    /// A new row id in an encrypted file, whose keys are not in order (Docs/Encryption.md): drawn at
+    /// random and checked free, in the file and among the ids this write gave out.
+    private func drawnRowID(for binding: TableBinding) throws(StoreError) -> RowKey {
+        var generator = SystemRandomNumberGenerator()
+        while true {
+            let id = UInt64.random(in: 1...UInt64.max, using: &generator)
+            guard !drawnRowIDs.contains(id) else { continue }
+            let key = RowKey.integer(id)
+            let stored = try StoreError.mapping { () throws(LMDBError) in
+                try key.withBytes { (raw) throws(LMDBError) in try transaction!.get(binding.table, key: raw) != nil }
+            }
+            guard !stored else { continue }
+            drawnRowIDs.insert(id)
+            return key
+        }
     }
 
     /// Whether `key` sorts after every key of the table, so it can be appended (`MDB_APPEND`).

@@ -68,7 +68,8 @@ struct ScanSplit {
     init?(_ binding: TableBinding, reader: RowReader) {
         let core = reader.core
         let threads = min(core.configuration.maximumQueryThreads, ProcessInfo.processInfo.activeProcessorCount)
-        guard threads > 1, core.session == nil else { return nil }
+        // Parts are ranges of keys: sealed keys (an encrypted file's) are in no order to cut.
+        guard threads > 1, core.session == nil, binding.keysInOrder else { return nil }
         guard let rows = try? core.count(binding.table), rows >= Self.minimumRows,
             let version = try? core.version(),
             let ends = try? core.withCursor(
