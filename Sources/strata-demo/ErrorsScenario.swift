@@ -136,6 +136,10 @@ final class ErrorsScenario {
         tiny.maximumSize = 1_000
         expect("maximumSize of 1,000 bytes") { _ = try Store(configuration: tiny) }
 
+        var keyed = configuration
+        keyed.encryptionKey = Data(repeating: 7, count: 64)
+        expect("the (plain) todo file opened with an encryptionKey") { _ = try Store(configuration: keyed) }
+
         var pinning = file("readers.strata")
         pinning.durability = .noSync
         pinning.maximumReaders = 64  // 1,024 by default
@@ -159,7 +163,7 @@ final class ErrorsScenario {
         Transcript.say(
             "after all of them: \(store.objects(Todo.self).count) todos (one deleted on purpose, was \(todos)), "
                 + "and store.verify() passes")
-        Transcript.say("StoreError cases shown: \(shown.count) of 16")
+        Transcript.say("StoreError cases shown: \(shown.count) of 17")
     }
 }
 

@@ -357,6 +357,51 @@
             #expect(verified.stdout.contains("50 objects"))
         }
 
+        #if Encryption
+            @Test("every command takes --key-file for an encrypted file; without it, or with another, one line")
+            func everyCommandOnAnEncryptedFile() throws {
+                let key = Data((0..<64).map { UInt8(($0 * 5 + 1) % 256) })
+                let fixture = Fixture([Person.self, Dog.self]) { $0.encryptionKey = key }
+                do {
+                    let store = try fixture.open()
+                    try store.write {
+                        for id in 0..<300 { try store.add(Person(id: id, name: "secret \(id)")) }
+                        try store.delete(store.objects(Person.self).where { $0.id >= 100 })
+                    }
+                }
+                let raw = fixture.directory.appendingPathComponent("key.bin").path
+                let hex = fixture.directory.appendingPathComponent("key.hex").path
+                FileManager.default.createFile(atPath: raw, contents: key)
+                FileManager.default.createFile(
+                    atPath: hex, contents: Data((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8))
+                let copy = fixture.directory.appendingPathComponent("copy.strata").path
+                let runs: [[String]] = [
+                    ["stat", fixture.path], ["schema", fixture.path], ["dump", fixture.path, "--limit", "3"],
+                    ["query", fixture.path, "Person", "name == 'secret 7'"], ["verify", fixture.path],
+                    ["compact", fixture.path, "--to", copy], ["compact", fixture.path],
+                ]
+                for (index, arguments) in runs.enumerated() {
+                    let keyFile = index % 2 == 0 ? raw : hex
+                    let run = try Self.strata(arguments + ["--key-file", keyFile])
+                    #expect(run.status == 0, "\(arguments): \(run.stderr)")
+                    let without = try Self.strata(arguments)
+                    #expect(without.isCleanFailure, "\(arguments) without a key: \(without.stderr)")
+                    #expect(without.stderr.contains("encryptionKey"), "\(without.stderr)")
+                }
+                let found = try Self.strata("query", fixture.path, "Person", "name == 'secret 7'", "--key-file", raw)
+                #expect(found.stdout.contains("secret 7"))
+                #expect(try DynamicStore(path: copy, encryptionKey: key).count(ofType: "Person") == 100)
+                let wrong = fixture.directory.appendingPathComponent("wrong.bin").path
+                FileManager.default.createFile(atPath: wrong, contents: Data(repeating: 9, count: 64))
+                let wrongRun = try Self.strata("stat", fixture.path, "--key-file", wrong)
+                #expect(wrongRun.isCleanFailure && wrongRun.stderr.contains("does not open"), "\(wrongRun.stderr)")
+                FileManager.default.createFile(atPath: wrong, contents: Data(repeating: 9, count: 10))
+                #expect(try Self.strata("stat", fixture.path, "--key-file", wrong).isCleanFailure)
+                let file = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
+                #expect(file.range(of: Data("secret 7".utf8)) == nil)
+            }
+        #endif
+
         @Test func compactInPlaceRefusesAFileOpenInAnotherProcess() throws {
             let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
             _ = try fixture.open()

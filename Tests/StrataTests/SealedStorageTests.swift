@@ -148,10 +148,37 @@
                 #expect(try key.withBytes { try read.get(t.rows, key: $0).map(Array.init) } == value)
             }
             var walked: [[UInt8]: [UInt8]] = [:]
+            var walkOrder: [[UInt8]] = []
             try read.withCursor(t.rows) { (cursor) throws(LMDBError) in
-                _ = try cursor.walk(from: cursor.first()) { entry in walked[Array(entry.key)] = Array(entry.value) }
+                _ = try cursor.walk(from: cursor.first()) { entry in
+                    walked[Array(entry.key)] = Array(entry.value)
+                    walkOrder.append(Array(entry.key))
+                }
             }
             #expect(walked == rows)
+            // Walked in the order of the keys' values, as a plain file's (SealedOrder), from either end
+            // and from any key.
+            let sortedKeys = rows.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
+            #expect(walkOrder == sortedKeys)
+            var backwards: [[UInt8]] = []
+            try read.withCursor(t.rows) { (cursor) throws(LMDBError) in
+                var entry = try cursor.last()
+                while let current = entry {
+                    backwards.append(Array(current.key))
+                    entry = try cursor.previous()
+                }
+            }
+            #expect(backwards == sortedKeys.reversed())
+            if let probe = sortedKeys.dropFirst(sortedKeys.count / 2).first {
+                var shorter = probe
+                shorter.removeLast()  // sorts before the probe, after every key before it
+                let found = try shorter.withBytes { k in
+                    try read.withCursor(t.rows) { (cursor) throws(LMDBError) in
+                        try cursor.seek(atLeast: k).map { Array($0.key) }
+                    }
+                }
+                #expect(found == sortedKeys.first { !$0.lexicographicallyPrecedes(shorter) })
+            }
             var entries: [[UInt8]: Set<[UInt8]>] = [:]
             try read.withCursor(t.index) { (cursor) throws(LMDBError) in
                 _ = try cursor.walk(from: cursor.first()) { entry in

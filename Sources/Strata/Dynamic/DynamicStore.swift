@@ -47,12 +47,7 @@ public final class DynamicStore {
     /// - Throws: `.fileAccess` when the file is missing or unreadable, `.corrupted` when it is not a
     ///   Strata file, is damaged, or holds no schema, `.encryption` when the key is missing or wrong,
     ///   `.storage`.
-    public convenience init(path: String) throws(StoreError) {
-        try self.init(path: path, encryptionKey: nil)
-    }
-
-    /// A DynamicStore of an encrypted file (internal until `Configuration.encryptionKey` is public).
-    init(path: String, encryptionKey: Data?) throws(StoreError) {
+    public init(path: String, encryptionKey: Data? = nil) throws(StoreError) {
         let path = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard let size = fileSize(atPath: path) else { throw .fileAccess(path: path, code: errno) }
         let options = EnvironmentOptions(
@@ -298,7 +293,7 @@ public final class DynamicStore {
 
     /// Replaces the file at `path` with a compacted copy of itself (no free pages), when no process
     /// has it open. Returns the file's size before and after. A process that opens the file while it
-    /// is compacted waits until the copy has replaced it.
+    /// is compacted waits until the copy has replaced it. `encryptionKey`: an encrypted file's key.
     ///
     /// ```swift
     /// let (before, after) = try DynamicStore.compactFile(atPath: path)
@@ -306,10 +301,13 @@ public final class DynamicStore {
     /// - Throws: `.fileAccess` with `EBUSY` when this or another process has the file open (copy it
     ///   with `writeCopy(to:compact:)` instead), `.fileAccess` when the copy cannot be written or
     ///   renamed, what `init(path:)` throws. The original file is left as it was on any failure.
-    public static func compactFile(atPath path: String) throws(StoreError) -> (bytesBefore: Int, bytesAfter: Int) {
+    public static func compactFile(atPath path: String, encryptionKey: Data? = nil) throws(StoreError) -> (
+        bytesBefore: Int, bytesAfter: Int
+    ) {
         let canonical = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(path) }
         guard !EnvironmentRegistry.shared.isOpen(canonical) else { throw .fileAccess(path: path, code: EBUSY) }
-        let options = try DynamicStore(path: canonical).environment.options  // a Strata file, and how to open it
+        // A Strata file, its key if it is encrypted, and how to open it.
+        let options = try DynamicStore(path: canonical, encryptionKey: encryptionKey).environment.options
         do {
             return try EnvironmentRegistry.shared.compactInPlace(path: canonical, options: options)
         } catch {

@@ -109,8 +109,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     /// Position among the Store's bindings, for per-table counters.
     let ordinal: Int
     /// Whether the table's keys (and its indexes') are stored in the order of their values: false in
-    /// an encrypted file, whose keys are sealed (Docs/Encryption.md), so no range or ordered walk of
-    /// them is planned.
+    /// an encrypted file, whose keys are sealed and put in order per transaction when walked
+    /// (`SealedOrder`, Docs/Encryption.md), so that no split walk is planned.
     let keysInOrder: Bool
     /// The accessors of the stored columns, in column order (what `add` encodes a row with).
     let columnAccessors: [PropertyAccessor]

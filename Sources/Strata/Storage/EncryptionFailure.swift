@@ -12,6 +12,7 @@ public enum EncryptionFailure: Error, Equatable, Hashable, Sendable, CustomStrin
     /// This build of Strata has no encryption: enable the package trait `Encryption`.
     case notBuiltWithEncryption
 
+    /// What went wrong, in a sentence (`StoreError.errorDescription` prefixes the path).
     public var description: String {
         switch self {
         case .keyMissing: "the file is encrypted: its Configuration needs the encryptionKey"

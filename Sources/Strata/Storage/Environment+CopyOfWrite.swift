@@ -15,9 +15,19 @@ extension Environment {
     /// named table with its flags, and the unnamed table's own values, into a new environment, which
     /// is compact by construction. The file appears whole (made beside, then linked into place).
     ///
-    /// - Throws: `.fileAccess` (the destination exists, or cannot be created or written), `.lmdb`.
-    func copy(of transaction: OpaquePointer, to destination: String) throws(StorageError) {
+    /// `encryptionKey`: the copy's key (its values sealed anew under a salt of its own), or nil for a
+    /// plain copy; a Store's own copy keeps its file's key.
+    ///
+    /// - Throws: `.fileAccess` (the destination exists, or cannot be created or written), `.lmdb`,
+    ///   `.encryption` for a key of the wrong length or a build without the trait.
+    func copy(of transaction: OpaquePointer, to destination: String, encryptionKey: [UInt8]?) throws(StorageError) {
         if fileSize(atPath: destination) != nil { throw .fileAccess(path: destination, code: EEXIST) }
+        let record: [UInt8]?
+        do {
+            record = try encryptionKey.map { (key) throws(EncryptionFailure) in try FileSealing.newRecord(key: key) }
+        } catch {
+            throw .encryption(path: destination, error)
+        }
         let temporary = destination + ".copying-\(getpid())"
         let files = [temporary, temporary + "-lock"]
         for file in files { unlink(file) }  // left by a crashed process with this pid
@@ -29,13 +39,20 @@ extension Environment {
             try LMDB.setMaxTables(copy, options.maxTables)
             try LMDB.openEnvironment(
                 copy, path: temporary, flags: UInt32(MDB_NOSUBDIR | MDB_NOTLS | MDB_NOSYNC), mode: options.fileMode)
-            let target = try LMDB.beginTransaction(copy, flags: 0)
-            do throws(LMDBError) {
-                try copyTables(of: transaction, into: target)
-                try LMDB.commit(target)
-            } catch {
-                LMDB.abort(target)
-                throw error
+            // The copy's own sealing (LMDB's user context of its handle), alive until the handle closes.
+            var sealing: FileSealing?
+            if let record, let encryptionKey {
+                sealing = FileSealing.sealing(ofNew: copy, record: record, key: encryptionKey)
+            }
+            try withExtendedLifetime(sealing) { () throws(LMDBError) in
+                let target = try LMDB.beginTransaction(copy, flags: 0)
+                do throws(LMDBError) {
+                    try copyTables(of: transaction, into: target, record: record)
+                    try LMDB.commit(target)
+                } catch {
+                    LMDB.abort(target)
+                    throw error
+                }
             }
             try LMDB.syncEnvironment(copy)
         } catch {
@@ -44,13 +61,26 @@ extension Environment {
         guard link(temporary, destination) == 0 else { throw .fileAccess(path: destination, code: errno) }
     }
 
+    /// `copy(of:to:encryptionKey:)` of the newest commit, read in a transaction of its own.
+    func copyNewest(to destination: String, encryptionKey: [UInt8]?) throws(StorageError) {
+        let snapshot: ReadTransaction
+        do {
+            snapshot = try ReadTransaction(self)
+        } catch {
+            throw .lmdb(error)
+        }
+        try copy(of: snapshot.handle, to: destination, encryptionKey: encryptionKey)
+    }
+
     /// Copies every pair of the unnamed table of `source` into `target`: a named table's record
     /// becomes that table, with its pairs; any other value is copied as it is.
     ///
     /// Tables this process has opened are read in `source`. Others (types no Store of the process
     /// lists, which this write cannot have changed) are opened in a read transaction of their own,
     /// under the table registry's lock, as LMDB requires of `mdb_dbi_open`, and read there.
-    private func copyTables(of source: OpaquePointer, into target: OpaquePointer) throws(LMDBError) {
+    private func copyTables(of source: OpaquePointer, into target: OpaquePointer, record: [UInt8]?)
+        throws(LMDBError)
+    {
         var entries: [(key: [UInt8], value: [UInt8])] = []
         try withCursor(on: Table.main.dbi, in: source) { (cursor) throws(LMDBError) in
             var entry = try LMDB.cursorGet(cursor, key: nil, op: MDB_FIRST)
@@ -98,7 +128,18 @@ extension Environment {
                     continue
                 }
                 let copied = try LMDB.openTable(target, name: name, flags: table.flags | UInt32(MDB_CREATE))
-                try copyPairs(of: table.dbi, in: table.in, to: copied, in: target, duplicates: table.flags != 0)
+                // The meta table's encryption record is the file's own: the copy has its own, or none.
+                let skipped: [UInt8]? = name == StrataFormat.metaTable ? Array(StrataFormat.encryptionKey.utf8) : nil
+                try copyPairs(
+                    of: table.dbi, in: table.in, to: copied, in: target, duplicates: table.flags != 0, skipping: skipped
+                )
+                if skipped != nil, let record {
+                    _ = try record.withBytes { (value) throws(LMDBError) in
+                        try skipped!.withBytes { (key) throws(LMDBError) in
+                            try LMDB.put(target, copied, key: key, value: value, flags: 0)
+                        }
+                    }
+                }
             }
             if let snapshot = reader.take() {
                 defer { transactionEnded() }
@@ -129,14 +170,17 @@ extension Environment {
     }
 
     private func copyPairs(
-        of table: MDB_dbi, in source: OpaquePointer, to copied: MDB_dbi, in target: OpaquePointer, duplicates: Bool
+        of table: MDB_dbi, in source: OpaquePointer, to copied: MDB_dbi, in target: OpaquePointer, duplicates: Bool,
+        skipping skipped: [UInt8]?
     ) throws(LMDBError) {
         try withCursor(on: table, in: source) { (cursor) throws(LMDBError) in
             // In key order (and value order within a key): each pair goes after the last one.
             let append = UInt32(duplicates ? MDB_APPENDDUP : MDB_APPEND)
             var entry = try LMDB.cursorGet(cursor, key: nil, op: MDB_FIRST)
             while let (key, value) = entry {
-                _ = try LMDB.put(target, copied, key: key, value: value, flags: append)
+                if skipped.map({ !key.elementsEqual($0) }) ?? true {
+                    _ = try LMDB.put(target, copied, key: key, value: value, flags: append)
+                }
                 entry = try LMDB.cursorGet(cursor, key: nil, op: MDB_NEXT)
             }
         }

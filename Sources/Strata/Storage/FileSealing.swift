@@ -26,6 +26,8 @@ import Foundation
         private var opened: [OpaquePointer: OpenedValues] = [:]
         /// The parents of nested write transactions: what a child opened lives on in its parent.
         private var parents: [OpaquePointer: OpaquePointer] = [:]
+        /// Per transaction, the tables with sealed keys put in order so far (`SealedOrder`).
+        private var orders: [OpaquePointer: [MDB_dbi: SealedOrder]] = [:]
 
         init(sealer: Sealer) {
             self.sealer = sealer
@@ -62,15 +64,34 @@ import Foundation
         }
 
         func nestedBegan(_ child: OpaquePointer, in parent: OpaquePointer) {
-            lock.withLock { parents[child] = parent }
+            lock.withLock {
+                parents[child] = parent
+                orders[parent] = nil  // what the child writes changes the parent's tables
+            }
+        }
+
+        func keptOrder(_ transaction: OpaquePointer, _ table: MDB_dbi) -> SealedOrder? {
+            lock.withLock { orders[transaction]?[table] }
+        }
+
+        func keep(_ order: SealedOrder, _ transaction: OpaquePointer, _ table: MDB_dbi) {
+            lock.withLock { orders[transaction, default: [:]][table] = order }
+        }
+
+        /// `transaction` wrote to `table`: its order is made again on the next walk.
+        func tableChanged(_ transaction: OpaquePointer, _ table: MDB_dbi) {
+            lock.withLock { _ = orders[transaction]?.removeValue(forKey: table) }
         }
 
         /// Frees what `transaction` opened: it ended, or reads another commit. A nested transaction's
         /// values move to its parent when it commits (what it read may still be in use there).
         func transactionEnded(_ transaction: OpaquePointer, committed: Bool = false) {
+            SealedCursors.transactionEnded(transaction)
             lock.withLock {
+                orders[transaction] = nil
                 let values = opened.removeValue(forKey: transaction)
                 guard let parent = parents.removeValue(forKey: transaction) else { return }
+                orders[parent] = nil
                 if committed, let values {
                     if let kept = opened[parent] { kept.adopt(values) } else { opened[parent] = values }
                 }
@@ -175,6 +196,15 @@ import Foundation
             }
         }
 
+        /// The sealing of a file being made (a copy) with `record` (`newRecord(key:)`'s), set as the
+        /// user context of `env`, which has no table open yet.
+        static func sealing(ofNew env: OpaquePointer, record: [UInt8], key: [UInt8]) -> FileSealing {
+            let sealer = try! Sealer(key: Data(key), salt: Array(record[1..<(1 + Sealer.saltLength)]))  // made here
+            let sealing = FileSealing(sealer: sealer)
+            LMDB.setSealing(env, sealing)
+            return sealing
+        }
+
         fileprivate static func open(
             _ env: OpaquePointer, record: [UInt8], meta: MDB_dbi, key: [UInt8], path: String
         ) throws(StorageError) -> FileSealing {
@@ -204,6 +234,10 @@ import Foundation
     extension FileSealing {
         static func newRecord(key: [UInt8]) throws(EncryptionFailure) -> [UInt8] {
             throw .notBuiltWithEncryption
+        }
+
+        static func sealing(ofNew env: OpaquePointer, record: [UInt8], key: [UInt8]) -> FileSealing {
+            preconditionFailure("no record is made without the Encryption trait")
         }
 
         fileprivate static func open(

@@ -64,6 +64,7 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
             flags: UInt32, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
+            sealing.tableChanged(txn, dbi)
             var storedKey = sealing.storedKey(key, policy)
             var storedValue = storedKey.withUnsafeBytes { sealing.storedValue(value, key: key, storedKey: $0, policy) }
             let code = storedKey.withUnsafeMutableBytes { rawKey in
@@ -84,6 +85,7 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?,
             _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
+            sealing.tableChanged(txn, dbi)
             var storedKey = sealing.storedKey(key, policy)
             // Only a table with duplicates deletes a pair, and its values are sealed alike each time.
             var storedValue = value.map { value in
@@ -108,6 +110,9 @@
             _ cursor: OpaquePointer, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?, op: MDB_cursor_op,
             _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+            if policy.sealsKeys {  // walked in the order of the keys' values, as in a plain file
+                return try orderedCursorGet(cursor, key: key, value: value, op: op, sealing, policy)
+            }
             var storedKey = key.map { sealing.storedKey($0, policy) } ?? []
             var storedValue: [UInt8] = []
             if let value, let key {
@@ -138,6 +143,10 @@
             _ cursor: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: UInt32,
             _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) {
+            if policy.sealsKeys, flags & UInt32(MDB_CURRENT) != 0 {
+                return try orderedReplaceCurrent(cursor, value: value, sealing, policy)
+            }
+            sealing.tableChanged(mdb_cursor_txn(cursor), mdb_cursor_dbi(cursor))
             var storedKey = sealing.storedKey(key, policy)
             var storedValue = storedKey.withUnsafeBytes { sealing.storedValue(value, key: key, storedKey: $0, policy) }
             let code = storedKey.withUnsafeMutableBytes { rawKey in

@@ -224,6 +224,9 @@ enum LMDB {
     /// Empties the table, or deletes it from the file when `delete` is true.
     static func drop(_ txn: OpaquePointer, _ dbi: MDB_dbi, delete: Bool) throws(LMDBError) {
         try injected(.drop)
+        #if Encryption
+            if let (sealing, _) = sealing(txn, dbi) { sealing.tableChanged(txn, dbi) }
+        #endif
         try check(mdb_drop(txn, dbi, delete ? 1 : 0))
     }
 
@@ -326,6 +329,9 @@ enum LMDB {
     }
 
     static func closeCursor(_ cursor: OpaquePointer) {
+        #if Encryption
+            SealedCursors.closed(cursor)
+        #endif
         mdb_cursor_close(cursor)
     }
 

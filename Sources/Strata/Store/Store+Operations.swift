@@ -256,6 +256,31 @@ extension Store {
         }
     }
 
+    /// Writes a copy of the Store's file to `url` (which must not exist) encrypted with
+    /// `encryptionKey`, or plain when it is nil: encrypts a plain Store's file, decrypts an encrypted
+    /// one's, or gives it another key (Realm's `writeCopy(toFile:encryptionKey:)`). The copy is compact,
+    /// and holds what the Store sees: inside a write, its changes so far; else the newest commit.
+    ///
+    /// ```swift
+    /// try store.writeCopy(to: directory.appendingPathComponent("rekeyed.strata"), encryptionKey: newKey)
+    /// ```
+    /// - Throws: `.fileAccess` when the file exists or cannot be written, `.invalidArgument` for a
+    ///   non-file URL, `.encryption` for a key that is not 64 bytes or a build without the trait
+    ///   `Encryption`, `.wrongThread`, `.storage`.
+    public func writeCopy(to url: URL, encryptionKey: Data?) throws(StoreError) {
+        try core.checkConfined()
+        guard url.isFileURL else { throw .invalidArgument("\(url) is not a file URL") }
+        let key = encryptionKey.map(Array.init)
+        if core.session != nil {
+            let session = try core.writableSession()
+            try StoreError.mapping {
+                try session.writeCopy(to: url.path, of: core.environment, encryptionKey: .some(key))
+            }
+        } else {
+            try StoreError.mapping { try core.environment.copyNewest(to: url.path, encryptionKey: key) }
+        }
+    }
+
     /// Moves the Store to the newest commit. Returns whether anything changed. Does nothing inside a
     /// write (the write already sees the newest commit).
     ///

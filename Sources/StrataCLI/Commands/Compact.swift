@@ -13,6 +13,8 @@
                 """)
 
         @Argument(help: "The store file.") var path: String
+
+        @OptionGroup var key: KeyFileOption
         @Option(name: .customLong("to"), help: "Write the compacted copy here (a new file) and leave PATH as it is.")
         var destination: String?
         @Option(
@@ -20,7 +22,7 @@
         var progress: ProgressMode = .auto
 
         func run() throws {
-            var source: DynamicStore? = try openStore(path)
+            var source: DynamicStore? = try openStore(path, key: key)
             let usedBytes = try reportingFailures(of: path) { () throws(StoreError) in
                 try source!.diagnostics().usedBytes
             }
@@ -41,8 +43,9 @@
                 }
             } else {
                 source = nil  // in-place compaction needs the file closed in this process
+                let encryptionKey = try key.read()
                 do {
-                    after = try DynamicStore.compactFile(atPath: path).bytesAfter
+                    after = try DynamicStore.compactFile(atPath: path, encryptionKey: encryptionKey).bytesAfter
                 } catch .fileAccess(_, EBUSY) {
                     Output.error("strata: \(path) is open in another process: compact a copy with --to OUT instead")
                     throw Failure.failed

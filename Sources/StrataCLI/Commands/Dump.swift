@@ -19,6 +19,8 @@
                 """)
 
         @Argument(help: "The store file.") var path: String
+
+        @OptionGroup var key: KeyFileOption
         @Option(name: .customLong("type"), help: "Dump only this type.") var typeName: String?
         @Option(help: "json or table.") var format: Format = .json
         @Option(help: "At most this many objects of each type.") var limit: Int?
@@ -28,7 +30,7 @@
         }
 
         func run() throws {
-            let store = try openStore(path)
+            let store = try openStore(path, key: key)
             let types = store.types.filter { typeName == nil ? !$0.isEmbedded : $0.name == typeName }
             if let typeName, types.isEmpty {
                 Output.error(

@@ -18,6 +18,8 @@
                 """)
 
         @Argument(help: "The store file.") var path: String
+
+        @OptionGroup var key: KeyFileOption
         @Argument(help: "The type to query.") var typeName: String
         @Argument(help: "The query, e.g. \"age > 30 SORT(name ASC) LIMIT(10)\".") var query: String
         @Option(help: "json or table.") var format: Dump.Format = .json
@@ -30,7 +32,7 @@
         }
 
         func run() throws {
-            let store = try openStore(path)
+            let store = try openStore(path, key: key)
             guard let type = store.types.first(where: { $0.name == typeName }) else {
                 Output.error(
                     "strata: \(path) has no type \(typeName); it has \(store.types.map(\.name).joined(separator: ", "))"

@@ -10,8 +10,10 @@
 
         @Argument(help: "The store file.") var path: String
 
+        @OptionGroup var key: KeyFileOption
+
         func run() throws {
-            let store = try openStore(path)
+            let store = try openStore(path, key: key)
             Output.line("schema version \(store.schemaVersion), \(store.types.count) types")
             for type in store.types {
                 Output.line()

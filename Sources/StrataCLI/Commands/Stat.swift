@@ -10,8 +10,10 @@
 
         @Argument(help: "The store file.") var path: String
 
+        @OptionGroup var key: KeyFileOption
+
         func run() throws {
-            let store = try openStore(path)
+            let store = try openStore(path, key: key)
             let report = try reportingFailures(of: path) { () throws(StoreError) in try store.diagnostics() }
             let counts = try reportingFailures(of: path) { () throws(StoreError) in
                 try store.types.map { (type) throws(StoreError) in (type.name, try store.count(ofType: type.name)) }

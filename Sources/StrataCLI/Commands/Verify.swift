@@ -13,12 +13,14 @@
         )
 
         @Argument(help: "The store file.") var path: String
+
+        @OptionGroup var key: KeyFileOption
         @Option(
             help: "When to draw a progress bar on stderr: auto (a terminal, runs over half a second), always, never.")
         var progress: ProgressMode = .auto
 
         func run() throws {
-            let store = try openStore(path)
+            let store = try openStore(path, key: key)
             let bar = ProgressBar("verify", unit: "rows", mode: progress)
             var rows = 0
             var orphans: [String] = []

@@ -99,14 +99,14 @@ import Testing
         for name in [
             "wrongThread", "deletedInAnotherThread", "invalidated", "alreadyExists", "notInWriteTransaction",
             "alreadyInWriteTransaction", "notManaged", "alreadyResolved", "migrationRequired", "schemaMismatch",
-            "corrupted", "fileAccess", "mapFull", "readOnly", "invalidArgument", "storage",
+            "corrupted", "fileAccess", "mapFull", "readOnly", "invalidArgument", "encryption", "storage",
         ] {
             #expect(errors.filter { $0.contains("-> .\(name):") }.count == 1, "\(name) shown once")
         }
         has(errors, "the small store holds 0 todos and works on: true")
         has(errors, "freeing them makes the next one work: true")
         has(errors, "and store.verify() passes")
-        has(errors, "StoreError cases shown: 16 of 16")
+        has(errors, "StoreError cases shown: 17 of 17")
 
         let migration = Self.step(7, in: lines)
         has(migration, "migrated from version 0 to 1: 2 open todos got a due date: [\"Answer Al\", \"Fix the bike\"]")
@@ -149,7 +149,7 @@ import Testing
         #expect(second.status == 0, "\(second.lines.suffix(3))")
         #expect(second.lines.last?.hasPrefix("Done.") == true, "\(second.lines.suffix(3))")
         #expect(second.lines.contains { $0.hasPrefix("(started afresh: removed") })
-        #expect(second.lines.contains { $0.contains("StoreError cases shown: 16 of 16") })
+        #expect(second.lines.contains { $0.contains("StoreError cases shown: 17 of 17") })
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("todos.strata").path))
     }
 }

@@ -41,9 +41,7 @@ struct RowReader {
         }
     }
 
-    /// Visits the pairs of `table` inside each range, in order. In an encrypted file, whose keys are
-    /// in no order (Docs/Encryption.md), a range of one key is found by equality and any other range
-    /// is a walk of the whole table that visits the keys inside it.
+    /// Visits the pairs of `table` inside each range, in order.
     func scanRanges(
         _ ranges: [KeyRange], table: Table,
         _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
@@ -51,7 +49,6 @@ struct RowReader {
         let failure: StoreError?
         do {
             failure = try core.withCursor(table) { (cursor) throws(LMDBError) -> StoreError? in
-                if core.environment.sealing != nil { return try Self.scanSealed(ranges, cursor: cursor, visit) }
                 for range in ranges {
                     let start =
                         if let lower = range.lower {
@@ -72,28 +69,6 @@ struct RowReader {
             throw StoreError(error)
         }
         if let failure { throw failure }
-    }
-
-    private static func scanSealed(
-        _ ranges: [KeyRange], cursor: borrowing Cursor,
-        _ visit: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(StoreError) -> Void
-    ) throws(LMDBError) -> StoreError? {
-        for range in ranges {
-            if let lower = range.lower, lower == range.upper {
-                let start = try lower.withBytes { (key) throws(LMDBError) in try cursor.seek(atLeast: key) }
-                let failure = try cursor.walk(
-                    from: start, while: { $0.elementsEqual(lower) },
-                    { (entry) throws(StoreError) in try visit(entry.key, entry.value) })
-                if let failure { return failure }
-                continue
-            }
-            let failure = try cursor.walk(from: cursor.first()) { (entry) throws(StoreError) in
-                let aboveLower = range.lower.map { !entry.key.lexicographicallyPrecedes($0) } ?? true
-                if aboveLower, range.admits(entry.key) { try visit(entry.key, entry.value) }
-            }
-            if let failure { return failure }
-        }
-        return nil
     }
 
     func decodeRowKey(_ bytes: UnsafeRawBufferPointer, binding: TableBinding) throws(StoreError) -> RowKey {

@@ -111,10 +111,12 @@ final class WriteSession {
         try transaction!.openTableCursor(table)
     }
 
-    /// A copy of the file as this write sees it (`Environment.copy(of:to:)`).
-    func writeCopy(to path: String, of environment: Environment) throws(StorageError) {
+    /// A copy of the file as this write sees it (`Environment.copy(of:to:encryptionKey:)`), with the
+    /// file's key unless given another (nil in `encryptionKey`: a plain copy).
+    func writeCopy(to path: String, of environment: Environment, encryptionKey: [UInt8]?? = .none) throws(StorageError)
+    {
         guard let handle = transaction?.handle else { throw .lmdb(.badTransaction) }
-        try environment.copy(of: handle, to: path)
+        try environment.copy(of: handle, to: path, encryptionKey: encryptionKey ?? environment.options.encryptionKey)
     }
 
     // MARK: Calls, with failures as StoreError
@@ -209,6 +211,7 @@ final class WriteSession {
 
     /// Whether `key` sorts after every key of the table, so it can be appended (`MDB_APPEND`).
     func isAppend(_ key: RowKey, to binding: TableBinding) throws(StoreError) -> Bool {
+        if sealsKeys { return false }  // sealed keys are stored in no order (and the last would need a walk)
         guard let last = try lastKey(of: binding) else { return true }
         return last < key
     }

@@ -71,10 +71,7 @@ extension Store {
         ///
         /// A missing or wrong key, a key for a plain file, and a build without the trait are
         /// `StoreError.encryption` at open, with nothing written.
-        ///
-        /// Not public yet (issue 54): the change sets of unsorted Results on an encrypted Store do not
-        /// yet follow the results' order (EncryptedStoreTests.changeSetsTurnTheOldResultsIntoTheNew).
-        var encryptionKey: Data?
+        public var encryptionKey: Data?
         /// What opening checks of the file: `.full` (every page and row, once per process per version
         /// of the file) keeps the promise that a damaged file is a typed error, never a crash.
         public var openingCheck: OpeningCheck = .full
@@ -154,12 +151,14 @@ extension Store {
             let maximumSize: Int
             let durability: Durability
             let readOnly: Bool
+            /// Another key is another Store: its opening checks the key against the file.
+            let encryptionKey: Data?
         }
 
         var signature: Signature {
             Signature(
                 types: objectTypes.map(ObjectIdentifier.init), schemaVersion: schemaVersion, maximumSize: maximumSize,
-                durability: durability, readOnly: readOnly)
+                durability: durability, readOnly: readOnly, encryptionKey: encryptionKey)
         }
 
         /// The file to open, and whether it is an in-memory store's (started afresh, deleted on close).

@@ -68,7 +68,8 @@ struct ScanSplit {
     init?(_ binding: TableBinding, reader: RowReader) {
         let core = reader.core
         let threads = min(core.configuration.maximumQueryThreads, ProcessInfo.processInfo.activeProcessorCount)
-        // Parts are ranges of keys: sealed keys (an encrypted file's) are in no order to cut.
+        // An encrypted file's helper would put the whole table in order again in its own transaction
+        // (`SealedOrder`) to walk its part.
         guard threads > 1, core.session == nil, binding.keysInOrder else { return nil }
         guard let rows = try? core.count(binding.table), rows >= Self.minimumRows,
             let version = try? core.version(),

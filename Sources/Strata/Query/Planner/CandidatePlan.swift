@@ -51,7 +51,6 @@ extension CandidatePlan {
                 }
                 if complete, equality == nil { equality = CandidatePlan(source: source, ranges: ranges) }
             case .range(let lower, let upper):
-                guard binding.keysInOrder else { continue }  // sealed keys: a scan tests the rows
                 var range = rangesByColumn[column]?.range ?? KeyRange()
                 if let lower, let key = encode(lower) {
                     if range.lower.map({ $0.lexicographicallyPrecedes(key) }) ?? true { range.lower = key }

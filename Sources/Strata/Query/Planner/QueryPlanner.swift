@@ -133,8 +133,7 @@ struct QueryPlanner<Element: Object> {
             let property = keys.first?.directProperty(in: binding.schema)
         else { return nil }
         let column = binding.columnOfProperty[property]
-        if binding.keysInOrder, let index = binding.indexes.first(where: { $0.column == column }),
-            ColumnSorter.sorts(keys, binding: binding)
+        if let index = binding.indexes.first(where: { $0.column == column }), ColumnSorter.sorts(keys, binding: binding)
         {
             return .indexOrderedPage(filter: access.condition, keys: keys, limit: limit, index: index)
         }

@@ -1,0 +1,230 @@
+#if Encryption
+    import CLMDB
+    import Foundation
+
+    /// The entries of a table with sealed keys in the order of their values, for one transaction: what
+    /// a cursor walks on an encrypted file, so that every walk (a Results' rows, a range, the first or
+    /// last key, an index's entries) sees the order a plain file has. Made on the first walk of the
+    /// table in the transaction by reading and opening all of it, then kept until the transaction ends
+    /// or writes to the table (Docs/Encryption.md says what that costs).
+    final class SealedOrder: @unchecked Sendable {  // read-only once made
+        struct Entry {
+            let key: UnsafeRawBufferPointer
+            var value: UnsafeRawBufferPointer
+            /// The key as stored (sealed), to put the real cursor on the entry (`MDB_CURRENT` writes).
+            let storedKey: UnsafeRawBufferPointer
+        }
+
+        private(set) var entries: [Entry]
+
+        init(entries: [Entry]) {
+            self.entries = entries.sorted { Self.precedes($0, $1) }
+        }
+
+        static func precedes(_ a: Entry, _ b: Entry) -> Bool {
+            let order = compare(a.key, b.key)
+            return order != 0 ? order < 0 : compare(a.value, b.value) < 0
+        }
+
+        /// memcmp's order, LMDB's default: a prefix first.
+        static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
+            let common = min(a.count, b.count)
+            if common > 0 {
+                let order = memcmp(a.baseAddress!, b.baseAddress!, common)
+                if order != 0 { return Int(order) }
+            }
+            return a.count - b.count
+        }
+
+        /// The first position whose key is `key` or after it (and, given `value`, whose pair is).
+        func lowerBound(_ key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil) -> Int {
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let middle = (low + high) / 2
+                var order = Self.compare(entries[middle].key, key)
+                if order == 0, let value { order = Self.compare(entries[middle].value, value) }
+                if order < 0 { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        func replaceValue(at position: Int, with value: UnsafeRawBufferPointer) {
+            entries[position].value = value
+        }
+    }
+
+    /// Where each cursor of a table with sealed keys stands in its `SealedOrder`. Process-wide and
+    /// keyed by the cursor, so that closing a cursor forgets it without reaching its transaction
+    /// (which may have ended first).
+    enum SealedCursors {
+        struct Position {
+            let order: SealedOrder
+            var index: Int
+            let transaction: OpaquePointer
+        }
+
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var positions: [OpaquePointer: Position] = [:]  // under lock
+        nonisolated(unsafe) private static var count = 0  // under lock; read unlocked as a hint
+
+        static func position(_ cursor: OpaquePointer) -> Position? {
+            lock.withLock { positions[cursor] }
+        }
+
+        static func set(_ cursor: OpaquePointer, _ position: Position) {
+            lock.withLock {
+                positions[cursor] = position
+                count = positions.count
+            }
+        }
+
+        /// Forgets the cursors of `transaction`, which ended (LMDB frees a write transaction's cursors).
+        static func transactionEnded(_ transaction: OpaquePointer) {
+            guard count > 0 else { return }
+            lock.withLock {
+                positions = positions.filter { $0.value.transaction != transaction }
+                count = positions.count
+            }
+        }
+
+        static func closed(_ cursor: OpaquePointer) {
+            guard count > 0 else { return }  // a plain file's cursors: no lock taken
+            lock.withLock {
+                positions[cursor] = nil
+                count = positions.count
+            }
+        }
+    }
+
+    extension LMDB {
+        /// `mdb_cursor_get` on a table with sealed keys, walking its `SealedOrder`: the pair at the new
+        /// position, opened, or nil (`MDB_NOTFOUND`). `key` and `value` are the app's (not sealed).
+        static func orderedCursorGet(
+            _ cursor: OpaquePointer, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?,
+            op: MDB_cursor_op, _ sealing: FileSealing, _ policy: FileSealing.Policy
+        ) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+            let order: SealedOrder
+            var index: Int
+            let current = SealedCursors.position(cursor)
+            switch op {
+            case MDB_NEXT, MDB_PREV, MDB_GET_CURRENT, MDB_NEXT_DUP, MDB_NEXT_NODUP, MDB_PREV_NODUP:
+                guard let current else {  // not positioned: LMDB starts at an end
+                    return try orderedCursorGet(
+                        cursor, key: nil, value: nil, op: op == MDB_PREV || op == MDB_PREV_NODUP ? MDB_LAST : MDB_FIRST,
+                        sealing, policy)
+                }
+                order = current.order
+                index = current.index
+                let entries = order.entries
+                switch op {
+                case MDB_NEXT: index += 1
+                case MDB_PREV: index -= 1
+                case MDB_NEXT_DUP:
+                    index += 1
+                    if index < entries.count, index > 0,
+                        SealedOrder.compare(entries[index].key, entries[index - 1].key) != 0
+                    {
+                        return nil  // LMDB leaves the cursor where it was
+                    }
+                case MDB_NEXT_NODUP:
+                    let start = index
+                    while index < entries.count, SealedOrder.compare(entries[index].key, entries[start].key) == 0 {
+                        index += 1
+                    }
+                case MDB_PREV_NODUP:
+                    let start = index
+                    while index >= 0, SealedOrder.compare(entries[index].key, entries[start].key) == 0 { index -= 1 }
+                default: break
+                }
+            default:
+                order = try sealing.order(of: cursor, policy)
+                let entries = order.entries
+                switch op {
+                case MDB_FIRST: index = 0
+                case MDB_LAST: index = entries.count - 1
+                case MDB_SET_RANGE:
+                    guard let key else { throw LMDBError(code: EINVAL) }
+                    index = order.lowerBound(key)
+                case MDB_SET, MDB_SET_KEY:
+                    guard let key else { throw LMDBError(code: EINVAL) }
+                    index = order.lowerBound(key)
+                    guard index < entries.count, SealedOrder.compare(entries[index].key, key) == 0 else { return nil }
+                case MDB_GET_BOTH, MDB_GET_BOTH_RANGE:
+                    guard let key, let value else { throw LMDBError(code: EINVAL) }
+                    index = order.lowerBound(key, value: value)
+                    guard index < entries.count, SealedOrder.compare(entries[index].key, key) == 0 else { return nil }
+                    if op == MDB_GET_BOTH, SealedOrder.compare(entries[index].value, value) != 0 { return nil }
+                default:
+                    throw LMDBError(code: EINVAL, detail: "cursor operation \(op.rawValue) on sealed keys")
+                }
+            }
+            guard index >= 0, index < order.entries.count else {
+                // Past an end: LMDB keeps the cursor on the last entry it stood on.
+                if current == nil || op == MDB_FIRST || op == MDB_LAST || op == MDB_SET_RANGE {
+                    SealedCursors.set(
+                        cursor,
+                        .init(
+                            order: order, index: max(-1, min(index, order.entries.count)),
+                            transaction: mdb_cursor_txn(cursor)))
+                }
+                return nil
+            }
+            SealedCursors.set(cursor, .init(order: order, index: index, transaction: mdb_cursor_txn(cursor)))
+            let entry = order.entries[index]
+            return (entry.key, entry.value)
+        }
+
+        /// `MDB_CURRENT` on a table with sealed keys: the real cursor is put on the entry the walk
+        /// stands on, then its value replaced (and the walk's copy with it).
+        static func orderedReplaceCurrent(
+            _ cursor: OpaquePointer, value: UnsafeRawBufferPointer, _ sealing: FileSealing, _ policy: FileSealing.Policy
+        ) throws(LMDBError) {
+            guard let position = SealedCursors.position(cursor), position.index >= 0,
+                position.index < position.order.entries.count
+            else { throw LMDBError(code: EINVAL, detail: "MDB_CURRENT on a cursor that stands on no entry") }
+            let entry = position.order.entries[position.index]
+            var k = MDB_val(
+                mv_size: entry.storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: entry.storedKey.baseAddress))
+            var found = MDB_val()
+            let code = mdb_cursor_get(cursor, &k, &found, MDB_SET)
+            if code != MDB_SUCCESS { throw LMDBError(code: code) }
+            var storedValue = sealing.storedValue(value, key: entry.key, storedKey: entry.storedKey, policy)
+            let put = storedValue.withUnsafeMutableBytes { raw in
+                var v = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+                return mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT))
+            }
+            if put != MDB_SUCCESS { throw LMDBError(code: put) }
+            let values = sealing.values(of: mdb_cursor_txn(cursor))
+            position.order.replaceValue(at: position.index, with: values.keep(Data(value)))
+        }
+    }
+
+    extension FileSealing {
+        /// The `SealedOrder` of the table of `cursor` in its transaction: kept, or made by walking the
+        /// table with the cursor itself.
+        func order(of cursor: OpaquePointer, _ policy: Policy) throws(LMDBError) -> SealedOrder {
+            let transaction = mdb_cursor_txn(cursor)!
+            let table = mdb_cursor_dbi(cursor)
+            if let kept = keptOrder(transaction, table) { return kept }
+            let values = values(of: transaction)
+            var entries: [SealedOrder.Entry] = []
+            var k = MDB_val()
+            var v = MDB_val()
+            var code = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while code == MDB_SUCCESS {
+                let storedKey = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
+                let key = try openKey(storedKey, policy, into: values)
+                let value = try openValue(
+                    UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size), key: key, storedKey: storedKey, policy,
+                    into: values)
+                entries.append(.init(key: key, value: value, storedKey: values.keep(Data(storedKey))))
+                code = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            if code != MDB_NOTFOUND { throw LMDBError(code: code) }
+            let order = SealedOrder(entries: entries)
+            keep(order, transaction, table)
+            return order
+        }
+    }
+#endif
