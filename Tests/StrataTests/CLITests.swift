@@ -379,6 +379,7 @@
                     ["stat", fixture.path], ["schema", fixture.path], ["dump", fixture.path, "--limit", "3"],
                     ["query", fixture.path, "Person", "name == 'secret 7'"], ["verify", fixture.path],
                     ["compact", fixture.path, "--to", copy], ["compact", fixture.path],
+                    ["salvage", fixture.path, "--to", fixture.directory.appendingPathComponent("saved.strata").path],
                 ]
                 for (index, arguments) in runs.enumerated() {
                     let keyFile = index % 2 == 0 ? raw : hex
@@ -391,6 +392,8 @@
                 let found = try Self.strata("query", fixture.path, "Person", "name == 'secret 7'", "--key-file", raw)
                 #expect(found.stdout.contains("secret 7"))
                 #expect(try DynamicStore(path: copy, encryptionKey: key).count(ofType: "Person") == 100)
+                let saved = fixture.directory.appendingPathComponent("saved.strata").path
+                #expect(try DynamicStore(path: saved, encryptionKey: key).count(ofType: "Person") == 100)
                 let wrong = fixture.directory.appendingPathComponent("wrong.bin").path
                 FileManager.default.createFile(atPath: wrong, contents: Data(repeating: 9, count: 64))
                 let wrongRun = try Self.strata("stat", fixture.path, "--key-file", wrong)

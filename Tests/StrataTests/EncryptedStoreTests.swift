@@ -301,5 +301,63 @@
             #expect(inWrite.objects(Note.self).where { $0.text == "written in the write" }.count == 1)
             #expect(try values(in: copy("in-write.strata")) == 0)
         }
+
+        /// Salvage of an encrypted file: with its key, every row that opens is saved into a new file
+        /// under the same key, and only the damaged rows are lost; without the key, a typed error.
+        @Test func salvageSavesTheRowsThatOpenAndLosesOnlyTheDamaged() throws {
+            let (_, fixture) = Self.fixtures()
+            let path = fixture.configuration.fileURL!.path
+            do {
+                let store = try Store(configuration: fixture.configuration)
+                try store.write {
+                    for id in 0..<500 { try store.add(Person(id: id, name: "secret \(id)", age: id % 70)) }
+                }
+            }
+            do {  // three sealed rows damaged where they lie, one bit each
+                var options = EnvironmentOptions(mapSize: 1 << 30)
+                options.readsSealedBytes = true
+                options.checksEveryPage = false
+                let raw = try Environment(path: path, options: options)
+                var write = try WriteTransaction(raw)
+                let table = Table(dbi: try write.openTable(named: "type.Person", flags: [], create: false)!, flags: [])
+                for (index, pair) in try write.pairs(table, after: nil, limit: 1_000).enumerated()
+                where index % 150 == 7 {
+                    var value = pair.value
+                    value[value.count / 2] ^= 0x04
+                    _ = try pair.key.withBytes { k in
+                        try value.withBytes { v in try write.put(table, key: k, value: v) }
+                    }
+                }
+                try write.commit()
+                raw.close()
+            }
+            let damaged = URL(fileURLWithPath: path)
+            let directory = fixture.directory
+            #expect(throws: StoreError.encryption(path: path, .keyMissing)) {
+                try Store.salvage(from: damaged, to: directory.appendingPathComponent("nokey.strata"))
+            }
+            #expect(throws: StoreError.encryption(path: path, .wrongKey)) {
+                try Store.salvage(
+                    from: damaged, to: directory.appendingPathComponent("wrongkey.strata"),
+                    encryptionKey: Data(repeating: 3, count: 64))
+            }
+            let saved = directory.appendingPathComponent("saved.strata")
+            let report = try Store.salvage(from: damaged, to: saved, encryptionKey: Self.key)
+            let people = report.types.first { $0.typeName == "Person" }
+            #expect(people?.saved == 496)
+            #expect(people?.lostKeys.count == 4)
+            #expect(people?.lostKeys.allSatisfy { Int($0) != nil } == true, "lost keys named by their values")
+            var configuration = fixture.configuration
+            configuration.fileURL = saved
+            let store = try Store(configuration: configuration)
+            let lost = Set(people?.lostKeys.compactMap { Int($0) } ?? [])
+            #expect(store.objects(Person.self).count == 496)
+            #expect(store.objects(Person.self).allSatisfy { $0.name == "secret \($0.id)" && !lost.contains($0.id) })
+            #expect(
+                store.objects(Person.self).where { $0.age == 7 }.count
+                    == (0..<500).filter { $0 % 70 == 7 && !lost.contains($0) }.count)
+            let bytes = try Data(contentsOf: saved)
+            #expect(bytes.range(of: Data("secret 1".utf8)) == nil)
+        }
     }
 #endif

@@ -17,17 +17,25 @@ extension Store {
     /// row whose checksum does not match is lost (its key reported); a damaged page is left out with
     /// the rows under it (the keys it covered reported).
     ///
+    /// An encrypted file is salvaged with its `encryptionKey` into a new file encrypted with the same
+    /// key; a row that does not open is lost like one whose checksum does not match. (Rows of pages
+    /// cut off from their tree are not adopted in an encrypted file: which table's key opens them
+    /// is not known.)
+    ///
     /// - Throws: `.invalidArgument` when `destination` exists, `.fileAccess` when a file cannot be
     ///   read or written, `.corrupted` when nothing can be salvaged (no readable meta page, table
-    ///   directory or schema).
-    public static func salvage(from damaged: URL, to destination: URL) throws(StoreError) -> SalvageReport {
-        let found = try SalvagedFile(path: damaged.path)
+    ///   directory or schema), `.encryption` for a missing or wrong key.
+    public static func salvage(from damaged: URL, to destination: URL, encryptionKey: Data? = nil) throws(StoreError)
+        -> SalvageReport
+    {
+        let key = encryptionKey.map(Array.init)
+        let found = try SalvagedFile(path: damaged.path, encryptionKey: key)
         let path = try StoreError.mapping { try EnvironmentRegistry.canonicalPath(destination.path) }
         guard fileSize(atPath: path) == nil else { throw .invalidArgument("\(path) exists: salvage writes a new file") }
         do {
-            try found.write(to: path)
+            try found.write(to: path, encryptionKey: key)
             // What salvage promises: the new file verifies.
-            try DynamicStore(path: path).verify()
+            try DynamicStore(path: path, encryptionKey: encryptionKey).verify()
         } catch {
             for file in [path, path + "-lock"] { unlink(file) }
             throw error
@@ -45,7 +53,7 @@ private struct SalvagedFile {
     let rows: [String: [(key: [UInt8], row: [UInt8])]]
     let report: SalvageReport
 
-    init(path: String) throws(StoreError) {
+    init(path: String, encryptionKey: [UInt8]?) throws(StoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .fileAccess(path: path, code: errno) }
         defer { close(fd) }
@@ -56,6 +64,7 @@ private struct SalvagedFile {
             var lostRanges: [String: [([UInt8]?, [UInt8]?)]] = [:]
             var orphans: [(key: [UInt8], value: [UInt8])] = []
             var walker = PageWalker(fd: fd, path: path, pageSize: pageSize, lastPage: meta.lastPage)
+            walker.salvageKey = encryptionKey
             let visitor = PageWalker.SalvageVisitor(
                 row: { table, key, value, sealed in
                     switch sealed {
@@ -70,6 +79,8 @@ private struct SalvagedFile {
                 orphan: { key, value in orphans.append((Array(key), Array(value))) })
             do {
                 try walker.salvage(meta, visitor: visitor)
+            } catch .encryption(let path, let failure) {
+                throw .encryption(path: path, failure)  // no other snapshot has another key
             } catch {
                 failures.append("transaction \(meta.transactionID): \(error)")
                 continue
@@ -80,7 +91,9 @@ private struct SalvagedFile {
             }
             let schema = try schemaBytes.withBytes { (bytes) throws(StoreError) in try StoredSchema(decoding: bytes) }
             let sealed = (walker.formatVersion ?? 0) >= StrataFormat.firstSealedVersion
-            Self.adopt(orphans, into: &rows, ranges: lostRanges, schema: schema, sealed: sealed)
+            if walker.sealing == nil {
+                Self.adopt(orphans, into: &rows, ranges: lostRanges, schema: schema, sealed: sealed)
+            }
             var kept: [String: [(key: [UInt8], row: [UInt8])]] = [:]
             var types: [SalvageReport.TypeReport] = []
             for type in schema.types {
@@ -180,10 +193,11 @@ private struct SalvagedFile {
 
     /// Writes a new store at `path`: the schema, every kept row (sealed), rebuilt indexes and
     /// backlinks, links to lost rows cleared; in one write.
-    func write(to path: String) throws(StoreError) {
+    func write(to path: String, encryptionKey: [UInt8]?) throws(StoreError) {
         let size = rows.values.reduce(0) { total, rows in total + rows.reduce(0) { $0 + $1.key.count + $1.row.count } }
         let options = EnvironmentOptions(
-            mapSize: max(Store.Configuration.defaultMaximumSize, size * 4), maxTables: 4096)
+            mapSize: max(Store.Configuration.defaultMaximumSize, size * 4), maxTables: 4096,
+            encryptionKey: encryptionKey)
         let lease = try StoreError.mapping { try EnvironmentRegistry.shared.lease(path: path, options: options) }
         let environment = lease.environment
         var transaction: WriteTransaction? = try StoreError.mapping { () throws(LMDBError) in

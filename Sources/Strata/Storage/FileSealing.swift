@@ -208,6 +208,17 @@ import Foundation
         fileprivate static func open(
             _ env: OpaquePointer, record: [UInt8], meta: MDB_dbi, key: [UInt8], path: String
         ) throws(StorageError) -> FileSealing {
+            let sealing = try checked(record: record, key: key, path: path)
+            LMDB.setSealing(env, sealing)
+            sealing.tableOpened(meta, name: StrataFormat.metaTable, flags: 0)  // opened before the sealing
+            return sealing
+        }
+
+        /// The sealing of the file whose key record is `record`, when `key` opens its check value.
+        ///
+        /// - Throws: `.encryption(path:, .wrongKey)`.
+        static func checked(record: [UInt8], key: [UInt8], path: String) throws(StorageError) -> FileSealing {
+            guard key.count == keyLength else { throw .encryption(path: path, .invalidKeyLength(key.count)) }
             let saltEnd = 1 + Sealer.saltLength
             guard record.count > saltEnd, record[0] == recordVersion else {
                 throw .encryption(path: path, .wrongKey)
@@ -219,10 +230,7 @@ import Foundation
                 }
             }
             guard opened.map(Array.init) == checkText else { throw .encryption(path: path, .wrongKey) }
-            let sealing = FileSealing(sealer: sealer)
-            LMDB.setSealing(env, sealing)
-            sealing.tableOpened(meta, name: StrataFormat.metaTable, flags: 0)  // opened before the sealing
-            return sealing
+            return FileSealing(sealer: sealer)
         }
     }
 #else
@@ -238,6 +246,10 @@ import Foundation
 
         static func sealing(ofNew env: OpaquePointer, record: [UInt8], key: [UInt8]) -> FileSealing {
             preconditionFailure("no record is made without the Encryption trait")
+        }
+
+        static func checked(record: [UInt8], key: [UInt8], path: String) throws(StorageError) -> FileSealing {
+            throw .encryption(path: path, .notBuiltWithEncryption)
         }
 
         fileprivate static func open(

@@ -46,6 +46,7 @@ extension PageWalker {
             currentTable = StrataFormat.metaTable
             try walkTree(record, kind: .meta, file: file, name: "the meta table")
         }
+        try openSalvagedFile()
         let rowPrefix = Array(StrataFormat.rowTablePrefix.utf8)
         let sealed = (formatVersion ?? 0) >= StrataFormat.firstSealedVersion
         for (name, record) in found where name != metaName {

@@ -61,6 +61,11 @@ struct PageWalker {
     /// An encrypted file's sealing: every sealed value is opened (its tag checked) instead of
     /// trusting its bytes, and a row's seal is checked inside it.
     var sealing: FileSealing?
+    /// For a salvaging walk of an encrypted file: its key, which opens the file's record once the meta
+    /// table has been walked (nothing else can be trusted to hold it).
+    var salvageKey: [UInt8]?
+    /// The file's encryption record, read by a walk of the meta table.
+    private(set) var encryptionRecord: [UInt8]?
 
     init(fd: Int32, path: String, pageSize: Int, lastPage: UInt64) {
         self.fd = fd
@@ -336,7 +341,25 @@ struct PageWalker {
         case .meta, .rows, .plain: holdsValues = true
         default: holdsValues = false  // duplicates are sealed like keys, and checked where they are read
         }
-        if sealing != nil, holdsValues, !opened, let pair = try openSealed(key, value, damaged: damaged) {
+        if sealing != nil, holdsValues, !opened, visitor != nil {
+            // Salvaging: a row that does not open is lost, not the page's end.
+            let opened: (key: [UInt8], value: [UInt8])?
+            do {
+                opened = try openSealed(key, value, damaged: damaged)
+            } catch {
+                if case .rows = kind {
+                    (openedKey(key) ?? Array(key)).withUnsafeBytes { visitor?.row(currentTable, $0, value, false) }
+                }
+                return
+            }
+            if let pair = opened {
+                return try pair.key.withBytes { (key) throws(StorageError) in
+                    try pair.value.withBytes { (value) throws(StorageError) in
+                        try checkValue(key, value, kind: kind, damaged: damaged, opened: true)
+                    }
+                }
+            }
+        } else if sealing != nil, holdsValues, !opened, let pair = try openSealed(key, value, damaged: damaged) {
             return try pair.key.withBytes { (key) throws(StorageError) in
                 try pair.value.withBytes { (value) throws(StorageError) in
                     try checkValue(key, value, kind: kind, damaged: damaged, opened: true)
@@ -346,6 +369,8 @@ struct PageWalker {
         switch kind {
         case .meta where key.elementsEqual(StrataFormat.formatKey.utf8) && value.count == 4:
             formatVersion = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
+        case .meta where key.elementsEqual(StrataFormat.encryptionKey.utf8):
+            encryptionRecord = Array(value)
         case .meta where key.elementsEqual(StrataFormat.schemaKey.utf8):
             schema = Array(value)
         case .rows(let sealed) where visitor != nil:
@@ -384,6 +409,44 @@ struct PageWalker {
         #else
             return nil
         #endif
+    }
+
+    /// `key` of the walked table opened, when its keys are sealed and it opens (to name a lost row).
+    private func openedKey(_ key: UnsafeRawBufferPointer) -> [UInt8]? {
+        #if Encryption
+            guard let sealing else { return nil }
+            let policy = sealing.policy(named: currentTable, duplicates: false)
+            guard policy.sealsKeys, let opened = try? sealing.sealer.openKey(key, table: policy.tag) else { return nil }
+            return Array(opened)
+        #else
+            return nil
+        #endif
+    }
+
+    /// Once a salvaging walk has read the meta table: the sealing of an encrypted file from its record
+    /// and `salvageKey`, and its schema opened.
+    ///
+    /// - Throws: `.encryption` for a key missing, wrong, or given for a plain file.
+    mutating func openSalvagedFile() throws(StorageError) {
+        switch (encryptionRecord, salvageKey) {
+        case (nil, nil): return
+        case (nil, _?): throw .encryption(path: path, .fileNotEncrypted)
+        case (_?, nil): throw .encryption(path: path, .keyMissing)
+        case (let record?, let key?):
+            let opened = try FileSealing.checked(record: record, key: key, path: path)
+            sealing = opened
+            #if Encryption
+                if let sealed = schema {
+                    let policy = opened.policy(named: StrataFormat.metaTable, duplicates: false)
+                    schema = sealed.withUnsafeBytes { value in
+                        Array(StrataFormat.schemaKey.utf8).withUnsafeBytes { storedKey in
+                            (try? opened.sealer.openValue(value, table: policy.tag, storedKey: storedKey)).map(
+                                Array.init)
+                        }
+                    }
+                }
+            #endif
+        }
     }
 
     private static func sealMatches(key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Bool {

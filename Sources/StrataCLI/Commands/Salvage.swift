@@ -16,10 +16,14 @@
 
         @Argument(help: "The damaged store file.") var path: String
         @Option(name: .customLong("to"), help: "The new file to write (it must not exist).") var destination: String
+        @OptionGroup var key: KeyFileOption
 
         func run() throws {
+            let encryptionKey = try key.read()  // an encrypted file's: NEW is encrypted with it too
             let report = try reportingFailures(of: path) { () throws(StoreError) in
-                try Store.salvage(from: URL(fileURLWithPath: path), to: URL(fileURLWithPath: destination))
+                try Store.salvage(
+                    from: URL(fileURLWithPath: path), to: URL(fileURLWithPath: destination),
+                    encryptionKey: encryptionKey)
             }
             Output.line(
                 "salvaged: \(destination): \(Output.grouped(report.savedRows)) rows, as of transaction \(report.transactionID)"
