@@ -7,7 +7,7 @@
 # own builds enable all three, everywhere, so that one build serves every target.
 TRAITS = --traits Sync,CLI,Encryption
 
-.PHONY: lmdb postgresql demo demo-sync bench-sync test test-tsan soak stress build clean bench bench-smoke docs lint format
+.PHONY: lmdb postgresql demo demo-sync bench-sync test test-tsan test-encrypted soak stress build clean bench bench-smoke docs lint format
 
 lmdb:
 	@scripts/ensure-lmdb.sh
@@ -45,6 +45,15 @@ TSAN_TESTS = ConcurrencyTests|ScanSplitTests|ColumnCopyTests|ChangesSequenceTest
 test-tsan: lmdb
 	swift build $(TRAITS) --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 swift test $(TRAITS) --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"
+
+# The reliability suites again on encrypted files (Docs/Encryption.md): with STRATA_RELIABILITY_KEY,
+# every test Fixture and the helper process open their files with that key (kills, power cuts,
+# damaged files, processes sharing a file, threads). Uses the build `make test` made.
+ENCRYPTED_TESTS = CrashTests|FileDamageTests|PowerCutTests|MultiProcessTests|ConcurrencyTests
+test-encrypted: lmdb
+	swift build $(TRAITS) --build-tests
+	STRATA_RELIABILITY_KEY=0b30557a9fc4e90e33587da2c7ec11365b80a5caef14395e83a8cdf2173c6186abd0f51a3f6489aed3f81d42678cb1d6fb20456a8fb4d9fe23486d92b7dc0126 \
+		swift test $(TRAITS) --skip-build --filter "$(ENCRYPTED_TESTS)"
 
 # The reliability tests at full scale (Docs/Reliability.md): 2,000 kills per durability, 2,000 damaged
 # files per kind (and salvages of 400), 10,000 simulated power cuts per durability, a minute of

@@ -41,5 +41,20 @@ public func reliabilityConfiguration(path: String, durability: Store.Durability 
     var configuration = Store.Configuration(
         fileURL: URL(fileURLWithPath: path), objectTypes: [CrashEntry.self, CrashCounter.self, ProcessEntry.self])
     configuration.durability = durability
+    configuration.encryptionKey = reliabilityEncryptionKey
     return configuration
 }
+
+/// With `STRATA_RELIABILITY_KEY` set (128 hex digits; `make test-encrypted` sets it), the reliability
+/// suites and their helper process run on encrypted files: kills, power cuts, damaged files, several
+/// processes (Docs/Reliability.md).
+public let reliabilityEncryptionKey: Data? = {
+    guard let hex = ProcessInfo.processInfo.environment["STRATA_RELIABILITY_KEY"], hex.count == 128 else { return nil }
+    var bytes: [UInt8] = []
+    var digits = hex.makeIterator()
+    while let high = digits.next(), let low = digits.next() {
+        guard let byte = UInt8(String([high, low]), radix: 16) else { return nil }
+        bytes.append(byte)
+    }
+    return Data(bytes)
+}()

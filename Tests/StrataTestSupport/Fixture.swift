@@ -24,6 +24,7 @@ public final class Fixture: @unchecked Sendable {  // immutable after init
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var configuration = Store.Configuration(
             fileURL: directory.appendingPathComponent("test.strata"), objectTypes: types)
+        configuration.encryptionKey = reliabilityEncryptionKey  // nil unless STRATA_RELIABILITY_KEY is set
         configure(&configuration)
         self.configuration = configuration
         registry = FixtureRegistry.current

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestModels
 import StrataTestSupport
 import Testing
 
@@ -76,7 +77,7 @@ struct MultiProcessTests {
         if compaction == "on launch" {
             store = try Store(configuration: compacting)
         } else {
-            _ = try DynamicStore.compactFile(atPath: path)
+            _ = try DynamicStore.compactFile(atPath: path, encryptionKey: reliabilityEncryptionKey)
             store = try Store(configuration: reliabilityConfiguration(path: path))
         }
         let process = try #require(other.withLock { $0 }?.value, "the file was compacted")
