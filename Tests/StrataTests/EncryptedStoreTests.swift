@@ -359,5 +359,42 @@
             let bytes = try Data(contentsOf: saved)
             #expect(bytes.range(of: Data("secret 1".utf8)) == nil)
         }
+
+        /// E6 of Docs/Benchmarks.md: 10,000 random markers and more, stored as primary keys, indexed and
+        /// plain strings, list elements and note texts; none is in the file or its lock file (the same
+        /// test on a plain Store finds all 14,000).
+        @Test func tenThousandRandomMarkersAreNotInTheFiles() throws {
+            let fixture = Fixture([Person.self, Dog.self, Note.self, AllTypes.self]) { $0.encryptionKey = Self.key }
+            var random = SplitMix64(state: 10_000)
+            var markers: [String] = []
+            func marker() -> String {
+                let text = Self.marker(&random)
+                markers.append(text)
+                return text
+            }
+            do {
+                let store = try Store(configuration: fixture.configuration)
+                try store.write {
+                    for id in 0..<2_000 {
+                        let person = Person(id: id, name: marker())  // an indexed string
+                        person.email = marker()
+                        try store.add(person)
+                        let all = AllTypes()
+                        all.key = marker()  // a string primary key
+                        all.string = marker()
+                        all.strings.append(marker())  // a list element
+                        try store.add(all)
+                    }
+                }
+                try store.write { for _ in 0..<4_000 { try store.add(Note(marker())) } }
+            }
+            #expect(markers.count == 14_000)
+            for file in [fixture.path, fixture.path + "-lock"] {
+                // Every "m<digits>z" run of the file: a marker is in it if and only if it is one of them.
+                let tokens = SealedStorageTests.markerTokens(in: try Data(contentsOf: URL(fileURLWithPath: file)))
+                let found = markers.filter { tokens.contains(Array($0.utf8)) }
+                #expect(found.count == 0, "\(found.count) of \(markers.count) markers in \(file)")
+            }
+        }
     }
 #endif
