@@ -371,8 +371,8 @@
                 }
                 let raw = fixture.directory.appendingPathComponent("key.bin").path
                 let hex = fixture.directory.appendingPathComponent("key.hex").path
-                FileManager.default.createFile(atPath: raw, contents: key)
-                FileManager.default.createFile(
+                _ = FileManager.default.createFile(atPath: raw, contents: key)
+                _ = FileManager.default.createFile(
                     atPath: hex, contents: Data((key.map { String(format: "%02x", $0) }.joined() + "\n").utf8))
                 let copy = fixture.directory.appendingPathComponent("copy.strata").path
                 let runs: [[String]] = [
@@ -395,10 +395,10 @@
                 let saved = fixture.directory.appendingPathComponent("saved.strata").path
                 #expect(try DynamicStore(path: saved, encryptionKey: key).count(ofType: "Person") == 100)
                 let wrong = fixture.directory.appendingPathComponent("wrong.bin").path
-                FileManager.default.createFile(atPath: wrong, contents: Data(repeating: 9, count: 64))
+                _ = FileManager.default.createFile(atPath: wrong, contents: Data(repeating: 9, count: 64))
                 let wrongRun = try Self.strata("stat", fixture.path, "--key-file", wrong)
                 #expect(wrongRun.isCleanFailure && wrongRun.stderr.contains("does not open"), "\(wrongRun.stderr)")
-                FileManager.default.createFile(atPath: wrong, contents: Data(repeating: 9, count: 10))
+                _ = FileManager.default.createFile(atPath: wrong, contents: Data(repeating: 9, count: 10))
                 #expect(try Self.strata("stat", fixture.path, "--key-file", wrong).isCleanFailure)
                 let file = try Data(contentsOf: URL(fileURLWithPath: fixture.path))
                 #expect(file.range(of: Data("secret 7".utf8)) == nil)
