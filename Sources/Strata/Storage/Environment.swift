@@ -29,7 +29,7 @@ struct EnvironmentOptions: Hashable, Sendable {
     var checksEveryPage = true
     /// The app's key of an encrypted file (64 bytes); a new file is made encrypted with it.
     var encryptionKey: [UInt8]?
-    /// Reads an encrypted file's stored bytes as they are, sealed (tests and salvage only).
+    /// Reads an encrypted file's stored bytes as they are, sealed (the tests that damage them).
     var readsSealedBytes = false
 
     /// LMDB's own default is 126; why Strata's is higher: `Store.Configuration.maximumReaders`.

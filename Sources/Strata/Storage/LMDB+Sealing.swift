@@ -65,16 +65,8 @@
             flags: UInt32, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
             sealing.tableChanged(txn, dbi)
-            var storedKey = sealing.storedKey(key, policy)
-            var storedValue = storedKey.withUnsafeBytes { sealing.storedValue(value, key: key, storedKey: $0, policy) }
-            let code = storedKey.withUnsafeMutableBytes { rawKey in
-                storedValue.withUnsafeMutableBytes { rawValue in
-                    var k = MDB_val(mv_size: rawKey.count, mv_data: rawKey.baseAddress)
-                    var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
-                    // Sealed keys are not in the order of their values: nothing appends to their end.
-                    let ignored = UInt32(MDB_RESERVE) | (policy.sealsKeys ? UInt32(MDB_APPEND | MDB_APPENDDUP) : 0)
-                    return mdb_put(txn, dbi, &k, &v, flags & ~ignored)
-                }
+            let code = withSealedPair(key, value, flags: flags & ~UInt32(MDB_RESERVE), sealing, policy) { k, v, flags in
+                mdb_put(txn, dbi, &k, &v, flags)
             }
             if code == MDB_KEYEXIST { return false }
             if code != MDB_SUCCESS { throw LMDBError(code: code) }
@@ -147,17 +139,28 @@
                 return try orderedReplaceCurrent(cursor, value: value, sealing, policy)
             }
             sealing.tableChanged(mdb_cursor_txn(cursor), mdb_cursor_dbi(cursor))
+            let code = withSealedPair(key, value, flags: flags, sealing, policy) { k, v, flags in
+                mdb_cursor_put(cursor, &k, &v, flags)
+            }
+            if code != MDB_SUCCESS { throw LMDBError(code: code) }
+        }
+
+        /// `key` and `value` sealed for their table as LMDB takes them, and `flags` without what sealed
+        /// keys cannot do: they are not in the order of their values, so nothing appends to their end.
+        private static func withSealedPair(
+            _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, flags: UInt32, _ sealing: FileSealing,
+            _ policy: FileSealing.Policy, _ body: (inout MDB_val, inout MDB_val, UInt32) -> Int32
+        ) -> Int32 {
             var storedKey = sealing.storedKey(key, policy)
             var storedValue = storedKey.withUnsafeBytes { sealing.storedValue(value, key: key, storedKey: $0, policy) }
-            let code = storedKey.withUnsafeMutableBytes { rawKey in
+            let ignored = policy.sealsKeys ? UInt32(MDB_APPEND | MDB_APPENDDUP) : 0
+            return storedKey.withUnsafeMutableBytes { rawKey in
                 storedValue.withUnsafeMutableBytes { rawValue in
                     var k = MDB_val(mv_size: rawKey.count, mv_data: rawKey.baseAddress)
                     var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
-                    let ignored = policy.sealsKeys ? UInt32(MDB_APPEND | MDB_APPENDDUP) : 0
-                    return mdb_cursor_put(cursor, &k, &v, flags & ~ignored)
+                    return body(&k, &v, flags & ~ignored)
                 }
             }
-            if code != MDB_SUCCESS { throw LMDBError(code: code) }
         }
 
         /// `cursorGetRow` on an encrypted file: the pair opened, then the checks of a sealed row.

@@ -52,7 +52,7 @@ struct PageWalker {
     /// The file's format version, read from the meta table by a walk of every table.
     private(set) var formatVersion: UInt32?
     /// The file's stored schema, read from the meta table by a walk of every table.
-    private(set) var schema: [UInt8]?
+    var schema: [UInt8]?  // set by walks of the meta table, opened for an encrypted file (PageWalker+Sealing)
 
     /// Set by `salvage`: damage skips the page instead of ending the walk.
     var visitor: SalvageVisitor?
@@ -332,40 +332,11 @@ struct PageWalker {
         }
     }
 
-    private mutating func checkValue(
+    mutating func checkValue(
         _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, kind: TreeKind,
         damaged: (String) -> StorageError, opened: Bool = false
     ) throws(StorageError) {
-        let holdsValues: Bool
-        switch kind {
-        case .meta, .rows, .plain: holdsValues = true
-        default: holdsValues = false  // duplicates are sealed like keys, and checked where they are read
-        }
-        if sealing != nil, holdsValues, !opened, visitor != nil {
-            // Salvaging: a row that does not open is lost, not the page's end.
-            let opened: (key: [UInt8], value: [UInt8])?
-            do {
-                opened = try openSealed(key, value, damaged: damaged)
-            } catch {
-                if case .rows = kind {
-                    (openedKey(key) ?? Array(key)).withUnsafeBytes { visitor?.row(currentTable, $0, value, false) }
-                }
-                return
-            }
-            if let pair = opened {
-                return try pair.key.withBytes { (key) throws(StorageError) in
-                    try pair.value.withBytes { (value) throws(StorageError) in
-                        try checkValue(key, value, kind: kind, damaged: damaged, opened: true)
-                    }
-                }
-            }
-        } else if sealing != nil, holdsValues, !opened, let pair = try openSealed(key, value, damaged: damaged) {
-            return try pair.key.withBytes { (key) throws(StorageError) in
-                try pair.value.withBytes { (value) throws(StorageError) in
-                    try checkValue(key, value, kind: kind, damaged: damaged, opened: true)
-                }
-            }
-        }
+        if sealing != nil, !opened, try checkSealed(key, value, kind: kind, damaged: damaged) { return }
         switch kind {
         case .meta where key.elementsEqual(StrataFormat.formatKey.utf8) && value.count == 4:
             formatVersion = UInt32(littleEndian: value.loadUnaligned(as: UInt32.self))
@@ -385,67 +356,6 @@ struct PageWalker {
             }
         default:
             break
-        }
-    }
-
-    /// In an encrypted file, the key and value of `key`/`value` opened (nil when the walked table
-    /// keeps them clear: the meta table's records opening needs, the unnamed table).
-    ///
-    /// - Throws: `.damaged` when they do not open.
-    private func openSealed(
-        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, damaged: (String) -> StorageError
-    ) throws(StorageError) -> (key: [UInt8], value: [UInt8])? {
-        #if Encryption
-            guard let sealing, !currentTable.isEmpty else { return nil }
-            let policy = sealing.policy(named: currentTable, duplicates: false)
-            if !policy.sealsKeys, FileSealing.clearMetaKeys.contains(Array(key)) { return nil }
-            do {
-                let plainKey = policy.sealsKeys ? Array(try sealing.sealer.openKey(key, table: policy.tag)) : Array(key)
-                let plainValue = Array(try sealing.sealer.openValue(value, table: policy.tag, storedKey: key))
-                return (plainKey, plainValue)
-            } catch {
-                throw damaged("holds a sealed value that does not open (\(error))")
-            }
-        #else
-            return nil
-        #endif
-    }
-
-    /// `key` of the walked table opened, when its keys are sealed and it opens (to name a lost row).
-    private func openedKey(_ key: UnsafeRawBufferPointer) -> [UInt8]? {
-        #if Encryption
-            guard let sealing else { return nil }
-            let policy = sealing.policy(named: currentTable, duplicates: false)
-            guard policy.sealsKeys, let opened = try? sealing.sealer.openKey(key, table: policy.tag) else { return nil }
-            return Array(opened)
-        #else
-            return nil
-        #endif
-    }
-
-    /// Once a salvaging walk has read the meta table: the sealing of an encrypted file from its record
-    /// and `salvageKey`, and its schema opened.
-    ///
-    /// - Throws: `.encryption` for a key missing, wrong, or given for a plain file.
-    mutating func openSalvagedFile() throws(StorageError) {
-        switch (encryptionRecord, salvageKey) {
-        case (nil, nil): return
-        case (nil, _?): throw .encryption(path: path, .fileNotEncrypted)
-        case (_?, nil): throw .encryption(path: path, .keyMissing)
-        case (let record?, let key?):
-            let opened = try FileSealing.checked(record: record, key: key, path: path)
-            sealing = opened
-            #if Encryption
-                if let sealed = schema {
-                    let policy = opened.policy(named: StrataFormat.metaTable, duplicates: false)
-                    schema = sealed.withUnsafeBytes { value in
-                        Array(StrataFormat.schemaKey.utf8).withUnsafeBytes { storedKey in
-                            (try? opened.sealer.openValue(value, table: policy.tag, storedKey: storedKey)).map(
-                                Array.init)
-                        }
-                    }
-                }
-            #endif
         }
     }
 

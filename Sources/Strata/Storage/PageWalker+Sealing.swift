@@ -1,0 +1,96 @@
+/// The walk of an encrypted file: every sealed value opened (its tag checked) before it is checked
+/// as a plain file's, and a salvaging walk's key checked against the file's record.
+extension PageWalker {
+    /// Checks the opened pair of `key` and `value` when the walked table seals them (true: checked);
+    /// false when it keeps them clear, or holds duplicates (sealed like keys, checked where read). A
+    /// salvaging walk counts a row that does not open as lost, not as the end of its page.
+    ///
+    /// - Throws: `.damaged` when a value does not open (outside a salvage).
+    mutating func checkSealed(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, kind: TreeKind,
+        damaged: (String) -> StorageError
+    ) throws(StorageError) -> Bool {
+        switch kind {
+        case .meta, .rows, .plain: break
+        default: return false
+        }
+        let pair: (key: [UInt8], value: [UInt8])?
+        do {
+            pair = try openSealed(key, value, damaged: damaged)
+        } catch {
+            guard let visitor else { throw error }
+            if case .rows = kind {
+                (openedKey(key) ?? Array(key)).withUnsafeBytes { visitor.row(currentTable, $0, value, false) }
+            }
+            return true
+        }
+        guard let pair else { return false }
+        try pair.key.withBytes { (key) throws(StorageError) in
+            try pair.value.withBytes { (value) throws(StorageError) in
+                try checkValue(key, value, kind: kind, damaged: damaged, opened: true)
+            }
+        }
+        return true
+    }
+
+    /// In an encrypted file, the key and value of `key`/`value` opened (nil when the walked table
+    /// keeps them clear: the meta table's records opening needs, the unnamed table).
+    ///
+    /// - Throws: `.damaged` when they do not open.
+    fileprivate func openSealed(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, damaged: (String) -> StorageError
+    ) throws(StorageError) -> (key: [UInt8], value: [UInt8])? {
+        #if Encryption
+            guard let sealing, !currentTable.isEmpty else { return nil }
+            let policy = sealing.policy(named: currentTable, duplicates: false)
+            if !policy.sealsKeys, FileSealing.clearMetaKeys.contains(Array(key)) { return nil }
+            do {
+                let plainKey = policy.sealsKeys ? Array(try sealing.sealer.openKey(key, table: policy.tag)) : Array(key)
+                let plainValue = Array(try sealing.sealer.openValue(value, table: policy.tag, storedKey: key))
+                return (plainKey, plainValue)
+            } catch {
+                throw damaged("holds a sealed value that does not open (\(error))")
+            }
+        #else
+            return nil
+        #endif
+    }
+
+    /// `key` of the walked table opened, when its keys are sealed and it opens (to name a lost row).
+    fileprivate func openedKey(_ key: UnsafeRawBufferPointer) -> [UInt8]? {
+        #if Encryption
+            guard let sealing else { return nil }
+            let policy = sealing.policy(named: currentTable, duplicates: false)
+            guard policy.sealsKeys, let opened = try? sealing.sealer.openKey(key, table: policy.tag) else { return nil }
+            return Array(opened)
+        #else
+            return nil
+        #endif
+    }
+
+    /// Once a salvaging walk has read the meta table: the sealing of an encrypted file from its record
+    /// and `salvageKey`, and its schema opened.
+    ///
+    /// - Throws: `.encryption` for a key missing, wrong, or given for a plain file.
+    mutating func openSalvagedFile() throws(StorageError) {
+        switch (encryptionRecord, salvageKey) {
+        case (nil, nil): return
+        case (nil, _?): throw .encryption(path: path, .fileNotEncrypted)
+        case (_?, nil): throw .encryption(path: path, .keyMissing)
+        case (let record?, let key?):
+            let opened = try FileSealing.checked(record: record, key: key, path: path)
+            sealing = opened
+            #if Encryption
+                if let sealed = schema {
+                    let policy = opened.policy(named: StrataFormat.metaTable, duplicates: false)
+                    schema = sealed.withUnsafeBytes { value in
+                        Array(StrataFormat.schemaKey.utf8).withUnsafeBytes { storedKey in
+                            (try? opened.sealer.openValue(value, table: policy.tag, storedKey: storedKey)).map(
+                                Array.init)
+                        }
+                    }
+                }
+            #endif
+        }
+    }
+}
