@@ -28,6 +28,13 @@ final class ChangeStamps: Sendable {
     }
 
     private let state = Locked<State>(State())
+    /// Whether the tables of sealed keys (rows, indexes, backlinks) all have stamps: an encrypted
+    /// file's kept `SealedOrder`s are checked against them.
+    private let stampsKeyedTables: Bool
+
+    init(stampsKeyedTables: Bool = false) {
+        self.stampsKeyedTables = stampsKeyedTables
+    }
 
     /// The stamp key of a table of rows named `table`.
     static func key(ofTable table: String) -> [UInt8] { Array("\(table)\u{1}changed".utf8) }
@@ -41,7 +48,10 @@ final class ChangeStamps: Sendable {
             guard state.registered != registry.count else { return }
             var known: Known = [Table.main.dbi: nil]
             for (name, table) in registry {
-                let key: [UInt8]? = name.hasPrefix(StrataFormat.rowTablePrefix) ? Self.key(ofTable: name) : nil
+                let stamped =
+                    name.hasPrefix(StrataFormat.rowTablePrefix)
+                    || (stampsKeyedTables && FileSealing.sealsKeys(ofTable: name))
+                let key: [UInt8]? = stamped ? Self.key(ofTable: name) : nil
                 known[table.dbi] = .some(key)
             }
             state.known = known

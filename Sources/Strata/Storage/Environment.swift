@@ -72,7 +72,7 @@ final class Environment: @unchecked Sendable {
     /// environment once the transaction that opened them committed).
     private let openedTables = Locked<[String: Table]>([:])
     /// The stamp keys of the published tables, for the commits that change them.
-    let changeStamps = ChangeStamps()
+    let changeStamps: ChangeStamps
     /// Counts the open transactions, so that a map another process grew can be adopted.
     private let mapAdoption = MapAdoption()
     /// What an encrypted file seals (nil for a plain file): LMDB's user context of the handle.
@@ -134,6 +134,7 @@ final class Environment: @unchecked Sendable {
             }
             try Self.checkFileLength(env, path: path)
             sealing = try FileSealing.opening(env, path: path, options: options)
+            changeStamps = ChangeStamps(stampsKeyedTables: sealing != nil)
         } catch {
             LMDB.closeEnvironment(env)
             throw error

@@ -21,6 +21,8 @@ import Foundation
         }
 
         let sealer: Sealer
+        /// The tables' opened images kept between transactions.
+        let images = SealedImages(budget: SealedImages.defaultBudget)
         private let lock = NSLock()
         private var policies: [MDB_dbi: Policy] = [:]
         private var opened: [OpaquePointer: OpenedValues] = [:]
@@ -28,6 +30,8 @@ import Foundation
         private var parents: [OpaquePointer: OpaquePointer] = [:]
         /// Per transaction, the tables with sealed keys put in order so far (`SealedOrder`).
         private var orders: [OpaquePointer: [MDB_dbi: SealedOrder]] = [:]
+        /// Per transaction, the tables whose kept image it looked for (found or not).
+        private var imagesSought: [OpaquePointer: Set<MDB_dbi>] = [:]
 
         init(sealer: Sealer) {
             self.sealer = sealer
@@ -41,12 +45,12 @@ import Foundation
         func tableOpened(_ dbi: MDB_dbi, name: String, flags: UInt32) {
             let policy = policy(named: name, duplicates: flags & UInt32(MDB_DUPSORT) != 0)
             lock.withLock { policies[dbi] = policy }
+            if policy.sealsKeys { images.tableOpened(dbi, name: name) }
         }
 
         /// The policy of the table `name`.
         func policy(named name: String, duplicates: Bool) -> Policy {
-            let sealsKeys = ["type.", "index.", "backlinks."].contains { name.hasPrefix($0) }
-            return Policy(tag: sealer.tableTag(name), sealsKeys: sealsKeys, duplicates: duplicates)
+            Policy(tag: sealer.tableTag(name), sealsKeys: Self.sealsKeys(ofTable: name), duplicates: duplicates)
         }
 
         func policy(_ dbi: MDB_dbi) -> Policy? {
@@ -64,22 +68,46 @@ import Foundation
         }
 
         func nestedBegan(_ child: OpaquePointer, in parent: OpaquePointer) {
+            images.nestedBegan(in: parent)
             lock.withLock {
                 parents[child] = parent
                 orders[parent] = nil  // what the child writes changes the parent's tables
             }
         }
 
-        func keptOrder(_ transaction: OpaquePointer, _ table: MDB_dbi) -> SealedOrder? {
-            lock.withLock { orders[transaction]?[table] }
+        /// The order of `table` that `transaction` walks: its own, or the table's kept image when it
+        /// is the version the transaction sees (looked for once per transaction).
+        func currentOrder(_ transaction: OpaquePointer, _ table: MDB_dbi) -> SealedOrder? {
+            let (order, sought, nested) = lock.withLock {
+                (
+                    orders[transaction]?[table], imagesSought[transaction]?.contains(table) ?? false,
+                    parents[transaction] != nil
+                )
+            }
+            if let order { return order }
+            // A nested transaction sees what its parent and earlier siblings changed, unstamped yet.
+            guard !sought, !nested else { return nil }
+            lock.withLock { _ = imagesSought[transaction, default: []].insert(table) }
+            guard !images.changed(transaction, table), let image = images.current(transaction, table) else {
+                return nil
+            }
+            keep(image, transaction, table)
+            return image
         }
 
         func keep(_ order: SealedOrder, _ transaction: OpaquePointer, _ table: MDB_dbi) {
             lock.withLock { orders[transaction, default: [:]][table] = order }
         }
 
-        /// `transaction` wrote to `table`: its order is made again on the next walk.
-        func tableChanged(_ transaction: OpaquePointer, _ table: MDB_dbi) {
+        /// `transaction` is about to write to `table`: its order is made again on the next walk.
+        func tableChanged(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: Policy) {
+            // A nested transaction's change is its outermost transaction's (which makes no image then).
+            let outermost = lock.withLock {
+                var outermost = transaction
+                while let parent = parents[outermost] { outermost = parent }
+                return outermost
+            }
+            images.changing(outermost, table, policy)
             lock.withLock { _ = orders[transaction]?.removeValue(forKey: table) }
         }
 
@@ -87,8 +115,10 @@ import Foundation
         /// values move to its parent when it commits (what it read may still be in use there).
         func transactionEnded(_ transaction: OpaquePointer, committed: Bool = false) {
             SealedCursors.transactionEnded(transaction)
+            images.ended(transaction)
             lock.withLock {
                 orders[transaction] = nil
+                imagesSought[transaction] = nil
                 let values = opened.removeValue(forKey: transaction)
                 guard let parent = parents.removeValue(forKey: transaction) else { return }
                 orders[parent] = nil
@@ -144,15 +174,22 @@ import Foundation
         private var used = 0
         private let lock = NSLock()  // a split walk's helper reads through the same transaction
 
+        /// The bytes of the chunks held.
+        var bytes: Int { lock.withLock { chunks.reduce(0) { $0 + $1.count } } }
+
         func keep(_ data: Data) -> UnsafeRawBufferPointer {
+            data.withUnsafeBytes { keep($0) }
+        }
+
+        func keep(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
             lock.withLock {
-                let count = data.count
+                let count = bytes.count
                 if chunks.isEmpty || used + count > chunks[chunks.count - 1].count {
                     chunks.append(.allocate(byteCount: max(64 << 10, count), alignment: 16))
                     used = 0
                 }
                 let start = chunks[chunks.count - 1].baseAddress! + used
-                data.copyBytes(to: start.assumingMemoryBound(to: UInt8.self), count: count)
+                if count > 0 { start.copyMemory(from: bytes.baseAddress!, byteCount: count) }
                 used += count
                 return UnsafeRawBufferPointer(start: start, count: count)
             }
@@ -262,6 +299,12 @@ import Foundation
 
 /// Opening a file: its encryption record against the key given.
 extension FileSealing {
+    /// Whether the table `name` holds the app's values in its keys (rows, indexes, backlinks): an
+    /// encrypted file seals them.
+    static func sealsKeys(ofTable name: String) -> Bool {
+        ["type.", "index.", "backlinks."].contains { name.hasPrefix($0) }
+    }
+
     /// The record of `StrataFormat.encryptionKey` in the meta table, read before anything is sealed
     /// (its key and value are clear); nil for a plain file.
     fileprivate static func record(_ env: OpaquePointer) throws(StorageError) -> (record: [UInt8], meta: MDB_dbi)? {

@@ -29,6 +29,18 @@
             Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().transactionEnded(txn, committed: committed)
         }
 
+        static func sealedWriteBegan(_ txn: OpaquePointer) {
+            guard let context = mdb_env_get_userctx(mdb_txn_env(txn)) else { return }
+            Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().images.writeBegan(txn)
+        }
+
+        /// The images `txn`'s commit makes (`SealedImages`), made before it commits; nil for a plain file.
+        static func sealedWillCommit(_ txn: OpaquePointer) -> (SealedImages, SealedImages.Prepared)? {
+            guard let context = mdb_env_get_userctx(mdb_txn_env(txn)) else { return nil }
+            let images = Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().images
+            return (images, images.prepare(txn))
+        }
+
         static func sealedNestedBegan(_ child: OpaquePointer, in parent: OpaquePointer) {
             guard let context = mdb_env_get_userctx(mdb_txn_env(child)) else { return }
             Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().nestedBegan(child, in: parent)
@@ -45,6 +57,9 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, _ sealing: FileSealing,
             _ policy: FileSealing.Policy
         ) throws(LMDBError) -> UnsafeRawBufferPointer? {
+            if policy.sealsKeys, !policy.duplicates, let order = sealing.currentOrder(txn, dbi) {
+                return order.position(of: key).map { order.entries[$0].value }  // opened already
+            }
             var storedKey = sealing.storedKey(key, policy)
             var v = MDB_val()
             let code = storedKey.withUnsafeMutableBytes { raw in
@@ -64,9 +79,11 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
             flags: UInt32, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
-            sealing.tableChanged(txn, dbi)
+            sealing.tableChanged(txn, dbi, policy)
             let code = withSealedPair(key, value, flags: flags & ~UInt32(MDB_RESERVE), sealing, policy) { k, v, flags in
-                mdb_put(txn, dbi, &k, &v, flags)
+                let code = mdb_put(txn, dbi, &k, &v, flags)
+                if code == MDB_SUCCESS { sealing.images.logPut(txn, dbi, key: key, value: value, storedKey: k) }
+                return code
             }
             if code == MDB_KEYEXIST { return false }
             if code != MDB_SUCCESS { throw LMDBError(code: code) }
@@ -77,7 +94,7 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?,
             _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
-            sealing.tableChanged(txn, dbi)
+            sealing.tableChanged(txn, dbi, policy)
             var storedKey = sealing.storedKey(key, policy)
             // Only a table with duplicates deletes a pair, and its values are sealed alike each time.
             var storedValue = value.map { value in
@@ -93,6 +110,7 @@
             }
             if code == MDB_NOTFOUND { return false }
             if code != MDB_SUCCESS { throw LMDBError(code: code) }
+            sealing.images.logDelete(txn, dbi, key: key)  // a table with duplicates has no log
             return true
         }
 
@@ -138,9 +156,12 @@
             if policy.sealsKeys, flags & UInt32(MDB_CURRENT) != 0 {
                 return try orderedReplaceCurrent(cursor, value: value, sealing, policy)
             }
-            sealing.tableChanged(mdb_cursor_txn(cursor), mdb_cursor_dbi(cursor))
+            let (txn, dbi) = (mdb_cursor_txn(cursor)!, mdb_cursor_dbi(cursor))
+            sealing.tableChanged(txn, dbi, policy)
             let code = withSealedPair(key, value, flags: flags, sealing, policy) { k, v, flags in
-                mdb_cursor_put(cursor, &k, &v, flags)
+                let code = mdb_cursor_put(cursor, &k, &v, flags)
+                if code == MDB_SUCCESS { sealing.images.logPut(txn, dbi, key: key, value: value, storedKey: k) }
+                return code
             }
             if code != MDB_SUCCESS { throw LMDBError(code: code) }
         }

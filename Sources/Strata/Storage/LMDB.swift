@@ -155,7 +155,11 @@ enum LMDB {
         try check(mdb_txn_begin(env, parent, flags, &txn))
         guard let txn else { throw LMDBError.outOfMemory }
         #if Encryption
-            if let parent { sealedNestedBegan(txn, in: parent) }
+            if let parent {
+                sealedNestedBegan(txn, in: parent)
+            } else if flags & UInt32(MDB_RDONLY) == 0 {
+                sealedWriteBegan(txn)
+            }
         #endif
         return txn
     }
@@ -168,9 +172,14 @@ enum LMDB {
             throw error
         }
         #if Encryption
+            let images = sealedWillCommit(txn)
             sealedTransactionEnded(txn, committed: true)
+            let code = mdb_txn_commit(txn)
+            if code == MDB_SUCCESS, let (kept, prepared) = images { kept.committed(prepared) }
+            try check(code)
+        #else
+            try check(mdb_txn_commit(txn))
         #endif
-        try check(mdb_txn_commit(txn))
     }
 
     static func abort(_ txn: OpaquePointer) {
@@ -225,7 +234,10 @@ enum LMDB {
     static func drop(_ txn: OpaquePointer, _ dbi: MDB_dbi, delete: Bool) throws(LMDBError) {
         try injected(.drop)
         #if Encryption
-            if let (sealing, _) = sealing(txn, dbi) { sealing.tableChanged(txn, dbi) }
+            if let (sealing, policy) = sealing(txn, dbi) {
+                sealing.tableChanged(txn, dbi, policy)
+                sealing.images.logDrop(txn, dbi, delete: delete)
+            }
         #endif
         try check(mdb_drop(txn, dbi, delete ? 1 : 0))
     }

@@ -83,6 +83,10 @@ struct RowBatch: ~Copyable {
             from cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, start: UnsafeRawBufferPointer?,
             _ sealing: FileSealing, _ policy: FileSealing.Policy, code: inout Int32
         ) throws(LMDBError) -> Int {
+            if policy.sealsKeys {
+                return try fillOrdered(
+                    from: cursor, op: op, columns: columns, start: start, sealing, policy, code: &code)
+            }
             var op = op
             for index in 0..<Self.capacity {
                 guard
@@ -106,6 +110,34 @@ struct RowBatch: ~Copyable {
             }
             code = MDB_SUCCESS
             return Self.capacity
+        }
+
+        /// `fillOpened` on a table with sealed keys: a run of its `SealedOrder`, each pair checked as a row.
+        private func fillOrdered(
+            from cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, start: UnsafeRawBufferPointer?,
+            _ sealing: FileSealing, _ policy: FileSealing.Policy, code: inout Int32
+        ) throws(LMDBError) -> Int {
+            let run = try LMDB.orderedCursorRun(
+                cursor, op: op, start: start, limit: Self.capacity, sealing, policy)
+            var index = 0
+            defer {
+                // The cursor stands on the last row handed out, or on the damaged one that stopped the run.
+                if !run.isEmpty { LMDB.orderedCursorStand(cursor, at: run.startIndex + min(index, run.count - 1)) }
+            }
+            for entry in run {
+                keys[index] = MDB_val(
+                    mv_size: entry.key.count, mv_data: UnsafeMutableRawPointer(mutating: entry.key.baseAddress))
+                rows[index] = MDB_val(
+                    mv_size: entry.value.count, mv_data: UnsafeMutableRawPointer(mutating: entry.value.baseAddress))
+                let check = strata_row_check(&keys[index], &rows[index], columns)
+                if check != MDB_SUCCESS {
+                    code = check == STRATA_ROW_DAMAGED ? STRATA_ROW_DAMAGED : STRATA_ROW_BAD_HEADER
+                    return index
+                }
+                index += 1
+            }
+            code = index == Self.capacity ? MDB_SUCCESS : MDB_NOTFOUND
+            return index
         }
     #endif
 

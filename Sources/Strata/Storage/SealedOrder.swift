@@ -16,9 +16,37 @@
         }
 
         private(set) var entries: [Entry]
+        /// The copies the entries point into, when the order outlives one transaction (a kept image,
+        /// `SealedImages`); empty for an order of one transaction (its `OpenedValues` hold them).
+        let arenas: [OpenedValues]
+        /// Kept for later transactions too: never changed in place (`privateCopy` first).
+        let isShared: Bool
 
-        init(entries: [Entry]) {
+        init(entries: [Entry], arenas: [OpenedValues] = [], isShared: Bool = false) {
             self.entries = entries.sorted { Self.precedes($0, $1) }
+            self.arenas = arenas
+            self.isShared = isShared
+        }
+
+        /// An order of entries already in order.
+        init(sorted entries: [Entry], arenas: [OpenedValues], isShared: Bool) {
+            self.entries = entries
+            self.arenas = arenas
+            self.isShared = isShared
+        }
+
+        /// A copy one transaction may change (`replaceValue`), sharing the bytes.
+        func privateCopy() -> SealedOrder {
+            SealedOrder(sorted: entries, arenas: arenas, isShared: false)
+        }
+
+        /// The bytes of the copies the entries point into.
+        var arenaBytes: Int { arenas.reduce(0) { $0 + $1.bytes } }
+
+        /// The position of the entry whose key is `key`, in a table without duplicates.
+        func position(of key: UnsafeRawBufferPointer) -> Int? {
+            let index = lowerBound(key)
+            return index < entries.count && Self.compare(entries[index].key, key) == 0 ? index : nil
         }
 
         static func precedes(_ a: Entry, _ b: Entry) -> Bool {
@@ -88,6 +116,19 @@
             }
         }
 
+        /// Moves a positioned `cursor` one entry forward or back under one lock (a walk's step): the
+        /// entry it then stands on, `.some(nil)` past an end (where LMDB leaves the cursor), or nil when
+        /// the cursor stands nowhere yet.
+        static func step(_ cursor: OpaquePointer, forward: Bool) -> SealedOrder.Entry?? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let position = positions[cursor] else { return nil }
+            let index = position.index + (forward ? 1 : -1)
+            guard index >= 0, index < position.order.entries.count else { return .some(nil) }
+            positions[cursor]!.index = index
+            return position.order.entries[index]
+        }
+
         static func closed(_ cursor: OpaquePointer) {
             guard count > 0 else { return }  // a plain file's cursors: no lock taken
             lock.withLock {
@@ -104,6 +145,9 @@
             _ cursor: OpaquePointer, key: UnsafeRawBufferPointer?, value: UnsafeRawBufferPointer?,
             op: MDB_cursor_op, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+            if op == MDB_NEXT || op == MDB_PREV, let stepped = SealedCursors.step(cursor, forward: op == MDB_NEXT) {
+                return stepped.map { ($0.key, $0.value) }
+            }
             let order: SealedOrder
             var index: Int
             let current = SealedCursors.position(cursor)
@@ -175,6 +219,25 @@
             return (entry.key, entry.value)
         }
 
+        /// `orderedCursorGet` of `op` (with `start` for `MDB_SET_RANGE`), then up to `limit - 1` entries
+        /// after it, without moving the cursor past the first (`orderedCursorStand`): a batch of a walk,
+        /// with the cursor's position looked up once, not per row. The slice keeps the order's indices.
+        static func orderedCursorRun(
+            _ cursor: OpaquePointer, op: MDB_cursor_op, start: UnsafeRawBufferPointer?, limit: Int,
+            _ sealing: FileSealing, _ policy: FileSealing.Policy
+        ) throws(LMDBError) -> ArraySlice<SealedOrder.Entry> {
+            guard try orderedCursorGet(cursor, key: start, value: nil, op: op, sealing, policy) != nil,
+                let position = SealedCursors.position(cursor)
+            else { return [] }
+            return position.order.entries[position.index..<min(position.order.entries.count, position.index + limit)]
+        }
+
+        /// Puts `cursor`, which an `orderedCursorRun` moved, on the entry at `index` of its order.
+        static func orderedCursorStand(_ cursor: OpaquePointer, at index: Int) {
+            guard let position = SealedCursors.position(cursor), position.index != index else { return }
+            SealedCursors.set(cursor, .init(order: position.order, index: index, transaction: position.transaction))
+        }
+
         /// `MDB_CURRENT` on a table with sealed keys: the real cursor is put on the entry the walk
         /// stands on, then its value replaced (and the walk's copy with it).
         static func orderedReplaceCurrent(
@@ -184,6 +247,9 @@
                 position.index < position.order.entries.count
             else { throw LMDBError(code: EINVAL, detail: "MDB_CURRENT on a cursor that stands on no entry") }
             let entry = position.order.entries[position.index]
+            let transaction = mdb_cursor_txn(cursor)!
+            let table = mdb_cursor_dbi(cursor)
+            sealing.images.changing(transaction, table, policy)
             var k = MDB_val(
                 mv_size: entry.storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: entry.storedKey.baseAddress))
             var found = MDB_val()
@@ -195,19 +261,30 @@
                 return mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT))
             }
             if put != MDB_SUCCESS { throw LMDBError(code: put) }
-            let values = sealing.values(of: mdb_cursor_txn(cursor))
-            position.order.replaceValue(at: position.index, with: values.keep(Data(value)))
+            let values = sealing.values(of: transaction)
+            let kept = values.keep(value)
+            sealing.images.logPut(transaction, table, key: entry.key, value: kept, storedKey: entry.storedKey)
+            var order = position.order
+            if order.isShared {  // a kept image: this transaction's walk goes on in a copy
+                order = order.privateCopy()
+                sealing.keep(order, transaction, table)
+                SealedCursors.set(cursor, .init(order: order, index: position.index, transaction: transaction))
+            }
+            order.replaceValue(at: position.index, with: kept)
         }
     }
 
     extension FileSealing {
-        /// The `SealedOrder` of the table of `cursor` in its transaction: kept, or made by walking the
-        /// table with the cursor itself.
+        /// The `SealedOrder` of the table of `cursor` in its transaction: kept in the transaction, the
+        /// table's kept image when it is current (`SealedImages`), or made by walking the table with the
+        /// cursor itself (and kept as the image when a snapshot made it).
         func order(of cursor: OpaquePointer, _ policy: Policy) throws(LMDBError) -> SealedOrder {
             let transaction = mdb_cursor_txn(cursor)!
             let table = mdb_cursor_dbi(cursor)
-            if let kept = keptOrder(transaction, table) { return kept }
-            let values = values(of: transaction)
+            if let kept = currentOrder(transaction, table) { return kept }
+            let stamp = images.isWriting(transaction) ? nil : images.stamp(transaction, table)
+            // A snapshot's order outlives it as the image; a write's is its own (it changes it).
+            let values = stamp == nil ? values(of: transaction) : OpenedValues()
             var entries: [SealedOrder.Entry] = []
             var k = MDB_val()
             var v = MDB_val()
@@ -218,11 +295,17 @@
                 let value = try openValue(
                     UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size), key: key, storedKey: storedKey, policy,
                     into: values)
-                entries.append(.init(key: key, value: value, storedKey: values.keep(Data(storedKey))))
+                entries.append(.init(key: key, value: value, storedKey: values.keep(storedKey)))
                 code = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
             }
             if code != MDB_NOTFOUND { throw LMDBError(code: code) }
-            let order = SealedOrder(entries: entries)
+            let order: SealedOrder
+            if let stamp {
+                order = SealedOrder(entries: entries, arenas: [values], isShared: true)
+                images.keep(order, table, at: stamp)
+            } else {
+                order = SealedOrder(entries: entries)
+            }
             keep(order, transaction, table)
             return order
         }

@@ -1,0 +1,291 @@
+#if Encryption
+    import CLMDB
+    import Foundation
+
+    /// The opened, ordered images of an encrypted file's tables of sealed keys, kept between
+    /// transactions (Docs/Encryption.md, "Kept images"): what lets a walk, a count or a read by key
+    /// skip opening every key and value again while the table is unchanged.
+    ///
+    /// An image is a `SealedOrder` made at one version of its table, named by the table's change
+    /// stamp and the stamp every change to an unknown table counts (`ChangeStamps`, which an encrypted
+    /// file keeps for every table of sealed keys). A transaction uses the image only when it reads the
+    /// same stamps: a commit that changes the table, in any process, counts its stamp up in that same
+    /// commit, so an image never stands for another version of its rows. Images never change in
+    /// place; a transaction that changes a table walks its own order.
+    ///
+    /// A write transaction of this process logs what it changes in a table whose image is current (or
+    /// that was empty), and its commit makes the table's next image from the old one and the log — a
+    /// merge, no opening — unless the table is much larger than the change (then the next walk makes
+    /// it). Memory is bounded by `budget`: an image that does not fit is not kept.
+    final class SealedImages: @unchecked Sendable {  // mutable state under `lock`
+        /// A table's version: its own stamp and the stamp of changes to tables not yet known.
+        struct Stamp: Equatable {
+            let table: UInt64
+            let any: UInt64
+        }
+
+        /// A change a write made to one table, its bytes in the log's arena.
+        private struct Change {
+            let key: UnsafeRawBufferPointer
+            /// nil: deleted.
+            let value: UnsafeRawBufferPointer?
+            let storedKey: UnsafeRawBufferPointer?
+            let sequence: Int
+        }
+
+        /// What one write transaction changed in one table whose next image it makes.
+        private final class TableLog {
+            /// The image the changes apply to; nil when the table was empty.
+            var base: SealedOrder?
+            var changes: [Change] = []
+            let arena = OpenedValues()
+
+            init(base: SealedOrder?) {
+                self.base = base
+            }
+        }
+
+        /// A table's next image, made before a commit and kept if it succeeds.
+        struct Prepared {
+            fileprivate let images: [(table: MDB_dbi, stamp: Stamp, order: SealedOrder?)]
+        }
+
+        /// The most bytes the kept images take: their entries and copies.
+        let budget: Int
+        private let lock = NSLock()
+        private var names: [MDB_dbi: String] = [:]
+        private var kept: [MDB_dbi: (stamp: Stamp, order: SealedOrder, bytes: Int)] = [:]
+        private var keptBytes = 0
+        /// Per write transaction (not nested), per changed table: its log, or nil when the commit
+        /// makes no image of it.
+        private var logs: [OpaquePointer: [MDB_dbi: TableLog?]] = [:]
+        /// Write transactions with a nested one: what a child wrote may be rolled back unseen here.
+        private var unlogged: Set<OpaquePointer> = []
+
+        init(budget: Int) {
+            self.budget = budget
+        }
+
+        /// A quarter of the machine's memory, at most 4 GiB.
+        static var defaultBudget: Int {
+            Int(min(ProcessInfo.processInfo.physicalMemory / 4, 4 << 30))
+        }
+
+        func tableOpened(_ table: MDB_dbi, name: String) {
+            lock.withLock { names[table] = name }
+        }
+
+        // MARK: Reading
+
+        /// The version of `table` that `transaction` sees; nil when the table has no stamp yet (no
+        /// commit changed it since the file knew it) or is not a table of sealed keys.
+        func stamp(_ transaction: OpaquePointer, _ table: MDB_dbi) -> Stamp? {
+            guard let name = lock.withLock({ names[table] }) else { return nil }
+            guard let own = Self.storedStamp(transaction, ChangeStamps.key(ofTable: name)) else { return nil }
+            return Stamp(table: own, any: Self.storedStamp(transaction, ChangeStamps.anyKey) ?? 0)
+        }
+
+        private static func storedStamp(_ transaction: OpaquePointer, _ key: [UInt8]) -> UInt64? {
+            var key = key
+            var value = MDB_val()
+            let code = key.withUnsafeMutableBytes { raw in
+                var k = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+                return mdb_get(transaction, Table.main.dbi, &k, &value)  // the unnamed table: never sealed
+            }
+            guard code == MDB_SUCCESS, value.mv_size == 8 else { return nil }
+            return UInt64(littleEndian: UnsafeRawPointer(value.mv_data).loadUnaligned(as: UInt64.self))
+        }
+
+        /// The image of `table` when it is the version `transaction` sees.
+        func current(_ transaction: OpaquePointer, _ table: MDB_dbi) -> SealedOrder? {
+            guard lock.withLock({ kept[table] != nil }), let stamp = stamp(transaction, table) else { return nil }
+            return lock.withLock { kept[table].flatMap { $0.stamp == stamp ? $0.order : nil } }
+        }
+
+        /// Keeps `order`, made by a snapshot that read `stamp`, as the image of `table`.
+        func keep(_ order: SealedOrder, _ table: MDB_dbi, at stamp: Stamp) {
+            let bytes = Self.bytes(of: order)
+            lock.withLock { replace(table, with: (stamp, order, bytes)) }
+        }
+
+        private static func bytes(of order: SealedOrder) -> Int {
+            order.entries.count * MemoryLayout<SealedOrder.Entry>.stride + order.arenaBytes
+        }
+
+        /// Under `lock`: `image` (or none) as `table`'s, within the budget (the others go first).
+        private func replace(_ table: MDB_dbi, with image: (stamp: Stamp, order: SealedOrder, bytes: Int)?) {
+            if let old = kept.removeValue(forKey: table) { keptBytes -= old.bytes }
+            guard let image, image.bytes <= budget else { return }
+            if keptBytes + image.bytes > budget {
+                kept.removeAll()
+                keptBytes = 0
+            }
+            kept[table] = image
+            keptBytes += image.bytes
+        }
+
+        // MARK: Writing
+
+        func writeBegan(_ transaction: OpaquePointer) {
+            lock.withLock { logs[transaction] = [:] }
+        }
+
+        func isWriting(_ transaction: OpaquePointer) -> Bool {
+            lock.withLock { logs[transaction] != nil }
+        }
+
+        /// Whether `transaction` changed `table` (a transaction that did walks its own order of it).
+        func changed(_ transaction: OpaquePointer, _ table: MDB_dbi) -> Bool {
+            lock.withLock { logs[transaction]?[table] != nil }
+        }
+
+        /// `parent` began a nested transaction: its commit makes no image.
+        func nestedBegan(in parent: OpaquePointer) {
+            lock.withLock {
+                unlogged.insert(parent)
+                if let tables = logs[parent] { logs[parent] = tables.mapValues { _ in nil } }
+            }
+        }
+
+        /// `transaction` is about to change `table`: the first time, the log starts from the table's
+        /// current image (or from nothing, for an empty table), or the commit will make no image.
+        func changing(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: FileSealing.Policy) {
+            let first = lock.withLock { logs[transaction].map { $0[table] == nil } ?? false }
+            guard first else { return }  // not a top-level write (a child's root makes no image), or logged
+            var log: TableLog?
+            if policy.sealsKeys, !policy.duplicates, !lock.withLock({ unlogged.contains(transaction) }) {
+                if let base = current(transaction, table) {
+                    log = TableLog(base: base)
+                } else if Self.isEmpty(transaction, table) {
+                    log = TableLog(base: nil)
+                }
+            }
+            lock.withLock { logs[transaction]?[table] = .some(log) }
+        }
+
+        private static func isEmpty(_ transaction: OpaquePointer, _ table: MDB_dbi) -> Bool {
+            var stat = MDB_stat()
+            return mdb_stat(transaction, table, &stat) == MDB_SUCCESS && stat.ms_entries == 0
+        }
+
+        private func log(_ transaction: OpaquePointer, _ table: MDB_dbi) -> TableLog? {
+            lock.withLock { logs[transaction]?[table] ?? nil }
+        }
+
+        func logPut(
+            _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
+            value: UnsafeRawBufferPointer, storedKey: UnsafeRawBufferPointer
+        ) {
+            guard let log = log(transaction, table) else { return }
+            log.changes.append(
+                Change(
+                    key: log.arena.keep(key), value: log.arena.keep(value), storedKey: log.arena.keep(storedKey),
+                    sequence: log.changes.count))
+        }
+
+        func logPut(
+            _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
+            value: UnsafeRawBufferPointer, storedKey: MDB_val
+        ) {
+            logPut(
+                transaction, table, key: key, value: value,
+                storedKey: UnsafeRawBufferPointer(start: storedKey.mv_data, count: storedKey.mv_size))
+        }
+
+        func logDelete(_ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer) {
+            guard let log = log(transaction, table) else { return }
+            log.changes.append(
+                Change(key: log.arena.keep(key), value: nil, storedKey: nil, sequence: log.changes.count))
+        }
+
+        /// `table` was emptied (`delete` false) or deleted from the file.
+        func logDrop(_ transaction: OpaquePointer, _ table: MDB_dbi, delete: Bool) {
+            guard let log = log(transaction, table) else { return }
+            if delete {
+                lock.withLock { logs[transaction]?[table] = .some(nil) }
+            } else {
+                log.base = nil
+                log.changes.removeAll()
+            }
+        }
+
+        /// The images `transaction`'s commit makes, read before it commits (the stamps it wrote).
+        func prepare(_ transaction: OpaquePointer) -> Prepared {
+            let tables = lock.withLock { logs[transaction] } ?? [:]
+            var images: [(table: MDB_dbi, stamp: Stamp, order: SealedOrder?)] = []
+            for (table, log) in tables {
+                guard let log, let stamp = stamp(transaction, table), Self.worthMerging(log) else {
+                    images.append((table, Stamp(table: 0, any: 0), nil))
+                    continue
+                }
+                images.append((table, stamp, Self.merged(log)))
+            }
+            return Prepared(images: images)
+        }
+
+        /// Whether merging costs little beside the change: a merge copies every entry of the image.
+        private static func worthMerging(_ log: TableLog) -> Bool {
+            (log.base?.entries.count ?? 0) <= 64 * log.changes.count + 16_384
+        }
+
+        /// The commit of `prepared`'s transaction succeeded: its images are kept, and the other
+        /// tables it changed lose theirs.
+        func committed(_ prepared: Prepared) {
+            let sized = prepared.images.map { image in (image, image.order.map(Self.bytes) ?? 0) }
+            lock.withLock {
+                for (image, bytes) in sized {
+                    replace(image.table, with: image.order.map { (image.stamp, $0, bytes) })
+                }
+            }
+        }
+
+        func ended(_ transaction: OpaquePointer) {
+            lock.withLock {
+                logs[transaction] = nil
+                unlogged.remove(transaction)
+            }
+        }
+
+        /// The image of the log's table after its changes: the base's entries and the changes merged
+        /// in order, the last change of a key winning. The image shares the base's copies; when they
+        /// hold mostly replaced bytes, the live ones are copied out instead.
+        private static func merged(_ log: TableLog) -> SealedOrder {
+            let changes = log.changes.sorted {
+                let order = SealedOrder.compare($0.key, $1.key)
+                return order != 0 ? order < 0 : $0.sequence < $1.sequence
+            }
+            let base = log.base?.entries ?? []
+            var entries: [SealedOrder.Entry] = []
+            entries.reserveCapacity(base.count + changes.count)
+            var b = 0
+            var c = 0
+            while c < changes.count {
+                var last = c  // the last change of this key
+                while last + 1 < changes.count, SealedOrder.compare(changes[last + 1].key, changes[c].key) == 0 {
+                    last += 1
+                }
+                while b < base.count, SealedOrder.compare(base[b].key, changes[c].key) < 0 {
+                    entries.append(base[b])
+                    b += 1
+                }
+                if b < base.count, SealedOrder.compare(base[b].key, changes[c].key) == 0 { b += 1 }
+                let change = changes[last]
+                if let value = change.value, let storedKey = change.storedKey {
+                    entries.append(.init(key: change.key, value: value, storedKey: storedKey))
+                }
+                c = last + 1
+            }
+            entries.append(contentsOf: base[b...])
+            var arenas = (log.base?.arenas ?? []) + [log.arena]
+            let live = entries.reduce(0) { $0 + $1.key.count + $1.value.count + $1.storedKey.count }
+            if arenas.reduce(0, { $0 + $1.bytes }) > 2 * live + (1 << 20) {
+                let arena = OpenedValues()
+                entries = entries.map {
+                    .init(key: arena.keep($0.key), value: arena.keep($0.value), storedKey: arena.keep($0.storedKey))
+                }
+                arenas = [arena]
+            }
+            return SealedOrder(sorted: entries, arenas: arenas, isShared: true)
+        }
+    }
+#endif
