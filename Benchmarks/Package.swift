@@ -6,7 +6,9 @@ let package = Package(
     name: "StrataBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Strata", path: ".."),
+        // With encryption at rest, for E1–E5 (a plain Store's calls pay one check of the environment's
+        // user context per LMDB call for it).
+        .package(name: "Strata", path: "..", traits: ["Encryption"]),
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],

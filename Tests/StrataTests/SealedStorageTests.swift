@@ -213,6 +213,76 @@
             #expect(sequence == outbox.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }))  // in order
         }
 
+        /// The opening check reads each stored value's checksum, not its seal: a flipped bit is found at
+        /// open; bytes changed with the checksum made again (what anyone can do without the key) pass
+        /// the check, and the read that opens them refuses them.
+        @Test func theOpeningCheckFindsDamageAndEveryReadFindsForgery() throws {
+            for forged in [false, true] {
+                let directory = Directory()
+                var environment: Environment? = try self.environment(directory.file)
+                var write = try WriteTransaction(environment!)
+                let t = try openTables(&write)
+                for index in 0..<50 {
+                    _ = try Array("key\(index)".utf8).withBytes { k in
+                        try Array("the value of row \(index)".utf8).withBytes { v in
+                            try write.put(t.rows, key: k, value: v)
+                        }
+                    }
+                }
+                try write.commit()
+                environment!.close()
+                environment = nil
+
+                var plain: Environment? = try self.environment(directory.file, sealedBytes: true)
+                var raw = try WriteTransaction(plain!)
+                let rowsTable = Table(dbi: try raw.openTable(named: "type.Note", flags: [], create: false)!, flags: [])
+                let stored = try raw.pairs(rowsTable, after: nil, limit: 100)
+                let victim = stored[17]
+                var changed = victim.value
+                changed[changed.count / 2] ^= 0x04
+                if forged {  // the checksum of the stored key and the changed sealed bytes, made again
+                    let sealed = changed.count - FileSealing.checksumLength
+                    let checksum = victim.key.withUnsafeBytes { key in
+                        changed.withUnsafeBytes {
+                            Checksum.rowSeal(key: key, row: UnsafeRawBufferPointer(rebasing: $0[..<sealed]))
+                        }
+                    }
+                    changed.replaceSubrange(sealed..., with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
+                }
+                _ = try victim.key.withBytes { k in
+                    try changed.withBytes { v in try raw.put(rowsTable, key: k, value: v) }
+                }
+                try raw.commit()
+                plain!.close()
+                plain = nil
+
+                var options = EnvironmentOptions(mapSize: 1 << 30)
+                options.encryptionKey = Array(key)
+                guard forged else {
+                    #expect(throws: StorageError.self, "a flipped bit is found by the opening check") {
+                        try Environment(path: directory.file, options: options)
+                    }
+                    continue
+                }
+                let checked = try Environment(path: directory.file, options: options)  // the check passes
+                var refused = 0
+                do {  // the transaction ends before the environment closes
+                    let read = try ReadTransaction(checked)
+                    let rows = Table(dbi: try read.openTable(named: "type.Note", flags: [])!, flags: [])
+                    for index in 0..<50 {
+                        do {
+                            _ = try Array("key\(index)".utf8).withBytes { try read.get(rows, key: $0) }
+                        } catch {
+                            #expect((error as? LMDBError) == LMDBError.corrupted)
+                            refused += 1
+                        }
+                    }
+                }
+                #expect(refused == 1, "the forged value, and only it, is refused when read")
+                checked.close()
+            }
+        }
+
         @Test func aValueMovedToAnotherKeyDamagedOrReadWithAnotherKeyIsRefused() throws {
             let directory = Directory()
             var environment: Environment? = try self.environment(directory.file)

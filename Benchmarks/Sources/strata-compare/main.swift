@@ -91,6 +91,10 @@ do {
                 "The string language", QueryBench.languageWorkloads,
                 { try QueryBench.runLanguage(directory: $0, count: $1, rounds: $2, report: log) }
             ),
+            (
+                "Encryption at rest: an encrypted Store against a plain one", EncryptionBench.workloads,
+                { try EncryptionBench.run(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
         ]
     for table in peerTables
     where options.only.map({ only in table.workloads.contains { only.contains($0.id.uppercased()) } }) ?? true {

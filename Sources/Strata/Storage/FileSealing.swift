@@ -25,6 +25,7 @@ import Foundation
         let images = SealedImages(budget: SealedImages.defaultBudget)
         private let lock = NSLock()
         private var policies: [MDB_dbi: Policy] = [:]
+        private var tags: [String: UInt64] = [:]
         private var opened: [OpaquePointer: OpenedValues] = [:]
         /// The parents of nested write transactions: what a child opened lives on in its parent.
         private var parents: [OpaquePointer: OpaquePointer] = [:]
@@ -48,9 +49,17 @@ import Foundation
             if policy.sealsKeys { images.tableOpened(dbi, name: name) }
         }
 
-        /// The policy of the table `name`.
+        /// The policy of the table `name` (its tag a keyed hash, made once per name: a page walk asks
+        /// for every pair).
         func policy(named name: String, duplicates: Bool) -> Policy {
-            Policy(tag: sealer.tableTag(name), sealsKeys: Self.sealsKeys(ofTable: name), duplicates: duplicates)
+            let tag =
+                lock.withLock { tags[name] }
+                ?? {
+                    let tag = sealer.tableTag(name)
+                    lock.withLock { tags[name] = tag }
+                    return tag
+                }()
+            return Policy(tag: tag, sealsKeys: Self.sealsKeys(ofTable: name), duplicates: duplicates)
         }
 
         func policy(_ dbi: MDB_dbi) -> Policy? {
@@ -140,8 +149,25 @@ import Foundation
         ) -> [UInt8] {
             if policy.duplicates { return Array(sealer.sealKey(value, table: policy.tag)) }
             if !policy.sealsKeys, Self.clearMetaKeys.contains(Array(key)) { return Array(value) }
-            return Array(sealer.sealValue(value, table: policy.tag, storedKey: storedKey))
+            var stored = Array(sealer.sealValue(value, table: policy.tag, storedKey: storedKey))
+            let checksum = stored.withUnsafeBytes { Checksum.rowSeal(key: storedKey, row: $0) }
+            withUnsafeBytes(of: checksum.littleEndian) { stored.append(contentsOf: $0) }
+            return stored
         }
+
+        /// The sealed value inside a stored one (`storedValue`): without the CRC-32C of the stored key and
+        /// sealed bytes that follows it, which the opening check reads (the AEAD checks every read).
+        ///
+        /// - Throws: `SealFailure` when it is too short to hold one.
+        static func sealedPart(of stored: UnsafeRawBufferPointer) throws(SealFailure) -> UnsafeRawBufferPointer {
+            guard stored.count >= checksumLength else {
+                throw SealFailure("a stored value of \(stored.count) bytes is shorter than its checksum")
+            }
+            return UnsafeRawBufferPointer(rebasing: stored.dropLast(checksumLength))
+        }
+
+        /// The length of the checksum after a stored sealed value.
+        static let checksumLength = 4
 
         func openKey(_ stored: UnsafeRawBufferPointer, _ policy: Policy, into values: OpenedValues) throws(LMDBError)
             -> UnsafeRawBufferPointer
@@ -161,7 +187,8 @@ import Foundation
             do {
                 if policy.duplicates { return values.keep(try sealer.openKey(stored, table: policy.tag)) }
                 if !policy.sealsKeys, Self.clearMetaKeys.contains(Array(key)) { return stored }
-                return values.keep(try sealer.openValue(stored, table: policy.tag, storedKey: storedKey))
+                return values.keep(
+                    try sealer.openValue(Self.sealedPart(of: stored), table: policy.tag, storedKey: storedKey))
             } catch {
                 throw LMDBError(code: MDB_CORRUPTED, detail: error.description)
             }
@@ -212,7 +239,8 @@ import Foundation
     // MARK: The key record
 
     extension FileSealing {
-        private static let recordVersion: UInt8 = 1
+        /// 2: a stored value ends with its checksum (`sealedPart(of:)`); a record of version 1 is refused.
+        private static let recordVersion: UInt8 = 2
         private static let checkText = Array("strata: the key opens this file".utf8)
 
         /// A new file's record: its version, its random salt, and a value only the key opens.

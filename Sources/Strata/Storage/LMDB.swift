@@ -393,6 +393,17 @@ enum LMDB {
         try batch.fill(from: cursor, op: op, columns: columns, start: start)
     }
 
+    #if Encryption
+        /// `cursorGetRow` on an encrypted file's cursor whose sealing its owner looked up once.
+        @inline(__always)
+        static func cursorGetRow(
+            _ cursor: OpaquePointer, op: MDB_cursor_op, columns: Int, sealed: (FileSealing, FileSealing.Policy)
+        ) throws(LMDBError) -> SealedEntry? {
+            try injected(.cursorGet)
+            return try sealedCursorGetRow(cursor, op: op, columns: columns, sealed.0, sealed.1)
+        }
+    #endif
+
     /// `cursorGet` on a table of sealed rows (`Checksum`) of `columns` columns, checking the seal and
     /// the row's header in the same call (`strata_cursor_get_row`).
     @inline(__always)

@@ -14,6 +14,7 @@ extension PageWalker {
         case .meta, .rows, .plain: break
         default: return false
         }
+        if visitor == nil, let checked = try checkStored(key, value, kind: kind, damaged: damaged) { return checked }
         let pair: (key: [UInt8], value: [UInt8])?
         do {
             pair = try openSealed(key, value, damaged: damaged)
@@ -33,6 +34,32 @@ extension PageWalker {
         return true
     }
 
+    /// The opening check of a stored pair: its checksum of the stored key and sealed bytes, not its
+    /// opening (which every read does; the checksum finds damaged bytes as a plain file's row seal
+    /// does). Nil for what is still opened: a clear record, and the schema (a salvage reads it).
+    ///
+    /// - Throws: `.damaged` when the checksum does not match.
+    private mutating func checkStored(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, kind: TreeKind,
+        damaged: (String) -> StorageError
+    ) throws(StorageError) -> Bool? {
+        #if Encryption
+            guard !currentTable.isEmpty else { return nil }
+            if case .meta = kind,
+                FileSealing.clearMetaKeys.contains(Array(key)) || key.elementsEqual(StrataFormat.schemaKey.utf8)
+            {
+                return nil
+            }
+            guard Checksum.rowSealMatches(key: key, stored: value) else {
+                throw damaged("holds a sealed value whose checksum does not match its key and bytes")
+            }
+            if case .rows = kind { rowsChecked += 1 }
+            return true
+        #else
+            return nil
+        #endif
+    }
+
     /// In an encrypted file, the key and value of `key`/`value` opened (nil when the walked table
     /// keeps them clear: the meta table's records opening needs, the unnamed table).
     ///
@@ -46,7 +73,8 @@ extension PageWalker {
             if !policy.sealsKeys, FileSealing.clearMetaKeys.contains(Array(key)) { return nil }
             do {
                 let plainKey = policy.sealsKeys ? Array(try sealing.sealer.openKey(key, table: policy.tag)) : Array(key)
-                let plainValue = Array(try sealing.sealer.openValue(value, table: policy.tag, storedKey: key))
+                let plainValue = Array(
+                    try sealing.sealer.openValue(FileSealing.sealedPart(of: value), table: policy.tag, storedKey: key))
                 return (plainKey, plainValue)
             } catch {
                 throw damaged("holds a sealed value that does not open (\(error))")
@@ -85,8 +113,9 @@ extension PageWalker {
                     let policy = opened.policy(named: StrataFormat.metaTable, duplicates: false)
                     schema = sealed.withUnsafeBytes { value in
                         Array(StrataFormat.schemaKey.utf8).withUnsafeBytes { storedKey in
-                            (try? opened.sealer.openValue(value, table: policy.tag, storedKey: storedKey)).map(
-                                Array.init)
+                            (try? opened.sealer.openValue(
+                                FileSealing.sealedPart(of: value), table: policy.tag, storedKey: storedKey)).map(
+                                    Array.init)
                         }
                     }
                 }

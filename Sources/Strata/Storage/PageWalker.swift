@@ -46,7 +46,7 @@ struct PageWalker {
     /// Pages a salvaging walk went around.
     private(set) var pagesSkipped = 0
     /// Rows whose seal was checked.
-    private(set) var rowsChecked = 0
+    var rowsChecked = 0  // counted by the walk here and by an encrypted file's (PageWalker+Sealing)
     /// The names of the tables the main tree lists (the keys of its leaves), as walked.
     private(set) var tableNames: [[UInt8]] = []
     /// The file's format version, read from the meta table by a walk of every table.

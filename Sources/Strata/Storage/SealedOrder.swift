@@ -93,17 +93,28 @@
         }
 
         private static let lock = NSLock()
-        nonisolated(unsafe) private static var positions: [OpaquePointer: Position] = [:]  // under lock
+        /// The positioned cursors, newest last: a handful at a time (a walk's, a query's), so a scan
+        /// finds one faster than hashing it would. Under `lock`.
+        nonisolated(unsafe) private static var positions: [(cursor: OpaquePointer, position: Position)] = []
         nonisolated(unsafe) private static var count = 0  // under lock; read unlocked as a hint
 
+        /// Under `lock`: where `cursor` is in `positions`.
+        private static func slot(_ cursor: OpaquePointer) -> Int? {
+            positions.lastIndex { $0.cursor == cursor }
+        }
+
         static func position(_ cursor: OpaquePointer) -> Position? {
-            lock.withLock { positions[cursor] }
+            lock.withLock { slot(cursor).map { positions[$0].position } }
         }
 
         static func set(_ cursor: OpaquePointer, _ position: Position) {
             lock.withLock {
-                positions[cursor] = position
-                count = positions.count
+                if let slot = slot(cursor) {
+                    positions[slot].position = position
+                } else {
+                    positions.append((cursor, position))
+                    count = positions.count
+                }
             }
         }
 
@@ -111,7 +122,7 @@
         static func transactionEnded(_ transaction: OpaquePointer) {
             guard count > 0 else { return }
             lock.withLock {
-                positions = positions.filter { $0.value.transaction != transaction }
+                positions.removeAll { $0.position.transaction == transaction }
                 count = positions.count
             }
         }
@@ -122,18 +133,21 @@
         static func step(_ cursor: OpaquePointer, forward: Bool) -> SealedOrder.Entry?? {
             lock.lock()
             defer { lock.unlock() }
-            guard let position = positions[cursor] else { return nil }
-            let index = position.index + (forward ? 1 : -1)
-            guard index >= 0, index < position.order.entries.count else { return .some(nil) }
-            positions[cursor]!.index = index
-            return position.order.entries[index]
+            guard let slot = slot(cursor) else { return nil }
+            let index = positions[slot].position.index + (forward ? 1 : -1)
+            let entries = positions[slot].position.order.entries
+            guard index >= 0, index < entries.count else { return .some(nil) }
+            positions[slot].position.index = index
+            return entries[index]
         }
 
         static func closed(_ cursor: OpaquePointer) {
             guard count > 0 else { return }  // a plain file's cursors: no lock taken
             lock.withLock {
-                positions[cursor] = nil
-                count = positions.count
+                if let slot = slot(cursor) {
+                    positions.remove(at: slot)
+                    count = positions.count
+                }
             }
         }
     }

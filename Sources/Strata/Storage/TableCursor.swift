@@ -12,10 +12,19 @@ final class TableCursor {
     /// The table the cursor walks.
     let table: Table
 
+    #if Encryption
+        /// An encrypted file's sealing of the table, looked up once (each row of a walk would ask).
+        private let sealed: (FileSealing, FileSealing.Policy)?
+    #endif
+
     init(transaction: OpaquePointer, table: Table, isWrite: Bool) throws(LMDBError) {
-        handle = try LMDB.openCursor(transaction, table.dbi)
+        let handle = try LMDB.openCursor(transaction, table.dbi)
+        self.handle = handle
         self.isWrite = isWrite
         self.table = table
+        #if Encryption
+            sealed = LMDB.sealing(cursor: handle)
+        #endif
     }
 
     deinit {
@@ -49,6 +58,9 @@ final class TableCursor {
     @inline(__always)
     private func getRow(_ op: MDB_cursor_op, columns: Int) throws(LMDBError) -> SealedEntry? {
         guard let handle else { throw LMDBError.badTransaction }
+        #if Encryption
+            if let sealed { return try LMDB.cursorGetRow(handle, op: op, columns: columns, sealed: sealed) }
+        #endif
         return try LMDB.cursorGetRow(handle, op: op, columns: columns)
     }
 
