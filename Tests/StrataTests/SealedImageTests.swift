@@ -106,6 +106,27 @@
             }
         }
 
+        /// A write larger than the images' budget stops logging (its log would hold a copy of all it
+        /// wrote): its commit keeps no image, and what it wrote reads back.
+        @Test func aWriteLargerThanTheBudgetKeepsNoImage() throws {
+            let fixture = Fixture([Person.self, Dog.self]) { $0.encryptionKey = Self.key }
+            let store = try fixture.open()
+            let images = try #require(store.core.environment.sealing).images
+            images.budget = 50_000
+            try store.write {
+                for id in 0..<2_000 { try store.add(Person(id: id, name: "n\(id)", age: id % 90)) }
+            }
+            #expect(images.counts.kept == 0)
+            #expect(images.counts.dropped == 1, "the 2,000 rows' log outgrew 50,000 bytes")
+            #expect(store.objects(Person.self).map(\.id) == Array(0..<2_000))
+            #expect(store.object(ofType: Person.self, forPrimaryKey: 1_234)?.name == "n1234")
+            images.budget = 1 << 30
+            try store.write { try store.add(Person(id: 5_000, name: "last", age: 1)) }
+            for _ in store.objects(Person.self) {}  // a walk of the new version makes its image
+            #expect(images.counts.kept >= 1)
+            #expect(store.objects(Person.self).where { $0.age == 1 }.count == 24)
+        }
+
         /// Another process's commit that keeps the count and changes the values: the image made
         /// before it is not used after a refresh.
         @Test func anotherProcessCommitIsSeenOverAKeptImage() throws {

@@ -16,7 +16,8 @@
     /// A write transaction of this process logs what it changes in a table whose image is current (or
     /// that was empty), and its commit makes the table's next image from the old one and the log — a
     /// merge, no opening — unless the table is much larger than the change (then the next walk makes
-    /// it). Memory is bounded by `budget`: an image that does not fit is not kept.
+    /// it). Memory is bounded by `budget`: an image that does not fit is not kept, and a write whose
+    /// log of a table outgrows it stops logging (its commit makes no image of that table).
     final class SealedImages: @unchecked Sendable {  // mutable state under `lock`
         /// A table's version: its own stamp and the stamp of changes to tables not yet known.
         struct Stamp: Equatable {
@@ -39,6 +40,8 @@
             var base: SealedOrder?
             var changes: [Change] = []
             let arena = OpenedValues()
+            /// The bytes of the changes logged: past the budget, the log is dropped.
+            var bytes = 0
 
             init(base: SealedOrder?) {
                 self.base = base
@@ -50,8 +53,12 @@
             fileprivate let images: [(table: MDB_dbi, stamp: Stamp, order: SealedOrder?)]
         }
 
-        /// The most bytes the kept images take: their entries and copies.
-        let budget: Int
+        /// The most bytes the kept images take (their entries and copies), and one write's log of a table.
+        var budget: Int {
+            get { lock.withLock { budgetBytes } }
+            set { lock.withLock { budgetBytes = newValue } }
+        }
+        private var budgetBytes: Int
         private let lock = NSLock()
         private var names: [MDB_dbi: String] = [:]
         private var kept: [MDB_dbi: (stamp: Stamp, order: SealedOrder, bytes: Int)] = [:]
@@ -61,9 +68,10 @@
         private var logs: [OpaquePointer: [MDB_dbi: TableLog?]] = [:]
         /// Write transactions with a nested one: what a child wrote may be rolled back unseen here.
         private var unlogged: Set<OpaquePointer> = []
+        private var dropped = 0
 
         init(budget: Int) {
-            self.budget = budget
+            self.budgetBytes = budget
         }
 
         /// A quarter of the machine's memory, at most 4 GiB.
@@ -115,8 +123,8 @@
         /// Under `lock`: `image` (or none) as `table`'s, within the budget (the others go first).
         private func replace(_ table: MDB_dbi, with image: (stamp: Stamp, order: SealedOrder, bytes: Int)?) {
             if let old = kept.removeValue(forKey: table) { keptBytes -= old.bytes }
-            guard let image, image.bytes <= budget else { return }
-            if keptBytes + image.bytes > budget {
+            guard let image, image.bytes <= budgetBytes else { return }
+            if keptBytes + image.bytes > budgetBytes {
                 kept.removeAll()
                 keptBytes = 0
             }
@@ -177,11 +185,24 @@
             value: UnsafeRawBufferPointer, storedKey: UnsafeRawBufferPointer
         ) {
             guard let log = log(transaction, table) else { return }
+            log.bytes += key.count + value.count + storedKey.count + MemoryLayout<Change>.stride
+            guard log.bytes <= budget else { return drop(transaction, table) }
             log.changes.append(
                 Change(
                     key: log.arena.keep(key), value: log.arena.keep(value), storedKey: log.arena.keep(storedKey),
                     sequence: log.changes.count))
         }
+
+        /// `transaction`'s commit makes no image of `table` (what was logged is freed).
+        private func drop(_ transaction: OpaquePointer, _ table: MDB_dbi) {
+            lock.withLock {
+                logs[transaction]?[table] = .some(nil)
+                dropped += 1
+            }
+        }
+
+        /// How many tables have a kept image, and how many logs writes dropped (tests).
+        var counts: (kept: Int, dropped: Int) { lock.withLock { (kept.count, dropped) } }
 
         func logPut(
             _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
@@ -194,6 +215,8 @@
 
         func logDelete(_ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer) {
             guard let log = log(transaction, table) else { return }
+            log.bytes += key.count + MemoryLayout<Change>.stride
+            guard log.bytes <= budget else { return drop(transaction, table) }
             log.changes.append(
                 Change(key: log.arena.keep(key), value: nil, storedKey: nil, sequence: log.changes.count))
         }
@@ -202,7 +225,7 @@
         func logDrop(_ transaction: OpaquePointer, _ table: MDB_dbi, delete: Bool) {
             guard let log = log(transaction, table) else { return }
             if delete {
-                lock.withLock { logs[transaction]?[table] = .some(nil) }
+                drop(transaction, table)
             } else {
                 log.base = nil
                 log.changes.removeAll()
