@@ -127,6 +127,29 @@
             #expect(store.objects(Person.self).where { $0.age == 1 }.count == 24)
         }
 
+        /// In a process that opened the file afresh (no image), reads by key make the table's image once
+        /// they are a quarter of its entries; before and after, they answer as the model does.
+        @Test func readsByKeyMakeTheImageOfAFreshlyOpenedFile() throws {
+            let fixture = Fixture([Person.self, Dog.self]) { $0.encryptionKey = Self.key }
+            do {
+                let store = try fixture.open()
+                try store.write {
+                    for id in 0..<2_000 { try store.add(Person(id: id * 2, name: "n\(id)", age: id % 90)) }
+                }
+            }
+            let store = try fixture.open()
+            let images = try #require(store.core.environment.sealing).images
+            #expect(images.counts.kept == 0, "a new environment: no image yet")
+            var random = SplitMix64(state: 7)
+            for read in 0..<1_000 {
+                let id = Int(random.next() % 4_000)
+                let found = store.object(ofType: Person.self, forPrimaryKey: id)
+                #expect(found?.name == (id % 2 == 0 ? "n\(id / 2)" : nil), "read \(read): \(id)")
+                if read == 200 { #expect(images.counts.kept == 0, "200 reads: not yet") }
+            }
+            #expect(images.counts.kept == 1, "the reads made the image")
+        }
+
         /// Another process's commit that keeps the count and changes the values: the image made
         /// before it is not used after a refresh.
         @Test func anotherProcessCommitIsSeenOverAKeptImage() throws {

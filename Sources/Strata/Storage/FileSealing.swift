@@ -78,6 +78,8 @@ import Foundation
 
         func nestedBegan(_ child: OpaquePointer, in parent: OpaquePointer) {
             images.nestedBegan(in: parent)
+            // A write too: what it walks includes changes that may yet roll back, so it keeps no image.
+            images.writeBegan(child)
             lock.withLock {
                 parents[child] = parent
                 orders[parent] = nil  // what the child writes changes the parent's tables

@@ -57,8 +57,14 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, _ sealing: FileSealing,
             _ policy: FileSealing.Policy
         ) throws(LMDBError) -> UnsafeRawBufferPointer? {
-            if policy.sealsKeys, !policy.duplicates, let order = sealing.currentOrder(txn, dbi) {
-                return order.position(of: key).map { order.entries[$0].value }  // opened already
+            if policy.sealsKeys, !policy.duplicates {
+                var order = sealing.currentOrder(txn, dbi)
+                if order == nil, sealing.images.notePointRead(txn, dbi) {
+                    order = try madeImage(txn, dbi, sealing, policy)
+                }
+                if let order {
+                    return order.position(of: key).map { order.entries[$0].value }  // opened already
+                }
             }
             var storedKey = sealing.storedKey(key, policy)
             var v = MDB_val()
@@ -73,6 +79,15 @@
                     UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size), key: key, storedKey: raw, policy,
                     into: sealing.values(of: txn))
             }
+        }
+
+        /// The image of `dbi` made now, by a walk of a cursor of its own (`SealedImages.notePointRead`).
+        private static func madeImage(
+            _ txn: OpaquePointer, _ dbi: MDB_dbi, _ sealing: FileSealing, _ policy: FileSealing.Policy
+        ) throws(LMDBError) -> SealedOrder {
+            let cursor = try openCursor(txn, dbi)
+            defer { closeCursor(cursor) }
+            return try sealing.order(of: cursor, policy)
         }
 
         static func sealedPut(

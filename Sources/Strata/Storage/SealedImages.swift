@@ -69,6 +69,8 @@
         /// Write transactions with a nested one: what a child wrote may be rolled back unseen here.
         private var unlogged: Set<OpaquePointer> = []
         private var dropped = 0
+        /// Per table without an image, the reads by key at one version (`notePointRead`).
+        private var pointReads: [MDB_dbi: (stamp: Stamp, count: Int, entries: Int?)] = [:]
 
         init(budget: Int) {
             self.budgetBytes = budget
@@ -108,6 +110,31 @@
         func current(_ transaction: OpaquePointer, _ table: MDB_dbi) -> SealedOrder? {
             guard lock.withLock({ kept[table] != nil }), let stamp = stamp(transaction, table) else { return nil }
             return lock.withLock { kept[table].flatMap { $0.stamp == stamp ? $0.order : nil } }
+        }
+
+        /// Notes a read by key of `table` that found no image, in a snapshot; true once this version of
+        /// the table has had reads enough that making its image (opening every entry once) costs less
+        /// than they do: a quarter of its entries (each read seals a key and opens a value), and 256.
+        func notePointRead(_ transaction: OpaquePointer, _ table: MDB_dbi) -> Bool {
+            guard !isWriting(transaction), let stamp = stamp(transaction, table) else { return false }
+            let (count, known) = lock.withLock {
+                () -> (Int, Int?) in
+                var reads =
+                    pointReads[table].flatMap { $0.stamp == stamp ? $0 : nil } ?? (stamp: stamp, count: 0, entries: nil)
+                reads.count += 1
+                pointReads[table] = reads
+                return (reads.count, reads.entries)
+            }
+            let entries = known ?? Self.entries(transaction, table)
+            if known == nil { lock.withLock { pointReads[table]?.entries = entries } }
+            guard count >= max(256, entries / 4) else { return false }
+            lock.withLock { _ = pointReads.removeValue(forKey: table) }
+            return true
+        }
+
+        private static func entries(_ transaction: OpaquePointer, _ table: MDB_dbi) -> Int {
+            var stat = MDB_stat()
+            return mdb_stat(transaction, table, &stat) == MDB_SUCCESS ? stat.ms_entries : 0
         }
 
         /// Keeps `order`, made by a snapshot that read `stamp`, as the image of `table`.
