@@ -39,7 +39,12 @@ import Foundation
         }
 
         /// The keys of the meta table that stay clear: what opening the file needs before any key.
-        static let clearMetaKeys: Set<[UInt8]> = [Array("format".utf8), Array("encryption".utf8)]
+        static let clearMetaKeys: [[UInt8]] = [Array("format".utf8), Array("encryption".utf8)]
+
+        /// Whether `key` is one of `clearMetaKeys` (asked of every meta and outbox value: no copy made).
+        static func isClearMetaKey(_ key: UnsafeRawBufferPointer) -> Bool {
+            clearMetaKeys.contains { $0.elementsEqual(key) }
+        }
 
         /// Records how `dbi`, just opened under `name`, is stored. The policy follows from the name:
         /// rows, indexes and backlinks hold the app's values in their keys.
@@ -110,16 +115,21 @@ import Foundation
             lock.withLock { orders[transaction, default: [:]][table] = order }
         }
 
-        /// `transaction` is about to write to `table`: its order is made again on the next walk.
-        func tableChanged(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: Policy) {
-            // A nested transaction's change is its outermost transaction's (which makes no image then).
+        /// `transaction` is about to write to `table`: its order is made again on the next walk (unless
+        /// `keepsOrder`: a walk replacing the value it stands on). Returns the log of the table's next
+        /// image the change goes to (`SealedImages.changing`); nil when none is made.
+        func tableChanged(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: Policy, keepsOrder: Bool = false)
+            -> SealedImages.TableLog?
+        {
             let outermost = lock.withLock {
+                if !keepsOrder { orders[transaction]?.removeValue(forKey: table) }
                 var outermost = transaction
                 while let parent = parents[outermost] { outermost = parent }
                 return outermost
             }
-            images.changing(outermost, table, policy)
-            lock.withLock { _ = orders[transaction]?.removeValue(forKey: table) }
+            // A nested transaction's change is its outermost transaction's, which then makes no image.
+            let log = images.changing(outermost, table, policy)
+            return outermost == transaction ? log : nil
         }
 
         /// Frees what `transaction` opened: it ended, or reads another commit. A nested transaction's
@@ -150,8 +160,11 @@ import Foundation
             _ policy: Policy
         ) -> [UInt8] {
             if policy.duplicates { return Array(sealer.sealKey(value, table: policy.tag)) }
-            if !policy.sealsKeys, Self.clearMetaKeys.contains(Array(key)) { return Array(value) }
-            var stored = Array(sealer.sealValue(value, table: policy.tag, storedKey: storedKey))
+            if !policy.sealsKeys, Self.isClearMetaKey(key) { return Array(value) }
+            let sealed = sealer.sealValue(value, table: policy.tag, storedKey: storedKey)
+            var stored = [UInt8]()
+            stored.reserveCapacity(sealed.count + Self.checksumLength)
+            stored.append(contentsOf: sealed)
             let checksum = stored.withUnsafeBytes { Checksum.rowSeal(key: storedKey, row: $0) }
             withUnsafeBytes(of: checksum.littleEndian) { stored.append(contentsOf: $0) }
             return stored
@@ -188,7 +201,7 @@ import Foundation
         ) throws(LMDBError) -> UnsafeRawBufferPointer {
             do {
                 if policy.duplicates { return values.keep(try sealer.openKey(stored, table: policy.tag)) }
-                if !policy.sealsKeys, Self.clearMetaKeys.contains(Array(key)) { return stored }
+                if !policy.sealsKeys, Self.isClearMetaKey(key) { return stored }
                 return values.keep(
                     try sealer.openValue(Self.sealedPart(of: stored), table: policy.tag, storedKey: storedKey))
             } catch {
@@ -211,17 +224,27 @@ import Foundation
         }
 
         func keep(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-            lock.withLock {
-                let count = bytes.count
-                if chunks.isEmpty || used + count > chunks[chunks.count - 1].count {
-                    chunks.append(.allocate(byteCount: max(64 << 10, count), alignment: 16))
-                    used = 0
-                }
-                let start = chunks[chunks.count - 1].baseAddress! + used
-                if count > 0 { start.copyMemory(from: bytes.baseAddress!, byteCount: count) }
-                used += count
-                return UnsafeRawBufferPointer(start: start, count: count)
+            lock.withLock { copy(bytes) }
+        }
+
+        /// Three copies under one lock (a logged put's key, value and stored key).
+        func keep(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, _ c: UnsafeRawBufferPointer) -> (
+            UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer
+        ) {
+            lock.withLock { (copy(a), copy(b), copy(c)) }
+        }
+
+        /// Under `lock`.
+        private func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+            let count = bytes.count
+            if chunks.isEmpty || used + count > chunks[chunks.count - 1].count {
+                chunks.append(.allocate(byteCount: max(64 << 10, count), alignment: 16))
+                used = 0
             }
+            let start = chunks[chunks.count - 1].baseAddress! + used
+            if count > 0 { start.copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            used += count
+            return UnsafeRawBufferPointer(start: start, count: count)
         }
 
         /// Takes `other`'s chunks, to free them with its own.

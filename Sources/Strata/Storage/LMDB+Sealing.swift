@@ -94,10 +94,12 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
             flags: UInt32, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
-            sealing.tableChanged(txn, dbi, policy)
+            let log = sealing.tableChanged(txn, dbi, policy)
             let code = withSealedPair(key, value, flags: flags & ~UInt32(MDB_RESERVE), sealing, policy) { k, v, flags in
                 let code = mdb_put(txn, dbi, &k, &v, flags)
-                if code == MDB_SUCCESS { sealing.images.logPut(txn, dbi, key: key, value: value, storedKey: k) }
+                if code == MDB_SUCCESS, let log {
+                    sealing.images.logPut(log, txn, dbi, key: key, value: value, storedKey: k)
+                }
                 return code
             }
             if code == MDB_KEYEXIST { return false }
@@ -109,7 +111,7 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer?,
             _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
-            sealing.tableChanged(txn, dbi, policy)
+            let log = sealing.tableChanged(txn, dbi, policy)
             var storedKey = sealing.storedKey(key, policy)
             // Only a table with duplicates deletes a pair, and its values are sealed alike each time.
             var storedValue = value.map { value in
@@ -125,7 +127,7 @@
             }
             if code == MDB_NOTFOUND { return false }
             if code != MDB_SUCCESS { throw LMDBError(code: code) }
-            sealing.images.logDelete(txn, dbi, key: key)  // a table with duplicates has no log
+            if let log { sealing.images.logDelete(log, txn, dbi, key: key) }  // a table with duplicates has none
             return true
         }
 
@@ -172,10 +174,12 @@
                 return try orderedReplaceCurrent(cursor, value: value, sealing, policy)
             }
             let (txn, dbi) = (mdb_cursor_txn(cursor)!, mdb_cursor_dbi(cursor))
-            sealing.tableChanged(txn, dbi, policy)
+            let log = sealing.tableChanged(txn, dbi, policy)
             let code = withSealedPair(key, value, flags: flags, sealing, policy) { k, v, flags in
                 let code = mdb_cursor_put(cursor, &k, &v, flags)
-                if code == MDB_SUCCESS { sealing.images.logPut(txn, dbi, key: key, value: value, storedKey: k) }
+                if code == MDB_SUCCESS, let log {
+                    sealing.images.logPut(log, txn, dbi, key: key, value: value, storedKey: k)
+                }
                 return code
             }
             if code != MDB_SUCCESS { throw LMDBError(code: code) }

@@ -235,8 +235,9 @@ enum LMDB {
         try injected(.drop)
         #if Encryption
             if let (sealing, policy) = sealing(txn, dbi) {
-                sealing.tableChanged(txn, dbi, policy)
-                sealing.images.logDrop(txn, dbi, delete: delete)
+                if let log = sealing.tableChanged(txn, dbi, policy) {
+                    sealing.images.logDrop(log, txn, dbi, delete: delete)
+                }
             }
         #endif
         try check(mdb_drop(txn, dbi, delete ? 1 : 0))

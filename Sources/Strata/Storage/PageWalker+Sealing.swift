@@ -46,7 +46,7 @@ extension PageWalker {
         #if Encryption
             guard !currentTable.isEmpty else { return nil }
             if case .meta = kind,
-                FileSealing.clearMetaKeys.contains(Array(key)) || key.elementsEqual(StrataFormat.schemaKey.utf8)
+                FileSealing.isClearMetaKey(key) || key.elementsEqual(StrataFormat.schemaKey.utf8)
             {
                 return nil
             }
@@ -70,7 +70,7 @@ extension PageWalker {
         #if Encryption
             guard let sealing, !currentTable.isEmpty else { return nil }
             let policy = sealing.policy(named: currentTable, duplicates: false)
-            if !policy.sealsKeys, FileSealing.clearMetaKeys.contains(Array(key)) { return nil }
+            if !policy.sealsKeys, FileSealing.isClearMetaKey(key) { return nil }
             do {
                 let plainKey = policy.sealsKeys ? Array(try sealing.sealer.openKey(key, table: policy.tag)) : Array(key)
                 let plainValue = Array(

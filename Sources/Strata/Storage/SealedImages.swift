@@ -26,7 +26,7 @@
         }
 
         /// A change a write made to one table, its bytes in the log's arena.
-        private struct Change {
+        fileprivate struct Change {
             let key: UnsafeRawBufferPointer
             /// nil: deleted.
             let value: UnsafeRawBufferPointer?
@@ -34,23 +34,33 @@
             let sequence: Int
         }
 
-        /// What one write transaction changed in one table whose next image it makes.
-        private final class TableLog {
+        /// What one write transaction changed in one table whose next image it makes. Used by the
+        /// transaction's thread only.
+        final class TableLog {
             /// The image the changes apply to; nil when the table was empty.
-            var base: SealedOrder?
-            var changes: [Change] = []
-            let arena = OpenedValues()
-            /// The bytes of the changes logged: past the budget, the log is dropped.
-            var bytes = 0
+            fileprivate var base: SealedOrder?
+            fileprivate var changes: [Change] = []
+            fileprivate let arena = OpenedValues()
+            /// The bytes of the changes logged, and the most they may take (the images' budget).
+            private var bytes = 0
+            private let limit: Int
 
-            init(base: SealedOrder?) {
+            fileprivate init(base: SealedOrder?, limit: Int) {
                 self.base = base
+                self.limit = limit
+            }
+
+            /// Counts a change of `count` bytes; false once the log outgrew its limit.
+            fileprivate func add(_ count: Int) -> Bool {
+                bytes += count + MemoryLayout<Change>.stride
+                return bytes <= limit
             }
         }
 
         /// A table's next image, made before a commit and kept if it succeeds.
         struct Prepared {
-            fileprivate let images: [(table: MDB_dbi, stamp: Stamp, order: SealedOrder?)]
+            /// Per table the commit changes, its next image (none: the table's image is dropped).
+            fileprivate let images: [(table: MDB_dbi, image: (stamp: Stamp, order: SealedOrder)?)]
         }
 
         /// The most bytes the kept images take (their entries and copies), and one write's log of a table.
@@ -182,20 +192,26 @@
             }
         }
 
-        /// `transaction` is about to change `table`: the first time, the log starts from the table's
-        /// current image (or from nothing, for an empty table), or the commit will make no image.
-        func changing(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: FileSealing.Policy) {
-            let first = lock.withLock { logs[transaction].map { $0[table] == nil } ?? false }
-            guard first else { return }  // not a top-level write (a child's root makes no image), or logged
+        /// `transaction` is about to change `table`: the log its changes go to (nil: its commit makes
+        /// no image of the table). The first time, the log starts from the table's current image (or
+        /// from nothing, for an empty table) if there is one.
+        func changing(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: FileSealing.Policy) -> TableLog? {
+            let (tables, withoutImages): ([MDB_dbi: TableLog?]?, Bool) = lock.withLock {
+                (logs[transaction], unlogged.contains(transaction))
+            }
+            guard let tables else { return nil }  // not a write
+            if let known = tables[table] { return known }
             var log: TableLog?
-            if policy.sealsKeys, !policy.duplicates, !lock.withLock({ unlogged.contains(transaction) }) {
+            if policy.sealsKeys, !policy.duplicates, !withoutImages {
+                let limit = budget
                 if let base = current(transaction, table) {
-                    log = TableLog(base: base)
+                    log = TableLog(base: base, limit: limit)
                 } else if Self.isEmpty(transaction, table) {
-                    log = TableLog(base: nil)
+                    log = TableLog(base: nil, limit: limit)
                 }
             }
             lock.withLock { logs[transaction]?[table] = .some(log) }
+            return log
         }
 
         private static func isEmpty(_ transaction: OpaquePointer, _ table: MDB_dbi) -> Bool {
@@ -203,21 +219,39 @@
             return mdb_stat(transaction, table, &stat) == MDB_SUCCESS && stat.ms_entries == 0
         }
 
-        private func log(_ transaction: OpaquePointer, _ table: MDB_dbi) -> TableLog? {
-            lock.withLock { logs[transaction]?[table] ?? nil }
+        /// A put of `key` and `value` (stored under `storedKey`) into `log`'s table.
+        func logPut(
+            _ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
+            value: UnsafeRawBufferPointer, storedKey: UnsafeRawBufferPointer
+        ) {
+            guard log.add(key.count + value.count + storedKey.count) else { return drop(transaction, table) }
+            let (key, value, storedKey) = log.arena.keep(key, value, storedKey)
+            log.changes.append(Change(key: key, value: value, storedKey: storedKey, sequence: log.changes.count))
         }
 
         func logPut(
-            _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
-            value: UnsafeRawBufferPointer, storedKey: UnsafeRawBufferPointer
+            _ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
+            value: UnsafeRawBufferPointer, storedKey: MDB_val
         ) {
-            guard let log = log(transaction, table) else { return }
-            log.bytes += key.count + value.count + storedKey.count + MemoryLayout<Change>.stride
-            guard log.bytes <= budget else { return drop(transaction, table) }
+            logPut(
+                log, transaction, table, key: key, value: value,
+                storedKey: UnsafeRawBufferPointer(start: storedKey.mv_data, count: storedKey.mv_size))
+        }
+
+        func logDelete(_ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer) {
+            guard log.add(key.count) else { return drop(transaction, table) }
             log.changes.append(
-                Change(
-                    key: log.arena.keep(key), value: log.arena.keep(value), storedKey: log.arena.keep(storedKey),
-                    sequence: log.changes.count))
+                Change(key: log.arena.keep(key), value: nil, storedKey: nil, sequence: log.changes.count))
+        }
+
+        /// `log`'s table was emptied (`delete` false) or deleted from the file.
+        func logDrop(_ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, delete: Bool) {
+            if delete {
+                drop(transaction, table)
+            } else {
+                log.base = nil
+                log.changes.removeAll()
+            }
         }
 
         /// `transaction`'s commit makes no image of `table` (what was logged is freed).
@@ -231,46 +265,16 @@
         /// How many tables have a kept image, and how many logs writes dropped (tests).
         var counts: (kept: Int, dropped: Int) { lock.withLock { (kept.count, dropped) } }
 
-        func logPut(
-            _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
-            value: UnsafeRawBufferPointer, storedKey: MDB_val
-        ) {
-            logPut(
-                transaction, table, key: key, value: value,
-                storedKey: UnsafeRawBufferPointer(start: storedKey.mv_data, count: storedKey.mv_size))
-        }
-
-        func logDelete(_ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer) {
-            guard let log = log(transaction, table) else { return }
-            log.bytes += key.count + MemoryLayout<Change>.stride
-            guard log.bytes <= budget else { return drop(transaction, table) }
-            log.changes.append(
-                Change(key: log.arena.keep(key), value: nil, storedKey: nil, sequence: log.changes.count))
-        }
-
-        /// `table` was emptied (`delete` false) or deleted from the file.
-        func logDrop(_ transaction: OpaquePointer, _ table: MDB_dbi, delete: Bool) {
-            guard let log = log(transaction, table) else { return }
-            if delete {
-                drop(transaction, table)
-            } else {
-                log.base = nil
-                log.changes.removeAll()
-            }
-        }
-
         /// The images `transaction`'s commit makes, read before it commits (the stamps it wrote).
         func prepare(_ transaction: OpaquePointer) -> Prepared {
             let tables = lock.withLock { logs[transaction] } ?? [:]
-            var images: [(table: MDB_dbi, stamp: Stamp, order: SealedOrder?)] = []
-            for (table, log) in tables {
-                guard let log, let stamp = stamp(transaction, table), Self.worthMerging(log) else {
-                    images.append((table, Stamp(table: 0, any: 0), nil))
-                    continue
-                }
-                images.append((table, stamp, Self.merged(log)))
-            }
-            return Prepared(images: images)
+            return Prepared(
+                images: tables.map { table, log in
+                    guard let log, let stamp = stamp(transaction, table), Self.worthMerging(log) else {
+                        return (table, nil)
+                    }
+                    return (table, (stamp, Self.merged(log)))
+                })
         }
 
         /// Whether merging costs little beside the change: a merge copies every entry of the image.
@@ -281,11 +285,11 @@
         /// The commit of `prepared`'s transaction succeeded: its images are kept, and the other
         /// tables it changed lose theirs.
         func committed(_ prepared: Prepared) {
-            let sized = prepared.images.map { image in (image, image.order.map(Self.bytes) ?? 0) }
+            let sized = prepared.images.map { table, image in
+                (table, image.map { ($0.stamp, $0.order, Self.bytes(of: $0.order)) })
+            }
             lock.withLock {
-                for (image, bytes) in sized {
-                    replace(image.table, with: image.order.map { (image.stamp, $0, bytes) })
-                }
+                for (table, image) in sized { replace(table, with: image) }
             }
         }
 

@@ -263,7 +263,7 @@
             let entry = position.order.entries[position.index]
             let transaction = mdb_cursor_txn(cursor)!
             let table = mdb_cursor_dbi(cursor)
-            sealing.images.changing(transaction, table, policy)
+            let log = sealing.tableChanged(transaction, table, policy, keepsOrder: true)
             var k = MDB_val(
                 mv_size: entry.storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: entry.storedKey.baseAddress))
             var found = MDB_val()
@@ -277,7 +277,9 @@
             if put != MDB_SUCCESS { throw LMDBError(code: put) }
             let values = sealing.values(of: transaction)
             let kept = values.keep(value)
-            sealing.images.logPut(transaction, table, key: entry.key, value: kept, storedKey: entry.storedKey)
+            if let log {
+                sealing.images.logPut(log, transaction, table, key: entry.key, value: kept, storedKey: entry.storedKey)
+            }
             var order = position.order
             if order.isShared {  // a kept image: this transaction's walk goes on in a copy
                 order = order.privateCopy()
