@@ -55,7 +55,7 @@
             #expect(Set(seals).count == 1000)
             let sealedKeys = (0..<3).map { _ in value.withUnsafeBytes { sealer.sealKey($0, table: table) } }
             #expect(Set(sealedKeys).count == 1)
-            #expect(sealedKeys[0].count == value.count + Sealer.keyOverhead)
+            #expect(sealedKeys[0].count == Sealer.shortKeySealedLength)
             let otherTable = value.withUnsafeBytes { sealer.sealKey($0, table: sealer.tableTag("type.Dog")) }
             #expect(otherTable != sealedKeys[0])
             let opened = try sealedKeys[0].withUnsafeBytes { try sealer.openKey($0, table: table) }
@@ -81,6 +81,47 @@
                             try sealedKey.withUnsafeBytes { try sealer.openValue(s, table: table, storedKey: $0) }
                         }) == value)
             }
+        }
+
+        /// Keys of at most 8 bytes (an integer primary key) are one enciphered block: the key, the
+        /// table's pad and the length. A flipped bit, another table's or another file's key is refused.
+        @Test func shortKeysAreOneBlockThatOnlyTheirTableOpens() throws {
+            let sealer = try Sealer(key: key, salt: salt)
+            let otherFile = try Sealer(key: key, salt: [UInt8](repeating: 8, count: Sealer.saltLength))
+            let people = sealer.tableTag("type.Person")
+            let dogs = sealer.tableTag("type.Dog")
+            func opens(_ sealer: Sealer, _ sealed: Data, _ table: UInt64) -> [UInt8]? {
+                sealed.withUnsafeBytes { (try? sealer.openKey($0, table: table)).map(Array.init) }
+            }
+            var random = SplitMix64(state: 8)
+            var seen = Set<Data>()
+            var plains = Set<[UInt8]>()
+            for length in 0...Sealer.shortKeyLength {
+                for _ in 0..<20 {
+                    let plain = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                    let sealed = plain.withUnsafeBytes { sealer.sealKey($0, table: people) }
+                    #expect(sealed.count == Sealer.shortKeySealedLength)
+                    #expect(plain.withUnsafeBytes { sealer.sealKey($0, table: people) } == sealed)
+                    if length >= 4 { #expect(sealed.firstRange(of: Data(plain)) == nil) }
+                    #expect(opens(sealer, sealed, people) == plain)
+                    #expect(opens(sealer, sealed, dogs) == nil)
+                    #expect(opens(otherFile, sealed, people) == nil)
+                    #expect(plain.withUnsafeBytes { sealer.sealKey($0, table: dogs) } != sealed)
+                    for bit in 0..<(sealed.count * 8) {
+                        var flipped = sealed
+                        flipped[bit / 8] ^= UInt8(1 << (bit % 8))
+                        #expect(opens(sealer, flipped, people) == nil)
+                    }
+                    seen.insert(sealed)
+                    plains.insert(plain)
+                }
+            }
+            #expect(seen.count == plains.count)  // distinct keys seal apart, equal ones alike
+            // A longer key is sealed by GCM-SIV, at a length no short key has.
+            let long = [UInt8](repeating: 9, count: Sealer.shortKeyLength + 1)
+            let sealedLong = long.withUnsafeBytes { sealer.sealKey($0, table: people) }
+            #expect(sealedLong.count == long.count + Sealer.keyOverhead)
+            #expect(opens(sealer, sealedLong, people) == long)
         }
 
         @Test func aKeyOfAnotherLengthIsRefused() {

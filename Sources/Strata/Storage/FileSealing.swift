@@ -264,8 +264,10 @@ import Foundation
     // MARK: The key record
 
     extension FileSealing {
-        /// 2: a stored value ends with its checksum (`sealedPart(of:)`); a record of version 1 is refused.
-        private static let recordVersion: UInt8 = 2
+        /// 3: keys of at most 8 bytes are one enciphered block (`Sealer.sealKey`); 2: a stored value ends
+        /// with its checksum (`sealedPart(of:)`). A record of an earlier version (made by no release) is
+        /// refused.
+        private static let recordVersion: UInt8 = 3
         private static let checkText = Array("strata: the key opens this file".utf8)
 
         /// A new file's record: its version, its random salt, and a value only the key opens.
