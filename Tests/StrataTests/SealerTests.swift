@@ -122,6 +122,12 @@
             let sealedLong = long.withUnsafeBytes { sealer.sealKey($0, table: people) }
             #expect(sealedLong.count == long.count + Sealer.keyOverhead)
             #expect(opens(sealer, sealedLong, people) == long)
+            // A stored key cut short or grown is neither: refused, whatever its length.
+            let short = try #require(seen.first)
+            for length in 0..<(sealedLong.count + 8) where length != short.count && length != sealedLong.count {
+                let bytes = Data((short + sealedLong + short).prefix(length))
+                #expect(opens(sealer, bytes, people) == nil, "a stored key of \(length) bytes")
+            }
         }
 
         @Test func aKeyOfAnotherLengthIsRefused() {
