@@ -303,7 +303,8 @@
         }
 
         /// Salvage of an encrypted file: with its key, every row that opens is saved into a new file
-        /// under the same key, and only the damaged rows are lost; without the key, a typed error.
+        /// under the same key, and only the rows of the damaged block are lost, named by the key table;
+        /// without the key, a typed error.
         @Test func salvageSavesTheRowsThatOpenAndLosesOnlyTheDamaged() throws {
             let (_, fixture) = Self.fixtures()
             let path = fixture.configuration.fileURL!.path
@@ -313,15 +314,16 @@
                     for id in 0..<500 { try store.add(Person(id: id, name: "secret \(id)", age: id % 70)) }
                 }
             }
-            do {  // three sealed rows damaged where they lie, one bit each
+            do {  // one sealed block of rows damaged where it lies, one bit
                 var options = EnvironmentOptions(mapSize: 1 << 30)
                 options.readsSealedBytes = true
                 options.checksEveryPage = false
                 let raw = try Environment(path: path, options: options)
                 var write = try WriteTransaction(raw)
                 let table = Table(dbi: try write.openTable(named: "type.Person", flags: [], create: false)!, flags: [])
-                for (index, pair) in try write.pairs(table, after: nil, limit: 1_000).enumerated()
-                where index % 150 == 7 {
+                let blocks = try write.pairs(table, after: nil, limit: 1_000)
+                #expect(blocks.count >= 2, "500 rows fill more than one block")
+                for pair in blocks.prefix(1) {
                     var value = pair.value
                     value[value.count / 2] ^= 0x04
                     _ = try pair.key.withBytes { k in
@@ -344,14 +346,16 @@
             let saved = directory.appendingPathComponent("saved.strata")
             let report = try Store.salvage(from: damaged, to: saved, encryptionKey: Self.key)
             let people = report.types.first { $0.typeName == "Person" }
-            #expect(people?.saved == 496)
-            #expect(people?.lostKeys.count == 4)
+            // The damaged block's rows are lost, named by the key table; every other row is saved.
+            let lostCount = people?.lostKeys.count ?? 0
+            #expect(lostCount > 0 && lostCount < 500)
+            #expect(people?.saved == 500 - lostCount)
             #expect(people?.lostKeys.allSatisfy { Int($0) != nil } == true, "lost keys named by their values")
             var configuration = fixture.configuration
             configuration.fileURL = saved
             let store = try Store(configuration: configuration)
             let lost = Set(people?.lostKeys.compactMap { Int($0) } ?? [])
-            #expect(store.objects(Person.self).count == 496)
+            #expect(store.objects(Person.self).count == 500 - lostCount)
             #expect(store.objects(Person.self).allSatisfy { $0.name == "secret \($0.id)" && !lost.contains($0.id) })
             #expect(
                 store.objects(Person.self).where { $0.age == 7 }.count

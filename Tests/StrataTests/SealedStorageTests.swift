@@ -26,8 +26,9 @@
             return try Environment(path: path, options: options)
         }
 
-        /// The tables of the test: rows (sealed keys), an index (sealed keys and duplicates), an outbox
-        /// (keys in clear, in order).
+        /// The tables of the test: "rows", a table of one sealed value per sealed key (backlinks are; a
+        /// type's rows are kept in blocks, SealedBlockTableTests), an index (sealed keys and duplicates),
+        /// an outbox (keys in clear, in order).
         struct Tables {
             let rows: Table
             let index: Table
@@ -39,7 +40,7 @@
                 Table(dbi: try transaction.openTable(named: name, flags: flags, create: true)!, flags: flags)
             }
             return Tables(
-                rows: try open("type.Note", []), index: try open("index.Note.tag", .duplicates),
+                rows: try open("backlinks.Note.owner", []), index: try open("index.Note.tag", .duplicates),
                 outbox: try open("strata.outbox", []))
         }
 
@@ -49,22 +50,22 @@
         /// (sealed) pairs to `tamper` with an environment that reads and writes the file's bytes as they
         /// are, to put changed pairs back (`put(stored key, bytes)`).
         func writeThenTamper(
-            _ directory: Directory, rows: [(key: [UInt8], value: [UInt8])],
+            _ directory: Directory, rows: [(key: [UInt8], value: [UInt8])], table: String = "backlinks.Note.owner",
             _ tamper: ([StoredPair], (_ key: [UInt8], _ value: [UInt8]) throws -> Void) throws -> Void
         ) throws {
             do {
                 let environment = try self.environment(directory.file)
                 var write = try WriteTransaction(environment)
-                let t = try openTables(&write)
+                let written = Table(dbi: try write.openTable(named: table, flags: [], create: true)!, flags: [])
                 for (key, value) in rows {
-                    _ = try key.withBytes { k in try value.withBytes { v in try write.put(t.rows, key: k, value: v) } }
+                    _ = try key.withBytes { k in try value.withBytes { v in try write.put(written, key: k, value: v) } }
                 }
                 try write.commit()
                 environment.close()
             }
             let plain = try self.environment(directory.file, sealedBytes: true)
             var raw = try WriteTransaction(plain)
-            let rowsTable = Table(dbi: try raw.openTable(named: "type.Note", flags: [], create: false)!, flags: [])
+            let rowsTable = Table(dbi: try raw.openTable(named: table, flags: [], create: false)!, flags: [])
             let stored = try raw.pairs(rowsTable, after: nil, limit: rows.count + 1)
             try tamper(stored) { key, value in
                 _ = try key.withBytes { k in try value.withBytes { v in try raw.put(rowsTable, key: k, value: v) } }
@@ -283,7 +284,7 @@
                 var refused = 0
                 do {  // the transaction ends before the environment closes
                     let read = try ReadTransaction(checked)
-                    let rows = Table(dbi: try read.openTable(named: "type.Note", flags: [])!, flags: [])
+                    let rows = Table(dbi: try read.openTable(named: "backlinks.Note.owner", flags: [])!, flags: [])
                     for index in 0..<50 {
                         do {
                             _ = try Array("key\(index)".utf8).withBytes { try read.get(rows, key: $0) }
@@ -298,9 +299,62 @@
             }
         }
 
+        /// A type's rows are kept in sealed blocks: a flipped bit in a block is found by the opening check;
+        /// with its checksum made again, the check passes and every read of the block's rows refuses it.
+        @Test func theOpeningCheckFindsADamagedBlockAndEveryReadOfItsRowsRefusesAForgery() throws {
+            for forged in [false, true] {
+                let directory = Directory()
+                let rows = (0..<50).map { (Array("key\($0)".utf8), Array("the value of row \($0)".utf8)) }
+                try writeThenTamper(directory, rows: rows, table: "type.Note") { stored, put in
+                    #expect(stored.count == 1, "50 small rows share one block")
+                    var changed = stored[0].value
+                    changed[changed.count / 2] ^= 0x04
+                    if forged {
+                        let sealed = changed.count - FileSealing.checksumLength
+                        let checksum = stored[0].key.withUnsafeBytes { key in
+                            changed.withUnsafeBytes {
+                                Checksum.rowSeal(key: key, row: UnsafeRawBufferPointer(rebasing: $0[..<sealed]))
+                            }
+                        }
+                        changed.replaceSubrange(sealed..., with: withUnsafeBytes(of: checksum.littleEndian, Array.init))
+                    }
+                    try put(stored[0].key, changed)
+                }
+                var options = EnvironmentOptions(mapSize: 1 << 30)
+                options.encryptionKey = Array(key)
+                guard forged else {
+                    let error = #expect(throws: StorageError.self, "a flipped bit is found by the opening check") {
+                        try Environment(path: directory.file, options: options)
+                    }
+                    guard case .damaged(let what)? = error else {
+                        Issue.record("the opening check should call the file damaged: \(String(describing: error))")
+                        continue
+                    }
+                    #expect(what.contains("checksum"), "\(what)")
+                    continue
+                }
+                let checked = try Environment(path: directory.file, options: options)
+                var refused = 0
+                do {
+                    let read = try ReadTransaction(checked)
+                    let rows = Table(dbi: try read.openTable(named: "type.Note", flags: [])!, flags: [])
+                    for index in 0..<50 {
+                        do {
+                            _ = try Array("key\(index)".utf8).withBytes { try read.get(rows, key: $0) }
+                        } catch {
+                            #expect((error as? LMDBError) == LMDBError.corrupted)
+                            refused += 1
+                        }
+                    }
+                }
+                #expect(refused == 50, "every row of the forged block is refused when read")
+                checked.close()
+            }
+        }
+
         /// A key record of version 1 (values without their checksum) or 2 (every key sealed by GCM-SIV),
         /// made by no release, is refused at open, not read as damage value by value.
-        @Test(arguments: [UInt8(1), 2]) func aKeyRecordOfAnEarlierVersionIsRefused(version: UInt8) throws {
+        @Test(arguments: [UInt8(1), 2, 3]) func aKeyRecordOfAnEarlierVersionIsRefused(version: UInt8) throws {
             let directory = Directory()
             try self.environment(directory.file).close()
             let plain = try self.environment(directory.file, sealedBytes: true)
@@ -309,7 +363,7 @@
                 dbi: try raw.openTable(named: StrataFormat.metaTable, flags: [], create: false)!, flags: [])
             let recordKey = Array(StrataFormat.encryptionKey.utf8)
             var record = try #require(try raw.pairs(meta, after: nil, limit: 100).first { $0.key == recordKey }).value
-            #expect(record.first == 3)
+            #expect(record.first == 4)
             record[0] = version
             _ = try recordKey.withBytes { k in try record.withBytes { v in try raw.put(meta, key: k, value: v) } }
             try raw.commit()
@@ -338,7 +392,7 @@
             var refused = 0
             do {
                 let read = try ReadTransaction(environment)
-                let rows = Table(dbi: try read.openTable(named: "type.Note", flags: [])!, flags: [])
+                let rows = Table(dbi: try read.openTable(named: "backlinks.Note.owner", flags: [])!, flags: [])
                 for key in keys {
                     do {
                         _ = try key.withBytes { try read.get(rows, key: $0) }

@@ -106,18 +106,26 @@
         /// `key` sealed for `table`: the same bytes each time (so LMDB finds it). One enciphered block
         /// for a short key; ciphertext then tag for a longer one.
         func sealKey(_ key: UnsafeRawBufferPointer, table: UInt64) -> Data {
-            if key.count <= Self.shortKeyLength {
-                return withUnsafeTemporaryAllocation(byteCount: Self.shortKeySealedLength, alignment: 16) { block in
-                    Self.encodeShortKey(key, table: table, into: block)
-                    var block = block  // the same bytes: permuted in place
-                    try! AES.permute(&block, key: shortKeyKey)  // a block of 16 bytes: cannot fail
-                    return Data(block)
-                }
+            if let (high, low) = sealShortKey(key, table: table) {
+                return withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { Data($0) }
             }
             return withAssociatedData(table: table, key: nil) { data in
                 let box = try! AES.GCM._SIV.seal(key, using: keyKey, nonce: keyNonce, authenticating: data)
                 return box.combined.dropFirst(Self.nonceLength)
             }
+        }
+
+        /// A short key's sealed block (`sealKey`'s bytes) as two big-endian halves, made without an
+        /// allocation (a bulk insert seals one per row); nil for a key longer than `shortKeyLength`.
+        func sealShortKey(_ key: UnsafeRawBufferPointer, table: UInt64) -> (UInt64, UInt64)? {
+            guard key.count <= Self.shortKeyLength else { return nil }
+            var block: (UInt64, UInt64) = (0, 0)
+            withUnsafeMutableBytes(of: &block) { raw in
+                Self.encodeShortKey(key, table: table, into: raw)
+                var raw = raw  // the same bytes: permuted in place
+                try! AES.permute(&raw, key: shortKeyKey)  // a block of 16 bytes: cannot fail
+            }
+            return (UInt64(bigEndian: block.0), UInt64(bigEndian: block.1))
         }
 
         /// The key inside `sealed` (`sealKey`'s bytes) of `table`.

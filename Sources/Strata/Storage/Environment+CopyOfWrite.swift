@@ -100,6 +100,8 @@ extension Environment {
             }
             for (key, value) in entries {
                 let name = String(decoding: key, as: UTF8.self)
+                // Remade by the copy's puts into the type's table, when the copy is encrypted.
+                if name.hasPrefix(StrataFormat.blockKeyTablePrefix) { continue }
                 var table: (dbi: MDB_dbi, flags: UInt32, in: OpaquePointer)?
                 if Array(name.utf8) == key {  // a table's name is UTF-8 text
                     if let known = registry[name] {

@@ -18,6 +18,9 @@ import Foundation
             let sealsKeys: Bool
             /// A table with duplicates: its values are sealed like keys (LMDB sorts and finds them).
             let duplicates: Bool
+            /// A type's table: its pairs are kept in sealed blocks beside a key table (`blockTable(_:)`;
+            /// not held here, so that a policy stays a plain value every LMDB call copies for free).
+            var inBlocks = false
         }
 
         let sealer: Sealer
@@ -25,12 +28,26 @@ import Foundation
         let images = SealedImages(budget: SealedImages.defaultBudget)
         private let lock = NSLock()
         private var policies: [MDB_dbi: Policy] = [:]
+        private var blockTables: [MDB_dbi: SealedBlockTable] = [:]
+
+        /// The blocks of `dbi`, a table whose policy is `inBlocks`.
+        func blockTable(_ dbi: MDB_dbi) -> SealedBlockTable? {
+            lock.withLock { blockTables[dbi] }
+        }
         private var tags: [String: UInt64] = [:]
         private var opened: [OpaquePointer: OpenedValues] = [:]
         /// The parents of nested write transactions: what a child opened lives on in its parent.
         private var parents: [OpaquePointer: OpaquePointer] = [:]
         /// Per transaction, the tables with sealed keys put in order so far (`SealedOrder`).
         private var orders: [OpaquePointer: [MDB_dbi: SealedOrder]] = [:]
+        /// The last `tableChanged` answer (the writes of a bulk insert go to one table, one after
+        /// another): forgotten when a transaction begins or ends (LMDB reuses a write's handle).
+        private var lastChange: (transaction: OpaquePointer, table: MDB_dbi, log: SealedImages.TableLog?)?
+
+        func forgetLastChange() {
+            lock.withLock { lastChange = nil }
+        }
+
         /// Per transaction, the tables whose kept image it looked for (found or not).
         private var imagesSought: [OpaquePointer: Set<MDB_dbi>] = [:]
 
@@ -48,10 +65,40 @@ import Foundation
 
         /// Records how `dbi`, just opened under `name`, is stored. The policy follows from the name:
         /// rows, indexes and backlinks hold the app's values in their keys.
-        func tableOpened(_ dbi: MDB_dbi, name: String, flags: UInt32) {
-            let policy = policy(named: name, duplicates: flags & UInt32(MDB_DUPSORT) != 0)
+        func tableOpened(_ dbi: MDB_dbi, name: String, flags: UInt32, in transaction: OpaquePointer? = nil) {
+            var policy = policy(named: name, duplicates: flags & UInt32(MDB_DUPSORT) != 0)
+            if let transaction, Self.keepsBlocks(name), let keys = Self.keyTable(of: name, in: transaction) {
+                policy.inBlocks = true
+                lock.withLock {
+                    if blockTables[dbi]?.keys != keys {
+                        blockTables[dbi] = SealedBlockTable(blocks: dbi, keys: keys, tag: policy.tag, sealer: sealer)
+                    }
+                }
+            }
             lock.withLock { policies[dbi] = policy }
             if policy.sealsKeys { images.tableOpened(dbi, name: name) }
+        }
+
+        /// The tables kept in blocks: a type's rows.
+        static func keepsBlocks(_ name: String) -> Bool { name.hasPrefix(StrataFormat.rowTablePrefix) }
+
+        /// The name of the key table beside the blocks of `name` (opened with raw LMDB calls only).
+        static func keyTableName(of name: String) -> String { "keys." + name }  // blockKeyTablePrefix
+
+        /// The key table of `name`, made with it in a write transaction.
+        private static func keyTable(of name: String, in transaction: OpaquePointer) -> MDB_dbi? {
+            var dbi: MDB_dbi = 0
+            let keys = keyTableName(of: name)
+            if mdb_dbi_open(transaction, keys, 0, &dbi) == MDB_SUCCESS { return dbi }
+            return mdb_dbi_open(transaction, keys, UInt32(MDB_CREATE), &dbi) == MDB_SUCCESS ? dbi : nil
+        }
+
+        /// Seals what `transaction`, an outermost write, changed in tables kept in blocks: before LMDB's
+        /// commit.
+        func blocksWillCommit(_ transaction: OpaquePointer) throws(LMDBError) {
+            let (tables, nested) = lock.withLock { (Array(blockTables.values), parents[transaction] != nil) }
+            guard !nested else { return }
+            for table in tables { try table.prepare(transaction) }
         }
 
         /// The policy of the table `name` (its tag a keyed hash, made once per name: a page walk asks
@@ -82,6 +129,8 @@ import Foundation
         }
 
         func nestedBegan(_ child: OpaquePointer, in parent: OpaquePointer) {
+            forgetLastChange()
+            for table in lock.withLock({ blockTables.values }) { table.nestedBegan(child, in: parent) }
             images.nestedBegan(in: parent)
             // A write too: what it walks includes changes that may yet roll back, so it keeps no image.
             images.writeBegan(child)
@@ -121,6 +170,12 @@ import Foundation
         func tableChanged(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: Policy, keepsOrder: Bool = false)
             -> SealedImages.TableLog?
         {
+            let known: SealedImages.TableLog?? = lock.withLock {
+                guard let last = lastChange, last.transaction == transaction, last.table == table else { return nil }
+                if !keepsOrder, !orders.isEmpty { orders[transaction]?.removeValue(forKey: table) }
+                return .some(last.log)
+            }
+            if let known { return known }
             let outermost = lock.withLock {
                 if !keepsOrder { orders[transaction]?.removeValue(forKey: table) }
                 var outermost = transaction
@@ -128,13 +183,17 @@ import Foundation
                 return outermost
             }
             // A nested transaction's change is its outermost transaction's, which then makes no image.
-            let log = images.changing(outermost, table, policy)
-            return outermost == transaction ? log : nil
+            let changing = images.changing(outermost, table, policy)
+            let log = outermost == transaction ? changing : nil
+            lock.withLock { lastChange = (transaction, table, log) }
+            return log
         }
 
         /// Frees what `transaction` opened: it ended, or reads another commit. A nested transaction's
         /// values move to its parent when it commits (what it read may still be in use there).
         func transactionEnded(_ transaction: OpaquePointer, committed: Bool = false) {
+            forgetLastChange()
+            for table in lock.withLock({ blockTables.values }) { table.ended(transaction, committed: committed) }
             SealedCursors.transactionEnded(transaction)
             images.ended(transaction)
             lock.withLock {
@@ -234,6 +293,13 @@ import Foundation
             lock.withLock { (copy(a), copy(b), copy(c)) }
         }
 
+        /// Two copies under one lock.
+        func keep(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> (
+            UnsafeRawBufferPointer, UnsafeRawBufferPointer
+        ) {
+            lock.withLock { (copy(a), copy(b)) }
+        }
+
         /// Under `lock`.
         private func copy(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
             let count = bytes.count
@@ -264,10 +330,10 @@ import Foundation
     // MARK: The key record
 
     extension FileSealing {
-        /// 3: keys of at most 8 bytes are one enciphered block (`Sealer.sealKey`); 2: a stored value ends
-        /// with its checksum (`sealedPart(of:)`). A record of an earlier version (made by no release) is
-        /// refused.
-        private static let recordVersion: UInt8 = 3
+        /// 4: a type's rows are kept in sealed blocks (`SealedBlockTable`); 3: keys of at most 8 bytes
+        /// are one enciphered block (`Sealer.sealKey`); 2: a stored value ends with its checksum
+        /// (`sealedPart(of:)`). A record of an earlier version (made by no release) is refused.
+        private static let recordVersion: UInt8 = 4
         private static let checkText = Array("strata: the key opens this file".utf8)
 
         /// A new file's record: its version, its random salt, and a value only the key opens.

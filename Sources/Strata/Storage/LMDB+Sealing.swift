@@ -31,7 +31,15 @@
 
         static func sealedWriteBegan(_ txn: OpaquePointer) {
             guard let context = mdb_env_get_userctx(mdb_txn_env(txn)) else { return }
-            Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().images.writeBegan(txn)
+            let sealing = Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue()
+            sealing.forgetLastChange()
+            sealing.images.writeBegan(txn)
+        }
+
+        /// Seals the blocks `txn` changed (`SealedBlockTable.prepare`), before LMDB's commit.
+        static func sealedBlocksWillCommit(_ txn: OpaquePointer) throws(LMDBError) {
+            guard let context = mdb_env_get_userctx(mdb_txn_env(txn)) else { return }
+            try Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().blocksWillCommit(txn)
         }
 
         /// The images `txn`'s commit makes (`SealedImages`), made before it commits; nil for a plain file.
@@ -50,7 +58,8 @@
             guard let context = mdb_env_get_userctx(mdb_txn_env(txn)) else { return }
             var stored: UInt32 = 0
             let flags = mdb_dbi_flags(txn, dbi, &stored) == MDB_SUCCESS ? stored : flags
-            Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().tableOpened(dbi, name: name, flags: flags)
+            Unmanaged<FileSealing>.fromOpaque(context).takeUnretainedValue().tableOpened(
+                dbi, name: name, flags: flags, in: txn)
         }
 
         static func sealedGet(
@@ -65,6 +74,9 @@
                 if let order {
                     return order.position(of: key).map { order.entries[$0].value }  // opened already
                 }
+            }
+            if policy.inBlocks, let blocks = sealing.blockTable(dbi) {
+                return try blocks.value(txn, key: key).map { sealing.values(of: txn).keep($0.withUnsafeBytes { $0 }) }
             }
             var storedKey = sealing.storedKey(key, policy)
             var v = MDB_val()
@@ -95,6 +107,11 @@
             flags: UInt32, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
             let log = sealing.tableChanged(txn, dbi, policy)
+            if policy.inBlocks, let blocks = sealing.blockTable(dbi) {
+                let put = try blocks.put(txn, key: key, value: value, noOverwrite: flags & UInt32(MDB_NOOVERWRITE) != 0)
+                if put, let log { sealing.images.logPut(log, txn, dbi, key: key, value: value, storedKey: key) }
+                return put
+            }
             let code = withSealedPair(key, value, flags: flags & ~UInt32(MDB_RESERVE), sealing, policy) { k, v, flags in
                 let code = mdb_put(txn, dbi, &k, &v, flags)
                 if code == MDB_SUCCESS, let log {
@@ -112,6 +129,11 @@
             _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
             let log = sealing.tableChanged(txn, dbi, policy)
+            if policy.inBlocks, let blocks = sealing.blockTable(dbi) {
+                let deleted = try blocks.delete(txn, key: key)
+                if deleted, let log { sealing.images.logDelete(log, txn, dbi, key: key) }
+                return deleted
+            }
             var storedKey = sealing.storedKey(key, policy)
             // Only a table with duplicates deletes a pair, and its values are sealed alike each time.
             var storedValue = value.map { value in
@@ -174,6 +196,10 @@
                 return try orderedReplaceCurrent(cursor, value: value, sealing, policy)
             }
             let (txn, dbi) = (mdb_cursor_txn(cursor)!, mdb_cursor_dbi(cursor))
+            if policy.inBlocks {
+                _ = try sealedPut(txn, dbi, key: key, value: value, flags: flags, sealing, policy)
+                return
+            }
             let log = sealing.tableChanged(txn, dbi, policy)
             let code = withSealedPair(key, value, flags: flags, sealing, policy) { k, v, flags in
                 let code = mdb_cursor_put(cursor, &k, &v, flags)

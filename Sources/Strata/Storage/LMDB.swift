@@ -172,6 +172,12 @@ enum LMDB {
             throw error
         }
         #if Encryption
+            do throws(LMDBError) {
+                try sealedBlocksWillCommit(txn)
+            } catch {
+                abort(txn)
+                throw error
+            }
             let images = sealedWillCommit(txn)
             sealedTransactionEnded(txn, committed: true)
             let code = mdb_txn_commit(txn)
@@ -227,6 +233,11 @@ enum LMDB {
     static func stat(_ txn: OpaquePointer, _ dbi: MDB_dbi) throws(LMDBError) -> MDB_stat {
         var stat = MDB_stat()
         try check(mdb_stat(txn, dbi, &stat))
+        #if Encryption
+            if let (sealing, policy) = sealing(txn, dbi), policy.inBlocks, let blocks = sealing.blockTable(dbi) {
+                stat.ms_entries = try blocks.count(txn)
+            }
+        #endif
         return stat
     }
 
@@ -238,6 +249,8 @@ enum LMDB {
                 if let log = sealing.tableChanged(txn, dbi, policy) {
                     sealing.images.logDrop(log, txn, dbi, delete: delete)
                 }
+                if policy.inBlocks, let blocks = sealing.blockTable(dbi) { try blocks.drop(txn, delete: delete) }
+                if delete { sealing.forgetLastChange() }
             }
         #endif
         try check(mdb_drop(txn, dbi, delete ? 1 : 0))

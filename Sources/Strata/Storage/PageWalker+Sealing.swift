@@ -15,6 +15,7 @@ extension PageWalker {
         default: return false
         }
         if visitor == nil, let checked = try checkStored(key, value, kind: kind, damaged: damaged) { return checked }
+        if try salvageBlocks(key, value, kind: kind, damaged: damaged) { return true }
         let pair: (key: [UInt8], value: [UInt8])?
         do {
             pair = try openSealed(key, value, damaged: damaged)
@@ -32,6 +33,49 @@ extension PageWalker {
             }
         }
         return true
+    }
+
+    /// A salvage's reading of a type's blocks (`SealedBlockTable`): a key table's entries are noted, to
+    /// name the rows of a block that does not open; a block that opens hands each of its rows on.
+    /// False for any other table.
+    private mutating func salvageBlocks(
+        _ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, kind: TreeKind,
+        damaged: (String) -> StorageError
+    ) throws(StorageError) -> Bool {
+        #if Encryption
+            guard let sealing, let visitor else { return false }
+            if currentTable.hasPrefix(StrataFormat.blockKeyTablePrefix) {
+                let typeTable = String(currentTable.dropFirst("keys.".count))
+                let tag = sealing.policy(named: typeTable, duplicates: false).tag
+                if Checksum.sealedRowLength(key: key, stored: value) == 8,
+                    let opened = try? sealing.sealer.openKey(key, table: tag)
+                {
+                    blockKeys[SealedBlockTable.number(value), default: []].append(Array(opened))
+                }
+                return true
+            }
+            guard currentTable.hasPrefix(StrataFormat.rowTablePrefix), key.count == 8 else { return false }
+            let number = SealedBlockTable.number(key)
+            let keys = blockKeys.removeValue(forKey: number) ?? []
+            let tag = sealing.policy(named: currentTable, duplicates: false).tag
+            let block = (try? FileSealing.sealedPart(of: value)).flatMap {
+                (try? sealing.sealer.openValue($0, table: tag, storedKey: key)).flatMap { opened in
+                    opened.withUnsafeBytes { RowBlock(decoding: $0) }
+                }
+            }
+            guard let block else {  // its rows are lost, named by the key table
+                for lost in keys { lost.withUnsafeBytes { visitor.row(currentTable, $0, value, false) } }
+                return true
+            }
+            for index in 0..<block.count {
+                try block.withPair(at: index) { (rowKey, row) throws(StorageError) in
+                    try checkValue(rowKey, row, kind: kind, damaged: damaged, opened: true)
+                }
+            }
+            return true
+        #else
+            return false
+        #endif
     }
 
     /// The opening check of a stored pair: its checksum of the stored key and sealed bytes, not its

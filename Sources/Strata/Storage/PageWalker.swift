@@ -56,6 +56,9 @@ struct PageWalker {
 
     /// Set by `salvage`: damage skips the page instead of ending the walk.
     var visitor: SalvageVisitor?
+    /// A salvage of an encrypted file: the keys of each block, from the key tables (walked before
+    /// their blocks), to name the rows of a block that does not open (PageWalker+Sealing).
+    var blockKeys: [UInt64: [[UInt8]]] = [:]
     /// The table being walked, for the visitor.
     var currentTable = ""
     /// An encrypted file's sealing: every sealed value is opened (its tag checked) instead of

@@ -50,10 +50,14 @@
                 self.limit = limit
             }
 
+            /// Whether it outgrew its limit (and its table makes no image at this commit).
+            fileprivate var outgrown = false
+
             /// Counts a change of `count` bytes; false once the log outgrew its limit.
             fileprivate func add(_ count: Int) -> Bool {
                 bytes += count + MemoryLayout<Change>.stride
-                return bytes <= limit
+                if bytes > limit { outgrown = true }
+                return !outgrown
             }
         }
 
@@ -196,11 +200,12 @@
         /// no image of the table). The first time, the log starts from the table's current image (or
         /// from nothing, for an empty table) if there is one.
         func changing(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: FileSealing.Policy) -> TableLog? {
-            let (tables, withoutImages): ([MDB_dbi: TableLog?]?, Bool) = lock.withLock {
-                (logs[transaction], unlogged.contains(transaction))
+            let (known, isWrite, withoutImages): (TableLog??, Bool, Bool) = lock.withLock {
+                guard let tables = logs[transaction] else { return (nil, false, false) }
+                return (tables[table], true, unlogged.contains(transaction))
             }
-            guard let tables else { return nil }  // not a write
-            if let known = tables[table] { return known }
+            guard isWrite else { return nil }
+            if let known { return known }
             var log: TableLog?
             if policy.sealsKeys, !policy.duplicates, !withoutImages {
                 let limit = budget
@@ -224,8 +229,20 @@
             _ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer,
             value: UnsafeRawBufferPointer, storedKey: UnsafeRawBufferPointer
         ) {
-            guard log.add(key.count + value.count + storedKey.count) else { return drop(transaction, table) }
-            let (key, value, storedKey) = log.arena.keep(key, value, storedKey)
+            if log.outgrown { return }  // dropped already (a caller may hold the log still)
+            // A table kept in blocks stores no sealed key: its entries' stored key is the key itself.
+            let aliased = storedKey.baseAddress == key.baseAddress && storedKey.count == key.count
+            guard log.add(key.count + value.count + (aliased ? 0 : storedKey.count)) else {
+                return drop(transaction, table)
+            }
+            let kept: (UnsafeRawBufferPointer, UnsafeRawBufferPointer, UnsafeRawBufferPointer)
+            if aliased {
+                let (keptKey, keptValue) = log.arena.keep(key, value)
+                kept = (keptKey, keptValue, keptKey)
+            } else {
+                kept = log.arena.keep(key, value, storedKey)
+            }
+            let (key, value, storedKey) = kept
             log.changes.append(Change(key: key, value: value, storedKey: storedKey, sequence: log.changes.count))
         }
 
@@ -239,6 +256,7 @@
         }
 
         func logDelete(_ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer) {
+            if log.outgrown { return }
             guard log.add(key.count) else { return drop(transaction, table) }
             log.changes.append(
                 Change(key: log.arena.keep(key), value: nil, storedKey: nil, sequence: log.changes.count))
@@ -247,6 +265,7 @@
         /// `log`'s table was emptied (`delete` false) or deleted from the file.
         func logDrop(_ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, delete: Bool) {
             if delete {
+                log.outgrown = true
                 drop(transaction, table)
             } else {
                 log.base = nil

@@ -264,17 +264,11 @@
             let transaction = mdb_cursor_txn(cursor)!
             let table = mdb_cursor_dbi(cursor)
             let log = sealing.tableChanged(transaction, table, policy, keepsOrder: true)
-            var k = MDB_val(
-                mv_size: entry.storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: entry.storedKey.baseAddress))
-            var found = MDB_val()
-            let code = mdb_cursor_get(cursor, &k, &found, MDB_SET)
-            if code != MDB_SUCCESS { throw LMDBError(code: code) }
-            var storedValue = sealing.storedValue(value, key: entry.key, storedKey: entry.storedKey, policy)
-            let put = storedValue.withUnsafeMutableBytes { raw in
-                var v = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
-                return mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT))
+            if policy.inBlocks, let blocks = sealing.blockTable(table) {
+                _ = try blocks.put(transaction, key: entry.key, value: value, noOverwrite: false)
+            } else {
+                try replaceStored(cursor, entry, value, sealing, policy)
             }
-            if put != MDB_SUCCESS { throw LMDBError(code: put) }
             let values = sealing.values(of: transaction)
             let kept = values.keep(value)
             if let log {
@@ -287,6 +281,23 @@
                 SealedCursors.set(cursor, .init(order: order, index: position.index, transaction: transaction))
             }
             order.replaceValue(at: position.index, with: kept)
+        }
+
+        private static func replaceStored(
+            _ cursor: OpaquePointer, _ entry: SealedOrder.Entry, _ value: UnsafeRawBufferPointer,
+            _ sealing: FileSealing, _ policy: FileSealing.Policy
+        ) throws(LMDBError) {
+            var k = MDB_val(
+                mv_size: entry.storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: entry.storedKey.baseAddress))
+            var found = MDB_val()
+            let code = mdb_cursor_get(cursor, &k, &found, MDB_SET)
+            if code != MDB_SUCCESS { throw LMDBError(code: code) }
+            var storedValue = sealing.storedValue(value, key: entry.key, storedKey: entry.storedKey, policy)
+            let put = storedValue.withUnsafeMutableBytes { raw in
+                var v = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+                return mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT))
+            }
+            if put != MDB_SUCCESS { throw LMDBError(code: put) }
         }
     }
 
@@ -302,9 +313,17 @@
             // A snapshot's order outlives it as the image; a write's is its own (it changes it).
             let values = stamp == nil ? values(of: transaction) : OpenedValues()
             var entries: [SealedOrder.Entry] = []
+            if policy.inBlocks, let blocks = blockTable(table) {
+                for (key, value) in try blocks.pairs(transaction) {
+                    let (keptKey, keptValue) = key.withUnsafeBytes { k in
+                        value.withUnsafeBytes { v in (values.keep(k), values.keep(v)) }
+                    }
+                    entries.append(.init(key: keptKey, value: keptValue, storedKey: keptKey))
+                }
+            }
             var k = MDB_val()
             var v = MDB_val()
-            var code = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            var code = !policy.inBlocks ? mdb_cursor_get(cursor, &k, &v, MDB_FIRST) : MDB_NOTFOUND
             while code == MDB_SUCCESS {
                 let storedKey = UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)
                 let key = try openKey(storedKey, policy, into: values)

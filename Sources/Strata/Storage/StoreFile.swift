@@ -19,6 +19,9 @@ enum StrataFormat {
     static let encryptionKey = "encryption"
     /// The prefix of the tables holding a type's rows (`TableName.objects`).
     static let rowTablePrefix = "type."
+    /// The key table beside a type's blocks on an encrypted file (`SealedBlockTable`): its sealed keys
+    /// and block numbers, written by the blocks' own calls, never copied or salvaged as a table.
+    static let blockKeyTablePrefix = "keys." + rowTablePrefix
     /// The first format whose rows carry a seal (`RowSeal`).
     static let firstSealedVersion: UInt32 = 2
     /// 2: rows carry a checksum (`RowSeal`). 1: rows without (upgraded when opened for writing).

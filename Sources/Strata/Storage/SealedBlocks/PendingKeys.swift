@@ -1,0 +1,155 @@
+#if Encryption
+    /// A write transaction's key entries not yet in the key table (`SealedBlockTable`): each sealed
+    /// key's block number, or nil for a key removed. A short key's sealed block is the output of AES,
+    /// uniformly spread, so its own low bits index an open-addressing table (no hashing, no per-entry
+    /// allocation: a bulk insert adds one entry per row); longer keys go to a dictionary.
+    ///
+    /// Keys put in increasing order (a bulk insert's) are only appended to `run`: a key above every
+    /// key with an entry has none, so it is found absent without touching the table. The run moves
+    /// into the table when a key at or below the greatest is asked for.
+    struct PendingKeys {
+        private struct Slot {
+            var high: UInt64 = 0
+            var low: UInt64 = 0
+            var number: UInt64 = 0
+            /// 0: empty; 1: a block number; 2: removed.
+            var state: UInt8 = 0
+
+            func precedes(_ other: Slot) -> Bool { high != other.high ? high < other.high : low < other.low }
+        }
+
+        private var slots = [Slot](repeating: Slot(), count: 64)
+        private var used = 0
+        private var long: [[UInt8]: UInt64?] = [:]
+        /// New entries of short keys put in increasing order, not yet in `slots`.
+        private var run: [Slot] = []
+        /// The greatest key (before sealing) with an entry; meaningful when `hasGreatest`.
+        private var greatest: [UInt8] = []
+        private var hasGreatest = false
+
+        var isEmpty: Bool { used == 0 && long.isEmpty && run.isEmpty }
+
+        /// The entry of `key` (`plain` sealed): nil when this transaction has none, .some(nil) when it
+        /// removed the key.
+        mutating func entry(_ key: SealedKey, plain: UnsafeRawBufferPointer) -> UInt64?? {
+            if isAboveGreatest(plain) { return nil }
+            spillRun()
+            return self[key]
+        }
+
+        /// Sets the entry of `key` (`plain` sealed): its block, or nil for a key removed.
+        mutating func set(_ key: SealedKey, plain: UnsafeRawBufferPointer, to entry: UInt64?) {
+            guard isAboveGreatest(plain) else {
+                spillRun()
+                self[key] = .some(entry)
+                return
+            }
+            greatest.removeAll(keepingCapacity: true)
+            greatest.append(contentsOf: plain)
+            hasGreatest = true
+            if case .block(let high, let low) = key, let entry {
+                run.append(Slot(high: high, low: low, number: entry, state: 1))
+            } else {
+                self[key] = .some(entry)
+            }
+        }
+
+        private func isAboveGreatest(_ plain: UnsafeRawBufferPointer) -> Bool {
+            !hasGreatest || greatest.withUnsafeBytes { SealedOrder.compare($0, plain) < 0 }
+        }
+
+        private mutating func spillRun() {
+            guard !run.isEmpty else { return }
+            let spilled = run
+            run = []
+            for slot in spilled { self[.block(slot.high, slot.low)] = .some(slot.number) }
+        }
+
+        private subscript(key: SealedKey) -> UInt64?? {
+            get {
+                switch key {
+                case .long(let bytes): return long[bytes]
+                case .block(let high, let low):
+                    let slot = slots[position(high, low)]
+                    switch slot.state {
+                    case 1: return .some(slot.number)
+                    case 2: return .some(nil)
+                    default: return nil
+                    }
+                }
+            }
+            set {
+                switch key {
+                case .long(let bytes): long[bytes] = newValue
+                case .block(let high, let low):
+                    guard let entry = newValue else { return }  // entries are never forgotten, only removed
+                    var index = position(high, low)
+                    if slots[index].state == 0 {
+                        if (used + 1) * 10 > slots.count * 7 {
+                            grow()
+                            index = position(high, low)
+                        }
+                        used += 1
+                    }
+                    slots[index] = Slot(high: high, low: low, number: entry ?? 0, state: entry == nil ? 2 : 1)
+                }
+            }
+        }
+
+        /// Every entry, in the order of the sealed keys' bytes (the order LMDB keeps them in).
+        func sorted() -> [(key: SealedKey, number: UInt64?)] {
+            let blocks = Self.sorted(slots.filter { $0.state != 0 } + run)
+            var entries = blocks.map {
+                (key: SealedKey.block($0.high, $0.low), number: $0.state == 1 ? $0.number : nil)
+            }
+            if !long.isEmpty {
+                entries += long.map { (key: SealedKey.long($0.key), number: $0.value) }
+                entries.sort { $0.key < $1.key }
+            }
+            return entries
+        }
+
+        /// `slots` in the order of their keys: placed by the top bits of `high` (AES output, spread
+        /// evenly: about one slot per place), then the few out of order moved into place.
+        private static func sorted(_ slots: [Slot]) -> [Slot] {
+            guard slots.count > 1 else { return slots }
+            let bits = min(24, Int.bitWidth - slots.count.leadingZeroBitCount)
+            let shift = UInt64(64 - bits)
+            var starts = [Int](repeating: 0, count: (1 << bits) + 1)
+            for slot in slots { starts[Int(slot.high >> shift) + 1] += 1 }
+            for index in 1..<starts.count { starts[index] += starts[index - 1] }
+            var placed = [Slot](repeating: Slot(), count: slots.count)
+            for slot in slots {
+                let bucket = Int(slot.high >> shift)
+                placed[starts[bucket]] = slot
+                starts[bucket] += 1
+            }
+            for index in 1..<placed.count {  // insertion sort: only neighbours of one bucket move
+                let slot = placed[index]
+                var target = index
+                while target > 0, slot.precedes(placed[target - 1]) {
+                    placed[target] = placed[target - 1]
+                    target -= 1
+                }
+                placed[target] = slot
+            }
+            return placed
+        }
+
+        /// Where `high`/`low` is, or the empty slot where it would go (linear probing).
+        private func position(_ high: UInt64, _ low: UInt64) -> Int {
+            let mask = slots.count - 1
+            var index = Int(truncatingIfNeeded: low) & mask
+            while slots[index].state != 0, slots[index].high != high || slots[index].low != low {
+                index = (index + 1) & mask
+            }
+            return index
+        }
+
+        private mutating func grow() {
+            let old = slots
+            slots = [Slot](repeating: Slot(), count: old.count * 2)
+            for slot in old where slot.state != 0 { slots[position(slot.high, slot.low)] = slot }
+        }
+    }
+#endif

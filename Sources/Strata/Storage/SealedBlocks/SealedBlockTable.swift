@@ -1,0 +1,420 @@
+#if Encryption
+    import CLMDB
+    import Foundation
+
+    /// A table of an encrypted file whose pairs are kept in sealed blocks (Docs/Encryption.md, "The
+    /// next layout"): many pairs per AEAD call, written in the order they come, so that a bulk insert
+    /// appends to the file as a plain table's increasing keys do.
+    ///
+    /// Two LMDB tables hold it: `blocks`, block number (8 bytes, big-endian, increasing) → the block's
+    /// encoding (`RowBlock`) sealed with the table's tag and the block number as associated data, then
+    /// a CRC-32C of the number and sealed bytes (what the opening check reads); and `keys`, each sealed
+    /// key → the number of its block and a CRC-32C of the two. A read by key finds the block and opens
+    /// it; the key must be in it, so an entry moved to another block is damage.
+    ///
+    /// A write transaction's changes stay opened in memory (`Changes`): new pairs go to an open block,
+    /// sealed once it is full; changed blocks are sealed once, and the key entries put in their sorted
+    /// order, by `prepare` before LMDB's commit. A nested transaction starts from a copy of its
+    /// parent's changes, which it hands back when it commits (LMDB rolls back what it wrote when it
+    /// aborts, and its copy goes with it).
+    final class SealedBlockTable: @unchecked Sendable {  // its mutable state is under `lock`
+        let blocks: MDB_dbi
+        let keys: MDB_dbi
+        let tag: UInt64
+        let sealer: Sealer
+        /// A block is sealed once its encoding passes this: four pages with the seal and LMDB's header
+        /// of an overflow run.
+        static let targetBytes = 4 * 4096 - 16 - Sealer.valueOverhead - FileSealing.checksumLength - 16
+
+        /// One write transaction's changes (a class: a put looks its transaction up once). A nested
+        /// transaction gets a copy (`copy()`: the collections are shared until either side changes).
+        final class Changes {
+            /// Opened blocks it changed, and its open block: sealed by `prepare`.
+            var blocks: [UInt64: RowBlock] = [:]
+            var openBlock: UInt64?
+            var nextBlock: UInt64?
+            /// Key entries to write: the block of each sealed key, nil to delete it.
+            var keys = PendingKeys()
+            /// Keys added less keys removed.
+            var entryDelta = 0
+
+            func copy() -> Changes {
+                let copy = Changes()
+                copy.blocks = blocks
+                copy.openBlock = openBlock
+                copy.nextBlock = nextBlock
+                copy.keys = keys
+                copy.entryDelta = entryDelta
+                return copy
+            }
+        }
+
+        private let lock = NSLock()
+        private var changes: [OpaquePointer: Changes] = [:] {
+            didSet { last = nil }  // a change of any transaction's entry: asked again
+        }
+        /// The last `state` answer (a bulk insert's puts ask for one transaction's, again and again).
+        private var last: (txn: OpaquePointer, state: Changes)?
+
+        /// `txn`'s changes, made on first use. Under `lock`.
+        private func state(_ txn: OpaquePointer) -> Changes {
+            if let last, last.txn == txn { return last.state }
+            if let state = changes[txn] {
+                last = (txn, state)
+                return state
+            }
+            let state = Changes()
+            changes[txn] = state
+            last = (txn, state)
+            return state
+        }
+        private var parents: [OpaquePointer: OpaquePointer] = [:]
+
+        init(blocks: MDB_dbi, keys: MDB_dbi, tag: UInt64, sealer: Sealer) {
+            self.blocks = blocks
+            self.keys = keys
+            self.tag = tag
+            self.sealer = sealer
+        }
+
+        // MARK: Reads
+
+        /// The value of `key`, as `txn` sees it.
+        ///
+        /// - Throws: `MDB_CORRUPTED` when a block does not open or does not hold a key its entry names.
+        func value(_ txn: OpaquePointer, key: UnsafeRawBufferPointer) throws(LMDBError) -> [UInt8]? {
+            let state = lock.withLock { changes[txn] }
+            guard let number = try blockNumber(txn, sealedKey: sealedKey(key), plain: key, state) else { return nil }
+            guard let value = try block(txn, number, pending: state).value(of: key) else {
+                throw LMDBError(code: MDB_CORRUPTED, detail: "a key entry names a block that does not hold its key")
+            }
+            return value
+        }
+
+        /// Every pair `txn` sees, block by block (a `SealedOrder` puts them in order).
+        func pairs(_ txn: OpaquePointer) throws(LMDBError) -> [(key: [UInt8], value: [UInt8])] {
+            let pending = lock.withLock { changes[txn] }
+            var numbers: [UInt64] = []
+            var cursor: OpaquePointer?
+            try check(mdb_cursor_open(txn, blocks, &cursor))
+            defer { mdb_cursor_close(cursor) }
+            var k = MDB_val()
+            var v = MDB_val()
+            var code = mdb_cursor_get(cursor, &k, &v, MDB_FIRST)
+            while code == MDB_SUCCESS {
+                numbers.append(Self.number(UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)))
+                code = mdb_cursor_get(cursor, &k, &v, MDB_NEXT)
+            }
+            guard code == MDB_NOTFOUND else { throw LMDBError(code: code) }
+            let stored = Set(numbers)
+            for number in pending?.blocks.keys ?? [:].keys where !stored.contains(number) { numbers.append(number) }
+            var pairs: [(key: [UInt8], value: [UInt8])] = []
+            for number in numbers {
+                let block = try self.block(txn, number, pending: pending)
+                for index in 0..<block.count { pairs.append(block.withPair(at: index) { (Array($0), Array($1)) }) }
+            }
+            return pairs
+        }
+
+        /// The number of pairs `txn` sees.
+        func count(_ txn: OpaquePointer) throws(LMDBError) -> Int {
+            var stat = MDB_stat()
+            try check(mdb_stat(txn, keys, &stat))
+            return stat.ms_entries + (lock.withLock { changes[txn]?.entryDelta } ?? 0)
+        }
+
+        // MARK: Writes
+
+        /// Empties the table (and deletes its LMDB tables with `delete`), forgetting `txn`'s changes.
+        func drop(_ txn: OpaquePointer, delete: Bool) throws(LMDBError) {
+            lock.withLock { changes[txn] = nil }
+            try check(mdb_drop(txn, keys, delete ? 1 : 0))
+        }
+
+        /// Puts `value` under `key`; false (and nothing changed) when `noOverwrite` and the key is there.
+        func put(_ txn: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, noOverwrite: Bool)
+            throws(LMDBError) -> Bool
+        {
+            let sealedKey = self.sealedKey(key)
+            let state = lock.withLock { self.state(txn) }
+            if let number = try blockNumber(txn, sealedKey: sealedKey, plain: key, state) {
+                if noOverwrite { return false }
+                _ = try change(txn, number, state) { $0.put(key, value) }
+                return true
+            }
+            let number = try roomInOpenBlock(txn, for: key.count + value.count, state)
+            state.blocks[number]!.put(key, value)
+            state.keys.set(sealedKey, plain: key, to: number)
+            state.entryDelta += 1
+            return true
+        }
+
+        /// Removes `key`; false when it is not there.
+        func delete(_ txn: OpaquePointer, key: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
+            let sealedKey = self.sealedKey(key)
+            let state = lock.withLock { self.state(txn) }
+            guard let number = try blockNumber(txn, sealedKey: sealedKey, plain: key, state) else { return false }
+            guard try change(txn, number, state, { $0.remove(key) }) else {
+                throw LMDBError(code: MDB_CORRUPTED, detail: "a key entry names a block that does not hold its key")
+            }
+            state.keys.set(sealedKey, plain: key, to: nil)
+            state.entryDelta -= 1
+            return true
+        }
+
+        /// Seals what `txn` changed and writes its key entries in order: before LMDB's commit.
+        func prepare(_ txn: OpaquePointer) throws(LMDBError) {
+            try mergeSparseBlocks(txn)
+            guard let pending = lock.withLock({ changes.removeValue(forKey: txn) }) else { return }
+            for (number, block) in pending.blocks.sorted(by: { $0.key < $1.key }) {
+                try write(txn, number, block)
+            }
+            let entries = pending.keys.sorted()
+            guard let first = entries.first else { return }
+            var cursor: OpaquePointer?
+            try check(mdb_cursor_open(txn, keys, &cursor))
+            defer { mdb_cursor_close(cursor) }
+            // Entries that all go after the table's last key (new rows of a bulk insert, most often)
+            // are appended: LMDB then fills its pages in order without a search per entry.
+            var flags: UInt32 = 0
+            if !entries.contains(where: { $0.number == nil }) {
+                var k = MDB_val()
+                var v = MDB_val()
+                let code = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
+                guard code == MDB_SUCCESS || code == MDB_NOTFOUND else { throw LMDBError(code: code) }
+                let last = UnsafeRawBufferPointer(start: k.mv_data, count: code == MDB_SUCCESS ? k.mv_size : 0)
+                if code == MDB_NOTFOUND || first.key.withBytes({ SealedOrder.compare(last, $0) < 0 }) {
+                    flags = UInt32(MDB_APPEND)
+                }
+            }
+            for (sealedKey, number) in entries {
+                let code: Int32 = sealedKey.withBytes { storedKey in
+                    var k = MDB_val(
+                        mv_size: storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: storedKey.baseAddress))
+                    guard let number else { return mdb_del(txn, keys, &k, nil) }
+                    return Self.withKeyEntry(number, storedKey: storedKey) { entry in
+                        var v = MDB_val(
+                            mv_size: entry.count, mv_data: UnsafeMutableRawPointer(mutating: entry.baseAddress))
+                        return mdb_cursor_put(cursor, &k, &v, flags)
+                    }
+                }
+                // A key added and removed in one transaction was never written.
+                if code == MDB_NOTFOUND, number == nil { continue }
+                try check(code)
+            }
+        }
+
+        /// Moves the rows of each block `txn` changed that deletes left under a quarter full into the
+        /// open block (their key entries follow), so that deletes give space back; the emptied blocks
+        /// are deleted when written.
+        private func mergeSparseBlocks(_ txn: OpaquePointer) throws(LMDBError) {
+            guard let state = lock.withLock({ changes[txn] }) else { return }
+            let sparse = state.blocks.filter { number, block in
+                number != state.openBlock && !block.isEmpty && block.encodedCount < Self.targetBytes / 4
+            }.keys.sorted()
+            for number in sparse {
+                let block = state.blocks[number] ?? RowBlock()
+                for index in 0..<block.count {
+                    try block.withPair(at: index) { (key, value) throws(LMDBError) in
+                        try move(txn, key: key, value: value, from: number, state)
+                    }
+                }
+            }
+        }
+
+        private func move(
+            _ txn: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from: UInt64,
+            _ state: Changes
+        ) throws(LMDBError) {
+            if try openBlock(txn, state) == from { return }  // it became the open block: it stays
+            let number = try roomInOpenBlock(txn, for: key.count + value.count, state)
+            state.blocks[number]!.put(key, value)
+            state.blocks[from]?.remove(key)
+            state.keys.set(sealedKey(key), plain: key, to: number)
+        }
+
+        func nestedBegan(_ child: OpaquePointer, in parent: OpaquePointer) {
+            lock.withLock {
+                parents[child] = parent
+                if let pending = changes[parent] { changes[child] = pending.copy() }
+            }
+        }
+
+        /// `txn` ended without `prepare` (an abort, or a nested transaction's commit).
+        func ended(_ txn: OpaquePointer, committed: Bool) {
+            lock.withLock {
+                let pending = changes.removeValue(forKey: txn)
+                guard let parent = parents.removeValue(forKey: txn), committed else { return }
+                changes[parent] = pending
+            }
+        }
+
+        // MARK: Stored bytes
+
+        static func number(_ key: UnsafeRawBufferPointer) -> UInt64 {
+            UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+        }
+
+        /// `body` given the key entry of `storedKey`: its block's number (8 bytes, big-endian), then a
+        /// CRC-32C of the stored key and number (4 bytes, little-endian).
+        static func withKeyEntry<R>(
+            _ number: UInt64, storedKey: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R
+        ) -> R {
+            var entry: (UInt64, UInt32) = (number.bigEndian, 0)
+            entry.1 = withUnsafeBytes(of: entry.0) { Checksum.rowSeal(key: storedKey, row: $0) }.littleEndian
+            return withUnsafeBytes(of: entry) { body(UnsafeRawBufferPointer(rebasing: $0[0..<12])) }
+        }
+
+        // MARK: Private
+
+        private func check(_ code: Int32) throws(LMDBError) {
+            if code != MDB_SUCCESS { throw LMDBError(code: code) }
+        }
+
+        /// How a key table stores `key`.
+        private func sealedKey(_ key: UnsafeRawBufferPointer) -> SealedKey {
+            if let (high, low) = sealer.sealShortKey(key, table: tag) { return .block(high, low) }
+            return SealedKey(sealer.sealKey(key, table: tag))
+        }
+
+        private func blockNumber(
+            _ txn: OpaquePointer, sealedKey: SealedKey, plain: UnsafeRawBufferPointer, _ state: Changes?
+        ) throws(LMDBError) -> UInt64? {
+            if let pending = state?.keys.entry(sealedKey, plain: plain) { return pending }
+            var v = MDB_val()
+            let code = sealedKey.withBytes { raw in
+                var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
+                return mdb_get(txn, keys, &k, &v)
+            }
+            if code == MDB_NOTFOUND { return nil }
+            try check(code)
+            let entry = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+            let intact = sealedKey.withBytes { Checksum.sealedRowLength(key: $0, stored: entry) == 8 }
+            guard intact else { throw LMDBError(code: MDB_CORRUPTED, detail: "a damaged key entry") }
+            return Self.number(entry)
+        }
+
+        private func block(_ txn: OpaquePointer, _ number: UInt64, pending: Changes?) throws(LMDBError) -> RowBlock {
+            if let block = pending?.blocks[number] { return block }
+            var key = number.bigEndian
+            var v = MDB_val()
+            let code = withUnsafeMutableBytes(of: &key) { raw in
+                var k = MDB_val(mv_size: 8, mv_data: raw.baseAddress)
+                return mdb_get(txn, blocks, &k, &v)
+            }
+            if code == MDB_NOTFOUND { return RowBlock() }  // a new block
+            try check(code)
+            let stored = UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+            let opened = withUnsafeBytes(of: number.bigEndian) { storedKey in
+                (try? FileSealing.sealedPart(of: stored)).flatMap {
+                    try? sealer.openValue($0, table: tag, storedKey: storedKey)
+                }
+            }
+            guard let opened, let block = opened.withUnsafeBytes({ RowBlock(decoding: $0) }) else {
+                throw LMDBError(code: MDB_CORRUPTED, detail: "block \(number) does not open")
+            }
+            return block
+        }
+
+        /// The number of `txn`'s open block (the last block, or a new one after it).
+        private func openBlock(_ txn: OpaquePointer, _ state: Changes) throws(LMDBError) -> UInt64 {
+            if let open = state.openBlock { return open }
+            var number = state.nextBlock ?? 0
+            if state.nextBlock == nil {
+                var cursor: OpaquePointer?
+                try check(mdb_cursor_open(txn, blocks, &cursor))
+                defer { mdb_cursor_close(cursor) }
+                var k = MDB_val()
+                var v = MDB_val()
+                let code = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
+                guard code == MDB_SUCCESS || code == MDB_NOTFOUND else { throw LMDBError(code: code) }
+                if code == MDB_SUCCESS {
+                    number = Self.number(UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)) + 1
+                }
+            }
+            state.openBlock = number
+            state.nextBlock = number + 1
+            if state.blocks[number] == nil { state.blocks[number] = try block(txn, number, pending: state) }
+            return number
+        }
+
+        /// The open block, made room in for a pair of `bytes`: a full one is sealed now (it is only
+        /// written again if a later change opens it) and the next one opened.
+        private func roomInOpenBlock(_ txn: OpaquePointer, for bytes: Int, _ state: Changes) throws(LMDBError) -> UInt64
+        {
+            let number = try openBlock(txn, state)
+            let open = state.blocks[number]!
+            guard !open.isEmpty, open.encodedCount + RowBlock.pairHeader + bytes > Self.targetBytes else {
+                return number
+            }
+            state.openBlock = nil
+            state.blocks[number] = nil
+            try write(txn, number, open)
+            return try openBlock(txn, state)
+        }
+
+        /// `body` run on block `number` as `txn` sees it, kept among its changes (changed in place).
+        private func change<R>(_ txn: OpaquePointer, _ number: UInt64, _ state: Changes, _ body: (inout RowBlock) -> R)
+            throws(LMDBError) -> R
+        {
+            if state.blocks[number] == nil { state.blocks[number] = try block(txn, number, pending: state) }
+            return body(&state.blocks[number]!)
+        }
+
+        private func write(_ txn: OpaquePointer, _ number: UInt64, _ block: RowBlock) throws(LMDBError) {
+            var key = number.bigEndian
+            let code: Int32 = withUnsafeMutableBytes(of: &key) { rawKey in
+                var k = MDB_val(mv_size: 8, mv_data: rawKey.baseAddress)
+                if block.isEmpty { return mdb_del(txn, blocks, &k, nil) }
+                let sealed = block.encoded.withUnsafeBytes { plain in
+                    sealer.sealValue(plain, table: tag, storedKey: UnsafeRawBufferPointer(rawKey))
+                }
+                var stored = [UInt8](sealed)
+                let checksum = stored.withUnsafeBytes { Checksum.rowSeal(key: UnsafeRawBufferPointer(rawKey), row: $0) }
+                withUnsafeBytes(of: checksum.littleEndian) { stored.append(contentsOf: $0) }
+                return stored.withUnsafeMutableBytes { rawValue in
+                    var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
+                    return mdb_put(txn, blocks, &k, &v, 0)
+                }
+            }
+            if code == MDB_NOTFOUND, block.isEmpty { return }  // a block emptied before it was written
+            try check(code)
+        }
+    }
+#endif
+
+#if Encryption
+    /// A sealed key as a key table stores it, hashed and ordered as its bytes are (memcmp's order): a
+    /// short key's one block as two integers, so that a transaction's thousands of pending keys hash
+    /// and sort without comparing arrays byte by byte.
+    enum SealedKey: Hashable, Comparable {
+        case block(UInt64, UInt64)  // big-endian halves: their order is the bytes'
+        case long([UInt8])
+
+        init(_ sealed: Data) {
+            if sealed.count == Sealer.shortKeySealedLength {
+                self = sealed.withUnsafeBytes {
+                    .block(
+                        UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
+                        UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
+                }
+            } else {
+                self = .long(Array(sealed))
+            }
+        }
+
+        var bytes: [UInt8] { withBytes { Array($0) } }
+
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch self {
+            case .block(let high, let low): withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { body($0) }
+            case .long(let bytes): bytes.withUnsafeBytes { body($0) }
+            }
+        }
+
+        static func < (a: SealedKey, b: SealedKey) -> Bool {
+            if case .block(let ah, let al) = a, case .block(let bh, let bl) = b { return ah != bh ? ah < bh : al < bl }
+            return a.withBytes { x in b.withBytes { SealedOrder.compare(x, $0) < 0 } }
+        }
+    }
+#endif

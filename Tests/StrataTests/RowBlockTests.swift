@@ -1,0 +1,86 @@
+#if Encryption
+    import Testing
+
+    @testable import Strata
+    import StrataTestSupport
+
+    /// A block's pairs (`RowBlock`) against a plain dictionary: seeded puts (in order, anywhere,
+    /// replacing), removes and reads; its encoding decodes to the same pairs, and damaged encodings are
+    /// refused.
+    @Suite struct RowBlockTests {
+        static func pairs(_ block: RowBlock) -> [(key: [UInt8], value: [UInt8])] {
+            (0..<block.count).map { (block.key(at: $0), block.value(at: $0)) }
+        }
+
+        @Test(arguments: [UInt64(1), 2, 3, 4, 5]) func seededChangesMatchAModelAndSurviveTheirEncoding(seed: UInt64)
+            throws
+        {
+            var random = SplitMix64(state: seed)
+            var block = RowBlock()
+            var model: [[UInt8]: [UInt8]] = [:]
+            var next: UInt64 = 0
+            for step in 0..<3_000 {
+                let known = Array(model.keys)
+                let key: [UInt8]
+                switch random.next() % 3 {
+                case 0 where !known.isEmpty: key = known[Int(random.next() % UInt64(known.count))]
+                case 1:  // increasing: the append path
+                    next += 1 + random.next() % 4
+                    key = withUnsafeBytes(of: next.bigEndian) { Array($0) }
+                default: key = (0..<(random.next() % 10)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                }
+                if random.next() % 4 == 0 {
+                    let removed = key.withUnsafeBytes { block.remove($0) }
+                    #expect(removed == (model.removeValue(forKey: key) != nil))
+                } else {
+                    let value = (0..<(random.next() % 40)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                    let added = key.withUnsafeBytes { k in value.withUnsafeBytes { block.put(k, $0) } }
+                    #expect(added == (model.updateValue(value, forKey: key) == nil))
+                }
+                let probe = known.isEmpty ? key : known[Int(random.next() % UInt64(known.count))]
+                #expect(probe.withUnsafeBytes { block.value(of: $0) } == model[probe])
+                if step % 100 == 99 {
+                    let expected = model.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+                    let actual = Self.pairs(block)
+                    #expect(actual.map(\.key) == expected.map(\.key))
+                    #expect(actual.map(\.value) == expected.map(\.value))
+                    let encoded = block.encoded
+                    #expect(encoded.count == block.encodedCount)
+                    let decoded = try #require(encoded.withUnsafeBytes { RowBlock(decoding: $0) })
+                    #expect(Self.pairs(decoded).map(\.key) == expected.map(\.key))
+                    #expect(Self.pairs(decoded).map(\.value) == expected.map(\.value))
+                }
+            }
+        }
+
+        @Test func aRowReplacedAgainAndAgainKeepsItsBlockSmall() {
+            var block = RowBlock()
+            let key: [UInt8] = [1, 2, 3]
+            for round in 0..<10_000 {
+                let value = [UInt8](repeating: UInt8(truncatingIfNeeded: round), count: 100)
+                key.withUnsafeBytes { k in value.withUnsafeBytes { _ = block.put(k, $0) } }
+            }
+            #expect(block.count == 1)
+            #expect(block.encodedCount == 4 + RowBlock.pairHeader + 3 + 100)
+            #expect(block.encoded.count == block.encodedCount)
+        }
+
+        @Test func encodingsOutOfOrderOrOfTheWrongLengthAreRefused() {
+            var block = RowBlock()
+            for id: UInt8 in [3, 1, 2] {
+                [id].withUnsafeBytes { k in [id, id].withUnsafeBytes { _ = block.put(k, $0) } }
+            }
+            let encoded = block.encoded
+            #expect(encoded.withUnsafeBytes { RowBlock(decoding: $0) } != nil)
+            var swapped = encoded  // the first two keys (1 and 2) swapped: out of order
+            swapped[4 + RowBlock.pairHeader] = 2
+            swapped[4 + 2 * RowBlock.pairHeader + 3] = 1
+            #expect(swapped.withUnsafeBytes { RowBlock(decoding: $0) } == nil)
+            #expect(Array(encoded.dropLast()).withUnsafeBytes { RowBlock(decoding: $0) } == nil)
+            #expect((encoded + [0]).withUnsafeBytes { RowBlock(decoding: $0) } == nil)
+            var longer = encoded  // a count past the pairs there are
+            longer[0] = 4
+            #expect(longer.withUnsafeBytes { RowBlock(decoding: $0) } == nil)
+        }
+    }
+#endif
