@@ -20,7 +20,7 @@
                 var options = EnvironmentOptions(mapSize: 1 << 30)
                 options.checksEveryPage = false
                 environment = try Environment(path: url.appendingPathComponent("blocks.strata").path, options: options)
-                var txn = try WriteTransaction(environment)
+                let txn = try WriteTransaction(environment)
                 let blocks = try txn.openTable(named: "type.Item", flags: [], create: true)!
                 let keys = try txn.openTable(named: "keys.type.Item", flags: [], create: true)!
                 try txn.commit()
@@ -125,7 +125,7 @@
             var committed = Model()
             for _ in 0..<40 {
                 var model = committed
-                var outer = try WriteTransaction(fixture.environment)
+                let outer = try WriteTransaction(fixture.environment)
                 try Self.change(table, outer.handle, &model, count: Int(random.next() % 300), &random)
                 try Self.expectSame(table, outer.handle, model, &random)
                 for _ in 0..<Int(random.next() % 3) {  // nested transactions, committed or aborted
