@@ -85,6 +85,39 @@
 
         /// Keys of at most 8 bytes (an integer primary key) are one enciphered block: the key, the
         /// table's pad and the length. A flipped bit, another table's or another file's key is refused.
+        /// Many short keys sealed in one call (a bulk insert's, at commit) seal as each alone does, and
+        /// open; in any number, of every length, equal keys included.
+        @Test func shortKeysSealedTogetherSealAsEachAlone() throws {
+            let sealer = try Sealer(key: key, salt: salt)
+            let table = sealer.tableTag("type.Person")
+            var random = SplitMix64(state: 21)
+            for count in [1, 2, 3, 17, 1_000] {
+                var keys: [(bytes: UInt64, length: UInt8)] = []
+                for index in 0..<count {
+                    // Some equal neighbours: a block the CBC chain meets twice in a row.
+                    if index % 7 == 3, let previous = keys.last {
+                        keys.append(previous)
+                        continue
+                    }
+                    let length = UInt8(random.next() % UInt64(Sealer.shortKeyLength + 1))
+                    let mask: UInt64 = length == 8 ? .max : (1 << (8 * UInt64(length))) - 1
+                    keys.append((random.next() & mask, length))
+                }
+                let together = sealer.sealShortKeys(keys, table: table)
+                #expect(together.count == count)
+                for (key, sealed) in zip(keys, together) {
+                    let alone = withUnsafeBytes(of: key.bytes) {
+                        sealer.sealShortKey(UnsafeRawBufferPointer(rebasing: $0[0..<Int(key.length)]), table: table)
+                    }
+                    #expect(alone.map { [$0.0, $0.1] } == [sealed.0, sealed.1])
+                    let stored = withUnsafeBytes(of: (sealed.0.bigEndian, sealed.1.bigEndian)) { Data($0) }
+                    let opened = stored.withUnsafeBytes { try? sealer.openKey($0, table: table) }
+                    let plain = withUnsafeBytes(of: key.bytes) { Data($0.prefix(Int(key.length))) }
+                    #expect(opened == plain)
+                }
+            }
+        }
+
         @Test func shortKeysAreOneBlockThatOnlyTheirTableOpens() throws {
             let sealer = try Sealer(key: key, salt: salt)
             let otherFile = try Sealer(key: key, salt: [UInt8](repeating: 8, count: Sealer.saltLength))

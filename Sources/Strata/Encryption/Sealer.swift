@@ -117,15 +117,56 @@
 
         /// A short key's sealed block (`sealKey`'s bytes) as two big-endian halves, made without an
         /// allocation (a bulk insert seals one per row); nil for a key longer than `shortKeyLength`.
+        ///
+        /// The block is enciphered with AES's inverse permutation (a permutation as good as AES's own
+        /// for this, and the one of which one call does many blocks: `sealShortKeys`).
         func sealShortKey(_ key: UnsafeRawBufferPointer, table: UInt64) -> (UInt64, UInt64)? {
             guard key.count <= Self.shortKeyLength else { return nil }
             var block: (UInt64, UInt64) = (0, 0)
             withUnsafeMutableBytes(of: &block) { raw in
                 Self.encodeShortKey(key, table: table, into: raw)
                 var raw = raw  // the same bytes: permuted in place
-                try! AES.permute(&raw, key: shortKeyKey)  // a block of 16 bytes: cannot fail
+                try! AES.inversePermute(&raw, key: shortKeyKey)  // a block of 16 bytes: cannot fail
             }
             return (UInt64(bigEndian: block.0), UInt64(bigEndian: block.1))
+        }
+
+        /// Many short keys sealed at once, as `sealShortKey` seals each (a bulk insert's keys at
+        /// commit): one AES-CBC decryption of their blocks with a zero IV, whose output block i is the
+        /// inverse permutation of block i XORed with block i - 1, which is then taken off. One key
+        /// schedule and one pass for all, where `AES.permute` makes a key schedule per call.
+        ///
+        /// `keys` holds each key's bytes left-aligned in an integer (memory order) and its length.
+        func sealShortKeys(_ keys: [(bytes: UInt64, length: UInt8)], table: UInt64) -> [(UInt64, UInt64)] {
+            guard !keys.isEmpty else { return [] }
+            let length = Self.shortKeySealedLength
+            var blocks = Data(count: keys.count * length)
+            blocks.withUnsafeMutableBytes { raw in
+                for (index, key) in keys.enumerated() {
+                    withUnsafeBytes(of: key.bytes) { bytes in
+                        Self.encodeShortKey(
+                            UnsafeRawBufferPointer(rebasing: bytes[0..<Int(key.length)]), table: table,
+                            into: UnsafeMutableRawBufferPointer(
+                                rebasing: raw[(index * length)..<((index + 1) * length)]))
+                    }
+                }
+            }
+            let zero = try! AES._CBC.IV(ivBytes: [UInt8](repeating: 0, count: length))  // 16 bytes: cannot fail
+            let output = try! AES._CBC.decrypt(blocks, using: shortKeyKey, iv: zero, noPadding: true)
+            return output.withUnsafeBytes { out in
+                blocks.withUnsafeBytes { input in
+                    (0..<keys.count).map { index in
+                        let start = index * length
+                        var high = out.loadUnaligned(fromByteOffset: start, as: UInt64.self)
+                        var low = out.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self)
+                        if index > 0 {  // CBC XORs the previous input block in
+                            high ^= input.loadUnaligned(fromByteOffset: start - length, as: UInt64.self)
+                            low ^= input.loadUnaligned(fromByteOffset: start - length + 8, as: UInt64.self)
+                        }
+                        return (UInt64(bigEndian: high), UInt64(bigEndian: low))
+                    }
+                }
+            }
         }
 
         /// The key inside `sealed` (`sealKey`'s bytes) of `table`.
@@ -152,7 +193,7 @@
                 (block) throws(SealFailure) -> Data in
                 block.copyMemory(from: sealed)
                 var block = block  // the same bytes: permuted in place
-                try! AES.inversePermute(&block, key: shortKeyKey)  // 16 bytes: cannot fail
+                try! AES.permute(&block, key: shortKeyKey)  // 16 bytes: cannot fail
                 let length = Int(block[Self.shortKeySealedLength - 1])
                 guard length <= Self.shortKeyLength else {
                     throw SealFailure("a sealed key does not open: damaged, or of another table or file")

@@ -27,7 +27,8 @@ import Foundation
         /// The tables' opened images kept between transactions.
         let images = SealedImages(budget: SealedImages.defaultBudget)
         private let lock = NSLock()
-        private var policies: [MDB_dbi: Policy] = [:]
+        /// By table handle (small integers: an array, asked once per LMDB call).
+        private var policies: [Policy?] = []
         private var blockTables: [MDB_dbi: SealedBlockTable] = [:]
 
         /// The blocks of `dbi`, a table whose policy is `inBlocks`.
@@ -42,7 +43,8 @@ import Foundation
         private var orders: [OpaquePointer: [MDB_dbi: SealedOrder]] = [:]
         /// The last `tableChanged` answer (the writes of a bulk insert go to one table, one after
         /// another): forgotten when a transaction begins or ends (LMDB reuses a write's handle).
-        private var lastChange: (transaction: OpaquePointer, table: MDB_dbi, log: SealedImages.TableLog?)?
+        private var lastChange:
+            (transaction: OpaquePointer, table: MDB_dbi, log: SealedImages.TableLog?, blocks: SealedBlockTable?)?
 
         func forgetLastChange() {
             lock.withLock { lastChange = nil }
@@ -75,7 +77,12 @@ import Foundation
                     }
                 }
             }
-            lock.withLock { policies[dbi] = policy }
+            lock.withLock {
+                if policies.count <= Int(dbi) {
+                    policies += Array(repeating: nil, count: Int(dbi) + 1 - policies.count)
+                }
+                policies[Int(dbi)] = policy
+            }
             if policy.sealsKeys { images.tableOpened(dbi, name: name) }
         }
 
@@ -98,7 +105,13 @@ import Foundation
         func blocksWillCommit(_ transaction: OpaquePointer) throws(LMDBError) {
             let (tables, nested) = lock.withLock { (Array(blockTables.values), parents[transaction] != nil) }
             guard !nested else { return }
-            for table in tables { try table.prepare(transaction) }
+            for table in tables {
+                let blocks = try table.prepare(transaction)
+                // The puts of a table in blocks were counted, not copied: the image's log takes
+                // the blocks as they are now.
+                guard !blocks.isEmpty, let log = images.currentLog(transaction, table.blocks) else { continue }
+                for block in blocks { images.logBlock(log, block) }
+            }
         }
 
         /// The policy of the table `name` (its tag a keyed hash, made once per name: a page walk asks
@@ -115,7 +128,7 @@ import Foundation
         }
 
         func policy(_ dbi: MDB_dbi) -> Policy? {
-            lock.withLock { policies[dbi] }
+            lock.withLock { Int(dbi) < policies.count ? policies[Int(dbi)] : nil }
         }
 
         /// The copies of `transaction`'s opened values.
@@ -170,23 +183,37 @@ import Foundation
         func tableChanged(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: Policy, keepsOrder: Bool = false)
             -> SealedImages.TableLog?
         {
-            let known: SealedImages.TableLog?? = lock.withLock {
+            changed(transaction, table, policy, keepsOrder: keepsOrder).log
+        }
+
+        /// `tableChanged` for a table kept in blocks, with its blocks (one look-up for both: a bulk
+        /// insert asks for them at every put).
+        func tableChanged(_ transaction: OpaquePointer, inBlocks table: MDB_dbi, _ policy: Policy)
+            -> (log: SealedImages.TableLog?, blocks: SealedBlockTable?)
+        {
+            changed(transaction, table, policy, keepsOrder: false)
+        }
+
+        private func changed(_ transaction: OpaquePointer, _ table: MDB_dbi, _ policy: Policy, keepsOrder: Bool)
+            -> (log: SealedImages.TableLog?, blocks: SealedBlockTable?)
+        {
+            let known: (log: SealedImages.TableLog?, blocks: SealedBlockTable?)? = lock.withLock {
                 guard let last = lastChange, last.transaction == transaction, last.table == table else { return nil }
                 if !keepsOrder, !orders.isEmpty { orders[transaction]?.removeValue(forKey: table) }
-                return .some(last.log)
+                return (last.log, last.blocks)
             }
             if let known { return known }
-            let outermost = lock.withLock {
+            let (outermost, blocks) = lock.withLock {
                 if !keepsOrder { orders[transaction]?.removeValue(forKey: table) }
                 var outermost = transaction
                 while let parent = parents[outermost] { outermost = parent }
-                return outermost
+                return (outermost, policy.inBlocks ? blockTables[table] : nil)
             }
             // A nested transaction's change is its outermost transaction's, which then makes no image.
             let changing = images.changing(outermost, table, policy)
             let log = outermost == transaction ? changing : nil
-            lock.withLock { lastChange = (transaction, table, log) }
-            return log
+            lock.withLock { lastChange = (transaction, table, log, blocks) }
+            return (log, blocks)
         }
 
         /// Frees what `transaction` opened: it ended, or reads another commit. A nested transaction's
@@ -330,10 +357,11 @@ import Foundation
     // MARK: The key record
 
     extension FileSealing {
-        /// 4: a type's rows are kept in sealed blocks (`SealedBlockTable`); 3: keys of at most 8 bytes
+        /// 5: short keys are enciphered with AES's inverse permutation (`Sealer.sealShortKeys`, many at
+        /// once); 4: a type's rows are kept in sealed blocks (`SealedBlockTable`); 3: keys of at most 8 bytes
         /// are one enciphered block (`Sealer.sealKey`); 2: a stored value ends with its checksum
         /// (`sealedPart(of:)`). A record of an earlier version (made by no release) is refused.
-        private static let recordVersion: UInt8 = 4
+        private static let recordVersion: UInt8 = 5
         private static let checkText = Array("strata: the key opens this file".utf8)
 
         /// A new file's record: its version, its random salt, and a value only the key opens.

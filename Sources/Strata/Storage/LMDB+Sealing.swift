@@ -106,12 +106,13 @@
             _ txn: OpaquePointer, _ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer,
             flags: UInt32, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> Bool {
-            let log = sealing.tableChanged(txn, dbi, policy)
-            if policy.inBlocks, let blocks = sealing.blockTable(dbi) {
-                let put = try blocks.put(txn, key: key, value: value, noOverwrite: flags & UInt32(MDB_NOOVERWRITE) != 0)
-                if put, let log { sealing.images.logPut(log, txn, dbi, key: key, value: value, storedKey: key) }
-                return put
+            if policy.inBlocks, case (let log, let blocks?) = sealing.tableChanged(txn, inBlocks: dbi, policy) {
+                // Counted now, logged at commit from the blocks (`FileSealing.blocksWillCommit`).
+                let logged = log.map { sealing.images.countPut($0, txn, dbi, bytes: key.count + value.count) } ?? false
+                return try blocks.put(
+                    txn, key: key, value: value, noOverwrite: flags & UInt32(MDB_NOOVERWRITE) != 0, keepsBlocks: logged)
             }
+            let log = sealing.tableChanged(txn, dbi, policy)
             let code = withSealedPair(key, value, flags: flags & ~UInt32(MDB_RESERVE), sealing, policy) { k, v, flags in
                 let code = mdb_put(txn, dbi, &k, &v, flags)
                 if code == MDB_SUCCESS, let log {

@@ -255,6 +255,38 @@
                 storedKey: UnsafeRawBufferPointer(start: storedKey.mv_data, count: storedKey.mv_size))
         }
 
+        /// Counts a put of `bytes` into `log` without copying it: a table kept in blocks logs its
+        /// changed blocks at commit (`logBlock`). False once the log outgrew its limit (dropped).
+        func countPut(_ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, bytes: Int) -> Bool {
+            if log.outgrown { return false }
+            guard log.add(bytes) else {
+                drop(transaction, table)
+                return false
+            }
+            return true
+        }
+
+        #if Encryption
+            /// Logs the pairs of one block of `log`'s table as they are at commit, as puts after every
+            /// change logged so far: one copy of the block for all its pairs.
+            func logBlock(_ log: TableLog, _ block: RowBlock) {
+                if log.outgrown { return }
+                block.withPairs { pairs, offsets in
+                    let kept = log.arena.keep(pairs)
+                    for offset in offsets {
+                        let (key, value) = RowBlock.pair(in: kept, at: offset)
+                        log.changes.append(Change(key: key, value: value, storedKey: key, sequence: log.changes.count))
+                    }
+                }
+            }
+        #endif
+
+        /// The log `transaction`'s commit makes `table`'s next image from; nil when it makes none.
+        func currentLog(_ transaction: OpaquePointer, _ table: MDB_dbi) -> TableLog? {
+            guard let log = lock.withLock({ logs[transaction]?[table] ?? nil }), !log.outgrown else { return nil }
+            return log
+        }
+
         func logDelete(_ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer) {
             if log.outgrown { return }
             guard log.add(key.count) else { return drop(transaction, table) }
@@ -323,10 +355,17 @@
         /// in order, the last change of a key winning. The image shares the base's copies; when they
         /// hold mostly replaced bytes, the live ones are copied out instead.
         private static func merged(_ log: TableLog) -> SealedOrder {
-            let changes = log.changes.sorted {
-                let order = SealedOrder.compare($0.key, $1.key)
-                return order != 0 ? order < 0 : $0.sequence < $1.sequence
+            // A bulk insert logs its keys in order (a table in blocks, block by block): no sort then.
+            let inOrder = log.changes.indices.dropFirst().allSatisfy {
+                SealedOrder.compare(log.changes[$0 - 1].key, log.changes[$0].key) < 0
             }
+            let changes =
+                inOrder
+                ? log.changes
+                : log.changes.sorted {
+                    let order = SealedOrder.compare($0.key, $1.key)
+                    return order != 0 ? order < 0 : $0.sequence < $1.sequence
+                }
             let base = log.base?.entries ?? []
             var entries: [SealedOrder.Entry] = []
             entries.reserveCapacity(base.count + changes.count)

@@ -265,7 +265,8 @@
             let table = mdb_cursor_dbi(cursor)
             let log = sealing.tableChanged(transaction, table, policy, keepsOrder: true)
             if policy.inBlocks, let blocks = sealing.blockTable(table) {
-                _ = try blocks.put(transaction, key: entry.key, value: value, noOverwrite: false)
+                _ = try blocks.put(
+                    transaction, key: entry.key, value: value, noOverwrite: false, keepsBlocks: log != nil)
             } else {
                 try replaceStored(cursor, entry, value, sealing, policy)
             }

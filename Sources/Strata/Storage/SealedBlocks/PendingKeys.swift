@@ -6,9 +6,13 @@
     ///
     /// Keys put in increasing order (a bulk insert's) are only appended to `run`: a key above every
     /// key with an entry has none, so it is found absent without touching the table. The run moves
-    /// into the table when a key at or below the greatest is asked for.
+    /// into the table when a key at or below the greatest is asked for. While the key table was empty
+    /// when the transaction began, such keys need no look-up there either, and are kept unsealed
+    /// (`appendUnsealed`), to be sealed together (`Sealer.sealShortKeys`) when the run is needed.
     struct PendingKeys {
-        private struct Slot {
+        /// Seals short keys together (the table's `Sealer.sealShortKeys`).
+        typealias SealShortKeys = ([(bytes: UInt64, length: UInt8)]) -> [(UInt64, UInt64)]
+        struct Slot {
             var high: UInt64 = 0
             var low: UInt64 = 0
             var number: UInt64 = 0
@@ -23,11 +27,29 @@
         private var long: [[UInt8]: UInt64?] = [:]
         /// New entries of short keys put in increasing order, not yet in `slots`.
         private var run: [Slot] = []
+        /// New entries of short keys put in increasing order, not sealed yet (after `run`).
+        private var unsealed: [(key: (bytes: UInt64, length: UInt8), number: UInt64)] = []
+        private let sealShortKeys: SealShortKeys
         /// The greatest key (before sealing) with an entry; meaningful when `hasGreatest`.
         private var greatest: [UInt8] = []
         private var hasGreatest = false
 
-        var isEmpty: Bool { used == 0 && long.isEmpty && run.isEmpty }
+        init(sealShortKeys: @escaping SealShortKeys) {
+            self.sealShortKeys = sealShortKeys
+        }
+
+        var isEmpty: Bool { used == 0 && long.isEmpty && run.isEmpty && unsealed.isEmpty }
+
+        /// Adds the entry of a new short key `plain` above every key with an entry (`isAboveGreatest`),
+        /// known absent from the key table: sealed later, with others.
+        mutating func appendUnsealed(_ plain: UnsafeRawBufferPointer, number: UInt64) {
+            var bytes: UInt64 = 0
+            withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: plain) }
+            unsealed.append(((bytes, UInt8(plain.count)), number))
+            greatest.removeAll(keepingCapacity: true)
+            greatest.append(contentsOf: plain)
+            hasGreatest = true
+        }
 
         /// The entry of `key` (`plain` sealed): nil when this transaction has none, .some(nil) when it
         /// removed the key.
@@ -54,11 +76,22 @@
             }
         }
 
-        private func isAboveGreatest(_ plain: UnsafeRawBufferPointer) -> Bool {
+        func isAboveGreatest(_ plain: UnsafeRawBufferPointer) -> Bool {
             !hasGreatest || greatest.withUnsafeBytes { SealedOrder.compare($0, plain) < 0 }
         }
 
+        /// `unsealed`'s entries, sealed (together).
+        private func sealedUnsealed() -> [Slot] {
+            zip(sealShortKeys(unsealed.map(\.key)), unsealed).map { sealed, entry in
+                Slot(high: sealed.0, low: sealed.1, number: entry.number, state: 1)
+            }
+        }
+
         private mutating func spillRun() {
+            if !unsealed.isEmpty {
+                run += sealedUnsealed()
+                unsealed = []
+            }
             guard !run.isEmpty else { return }
             let spilled = run
             run = []
@@ -96,17 +129,16 @@
             }
         }
 
-        /// Every entry, in the order of the sealed keys' bytes (the order LMDB keeps them in).
-        func sorted() -> [(key: SealedKey, number: UInt64?)] {
-            let blocks = Self.sorted(slots.filter { $0.state != 0 } + run)
-            var entries = blocks.map {
-                (key: SealedKey.block($0.high, $0.low), number: $0.state == 1 ? $0.number : nil)
+        /// Every entry in the order of the sealed keys' bytes (the order LMDB keeps them in): the short
+        /// keys' (state 1: a block number; 2: removed) and the longer keys' (nil: removed), each sorted.
+        func sorted() -> (short: [Slot], long: [(key: [UInt8], number: UInt64?)]) {
+            var all = used > 0 ? slots.filter { $0.state != 0 } : []
+            all += run
+            if !unsealed.isEmpty { all += sealedUnsealed() }
+            let long = self.long.map { (key: $0.key, number: $0.value) }.sorted {
+                $0.key.lexicographicallyPrecedes($1.key)
             }
-            if !long.isEmpty {
-                entries += long.map { (key: SealedKey.long($0.key), number: $0.value) }
-                entries.sort { $0.key < $1.key }
-            }
-            return entries
+            return (Self.sorted(all), long)
         }
 
         /// `slots` in the order of their keys: placed by the top bits of `high` (AES output, spread

@@ -81,6 +81,19 @@
             }
         }
 
+        /// `body` given the block's buffer of pairs and the offsets of its live pairs in key order
+        /// (`pair(in:at:)` splits one): what a log copies once for all the block's pairs.
+        func withPairs<R>(_ body: (UnsafeRawBufferPointer, [Int32]) -> R) -> R {
+            storage.withUnsafeBytes { body($0, offsets) }
+        }
+
+        /// The key and value of the pair at `offset` of a buffer of pairs (`withPairs`).
+        static func pair(in pairs: UnsafeRawBufferPointer, at offset: Int32)
+            -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+        {
+            split(pairs, Int(offset))
+        }
+
         /// The position of `key`, or where it would go.
         func position(of key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
             storage.withUnsafeBytes { pairs in

@@ -32,19 +32,34 @@
             /// Opened blocks it changed, and its open block: sealed by `prepare`.
             var blocks: [UInt64: RowBlock] = [:]
             var openBlock: UInt64?
+            /// The open block's `encodedCount`, while known without looking it up (a bulk insert's puts).
+            var openSize: Int?
             var nextBlock: UInt64?
             /// Key entries to write: the block of each sealed key, nil to delete it.
-            var keys = PendingKeys()
+            var keys: PendingKeys
+            /// Whether the key table was empty when the transaction began (it is only written at
+            /// commit): a new key above every pending one is then known absent without sealing it.
+            var keyTableWasEmpty: Bool?
+
+            init(keys: PendingKeys) {
+                self.keys = keys
+            }
             /// Keys added less keys removed.
             var entryDelta = 0
+            /// Whether blocks sealed before the commit are kept for it (`put`'s `keepsBlocks`).
+            var keepsBlocks = false
+            var sealedBlocks: [(number: UInt64, block: RowBlock)] = []
 
             func copy() -> Changes {
-                let copy = Changes()
+                let copy = Changes(keys: keys)
                 copy.blocks = blocks
                 copy.openBlock = openBlock
+                copy.openSize = openSize
                 copy.nextBlock = nextBlock
-                copy.keys = keys
                 copy.entryDelta = entryDelta
+                copy.keyTableWasEmpty = keyTableWasEmpty
+                copy.keepsBlocks = keepsBlocks
+                copy.sealedBlocks = sealedBlocks
                 return copy
             }
         }
@@ -63,7 +78,7 @@
                 last = (txn, state)
                 return state
             }
-            let state = Changes()
+            let state = Changes(keys: PendingKeys { [sealer, tag] in sealer.sealShortKeys($0, table: tag) })
             changes[txn] = state
             last = (txn, state)
             return state
@@ -132,11 +147,29 @@
         }
 
         /// Puts `value` under `key`; false (and nothing changed) when `noOverwrite` and the key is there.
-        func put(_ txn: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, noOverwrite: Bool)
-            throws(LMDBError) -> Bool
-        {
-            let sealedKey = self.sealedKey(key)
+        ///
+        /// `keepsBlocks`: the transaction's commit makes the table's next image, from every block it
+        /// changed (`prepare` returns them, the ones sealed early included); false for one put drops
+        /// what was kept.
+        func put(
+            _ txn: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, noOverwrite: Bool,
+            keepsBlocks: Bool = false
+        ) throws(LMDBError) -> Bool {
             let state = lock.withLock { self.state(txn) }
+            if state.keepsBlocks != keepsBlocks {
+                state.keepsBlocks = keepsBlocks
+                state.sealedBlocks = []
+            }
+            // A bulk insert into a table that was empty: new keys in increasing order are known
+            // absent without a look-up, and sealed together at commit.
+            if key.count <= Sealer.shortKeyLength, state.keys.isAboveGreatest(key), try keyTableWasEmpty(txn, state) {
+                let number = try roomInOpenBlock(txn, for: key.count + value.count, state)
+                state.blocks[number]!.put(key, value)
+                state.keys.appendUnsealed(key, number: number)
+                state.entryDelta += 1
+                return true
+            }
+            let sealedKey = self.sealedKey(key)
             if let number = try blockNumber(txn, sealedKey: sealedKey, plain: key, state) {
                 if noOverwrite { return false }
                 _ = try change(txn, number, state) { $0.put(key, value) }
@@ -162,45 +195,77 @@
             return true
         }
 
-        /// Seals what `txn` changed and writes its key entries in order: before LMDB's commit.
-        func prepare(_ txn: OpaquePointer) throws(LMDBError) {
+        /// Seals what `txn` changed and writes its key entries in order: before LMDB's commit. Returns
+        /// the blocks it changed, as they are now, when its puts asked to keep them (`keepsBlocks`).
+        @discardableResult
+        func prepare(_ txn: OpaquePointer) throws(LMDBError) -> [RowBlock] {
             try mergeSparseBlocks(txn)
-            guard let pending = lock.withLock({ changes.removeValue(forKey: txn) }) else { return }
+            guard let pending = lock.withLock({ changes.removeValue(forKey: txn) }) else { return [] }
+            // A block sealed early and changed again since is kept as it is now (the older version
+            // would put back rows deleted after it was sealed).
+            var kept = pending.sealedBlocks.filter { pending.blocks[$0.number] == nil }.map(\.block)
             for (number, block) in pending.blocks.sorted(by: { $0.key < $1.key }) {
                 try write(txn, number, block)
+                if pending.keepsBlocks, !block.isEmpty { kept.append(block) }
             }
-            let entries = pending.keys.sorted()
-            guard let first = entries.first else { return }
+            try putKeyEntries(txn, pending.keys.sorted())
+            return kept
+        }
+
+        /// Puts (or deletes) `entries` in the order of their stored keys, short and long merged.
+        private func putKeyEntries(
+            _ txn: OpaquePointer, _ entries: (short: [PendingKeys.Slot], long: [(key: [UInt8], number: UInt64?)])
+        ) throws(LMDBError) {
+            let (short, long) = entries
+            guard !short.isEmpty || !long.isEmpty else { return }
             var cursor: OpaquePointer?
             try check(mdb_cursor_open(txn, keys, &cursor))
             defer { mdb_cursor_close(cursor) }
+            func put(_ storedKey: UnsafeRawBufferPointer, _ number: UInt64?, _ flags: UInt32) throws(LMDBError) {
+                var k = MDB_val(
+                    mv_size: storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: storedKey.baseAddress))
+                let code: Int32
+                if let number {
+                    code = Self.withKeyEntry(number, storedKey: storedKey) { entry in
+                        var v = MDB_val(
+                            mv_size: entry.count, mv_data: UnsafeMutableRawPointer(mutating: entry.baseAddress))
+                        return mdb_cursor_put(cursor, &k, &v, flags)
+                    }
+                } else {
+                    code = mdb_del(txn, keys, &k, nil)
+                    if code == MDB_NOTFOUND { return }  // added and removed in one transaction: never written
+                }
+                try check(code)
+            }
             // Entries that all go after the table's last key (new rows of a bulk insert, most often)
             // are appended: LMDB then fills its pages in order without a search per entry.
             var flags: UInt32 = 0
-            if !entries.contains(where: { $0.number == nil }) {
+            if !short.contains(where: { $0.state != 1 }), !long.contains(where: { $0.number == nil }) {
                 var k = MDB_val()
                 var v = MDB_val()
                 let code = mdb_cursor_get(cursor, &k, &v, MDB_LAST)
                 guard code == MDB_SUCCESS || code == MDB_NOTFOUND else { throw LMDBError(code: code) }
                 let last = UnsafeRawBufferPointer(start: k.mv_data, count: code == MDB_SUCCESS ? k.mv_size : 0)
-                if code == MDB_NOTFOUND || first.key.withBytes({ SealedOrder.compare(last, $0) < 0 }) {
+                let firstShort = short.first.map { SealedKey.block($0.high, $0.low) }
+                let firstLong = long.first.map { SealedKey.long($0.key) }
+                let first = [firstShort, firstLong].compactMap { $0 }.min()!
+                if code == MDB_NOTFOUND || first.withBytes({ SealedOrder.compare(last, $0) < 0 }) {
                     flags = UInt32(MDB_APPEND)
                 }
             }
-            for (sealedKey, number) in entries {
-                let code: Int32 = sealedKey.withBytes { storedKey in
-                    var k = MDB_val(
-                        mv_size: storedKey.count, mv_data: UnsafeMutableRawPointer(mutating: storedKey.baseAddress))
-                    guard let number else { return mdb_del(txn, keys, &k, nil) }
-                    return Self.withKeyEntry(number, storedKey: storedKey) { entry in
-                        var v = MDB_val(
-                            mv_size: entry.count, mv_data: UnsafeMutableRawPointer(mutating: entry.baseAddress))
-                        return mdb_cursor_put(cursor, &k, &v, flags)
-                    }
+            var next = 0  // of `long`
+            for slot in short {
+                let key = SealedKey.block(slot.high, slot.low)
+                while next < long.count, SealedKey.long(long[next].key) < key {
+                    try long[next].key.withBytes { (k) throws(LMDBError) in try put(k, long[next].number, flags) }
+                    next += 1
                 }
-                // A key added and removed in one transaction was never written.
-                if code == MDB_NOTFOUND, number == nil { continue }
-                try check(code)
+                try withUnsafeBytes(of: (slot.high.bigEndian, slot.low.bigEndian)) { (k) throws(LMDBError) in
+                    try put(k, slot.state == 1 ? slot.number : nil, flags)
+                }
+            }
+            for entry in long[next...] {
+                try entry.key.withBytes { (k) throws(LMDBError) in try put(k, entry.number, flags) }
             }
         }
 
@@ -271,6 +336,14 @@
             if code != MDB_SUCCESS { throw LMDBError(code: code) }
         }
 
+        private func keyTableWasEmpty(_ txn: OpaquePointer, _ state: Changes) throws(LMDBError) -> Bool {
+            if let known = state.keyTableWasEmpty { return known }
+            var stat = MDB_stat()
+            try check(mdb_stat(txn, keys, &stat))
+            state.keyTableWasEmpty = stat.ms_entries == 0
+            return stat.ms_entries == 0
+        }
+
         /// How a key table stores `key`.
         private func sealedKey(_ key: UnsafeRawBufferPointer) -> SealedKey {
             if let (high, low) = sealer.sealShortKey(key, table: tag) { return .block(high, low) }
@@ -333,24 +406,29 @@
                 }
             }
             state.openBlock = number
+            state.openSize = nil
             state.nextBlock = number + 1
             if state.blocks[number] == nil { state.blocks[number] = try block(txn, number, pending: state) }
             return number
         }
 
-        /// The open block, made room in for a pair of `bytes`: a full one is sealed now (it is only
-        /// written again if a later change opens it) and the next one opened.
+        /// The open block, made room in for a new pair of `bytes`, which the caller then puts in it: a
+        /// full one is sealed now (it is only written again if a later change opens it) and the next
+        /// one opened.
         private func roomInOpenBlock(_ txn: OpaquePointer, for bytes: Int, _ state: Changes) throws(LMDBError) -> UInt64
         {
-            let number = try openBlock(txn, state)
-            let open = state.blocks[number]!
-            guard !open.isEmpty, open.encodedCount + RowBlock.pairHeader + bytes > Self.targetBytes else {
-                return number
+            var number = try openBlock(txn, state)
+            var size = state.openSize ?? state.blocks[number]!.encodedCount
+            if size > RowBlock().encodedCount, size + RowBlock.pairHeader + bytes > Self.targetBytes {
+                let open = state.blocks.removeValue(forKey: number)!
+                state.openBlock = nil
+                try write(txn, number, open)
+                if state.keepsBlocks { state.sealedBlocks.append((number, open)) }
+                number = try openBlock(txn, state)
+                size = state.blocks[number]!.encodedCount
             }
-            state.openBlock = nil
-            state.blocks[number] = nil
-            try write(txn, number, open)
-            return try openBlock(txn, state)
+            state.openSize = size + RowBlock.pairHeader + bytes
+            return number
         }
 
         /// `body` run on block `number` as `txn` sees it, kept among its changes (changed in place).
@@ -358,6 +436,7 @@
             throws(LMDBError) -> R
         {
             if state.blocks[number] == nil { state.blocks[number] = try block(txn, number, pending: state) }
+            if number == state.openBlock { state.openSize = nil }  // a change of unknown size
             return body(&state.blocks[number]!)
         }
 
