@@ -146,9 +146,10 @@
             return true
         }
 
+        /// The table's entries as its readers see them: a table kept in blocks counts its rows (its key
+        /// entries), not its blocks.
         private static func entries(_ transaction: OpaquePointer, _ table: MDB_dbi) -> Int {
-            var stat = MDB_stat()
-            return mdb_stat(transaction, table, &stat) == MDB_SUCCESS ? stat.ms_entries : 0
+            (try? LMDB.stat(transaction, table))?.ms_entries ?? 0
         }
 
         /// Keeps `order`, made by a snapshot that read `stamp`, as the image of `table`.
