@@ -38,8 +38,6 @@
             self.sealShortKeys = sealShortKeys
         }
 
-        var isEmpty: Bool { used == 0 && long.isEmpty && run.isEmpty && unsealed.isEmpty }
-
         /// Adds the entry of a new short key `plain` above every key with an entry (`isAboveGreatest`),
         /// known absent from the key table: sealed later, with others.
         mutating func appendUnsealed(_ plain: UnsafeRawBufferPointer, number: UInt64) {

@@ -482,8 +482,6 @@
             }
         }
 
-        var bytes: [UInt8] { withBytes { Array($0) } }
-
         func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
             switch self {
             case .block(let high, let low): withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { body($0) }
