@@ -103,6 +103,16 @@ public func onAnotherThread<R: Sendable>(_ body: @escaping @Sendable () -> R) ->
     return box.value!
 }
 
+/// Runs `body` on a new thread; the calling task waits suspended, holding none of the cooperative
+/// pool's threads (2 here). Blocking one of them until the thread ends stalled every async test of
+/// the run for 50 s when `body` awaited work of the pool while a long synchronous test held the other
+/// (and a sync test waiting 60 s for its actor failed, 2026-11-30).
+public func onAnotherThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}
+
 /// Carries a result from another thread; the semaphore orders the write before the read.
 public final class ResultBox<R>: @unchecked Sendable {
     public var value: R?

@@ -47,7 +47,7 @@ struct ActorIsolationTests {
         let executors = [first.unownedExecutor, hopping.unownedExecutor]
         let detached = await Task.detached { executors.map(ExecutorQuestion.isCurrent) }.value
         #expect(detached == [false, false])
-        let fromThread = onAnotherThread { executors.map(ExecutorQuestion.isCurrent) }
+        let fromThread = await onAnotherThread { executors.map(ExecutorQuestion.isCurrent) }
         #expect(fromThread == [false, false])
         hopping.executor.stop()
     }

@@ -65,7 +65,7 @@ final class AlternatingExecutor: SerialExecutor, @unchecked Sendable {  // all s
 
 /// Adds a person through a Store of a thread of its own (the task waits suspended); false if that failed.
 func addPersonOnOwnThread(id: Int, to configuration: Store.Configuration) async -> Bool {
-    await onOwnThread { (try? writeSynchronously(Store(configuration: configuration), Person(id: id))) != nil }
+    await onAnotherThread { (try? writeSynchronously(Store(configuration: configuration), Person(id: id))) != nil }
 }
 
 /// Adds `object` in a write of its own (synchronous: a write must not span an await).
@@ -230,7 +230,7 @@ struct ActorStoreTests {
             #expect(throws: StoreError.wrongThread) { try leaked.value.refresh() }
             #expect(throws: StoreError.wrongThread) { try writeSynchronously(leaked.value, Person(id: 2)) }
         }.value
-        let fromThread = onAnotherThread { () -> StoreError? in
+        let fromThread = await onAnotherThread { () -> StoreError? in
             do throws(StoreError) {
                 try leaked.value.refresh()
                 return nil
@@ -254,7 +254,7 @@ struct ActorStoreTests {
         try await first.add(1)
         try await second.add(2)
         let configuration = fixture.configuration
-        let onThread = onAnotherThread { () -> Int in
+        let onThread = await onAnotherThread { () -> Int in
             guard let store = try? Store(configuration: configuration) else { return -1 }
             guard (try? writeSynchronously(store, Person(id: 3))) != nil else { return -2 }
             return store.objects(Person.self).count

@@ -31,13 +31,6 @@ extension StoreActor {
     }
 }
 
-/// Runs `body` on a thread of its own; the task waits suspended (no thread of the pool blocked).
-func onOwnThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
-    await withCheckedContinuation { continuation in
-        Thread { continuation.resume(returning: body()) }.start()
-    }
-}
-
 @Suite("Writes from async code", .fixtureChecks)
 struct AsyncWriteTests {
     @Test("8 actors, 25 asyncWrites each, all at once: exact counts")
@@ -97,7 +90,7 @@ struct AsyncWriteTests {
         let counter = Counter()
         try await counter.open(fixture.configuration)
         let configuration = fixture.configuration
-        async let threadWrote = onOwnThread { () -> Bool in
+        async let threadWrote = onAnotherThread { () -> Bool in
             guard let store = try? Store(configuration: configuration) else { return false }
             for id in 0..<50 where (try? writeSynchronously(store, Person(id: 10_000 + id))) == nil { return false }
             return true

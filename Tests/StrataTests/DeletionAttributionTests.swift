@@ -76,7 +76,7 @@ import Testing
         #expect(ids == [1, 2])
         // The thread's Store fetched its object before the actor deleted it, and its own delete of the
         // other one is .invalidated: one Store, two deleters.
-        let outcome = onAnotherThread { [configuration = fixture.configuration] () -> [String] in
+        let outcome = await onAnotherThread { [configuration = fixture.configuration] () -> [String] in
             do {
                 let store = try Store(configuration: configuration)
                 let one = store.object(ofType: Person.self, forPrimaryKey: 1)!
@@ -245,7 +245,7 @@ private actor Deleter {
 private func onAnotherThreadStore<R: Sendable>(
     _ fixture: Fixture, _ body: @escaping @Sendable (Store) throws -> R
 ) async throws -> R {
-    let outcome = onAnotherThread { () -> Result<R, any Error> in
+    let outcome = await onAnotherThread { () -> Result<R, any Error> in
         Result { try body(try Store(configuration: fixture.configuration)) }
     }
     return try outcome.get()

@@ -10,7 +10,7 @@
     /// commit), with updates and deletes of their rows afterwards in the same transaction: an
     /// encrypted Store reads afterwards (walks through the commit's image, reads by key, counts, and
     /// again after reopening) what a plain Store given the same operations reads.
-    @Suite(.fixtureChecks) struct EncryptedBulkWriteTests {
+    @Suite(.fixtureChecks, .offThePool) struct EncryptedBulkWriteTests {
         static func snapshot(_ store: Store) -> [String] {
             let walked = store.objects(Person.self).map { "\($0.id) \($0.name) \($0.age)" }.sorted()
             let sorted = store.objects(Person.self).sorted(by: \.id, ascending: true).map {

@@ -25,7 +25,7 @@ final class MainThreadChangesSequenceTests: XCTestCase {
                     // Main moves to each commit on its own before it asks for the next element.
                     first = false
                     for commit in ChangesSequenceTests.commits {
-                        let committed = onAnotherThread { () -> Bool in
+                        let committed = await onAnotherThread { () -> Bool in
                             guard let there = try? Store(configuration: configuration) else { return false }
                             do {
                                 try there.write { () throws -> Void in

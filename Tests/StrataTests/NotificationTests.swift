@@ -413,7 +413,7 @@ import Testing
         var iterator = stream.value.makeAsyncIterator()
         let first = describe(await iterator.next())
         // Write only once the initial value is out, so that it cannot already hold the object.
-        let wrote = onAnotherThread { [configuration = fixture.configuration] () -> Bool in
+        let wrote = await onAnotherThread { [configuration = fixture.configuration] () -> Bool in
             guard let store = try? Store(configuration: configuration) else { return false }
             return (try? store.write { try store.add(Item(id: 1, score: 0, name: "")) }) != nil
         }

@@ -9,7 +9,7 @@
     /// A table kept in sealed blocks (`SealedBlockTable`), on its own LMDB tables, against a plain Swift
     /// model: seeded puts, deletes and reads in write transactions, nested ones committed or aborted,
     /// outer ones committed or aborted; and what it must refuse.
-    @Suite struct SealedBlockTableTests {
+    @Suite(.offThePool) struct SealedBlockTableTests {
         final class Fixture {
             let url = FileManager.default.temporaryDirectory.appendingPathComponent("blocks-\(UUID().uuidString)")
             let environment: Environment

@@ -9,7 +9,7 @@
     /// The kept images of an encrypted file's tables (`SealedImages`): walks, counts and reads by key
     /// answer from them while the table is unchanged, and never after a change — this process's commits
     /// (merged into the image, or dropping it), another snapshot's, or another process's.
-    @Suite(.fixtureChecks) struct SealedImageTests {
+    @Suite(.fixtureChecks, .offThePool) struct SealedImageTests {
         static let key = Data((0..<64).map { UInt8(($0 * 11 + 5) % 256) })
 
         /// What the Store should hold: a plain Swift model of the Persons.

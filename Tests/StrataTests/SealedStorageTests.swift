@@ -8,7 +8,7 @@
 
     /// The storage layer of an encrypted file (`FileSealing` under every `LMDB` call): what goes in comes
     /// out, against a plain Swift model; none of it is in the file; what was moved or damaged is refused.
-    @Suite struct SealedStorageTests {
+    @Suite(.offThePool) struct SealedStorageTests {
         let key = Data((0..<64).map { UInt8(255 - $0) })
 
         final class Directory {

@@ -236,7 +236,7 @@ func standardError(of result: ExitTest.Result?) -> String {
         // A new Store finds the reader table full (injected at its snapshot's begin, after the schema
         // read): the check clears the dead child's slot, and the retry succeeds.
         let configuration = fixture.configuration
-        let opened = onAnotherThread { () -> Bool in
+        let opened = await onAnotherThread { () -> Bool in
             LMDBFaults.inject(.readersFull, into: .beginTransaction, times: 1, after: 1)
             defer { LMDBFaults.clear() }
             return (try? Store(configuration: configuration).objects(Person.self).count) == 1
