@@ -110,7 +110,7 @@ import Foundation
                 // The puts of a table in blocks were counted, not copied: the image's log takes
                 // the blocks as they are now.
                 guard !blocks.isEmpty, let log = images.currentLog(transaction, table.blocks) else { continue }
-                for block in blocks { images.logBlock(log, block) }
+                images.logBlocks(log, blocks)
             }
         }
 

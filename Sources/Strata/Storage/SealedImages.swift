@@ -39,7 +39,12 @@
         final class TableLog {
             /// The image the changes apply to; nil when the table was empty.
             fileprivate var base: SealedOrder?
-            fileprivate var changes: [Change] = []
+            /// While every change logged is a put of a key above the ones before (a bulk insert's), the
+            /// image entries they make, in order: no change record, sort or merge per change then.
+            fileprivate var ascending: [SealedOrder.Entry] = []
+            /// The changes logged once one was not such a put (`ascending` moved here first).
+            private(set) fileprivate var changes: [Change] = []
+            fileprivate var isAscending = true
             fileprivate let arena = OpenedValues()
             /// The bytes of the changes logged, and the most they may take (the images' budget).
             private var bytes = 0
@@ -52,6 +57,64 @@
 
             /// Whether it outgrew its limit (and its table makes no image at this commit).
             fileprivate var outgrown = false
+
+            fileprivate var count: Int { isAscending ? ascending.count : changes.count }
+
+            fileprivate func put(
+                key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, storedKey: UnsafeRawBufferPointer
+            ) {
+                if isAscending, ascending.last.map({ SealedOrder.compare($0.key, key) < 0 }) ?? true {
+                    ascending.append(SealedOrder.Entry(key: key, value: value, storedKey: storedKey))
+                    return
+                }
+                keepChanges()
+                changes.append(Change(key: key, value: value, storedKey: storedKey, sequence: changes.count))
+            }
+
+            fileprivate func delete(key: UnsafeRawBufferPointer) {
+                keepChanges()
+                changes.append(Change(key: key, value: nil, storedKey: nil, sequence: changes.count))
+            }
+
+            /// Puts the pairs of a block's buffer `pairs` at `offsets`, in that order.
+            fileprivate func put(pairs: UnsafeRawBufferPointer, at offsets: [Int32]) {
+                var index = 0
+                if isAscending {  // appended to a local array: no exclusivity check per entry
+                    var entries = ascending
+                    ascending = []
+                    var last = entries.last?.key
+                    while index < offsets.count {
+                        let (key, value) = RowBlock.pair(in: pairs, at: offsets[index])
+                        if let last, SealedOrder.compare(last, key) >= 0 { break }
+                        entries.append(SealedOrder.Entry(key: key, value: value, storedKey: key))
+                        last = key
+                        index += 1
+                    }
+                    ascending = entries
+                }
+                for offset in offsets[index...] {
+                    let (key, value) = RowBlock.pair(in: pairs, at: offset)
+                    put(key: key, value: value, storedKey: key)
+                }
+            }
+
+            /// Logs change records from now on (the ascending puts first).
+            fileprivate func keepChanges() {
+                guard isAscending else { return }
+                isAscending = false
+                changes = ascending.enumerated().map {
+                    Change(key: $1.key, value: $1.value, storedKey: $1.storedKey, sequence: $0)
+                }
+                ascending = []
+            }
+
+            /// The table was emptied: what was logged no longer counts.
+            fileprivate func emptied() {
+                base = nil
+                ascending = []
+                changes = []
+                isAscending = true
+            }
 
             /// Counts a change of `count` bytes; false once the log outgrew its limit.
             fileprivate func add(_ count: Int) -> Bool {
@@ -243,8 +306,7 @@
             } else {
                 kept = log.arena.keep(key, value, storedKey)
             }
-            let (key, value, storedKey) = kept
-            log.changes.append(Change(key: key, value: value, storedKey: storedKey, sequence: log.changes.count))
+            log.put(key: kept.0, value: kept.1, storedKey: kept.2)
         }
 
         func logPut(
@@ -267,20 +329,17 @@
             return true
         }
 
-        #if Encryption
-            /// Logs the pairs of one block of `log`'s table as they are at commit, as puts after every
-            /// change logged so far: one copy of the block for all its pairs.
-            func logBlock(_ log: TableLog, _ block: RowBlock) {
-                if log.outgrown { return }
-                block.withPairs { pairs, offsets in
-                    let kept = log.arena.keep(pairs)
-                    for offset in offsets {
-                        let (key, value) = RowBlock.pair(in: kept, at: offset)
-                        log.changes.append(Change(key: key, value: value, storedKey: key, sequence: log.changes.count))
-                    }
-                }
+        /// Logs the pairs of blocks of `log`'s table as they are at commit, as puts after every
+        /// change logged so far: one copy of each block for all its pairs.
+        func logBlocks(_ log: TableLog, _ blocks: [RowBlock]) {
+            if log.outgrown { return }
+            if log.isAscending {
+                log.ascending.reserveCapacity(log.ascending.count + blocks.reduce(0) { $0 + $1.count })
             }
-        #endif
+            for block in blocks {
+                block.withPairs { pairs, offsets in log.put(pairs: log.arena.keep(pairs), at: offsets) }
+            }
+        }
 
         /// The log `transaction`'s commit makes `table`'s next image from; nil when it makes none.
         func currentLog(_ transaction: OpaquePointer, _ table: MDB_dbi) -> TableLog? {
@@ -291,8 +350,7 @@
         func logDelete(_ log: TableLog, _ transaction: OpaquePointer, _ table: MDB_dbi, key: UnsafeRawBufferPointer) {
             if log.outgrown { return }
             guard log.add(key.count) else { return drop(transaction, table) }
-            log.changes.append(
-                Change(key: log.arena.keep(key), value: nil, storedKey: nil, sequence: log.changes.count))
+            log.delete(key: log.arena.keep(key))
         }
 
         /// `log`'s table was emptied (`delete` false) or deleted from the file.
@@ -301,8 +359,7 @@
                 log.outgrown = true
                 drop(transaction, table)
             } else {
-                log.base = nil
-                log.changes.removeAll()
+                log.emptied()
             }
         }
 
@@ -331,7 +388,7 @@
 
         /// Whether merging costs little beside the change: a merge copies every entry of the image.
         private static func worthMerging(_ log: TableLog) -> Bool {
-            (log.base?.entries.count ?? 0) <= 64 * log.changes.count + 16_384
+            (log.base?.entries.count ?? 0) <= 64 * log.count + 16_384
         }
 
         /// The commit of `prepared`'s transaction succeeded: its images are kept, and the other
@@ -356,6 +413,28 @@
         /// in order, the last change of a key winning. The image shares the base's copies; when they
         /// hold mostly replaced bytes, the live ones are copied out instead.
         private static func merged(_ log: TableLog) -> SealedOrder {
+            var entries: [SealedOrder.Entry]
+            if log.isAscending, log.base?.entries.isEmpty ?? true {  // a bulk insert into an empty table
+                entries = log.ascending
+            } else {
+                log.keepChanges()
+                entries = mergedEntries(log)
+            }
+            var arenas = (log.base?.arenas ?? []) + [log.arena]
+            let live = entries.reduce(0) { $0 + $1.key.count + $1.value.count + $1.storedKey.count }
+            if arenas.reduce(0, { $0 + $1.bytes }) > 2 * live + (1 << 20) {
+                let arena = OpenedValues()
+                entries = entries.map {
+                    .init(key: arena.keep($0.key), value: arena.keep($0.value), storedKey: arena.keep($0.storedKey))
+                }
+                arenas = [arena]
+            }
+            return SealedOrder(sorted: entries, arenas: arenas, isShared: true)
+        }
+
+        /// The base's entries and the log's change records merged in order, the last change of a key
+        /// winning.
+        private static func mergedEntries(_ log: TableLog) -> [SealedOrder.Entry] {
             // A bulk insert logs its keys in order (a table in blocks, block by block): no sort then.
             let inOrder = log.changes.indices.dropFirst().allSatisfy {
                 SealedOrder.compare(log.changes[$0 - 1].key, log.changes[$0].key) < 0
@@ -389,16 +468,7 @@
                 c = last + 1
             }
             entries.append(contentsOf: base[b...])
-            var arenas = (log.base?.arenas ?? []) + [log.arena]
-            let live = entries.reduce(0) { $0 + $1.key.count + $1.value.count + $1.storedKey.count }
-            if arenas.reduce(0, { $0 + $1.bytes }) > 2 * live + (1 << 20) {
-                let arena = OpenedValues()
-                entries = entries.map {
-                    .init(key: arena.keep($0.key), value: arena.keep($0.value), storedKey: arena.keep($0.storedKey))
-                }
-                arenas = [arena]
-            }
-            return SealedOrder(sorted: entries, arenas: arenas, isShared: true)
+            return entries
         }
     }
 #endif

@@ -21,23 +21,39 @@
         let arenas: [OpenedValues]
         /// Kept for later transactions too: never changed in place (`privateCopy` first).
         let isShared: Bool
+        /// For an order kept for later transactions (many searches), each entry's key's first 8 bytes
+        /// (`Prefix`), in one compact array that a search compares first: a search of an image of a
+        /// million rows followed every step's key into its arena (two cache misses a step, half the
+        /// time of a read by key). Empty for an order of one transaction.
+        private let prefixes: [Prefix]
 
-        init(entries: [Entry], arenas: [OpenedValues] = [], isShared: Bool = false) {
-            self.entries = entries.sorted { Self.precedes($0, $1) }
-            self.arenas = arenas
-            self.isShared = isShared
+        convenience init(entries: [Entry], arenas: [OpenedValues] = [], isShared: Bool = false) {
+            self.init(sorted: entries.sorted { Self.precedes($0, $1) }, arenas: arenas, isShared: isShared)
         }
 
         /// An order of entries already in order.
-        init(sorted entries: [Entry], arenas: [OpenedValues], isShared: Bool) {
+        init(sorted entries: [Entry], arenas: [OpenedValues], isShared: Bool, prefixes: [Prefix]? = nil) {
             self.entries = entries
             self.arenas = arenas
             self.isShared = isShared
+            self.prefixes = prefixes ?? (isShared ? entries.map { Self.prefix($0.key) } : [])
         }
 
-        /// A copy one transaction may change (`replaceValue`), sharing the bytes.
+        /// A copy one transaction may change (`replaceValue`, which keeps keys), sharing the bytes.
         func privateCopy() -> SealedOrder {
-            SealedOrder(sorted: entries, arenas: arenas, isShared: false)
+            SealedOrder(sorted: entries, arenas: arenas, isShared: false, prefixes: prefixes)
+        }
+
+        /// A key's first 8 bytes, zero-padded, as a big-endian integer: two keys whose prefixes differ
+        /// are in the order of their prefixes (memcmp's order; a shorter key pads with zeros, which no
+        /// byte is below). Equal prefixes leave the order to the whole keys.
+        typealias Prefix = UInt64
+
+        static func prefix(_ key: UnsafeRawBufferPointer) -> Prefix {
+            if key.count >= 8 { return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) }
+            var bytes: UInt64 = 0
+            withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: key) }
+            return UInt64(bigEndian: bytes)
         }
 
         /// The bytes of the copies the entries point into.
@@ -68,8 +84,13 @@
         func lowerBound(_ key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer? = nil) -> Int {
             var low = 0
             var high = entries.count
+            let prefix = prefixes.isEmpty ? 0 : Self.prefix(key)
             while low < high {
                 let middle = (low + high) / 2
+                if !prefixes.isEmpty, prefixes[middle] != prefix {
+                    if prefixes[middle] < prefix { low = middle + 1 } else { high = middle }
+                    continue
+                }
                 var order = Self.compare(entries[middle].key, key)
                 if order == 0, let value { order = Self.compare(entries[middle].value, value) }
                 if order < 0 { low = middle + 1 } else { high = middle }

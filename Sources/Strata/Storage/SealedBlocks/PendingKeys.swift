@@ -27,8 +27,10 @@
         private var long: [[UInt8]: UInt64?] = [:]
         /// New entries of short keys put in increasing order, not yet in `slots`.
         private var run: [Slot] = []
-        /// New entries of short keys put in increasing order, not sealed yet (after `run`).
-        private var unsealed: [(key: (bytes: UInt64, length: UInt8), number: UInt64)] = []
+        /// New entries of short keys put in increasing order, not sealed yet (after `run`): each key
+        /// and its block number (two arrays: the keys go to `sealShortKeys` as they are).
+        private var unsealedKeys: [(bytes: UInt64, length: UInt8)] = []
+        private var unsealedNumbers: [UInt64] = []
         private let sealShortKeys: SealShortKeys
         /// The greatest key (before sealing) with an entry; meaningful when `hasGreatest`.
         private var greatest: [UInt8] = []
@@ -43,7 +45,8 @@
         mutating func appendUnsealed(_ plain: UnsafeRawBufferPointer, number: UInt64) {
             var bytes: UInt64 = 0
             withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: plain) }
-            unsealed.append(((bytes, UInt8(plain.count)), number))
+            unsealedKeys.append((bytes, UInt8(plain.count)))
+            unsealedNumbers.append(number)
             greatest.removeAll(keepingCapacity: true)
             greatest.append(contentsOf: plain)
             hasGreatest = true
@@ -78,17 +81,18 @@
             !hasGreatest || greatest.withUnsafeBytes { SealedOrder.compare($0, plain) < 0 }
         }
 
-        /// `unsealed`'s entries, sealed (together).
+        /// The unsealed entries, sealed (together).
         private func sealedUnsealed() -> [Slot] {
-            zip(sealShortKeys(unsealed.map(\.key)), unsealed).map { sealed, entry in
-                Slot(high: sealed.0, low: sealed.1, number: entry.number, state: 1)
+            zip(sealShortKeys(unsealedKeys), unsealedNumbers).map { sealed, number in
+                Slot(high: sealed.0, low: sealed.1, number: number, state: 1)
             }
         }
 
         private mutating func spillRun() {
-            if !unsealed.isEmpty {
+            if !unsealedKeys.isEmpty {
                 run += sealedUnsealed()
-                unsealed = []
+                unsealedKeys = []
+                unsealedNumbers = []
             }
             guard !run.isEmpty else { return }
             let spilled = run
@@ -130,28 +134,38 @@
         /// Every entry in the order of the sealed keys' bytes (the order LMDB keeps them in): the short
         /// keys' (state 1: a block number; 2: removed) and the longer keys' (nil: removed), each sorted.
         func sorted() -> (short: [Slot], long: [(key: [UInt8], number: UInt64?)]) {
-            var all = used > 0 ? slots.filter { $0.state != 0 } : []
-            all += run
-            if !unsealed.isEmpty { all += sealedUnsealed() }
             let long = self.long.map { (key: $0.key, number: $0.value) }.sorted {
                 $0.key.lexicographicallyPrecedes($1.key)
             }
-            return (Self.sorted(all), long)
+            if used == 0, run.isEmpty {  // a bulk insert into an empty table: placed as they are sealed
+                let sealed = unsealedKeys.isEmpty ? [] : sealShortKeys(unsealedKeys)
+                return (
+                    Self.sorted(count: sealed.count) {
+                        Slot(high: sealed[$0].0, low: sealed[$0].1, number: unsealedNumbers[$0], state: 1)
+                    }, long
+                )
+            }
+            var all = used > 0 ? slots.filter { $0.state != 0 } : []
+            all += run
+            if !unsealedKeys.isEmpty { all += sealedUnsealed() }
+            return (Self.sorted(count: all.count) { all[$0] }, long)
         }
 
-        /// `slots` in the order of their keys: placed by the top bits of `high` (AES output, spread
-        /// evenly: about one slot per place), then the few out of order moved into place.
-        private static func sorted(_ slots: [Slot]) -> [Slot] {
-            guard slots.count > 1 else { return slots }
-            let bits = min(24, Int.bitWidth - slots.count.leadingZeroBitCount)
+        /// The `count` slots `slot` gives, in the order of their keys: placed by the top bits of `high`
+        /// (AES output, spread evenly: about one slot per place), then the few out of order moved into
+        /// place.
+        private static func sorted(count: Int, _ slot: (Int) -> Slot) -> [Slot] {
+            guard count > 1 else { return (0..<count).map(slot) }
+            let bits = min(24, Int.bitWidth - count.leadingZeroBitCount)
             let shift = UInt64(64 - bits)
-            var starts = [Int](repeating: 0, count: (1 << bits) + 1)
-            for slot in slots { starts[Int(slot.high >> shift) + 1] += 1 }
+            var starts = [Int32](repeating: 0, count: (1 << bits) + 1)
+            for index in 0..<count { starts[Int(slot(index).high >> shift) + 1] += 1 }
             for index in 1..<starts.count { starts[index] += starts[index - 1] }
-            var placed = [Slot](repeating: Slot(), count: slots.count)
-            for slot in slots {
+            var placed = [Slot](repeating: Slot(), count: count)
+            for index in 0..<count {
+                let slot = slot(index)
                 let bucket = Int(slot.high >> shift)
-                placed[starts[bucket]] = slot
+                placed[Int(starts[bucket])] = slot
                 starts[bucket] += 1
             }
             for index in 1..<placed.count {  // insertion sort: only neighbours of one bucket move

@@ -119,6 +119,11 @@
             return found ? value(at: index) : nil
         }
 
+        /// Makes room for pairs up to an encoding of `bytes`.
+        mutating func reserveCapacity(_ bytes: Int) {
+            storage.reserveCapacity(bytes)
+        }
+
         /// Puts `value` under `key`; true when the key was new.
         @discardableResult
         mutating func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {

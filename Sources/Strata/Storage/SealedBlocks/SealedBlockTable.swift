@@ -408,7 +408,11 @@
             state.openBlock = number
             state.openSize = nil
             state.nextBlock = number + 1
-            if state.blocks[number] == nil { state.blocks[number] = try block(txn, number, pending: state) }
+            if state.blocks[number] == nil {
+                var block = try block(txn, number, pending: state)
+                block.reserveCapacity(Self.targetBytes)  // filled to about this: one allocation, not a dozen
+                state.blocks[number] = block
+            }
             return number
         }
 
@@ -448,13 +452,16 @@
                 let sealed = block.encoded.withUnsafeBytes { plain in
                     sealer.sealValue(plain, table: tag, storedKey: UnsafeRawBufferPointer(rawKey))
                 }
-                var stored = [UInt8](sealed)
-                let checksum = stored.withUnsafeBytes { Checksum.rowSeal(key: UnsafeRawBufferPointer(rawKey), row: $0) }
-                withUnsafeBytes(of: checksum.littleEndian) { stored.append(contentsOf: $0) }
-                return stored.withUnsafeMutableBytes { rawValue in
-                    var v = MDB_val(mv_size: rawValue.count, mv_data: rawValue.baseAddress)
-                    return mdb_put(txn, blocks, &k, &v, 0)
-                }
+                // Reserved in LMDB's page and written there: no copy of the block on the way.
+                var v = MDB_val(mv_size: sealed.count + FileSealing.checksumLength, mv_data: nil)
+                let code = mdb_put(txn, blocks, &k, &v, UInt32(MDB_RESERVE))
+                guard code == MDB_SUCCESS else { return code }
+                let stored = UnsafeMutableRawBufferPointer(start: v.mv_data, count: v.mv_size)
+                sealed.copyBytes(to: stored)
+                let checksum = Checksum.rowSeal(
+                    key: UnsafeRawBufferPointer(rawKey), row: UnsafeRawBufferPointer(rebasing: stored[..<sealed.count]))
+                stored.storeBytes(of: checksum.littleEndian, toByteOffset: sealed.count, as: UInt32.self)
+                return MDB_SUCCESS
             }
             if code == MDB_NOTFOUND, block.isEmpty { return }  // a block emptied before it was written
             try check(code)
