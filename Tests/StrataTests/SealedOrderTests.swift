@@ -41,5 +41,33 @@
                     keys[index].withUnsafeBytes { kept.privateCopy().lowerBound($0) } == index
                 })
         }
+
+        @Test(
+            "pending keys tell a key above the greatest one put as memcmp's order does",
+            arguments: [1, 2, 3] as [UInt64])
+        func pendingKeysKnowTheGreatestKey(seed: UInt64) {
+            var random = SplitMix64(state: seed)
+            var keys = PendingKeys { keys in keys.map { ($0.bytes, UInt64($0.length)) } }
+            var greatest: [UInt8]?
+            for number in 0..<5_000 as Range<UInt64> {
+                // Half near the greatest (a prefix of it, and a few bytes more): ties of prefix and length.
+                var key = Self.key(&random)
+                if let greatest, Bool.random(using: &random) {
+                    key = Array(greatest.prefix(Int.random(in: 0...greatest.count, using: &random)))
+                    key += Self.key(&random).prefix(Int.random(in: 0...2, using: &random))
+                }
+                key.withUnsafeBytes { plain in
+                    let above = greatest.map { $0.lexicographicallyPrecedes(key) } ?? true
+                    #expect(keys.isAboveGreatest(plain) == above, "\(key) after \(greatest ?? [])")
+                    guard above else { return }
+                    greatest = key
+                    if key.count <= Sealer.shortKeyLength, Bool.random(using: &random) {
+                        keys.appendUnsealed(plain, number: number)
+                    } else {
+                        keys.set(.long(key), plain: plain, to: number)
+                    }
+                }
+            }
+        }
     }
 #endif

@@ -32,9 +32,21 @@
         private var unsealedKeys: [(bytes: UInt64, length: UInt8)] = []
         private var unsealedNumbers: [UInt64] = []
         private let sealShortKeys: SealShortKeys
-        /// The greatest key (before sealing) with an entry; meaningful when `hasGreatest`.
-        private var greatest: [UInt8] = []
-        private var hasGreatest = false
+        /// The greatest key (before sealing) with an entry: a short one as its prefix (`SealedOrder.prefix`,
+        /// which orders keys of at most 8 bytes with their lengths) and length, so that a bulk insert's
+        /// put compares and records it without copying bytes.
+        private enum Greatest {
+            case none
+            case short(prefix: UInt64, length: Int)
+            case long([UInt8])
+
+            init(_ plain: UnsafeRawBufferPointer) {
+                self =
+                    plain.count <= Sealer.shortKeyLength
+                    ? .short(prefix: SealedOrder.prefix(plain), length: plain.count) : .long(Array(plain))
+            }
+        }
+        private var greatest = Greatest.none
 
         init(sealShortKeys: @escaping SealShortKeys) {
             self.sealShortKeys = sealShortKeys
@@ -47,9 +59,7 @@
             withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: plain) }
             unsealedKeys.append((bytes, UInt8(plain.count)))
             unsealedNumbers.append(number)
-            greatest.removeAll(keepingCapacity: true)
-            greatest.append(contentsOf: plain)
-            hasGreatest = true
+            greatest = Greatest(plain)
         }
 
         /// The entry of `key` (`plain` sealed): nil when this transaction has none, .some(nil) when it
@@ -67,9 +77,7 @@
                 self[key] = .some(entry)
                 return
             }
-            greatest.removeAll(keepingCapacity: true)
-            greatest.append(contentsOf: plain)
-            hasGreatest = true
+            greatest = Greatest(plain)
             if case .block(let high, let low) = key, let entry {
                 run.append(Slot(high: high, low: low, number: entry, state: 1))
             } else {
@@ -78,7 +86,15 @@
         }
 
         func isAboveGreatest(_ plain: UnsafeRawBufferPointer) -> Bool {
-            !hasGreatest || greatest.withUnsafeBytes { SealedOrder.compare($0, plain) < 0 }
+            switch greatest {
+            case .none: return true
+            case .short(let prefix, let length):
+                // A prefix below `plain`'s first 8 bytes' is below it; an equal one is `plain`'s own
+                // first bytes (zeros past its length), below `plain` when it is shorter.
+                let other = SealedOrder.prefix(plain)
+                return prefix < other || (prefix == other && length < plain.count)
+            case .long(let bytes): return bytes.withUnsafeBytes { SealedOrder.compare($0, plain) < 0 }
+            }
         }
 
         /// The unsealed entries, sealed (together).
