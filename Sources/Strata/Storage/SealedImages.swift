@@ -222,7 +222,9 @@
         }
 
         private static func bytes(of order: SealedOrder) -> Int {
-            order.entries.count * MemoryLayout<SealedOrder.Entry>.stride + order.arenaBytes
+            // An entry, and its key's prefix (a kept order's search array), per row.
+            order.entries.count * (MemoryLayout<SealedOrder.Entry>.stride + MemoryLayout<UInt64>.stride)
+                + order.arenaBytes
         }
 
         /// Under `lock`: `image` (or none) as `table`'s, within the budget (the others go first).

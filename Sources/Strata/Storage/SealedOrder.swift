@@ -22,17 +22,17 @@
         /// Kept for later transactions too: never changed in place (`privateCopy` first).
         let isShared: Bool
         /// For an order kept for later transactions (many searches), each entry's key's first 8 bytes
-        /// (`Prefix`), in one compact array that a search compares first: a search of an image of a
+        /// (`prefix`), in one compact array that a search compares first: a search of an image of a
         /// million rows followed every step's key into its arena (two cache misses a step, half the
         /// time of a read by key). Empty for an order of one transaction.
-        private let prefixes: [Prefix]
+        private let prefixes: [UInt64]
 
         convenience init(entries: [Entry], arenas: [OpenedValues] = [], isShared: Bool = false) {
             self.init(sorted: entries.sorted { Self.precedes($0, $1) }, arenas: arenas, isShared: isShared)
         }
 
         /// An order of entries already in order.
-        init(sorted entries: [Entry], arenas: [OpenedValues], isShared: Bool, prefixes: [Prefix]? = nil) {
+        init(sorted entries: [Entry], arenas: [OpenedValues], isShared: Bool, prefixes: [UInt64]? = nil) {
             self.entries = entries
             self.arenas = arenas
             self.isShared = isShared
@@ -47,9 +47,7 @@
         /// A key's first 8 bytes, zero-padded, as a big-endian integer: two keys whose prefixes differ
         /// are in the order of their prefixes (memcmp's order; a shorter key pads with zeros, which no
         /// byte is below). Equal prefixes leave the order to the whole keys.
-        typealias Prefix = UInt64
-
-        static func prefix(_ key: UnsafeRawBufferPointer) -> Prefix {
+        static func prefix(_ key: UnsafeRawBufferPointer) -> UInt64 {
             if key.count >= 8 { return UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) }
             var bytes: UInt64 = 0
             withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: key) }

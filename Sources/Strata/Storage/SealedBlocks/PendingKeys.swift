@@ -59,7 +59,7 @@
             withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: plain) }
             unsealedKeys.append((bytes, UInt8(plain.count)))
             unsealedNumbers.append(number)
-            greatest = Greatest(plain)
+            greatest = .short(prefix: UInt64(bigEndian: bytes), length: plain.count)  // `SealedOrder.prefix`'s
         }
 
         /// The entry of `key` (`plain` sealed): nil when this transaction has none, .some(nil) when it

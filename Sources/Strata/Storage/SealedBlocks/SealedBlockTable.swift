@@ -452,7 +452,8 @@
                 let sealed = block.encoded.withUnsafeBytes { plain in
                     sealer.sealValue(plain, table: tag, storedKey: UnsafeRawBufferPointer(rawKey))
                 }
-                // Reserved in LMDB's page and written there: no copy of the block on the way.
+                // Reserved in LMDB's page and written there: the sealed bytes copied once, checksummed
+                // in place.
                 var v = MDB_val(mv_size: sealed.count + FileSealing.checksumLength, mv_data: nil)
                 let code = mdb_put(txn, blocks, &k, &v, UInt32(MDB_RESERVE))
                 guard code == MDB_SUCCESS else { return code }
