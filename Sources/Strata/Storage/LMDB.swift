@@ -303,12 +303,14 @@ enum LMDB {
     ) throws(LMDBError) -> Bool {
         try injected(.put)
         #if Encryption
-            if let (sealing, policy) = sealing(txn, dbi) {  // filled here, then sealed
-                let value = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
-                defer { value.deallocate() }
-                fill(value)
-                return try sealedPut(
-                    txn, dbi, key: key, value: UnsafeRawBufferPointer(value), flags: flags, sealing, policy)
+            if let (sealing, policy) = sealing(txn, dbi) {  // filled here (on the stack when small), then sealed
+                return try withUnsafeTemporaryAllocation(byteCount: size, alignment: 16) { value in
+                    fill(value)
+                    return Result { () throws(LMDBError) in
+                        try sealedPut(
+                            txn, dbi, key: key, value: UnsafeRawBufferPointer(value), flags: flags, sealing, policy)
+                    }
+                }.get()
             }
         #endif
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))

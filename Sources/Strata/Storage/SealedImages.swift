@@ -332,14 +332,18 @@
         }
 
         /// Logs the pairs of blocks of `log`'s table as they are at commit, as puts after every
-        /// change logged so far: one copy of each block for all its pairs.
+        /// change logged so far: the log keeps each block's buffer and points into it (no copy).
         func logBlocks(_ log: TableLog, _ blocks: [RowBlock]) {
             if log.outgrown { return }
             if log.isAscending {
                 log.ascending.reserveCapacity(log.ascending.count + blocks.reduce(0) { $0 + $1.count })
             }
             for block in blocks {
-                block.withPairs { pairs, offsets in log.put(pairs: log.arena.keep(pairs), at: offsets) }
+                block.withPairs { buffer, pairs, offsets in
+                    guard let buffer else { return }
+                    log.arena.hold(buffer, bytes: buffer.capacity)
+                    log.put(pairs: pairs, at: offsets)
+                }
             }
         }
 

@@ -5,23 +5,30 @@
     /// Encoded as the pair count (4 bytes), then each pair: key length (2 bytes), value length
     /// (4 bytes), key, value; all little-endian. The encoding is what one AEAD call seals.
     ///
-    /// Held as one byte buffer of pairs in that form, in the order they came, and the offsets of the
-    /// live ones in key order: a bulk insert's keys come in order, so its block is appended to and
-    /// is its own encoding (no allocation per pair).
+    /// Held as one buffer (`BlockBytes`): the count, then pairs in that form in the order they came,
+    /// and the offsets of the live ones in key order. A bulk insert's keys come in order, so its block
+    /// is appended to and is its own encoding: no allocation per pair, no copy to seal it, and an
+    /// image keeps the buffer itself instead of a copy of its pairs (`withPairs`).
     struct RowBlock {
-        /// Pairs as encoded, in the order they were put (replaced and removed ones stay until `encoded`).
-        private var storage: [UInt8] = []
-        /// The offsets in `storage` of the live pairs, in the order of their keys.
+        /// Nil until the first pair. Changed in place only while this block alone holds it.
+        private var bytes: BlockBytes?
+        /// The bytes of `bytes` in use: the count, then pairs (replaced and removed ones stay until
+        /// `encoded`).
+        private var used = 4
+        /// The offsets of the live pairs among the pairs (after the count), in the order of their keys.
         private var offsets: [Int32] = []
-        /// Bytes of `storage` no live pair uses.
+        /// Bytes of the pairs no live pair uses.
         private var deadBytes = 0
+        /// Whether every pair was put after the ones before it in key order (then, with no dead
+        /// bytes, the buffer is the encoding).
+        private var appendOrder = true
 
         static let pairHeader = 6
 
         var isEmpty: Bool { offsets.isEmpty }
         var count: Int { offsets.count }
         /// The length of the encoding.
-        var encodedCount: Int { 4 + storage.count - deadBytes }
+        var encodedCount: Int { used - deadBytes }
 
         init() {}
 
@@ -47,22 +54,32 @@
                 offset += Self.pairHeader + keyLength + valueLength
             }
             guard offset == pairs.count else { return nil }
-            storage = Array(pairs)
+            if count > 0 {
+                let bytes = BlockBytes(capacity: encoded.count)
+                bytes.start.copyMemory(from: encoded.baseAddress!, byteCount: encoded.count)
+                self.bytes = bytes
+                used = encoded.count
+            }
         }
 
         /// The encoding: the count, then the live pairs in key order.
         var encoded: [UInt8] {
-            var bytes = [UInt8]()
-            bytes.reserveCapacity(encodedCount)
-            withUnsafeBytes(of: UInt32(offsets.count).littleEndian) { bytes.append(contentsOf: $0) }
-            storage.withUnsafeBytes { pairs in
-                if deadBytes == 0, isAppendOrder {
-                    bytes.append(contentsOf: pairs)
-                    return
-                }
-                for offset in offsets { bytes.append(contentsOf: Self.pair(pairs, Int(offset))) }
+            var encoded = [UInt8]()
+            encoded.reserveCapacity(encodedCount)
+            withUnsafeBytes(of: UInt32(offsets.count).littleEndian) { encoded.append(contentsOf: $0) }
+            let pairs = self.pairs
+            for offset in offsets { encoded.append(contentsOf: Self.pair(pairs, Int(offset))) }
+            return encoded
+        }
+
+        /// `body` given the encoding: the buffer itself when it holds only the live pairs in key order
+        /// (a bulk insert's block), else a copy made as `encoded`.
+        func withEncoded<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            guard let bytes else { return withUnsafeBytes(of: UInt32(0)) { body($0) } }
+            if deadBytes == 0, appendOrder {
+                return withExtendedLifetime(bytes) { body(UnsafeRawBufferPointer(start: bytes.start, count: used)) }
             }
-            return bytes
+            return encoded.withUnsafeBytes(body)
         }
 
         /// The key of the pair at `index` (in key order).
@@ -75,16 +92,18 @@
         func withPair<R, E: Error>(
             at index: Int, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(E) -> R
         ) throws(E) -> R {
-            try storage.withBytes { (pairs) throws(E) -> R in
+            try withExtendedLifetime(bytes) { () throws(E) -> R in
                 let (key, value) = Self.split(pairs, Int(offsets[index]))
                 return try body(key, value)
             }
         }
 
-        /// `body` given the block's buffer of pairs and the offsets of its live pairs in key order
-        /// (`pair(in:at:)` splits one): what a log copies once for all the block's pairs.
-        func withPairs<R>(_ body: (UnsafeRawBufferPointer, [Int32]) -> R) -> R {
-            storage.withUnsafeBytes { body($0, offsets) }
+        /// `body` given the buffer that holds the block's pairs (nil for an empty block), its pairs and
+        /// the offsets of the live ones in key order (`pair(in:at:)` splits one). The pairs stay where
+        /// they are for as long as the buffer lives: a block changes a buffer another holds only after
+        /// copying it, so an image may keep the buffer and point into it.
+        func withPairs<R>(_ body: (BlockBytes?, UnsafeRawBufferPointer, [Int32]) -> R) -> R {
+            withExtendedLifetime(bytes) { body(bytes, pairs, offsets) }
         }
 
         /// The key and value of the pair at `offset` of a buffer of pairs (`withPairs`).
@@ -96,7 +115,8 @@
 
         /// The position of `key`, or where it would go.
         func position(of key: UnsafeRawBufferPointer) -> (index: Int, found: Bool) {
-            storage.withUnsafeBytes { pairs in
+            withExtendedLifetime(bytes) {
+                let pairs = self.pairs
                 if let last = offsets.last {  // keys put in order: the end, at one comparison
                     let order = SealedOrder.compare(Self.split(pairs, Int(last)).key, key)
                     if order < 0 { return (offsets.count, false) }
@@ -121,7 +141,7 @@
 
         /// Makes room for pairs up to an encoding of `bytes`.
         mutating func reserveCapacity(_ bytes: Int) {
-            storage.reserveCapacity(bytes)
+            makeRoom(for: bytes - used, exactly: true)
         }
 
         /// Puts `value` under `key`; true when the key was new.
@@ -129,21 +149,28 @@
         mutating func put(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
             let (index, found) = position(of: key)
             if found { deadBytes += pairLength(at: index) }
-            let offset = Int32(storage.count)
-            withUnsafeBytes(of: (UInt16(key.count).littleEndian, UInt32(value.count).littleEndian)) { header in
-                storage.append(contentsOf: header[0..<2])
-                storage.append(contentsOf: header[4..<8])  // the tuple pads the UInt16 to 4 bytes
+            let length = Self.pairHeader + key.count + value.count
+            makeRoom(for: length, exactly: false)
+            let buffer = bytes.unsafelyUnwrapped
+            let start = buffer.start + used
+            start.storeBytes(of: UInt16(key.count).littleEndian, as: UInt16.self)
+            start.storeBytes(of: UInt32(value.count).littleEndian, toByteOffset: 2, as: UInt32.self)
+            if !key.isEmpty { (start + Self.pairHeader).copyMemory(from: key.baseAddress!, byteCount: key.count) }
+            if !value.isEmpty {
+                (start + Self.pairHeader + key.count).copyMemory(from: value.baseAddress!, byteCount: value.count)
             }
-            storage.append(contentsOf: key)
-            storage.append(contentsOf: value)
+            let offset = Int32(used - 4)
+            used += length
             if found {
                 offsets[index] = offset
             } else if index == offsets.count {
                 offsets.append(offset)
             } else {
                 offsets.insert(offset, at: index)
+                appendOrder = false
             }
-            if deadBytes > 4096, deadBytes * 2 > storage.count { compact() }
+            buffer.start.storeBytes(of: UInt32(offsets.count).littleEndian, as: UInt32.self)
+            if deadBytes > 4096, deadBytes * 2 > used { compact() }
             return !found
         }
 
@@ -160,6 +187,27 @@
 
         // MARK: Private
 
+        /// The pairs: the bytes in use after the count.
+        private var pairs: UnsafeRawBufferPointer {
+            guard let bytes else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+            return UnsafeRawBufferPointer(start: bytes.start + 4, count: used - 4)
+        }
+
+        /// Makes `bytes` this block's alone, with room for `extra` more bytes: a buffer another holds
+        /// (a nested transaction's copy, an image) is copied, never changed.
+        private mutating func makeRoom(for extra: Int, exactly: Bool) {
+            let needed = used + max(extra, 0)
+            if isKnownUniquelyReferenced(&bytes), let bytes, bytes.capacity >= needed { return }
+            // A shared buffer is copied at its own size when that is room enough (copies of copies
+            // must not double it); a full one grows by half its use at least.
+            let capacity =
+                exactly
+                ? needed : max(needed, bytes.map { $0.capacity >= needed ? $0.capacity : used * 3 / 2 } ?? 0, 256)
+            let grown = BlockBytes(capacity: capacity)
+            if let bytes { grown.start.copyMemory(from: bytes.start, byteCount: used) }
+            bytes = grown
+        }
+
         /// Drops the bytes of replaced and removed pairs (a row changed again and again in one
         /// transaction must not grow its block without end).
         private mutating func compact() {
@@ -167,20 +215,8 @@
             self = live.withUnsafeBytes { RowBlock(decoding: $0)! }
         }
 
-        /// Whether `storage` holds the live pairs in key order and nothing else.
-        private var isAppendOrder: Bool {
-            var expected: Int32 = 0
-            return storage.withUnsafeBytes { pairs in
-                for offset in offsets {
-                    guard offset == expected else { return false }
-                    expected += Int32(Self.pair(pairs, Int(offset)).count)
-                }
-                return Int(expected) == pairs.count
-            }
-        }
-
         private func pairLength(at index: Int) -> Int {
-            storage.withUnsafeBytes { Self.pair($0, Int(offsets[index])).count }
+            withExtendedLifetime(bytes) { Self.pair(pairs, Int(offsets[index])).count }
         }
 
         private static func lengths(_ pairs: UnsafeRawBufferPointer, _ offset: Int) -> (key: Int, value: Int) {
@@ -205,5 +241,19 @@
                 UnsafeRawBufferPointer(start: start + keyLength, count: valueLength)
             )
         }
+    }
+
+    /// The bytes of a block (`RowBlock`): what an image keeps, instead of a copy, for as long as its
+    /// entries point into them.
+    final class BlockBytes: @unchecked Sendable {  // never changed once another holds it (`RowBlock`)
+        let start: UnsafeMutableRawPointer
+        let capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 4)
+            start = .allocate(byteCount: self.capacity, alignment: 8)
+        }
+
+        deinit { start.deallocate() }
     }
 #endif

@@ -12,7 +12,7 @@
     /// key → the number of its block and a CRC-32C of the two. A read by key finds the block and opens
     /// it; the key must be in it, so an entry moved to another block is damage.
     ///
-    /// A write transaction's changes stay opened in memory (`Changes`): new pairs go to an open block,
+    /// A write transaction's changes stay opened in memory (`BlockChanges`): new pairs go to an open block,
     /// sealed once it is full; changed blocks are sealed once, and the key entries put in their sorted
     /// order, by `prepare` before LMDB's commit. A nested transaction starts from a copy of its
     /// parent's changes, which it hands back when it commits (LMDB rolls back what it wrote when it
@@ -26,59 +26,22 @@
         /// of an overflow run.
         static let targetBytes = 4 * 4096 - 16 - Sealer.valueOverhead - FileSealing.checksumLength - 16
 
-        /// One write transaction's changes (a class: a put looks its transaction up once). A nested
-        /// transaction gets a copy (`copy()`: the collections are shared until either side changes).
-        final class Changes {
-            /// Opened blocks it changed, and its open block: sealed by `prepare`.
-            var blocks: [UInt64: RowBlock] = [:]
-            var openBlock: UInt64?
-            /// The open block's `encodedCount`, while known without looking it up (a bulk insert's puts).
-            var openSize: Int?
-            var nextBlock: UInt64?
-            /// Key entries to write: the block of each sealed key, nil to delete it.
-            var keys: PendingKeys
-            /// Whether the key table was empty when the transaction began (it is only written at
-            /// commit): a new key above every pending one is then known absent without sealing it.
-            var keyTableWasEmpty: Bool?
-
-            init(keys: PendingKeys) {
-                self.keys = keys
-            }
-            /// Keys added less keys removed.
-            var entryDelta = 0
-            /// Whether blocks sealed before the commit are kept for it (`put`'s `keepsBlocks`).
-            var keepsBlocks = false
-            var sealedBlocks: [(number: UInt64, block: RowBlock)] = []
-
-            func copy() -> Changes {
-                let copy = Changes(keys: keys)
-                copy.blocks = blocks
-                copy.openBlock = openBlock
-                copy.openSize = openSize
-                copy.nextBlock = nextBlock
-                copy.entryDelta = entryDelta
-                copy.keyTableWasEmpty = keyTableWasEmpty
-                copy.keepsBlocks = keepsBlocks
-                copy.sealedBlocks = sealedBlocks
-                return copy
-            }
-        }
-
         private let lock = NSLock()
-        private var changes: [OpaquePointer: Changes] = [:] {
+        private var changes: [OpaquePointer: BlockChanges.Box] = [:] {
             didSet { last = nil }  // a change of any transaction's entry: asked again
         }
         /// The last `state` answer (a bulk insert's puts ask for one transaction's, again and again).
-        private var last: (txn: OpaquePointer, state: Changes)?
+        private var last: (txn: OpaquePointer, state: BlockChanges.Box)?
 
         /// `txn`'s changes, made on first use. Under `lock`.
-        private func state(_ txn: OpaquePointer) -> Changes {
+        private func state(_ txn: OpaquePointer) -> BlockChanges.Box {
             if let last, last.txn == txn { return last.state }
             if let state = changes[txn] {
                 last = (txn, state)
                 return state
             }
-            let state = Changes(keys: PendingKeys { [sealer, tag] in sealer.sealShortKeys($0, table: tag) })
+            let state = BlockChanges.Box(
+                BlockChanges(keys: PendingKeys { [sealer, tag] in sealer.sealShortKeys($0, table: tag) }))
             changes[txn] = state
             last = (txn, state)
             return state
@@ -98,9 +61,21 @@
         ///
         /// - Throws: `MDB_CORRUPTED` when a block does not open or does not hold a key its entry names.
         func value(_ txn: OpaquePointer, key: UnsafeRawBufferPointer) throws(LMDBError) -> [UInt8]? {
-            let state = lock.withLock { changes[txn] }
-            guard let number = try blockNumber(txn, sealedKey: sealedKey(key), plain: key, state) else { return nil }
-            guard let value = try block(txn, number, pending: state).value(of: key) else {
+            let sealedKey = sealedKey(key)
+            let block: RowBlock?
+            if let box = lock.withLock({ changes[txn] }) {
+                block = try box.update { (state) throws(LMDBError) in
+                    try blockNumber(txn, sealedKey: sealedKey, plain: key, &state).map {
+                        (number) throws(LMDBError) in try self.block(txn, number, pending: state)
+                    }
+                }
+            } else {
+                block = try storedBlockNumber(txn, sealedKey).map { (number) throws(LMDBError) in
+                    try self.block(txn, number, pending: nil)
+                }
+            }
+            guard let block else { return nil }
+            guard let value = block.value(of: key) else {
                 throw LMDBError(code: MDB_CORRUPTED, detail: "a key entry names a block that does not hold its key")
             }
             return value
@@ -108,7 +83,7 @@
 
         /// Every pair `txn` sees, block by block (a `SealedOrder` puts them in order).
         func pairs(_ txn: OpaquePointer) throws(LMDBError) -> [(key: [UInt8], value: [UInt8])] {
-            let pending = lock.withLock { changes[txn] }
+            let pending = lock.withLock { changes[txn] }?.value
             var numbers: [UInt64] = []
             var cursor: OpaquePointer?
             try check(mdb_cursor_open(txn, blocks, &cursor))
@@ -122,7 +97,7 @@
             }
             guard code == MDB_NOTFOUND else { throw LMDBError(code: code) }
             let stored = Set(numbers)
-            for number in pending?.blocks.keys ?? [:].keys where !stored.contains(number) { numbers.append(number) }
+            for number in pending?.allChanged.keys ?? [:].keys where !stored.contains(number) { numbers.append(number) }
             var pairs: [(key: [UInt8], value: [UInt8])] = []
             for number in numbers {
                 let block = try self.block(txn, number, pending: pending)
@@ -135,7 +110,7 @@
         func count(_ txn: OpaquePointer) throws(LMDBError) -> Int {
             var stat = MDB_stat()
             try check(mdb_stat(txn, keys, &stat))
-            return stat.ms_entries + (lock.withLock { changes[txn]?.entryDelta } ?? 0)
+            return stat.ms_entries + (lock.withLock { changes[txn] }?.value.entryDelta ?? 0)
         }
 
         // MARK: Writes
@@ -155,28 +130,39 @@
             _ txn: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, noOverwrite: Bool,
             keepsBlocks: Bool = false
         ) throws(LMDBError) -> Bool {
-            let state = lock.withLock { self.state(txn) }
+            try lock.withLock { self.state(txn) }.update { (state) throws(LMDBError) in
+                try put(txn, key: key, value: value, noOverwrite: noOverwrite, keepsBlocks: keepsBlocks, &state)
+            }
+        }
+
+        // Not inlined: inlined into `update`'s access, each part of `state` it reaches would get a
+        // checked access of its own; through `inout`, none does.
+        @inline(never)
+        private func put(
+            _ txn: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, noOverwrite: Bool,
+            keepsBlocks: Bool, _ state: inout BlockChanges
+        ) throws(LMDBError) -> Bool {
             if state.keepsBlocks != keepsBlocks {
                 state.keepsBlocks = keepsBlocks
                 state.sealedBlocks = []
             }
             // A bulk insert into a table that was empty: new keys in increasing order are known
             // absent without a look-up, and sealed together at commit.
-            if key.count <= Sealer.shortKeyLength, state.keys.isAboveGreatest(key), try keyTableWasEmpty(txn, state) {
-                let number = try roomInOpenBlock(txn, for: key.count + value.count, state)
-                state.blocks[number]!.put(key, value)
+            if key.count <= Sealer.shortKeyLength, state.keys.isAboveGreatest(key), try keyTableWasEmpty(txn, &state) {
+                let number = try roomInOpenBlock(txn, for: key.count + value.count, &state)
+                state.open.put(key, value)
                 state.keys.appendUnsealed(key, number: number)
                 state.entryDelta += 1
                 return true
             }
             let sealedKey = self.sealedKey(key)
-            if let number = try blockNumber(txn, sealedKey: sealedKey, plain: key, state) {
+            if let number = try blockNumber(txn, sealedKey: sealedKey, plain: key, &state) {
                 if noOverwrite { return false }
-                _ = try change(txn, number, state) { $0.put(key, value) }
+                _ = try change(txn, number, &state) { $0.put(key, value) }
                 return true
             }
-            let number = try roomInOpenBlock(txn, for: key.count + value.count, state)
-            state.blocks[number]!.put(key, value)
+            let number = try roomInOpenBlock(txn, for: key.count + value.count, &state)
+            state.open.put(key, value)
             state.keys.set(sealedKey, plain: key, to: number)
             state.entryDelta += 1
             return true
@@ -185,14 +171,15 @@
         /// Removes `key`; false when it is not there.
         func delete(_ txn: OpaquePointer, key: UnsafeRawBufferPointer) throws(LMDBError) -> Bool {
             let sealedKey = self.sealedKey(key)
-            let state = lock.withLock { self.state(txn) }
-            guard let number = try blockNumber(txn, sealedKey: sealedKey, plain: key, state) else { return false }
-            guard try change(txn, number, state, { $0.remove(key) }) else {
-                throw LMDBError(code: MDB_CORRUPTED, detail: "a key entry names a block that does not hold its key")
+            return try lock.withLock { self.state(txn) }.update { (state) throws(LMDBError) in
+                guard let number = try blockNumber(txn, sealedKey: sealedKey, plain: key, &state) else { return false }
+                guard try change(txn, number, &state, { $0.remove(key) }) else {
+                    throw LMDBError(code: MDB_CORRUPTED, detail: "a key entry names a block that does not hold its key")
+                }
+                state.keys.set(sealedKey, plain: key, to: nil)
+                state.entryDelta -= 1
+                return true
             }
-            state.keys.set(sealedKey, plain: key, to: nil)
-            state.entryDelta -= 1
-            return true
         }
 
         /// Seals what `txn` changed and writes its key entries in order: before LMDB's commit. Returns
@@ -200,11 +187,12 @@
         @discardableResult
         func prepare(_ txn: OpaquePointer) throws(LMDBError) -> [RowBlock] {
             try mergeSparseBlocks(txn)
-            guard let pending = lock.withLock({ changes.removeValue(forKey: txn) }) else { return [] }
+            guard let pending = lock.withLock({ changes.removeValue(forKey: txn) })?.value else { return [] }
             // A block sealed early and changed again since is kept as it is now (the older version
             // would put back rows deleted after it was sealed).
-            var kept = pending.sealedBlocks.filter { pending.blocks[$0.number] == nil }.map(\.block)
-            for (number, block) in pending.blocks.sorted(by: { $0.key < $1.key }) {
+            let changed = pending.allChanged
+            var kept = pending.sealedBlocks.filter { changed[$0.number] == nil }.map(\.block)
+            for (number, block) in changed.sorted(by: { $0.key < $1.key }) {
                 try write(txn, number, block)
                 if pending.keepsBlocks, !block.isEmpty { kept.append(block) }
             }
@@ -273,15 +261,17 @@
         /// open block (their key entries follow), so that deletes give space back; the emptied blocks
         /// are deleted when written.
         private func mergeSparseBlocks(_ txn: OpaquePointer) throws(LMDBError) {
-            guard let state = lock.withLock({ changes[txn] }) else { return }
-            let sparse = state.blocks.filter { number, block in
-                number != state.openBlock && !block.isEmpty && block.encodedCount < Self.targetBytes / 4
-            }.keys.sorted()
-            for number in sparse {
-                let block = state.blocks[number] ?? RowBlock()
-                for index in 0..<block.count {
-                    try block.withPair(at: index) { (key, value) throws(LMDBError) in
-                        try move(txn, key: key, value: value, from: number, state)
+            guard let box = lock.withLock({ changes[txn] }) else { return }
+            try box.update { (state) throws(LMDBError) in
+                let sparse = state.blocks.filter { number, block in
+                    number != state.openBlock && !block.isEmpty && block.encodedCount < Self.targetBytes / 4
+                }.keys.sorted()
+                for number in sparse {
+                    let block = state.blocks[number] ?? RowBlock()
+                    for index in 0..<block.count {
+                        try block.withPair(at: index) { (key, value) throws(LMDBError) in
+                            try move(txn, key: key, value: value, from: number, &state)
+                        }
                     }
                 }
             }
@@ -289,11 +279,11 @@
 
         private func move(
             _ txn: OpaquePointer, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, from: UInt64,
-            _ state: Changes
+            _ state: inout BlockChanges
         ) throws(LMDBError) {
-            if try openBlock(txn, state) == from { return }  // it became the open block: it stays
-            let number = try roomInOpenBlock(txn, for: key.count + value.count, state)
-            state.blocks[number]!.put(key, value)
+            if try openBlock(txn, &state) == from { return }  // it became the open block: it stays
+            let number = try roomInOpenBlock(txn, for: key.count + value.count, &state)
+            state.open.put(key, value)
             state.blocks[from]?.remove(key)
             state.keys.set(sealedKey(key), plain: key, to: number)
         }
@@ -301,7 +291,7 @@
         func nestedBegan(_ child: OpaquePointer, in parent: OpaquePointer) {
             lock.withLock {
                 parents[child] = parent
-                if let pending = changes[parent] { changes[child] = pending.copy() }
+                if let pending = changes[parent] { changes[child] = BlockChanges.Box(pending.value) }
             }
         }
 
@@ -336,7 +326,7 @@
             if code != MDB_SUCCESS { throw LMDBError(code: code) }
         }
 
-        private func keyTableWasEmpty(_ txn: OpaquePointer, _ state: Changes) throws(LMDBError) -> Bool {
+        private func keyTableWasEmpty(_ txn: OpaquePointer, _ state: inout BlockChanges) throws(LMDBError) -> Bool {
             if let known = state.keyTableWasEmpty { return known }
             var stat = MDB_stat()
             try check(mdb_stat(txn, keys, &stat))
@@ -351,9 +341,14 @@
         }
 
         private func blockNumber(
-            _ txn: OpaquePointer, sealedKey: SealedKey, plain: UnsafeRawBufferPointer, _ state: Changes?
+            _ txn: OpaquePointer, sealedKey: SealedKey, plain: UnsafeRawBufferPointer, _ state: inout BlockChanges
         ) throws(LMDBError) -> UInt64? {
-            if let pending = state?.keys.entry(sealedKey, plain: plain) { return pending }
+            if let pending = state.keys.entry(sealedKey, plain: plain) { return pending }
+            return try storedBlockNumber(txn, sealedKey)
+        }
+
+        /// The block the key table names for `sealedKey`, as `txn` sees the table.
+        private func storedBlockNumber(_ txn: OpaquePointer, _ sealedKey: SealedKey) throws(LMDBError) -> UInt64? {
             var v = MDB_val()
             let code = sealedKey.withBytes { raw in
                 var k = MDB_val(mv_size: raw.count, mv_data: UnsafeMutableRawPointer(mutating: raw.baseAddress))
@@ -367,8 +362,9 @@
             return Self.number(entry)
         }
 
-        private func block(_ txn: OpaquePointer, _ number: UInt64, pending: Changes?) throws(LMDBError) -> RowBlock {
-            if let block = pending?.blocks[number] { return block }
+        private func block(_ txn: OpaquePointer, _ number: UInt64, pending: BlockChanges?) throws(LMDBError) -> RowBlock
+        {
+            if let block = pending?.changed(number) { return block }
             var key = number.bigEndian
             var v = MDB_val()
             let code = withUnsafeMutableBytes(of: &key) { raw in
@@ -390,7 +386,7 @@
         }
 
         /// The number of `txn`'s open block (the last block, or a new one after it).
-        private func openBlock(_ txn: OpaquePointer, _ state: Changes) throws(LMDBError) -> UInt64 {
+        private func openBlock(_ txn: OpaquePointer, _ state: inout BlockChanges) throws(LMDBError) -> UInt64 {
             if let open = state.openBlock { return open }
             var number = state.nextBlock ?? 0
             if state.nextBlock == nil {
@@ -405,42 +401,48 @@
                     number = Self.number(UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size)) + 1
                 }
             }
+            if let changed = state.blocks.removeValue(forKey: number) {
+                state.open = changed
+            } else {
+                state.open = try block(txn, number, pending: nil)
+                state.open.reserveCapacity(Self.targetBytes)  // filled to about this: one allocation, not a dozen
+            }
             state.openBlock = number
             state.openSize = nil
             state.nextBlock = number + 1
-            if state.blocks[number] == nil {
-                var block = try block(txn, number, pending: state)
-                block.reserveCapacity(Self.targetBytes)  // filled to about this: one allocation, not a dozen
-                state.blocks[number] = block
-            }
             return number
         }
 
         /// The open block, made room in for a new pair of `bytes`, which the caller then puts in it: a
         /// full one is sealed now (it is only written again if a later change opens it) and the next
         /// one opened.
-        private func roomInOpenBlock(_ txn: OpaquePointer, for bytes: Int, _ state: Changes) throws(LMDBError) -> UInt64
-        {
-            var number = try openBlock(txn, state)
-            var size = state.openSize ?? state.blocks[number]!.encodedCount
+        private func roomInOpenBlock(
+            _ txn: OpaquePointer, for bytes: Int, _ state: inout BlockChanges
+        ) throws(LMDBError) -> UInt64 {
+            var number = try openBlock(txn, &state)
+            var size = state.openSize ?? state.open.encodedCount
             if size > RowBlock().encodedCount, size + RowBlock.pairHeader + bytes > Self.targetBytes {
-                let open = state.blocks.removeValue(forKey: number)!
+                let open = state.open
+                state.open = RowBlock()
                 state.openBlock = nil
                 try write(txn, number, open)
                 if state.keepsBlocks { state.sealedBlocks.append((number, open)) }
-                number = try openBlock(txn, state)
-                size = state.blocks[number]!.encodedCount
+                number = try openBlock(txn, &state)
+                size = state.open.encodedCount
             }
             state.openSize = size + RowBlock.pairHeader + bytes
             return number
         }
 
         /// `body` run on block `number` as `txn` sees it, kept among its changes (changed in place).
-        private func change<R>(_ txn: OpaquePointer, _ number: UInt64, _ state: Changes, _ body: (inout RowBlock) -> R)
-            throws(LMDBError) -> R
-        {
+        private func change<R>(
+            _ txn: OpaquePointer, _ number: UInt64, _ state: inout BlockChanges, _ body: (inout RowBlock) -> R
+        ) throws(LMDBError) -> R {
+            if number == state.openBlock {
+                state.openSize = nil  // a change of unknown size
+                return body(&state.open)
+            }
             if state.blocks[number] == nil { state.blocks[number] = try block(txn, number, pending: state) }
-            if number == state.openBlock { state.openSize = nil }  // a change of unknown size
             return body(&state.blocks[number]!)
         }
 
@@ -449,7 +451,7 @@
             let code: Int32 = withUnsafeMutableBytes(of: &key) { rawKey in
                 var k = MDB_val(mv_size: 8, mv_data: rawKey.baseAddress)
                 if block.isEmpty { return mdb_del(txn, blocks, &k, nil) }
-                let sealed = block.encoded.withUnsafeBytes { plain in
+                let sealed = block.withEncoded { plain in
                     sealer.sealValue(plain, table: tag, storedKey: UnsafeRawBufferPointer(rawKey))
                 }
                 // Reserved in LMDB's page and written there: the sealed bytes copied once, checksummed
@@ -466,40 +468,6 @@
             }
             if code == MDB_NOTFOUND, block.isEmpty { return }  // a block emptied before it was written
             try check(code)
-        }
-    }
-#endif
-
-#if Encryption
-    /// A sealed key as a key table stores it, hashed and ordered as its bytes are (memcmp's order): a
-    /// short key's one block as two integers, so that a transaction's thousands of pending keys hash
-    /// and sort without comparing arrays byte by byte.
-    enum SealedKey: Hashable, Comparable {
-        case block(UInt64, UInt64)  // big-endian halves: their order is the bytes'
-        case long([UInt8])
-
-        init(_ sealed: Data) {
-            if sealed.count == Sealer.shortKeySealedLength {
-                self = sealed.withUnsafeBytes {
-                    .block(
-                        UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)),
-                        UInt64(bigEndian: $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self)))
-                }
-            } else {
-                self = .long(Array(sealed))
-            }
-        }
-
-        func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-            switch self {
-            case .block(let high, let low): withUnsafeBytes(of: (high.bigEndian, low.bigEndian)) { body($0) }
-            case .long(let bytes): bytes.withUnsafeBytes { body($0) }
-            }
-        }
-
-        static func < (a: SealedKey, b: SealedKey) -> Bool {
-            if case .block(let ah, let al) = a, case .block(let bh, let bl) = b { return ah != bh ? ah < bh : al < bl }
-            return a.withBytes { x in b.withBytes { SealedOrder.compare(x, $0) < 0 } }
         }
     }
 #endif
