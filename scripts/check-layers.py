@@ -12,6 +12,7 @@ LAYERS = [
     "Encryption",     # sealing what an encrypted file stores (the Encryption trait); errors: SealFailure
     "Storage",        # LMDB, files, transactions; errors: LMDBError, StorageError
     "Encoding",       # row and key formats; errors: RowDamage
+    "Text",           # the words of a text for full-text search: word boundaries, folding, stemming
     "Errors",         # StoreError, and the one mapping to it from the layers below
     "Model",          # Object, @Persisted, List, LinkingObjects, the stored value types
     "Schema",         # schemas of model types and files, table bindings, migrations, table writes

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A term of a text, and its position: its index among the text's words (a stop word left out keeps
+/// its place, so a phrase matches only words that stand next to each other).
+struct TextToken: Equatable, Hashable, Sendable {
+    var term: String
+    var position: Int
+}
+
+/// What turns a text into the terms a full-text index keeps and a query looks for: the same
+/// tokenizer reads the documents and the queries.
+protocol TextTokenizer: Sendable {
+    /// The terms of `text`, in order.
+    func tokens(of text: String) -> [TextToken]
+}
+
+/// Words by Unicode's word boundaries (`WordBreaker`), folded (lowercase, the diacritics of Latin and
+/// Greek letters removed, `’` read as `'`), optionally stemmed as English (Porter's algorithm, as
+/// FTS5's `porter` tokenizer: an English possessive `'s` dropped first) and without stop words.
+struct StandardTokenizer: TextTokenizer {
+    /// Whether terms are stemmed as English words (`databases` and `database` are one term).
+    var stemming: Bool
+    /// Folded words left out (their positions stay taken).
+    var stopWords: Set<String>
+
+    init(stemming: Bool = true, stopWords: Set<String> = []) {
+        self.stemming = stemming
+        self.stopWords = stopWords
+    }
+
+    func tokens(of text: String) -> [TextToken] {
+        let scalars = Array(text.unicodeScalars)
+        var tokens: [TextToken] = []
+        for (position, range) in WordBreaker().words(in: scalars).enumerated() {
+            var term = Self.folded(scalars[range])
+            if stopWords.contains(term) { continue }
+            if stemming { term = Self.stemmer.stem(Self.withoutPossessive(term)) }
+            tokens.append(TextToken(term: term, position: position))
+        }
+        return tokens
+    }
+
+    private static let stemmer = PorterStemmer()
+
+    /// `scalars` lowercased, the diacritics of Latin and Greek letters removed (`é` is `e`, `ά` is
+    /// `α`; Cyrillic `й` and a Devanagari vowel sign stay), format characters (a soft hyphen, a
+    /// joiner) removed, `’` as `'`.
+    static func folded(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        if scalars.allSatisfy(\.isASCII) {  // most words: lowercased without Foundation
+            return String(
+                decoding: scalars.lazy.map { scalar -> UInt8 in
+                    let byte = UInt8(scalar.value)
+                    return byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+                }, as: UTF8.self)
+        }
+        var word = String.UnicodeScalarView()
+        word.append(contentsOf: scalars)
+        let decomposed = String(word).lowercased().decomposedStringWithCanonicalMapping
+        var folded = String.UnicodeScalarView()
+        var base: Unicode.Scalar = " "  // the letter the marks that follow belong to
+        for scalar in decomposed.unicodeScalars {
+            if scalar.properties.generalCategory == .format { continue }  // a soft hyphen, a joiner
+            if isDiacritic(scalar), isLatinOrGreek(base) { continue }
+            if !isDiacritic(scalar) { base = scalar }
+            folded.append(scalar == "\u{2019}" ? "'" : scalar)
+        }
+        return String(folded).precomposedStringWithCanonicalMapping
+    }
+
+    private static func isLatinOrGreek(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x41...0x5A, 0x61...0x7A, 0xC0...0x24F, 0x1E00...0x1EFF, 0x370...0x3FF, 0x1F00...0x1FFF: true
+        default: false
+        }
+    }
+
+    /// A mark of the Combining Diacritical Marks blocks.
+    private static func isDiacritic(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: true
+        default: false
+        }
+    }
+
+    /// `term` without a final `'s` (`swift's` is `swift`).
+    private static func withoutPossessive(_ term: String) -> String {
+        term.hasSuffix("'s") ? String(term.dropLast(2)) : term
+    }
+
+    /// Common English words a search would rather skip (the stop words of the Snowball English stemmer's list).
+    static let englishStopWords: Set<String> = [
+        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at",
+        "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could",
+        "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has",
+        "have", "having", "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in",
+        "into", "is", "it", "its", "itself", "me", "more", "most", "my", "myself", "no", "nor", "not", "of",
+        "off", "on", "once", "only", "or", "other", "ought", "our", "ours", "ourselves", "out", "over", "own",
+        "same", "she", "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them",
+        "themselves", "then", "there", "these", "they", "this", "those", "through", "to", "too", "under",
+        "until", "up", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+        "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves",
+    ]
+}
