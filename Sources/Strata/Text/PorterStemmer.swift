@@ -153,35 +153,33 @@ struct PorterStemmer: Sendable {
 
         /// Double suffixes to single ones: relational → relate, when the stem's measure is above 0.
         private mutating func step2() {
-            let rules: [(StaticString, StaticString)]
-            switch bytes[k - 1] {
-            case UInt8(ascii: "a"): rules = [("ational", "ate"), ("tional", "tion")]
-            case UInt8(ascii: "c"): rules = [("enci", "ence"), ("anci", "ance")]
-            case UInt8(ascii: "e"): rules = [("izer", "ize")]
-            case UInt8(ascii: "l"):
-                rules = [("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous")]
-            case UInt8(ascii: "o"): rules = [("ization", "ize"), ("ation", "ate"), ("ator", "ate")]
-            case UInt8(ascii: "s"):
-                rules = [("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous")]
-            case UInt8(ascii: "t"): rules = [("aliti", "al"), ("iviti", "ive"), ("biliti", "ble")]
-            case UInt8(ascii: "g"): rules = [("logi", "log")]
-            default: return
-            }
+            guard let rules = Self.step2Rules[bytes[k - 1]] else { return }
             applyFirst(rules)
         }
 
+        private static let step2Rules: [UInt8: [(StaticString, StaticString)]] = [
+            UInt8(ascii: "a"): [("ational", "ate"), ("tional", "tion")],
+            UInt8(ascii: "c"): [("enci", "ence"), ("anci", "ance")],
+            UInt8(ascii: "e"): [("izer", "ize")],
+            UInt8(ascii: "l"): [("bli", "ble"), ("alli", "al"), ("entli", "ent"), ("eli", "e"), ("ousli", "ous")],
+            UInt8(ascii: "o"): [("ization", "ize"), ("ation", "ate"), ("ator", "ate")],
+            UInt8(ascii: "s"): [("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous")],
+            UInt8(ascii: "t"): [("aliti", "al"), ("iviti", "ive"), ("biliti", "ble")],
+            UInt8(ascii: "g"): [("logi", "log")],
+        ]
+
         /// -ic-, -full, -ness and the like: electrical → electric.
         private mutating func step3() {
-            let rules: [(StaticString, StaticString)]
-            switch bytes[k] {
-            case UInt8(ascii: "e"): rules = [("icate", "ic"), ("ative", ""), ("alize", "al")]
-            case UInt8(ascii: "i"): rules = [("iciti", "ic")]
-            case UInt8(ascii: "l"): rules = [("ical", "ic"), ("ful", "")]
-            case UInt8(ascii: "s"): rules = [("ness", "")]
-            default: return
-            }
+            guard let rules = Self.step3Rules[bytes[k]] else { return }
             applyFirst(rules)
         }
+
+        private static let step3Rules: [UInt8: [(StaticString, StaticString)]] = [
+            UInt8(ascii: "e"): [("icate", "ic"), ("ative", ""), ("alize", "al")],
+            UInt8(ascii: "i"): [("iciti", "ic")],
+            UInt8(ascii: "l"): [("ical", "ic"), ("ful", "")],
+            UInt8(ascii: "s"): [("ness", "")],
+        ]
 
         /// The first rule whose suffix ends the word, applied when the stem's measure is above 0.
         private mutating func applyFirst(_ rules: [(StaticString, StaticString)]) {

@@ -47,11 +47,13 @@ struct StandardTokenizer: TextTokenizer {
     /// joiner) removed, `’` as `'`.
     static func folded(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
         if scalars.allSatisfy(\.isASCII) {  // most words: lowercased without Foundation
-            return String(
-                decoding: scalars.lazy.map { scalar -> UInt8 in
-                    let byte = UInt8(scalar.value)
-                    return byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
-                }, as: UTF8.self)
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scalars.count) { bytes in
+                for (index, scalar) in zip(bytes.indices, scalars) {
+                    let byte = UInt8(truncatingIfNeeded: scalar.value)
+                    bytes[index] = byte >= 0x41 && byte <= 0x5A ? byte + 0x20 : byte
+                }
+                return String(decoding: bytes, as: UTF8.self)
+            }
         }
         var word = String.UnicodeScalarView()
         word.append(contentsOf: scalars)

@@ -63,6 +63,7 @@ struct WordBreaker: Sendable {
 
     static func kind(_ scalar: Unicode.Scalar) -> Kind {
         let value = scalar.value
+        if value < 0x80 { return asciiKinds[Int(value)] }
         switch value {
         case 0x27: return .singleQuote
         case 0x2E, 0x2018, 0x2019, 0x2024, 0xFE52, 0xFF07, 0xFF0E: return .midNumLet
@@ -72,14 +73,6 @@ struct WordBreaker: Sendable {
             return .midNum
         case 0x200D: return .extend  // a zero-width joiner
         default: break
-        }
-        if value < 0x80 {  // ASCII at once
-            switch value {
-            case 0x30...0x39: return .numeric
-            case 0x41...0x5A, 0x61...0x7A: return .letter
-            case 0x5F: return .extendNumLet
-            default: return .other
-            }
         }
         let properties = scalar.properties
         if properties.isIdeographic { return .ideographic }
@@ -96,6 +89,22 @@ struct WordBreaker: Sendable {
         case .nonspacingMark, .spacingMark, .enclosingMark, .format: return .extend
         case .connectorPunctuation: return .extendNumLet
         default: return properties.isAlphabetic ? .letter : .other
+        }
+    }
+}
+
+extension WordBreaker {
+    /// The kinds of the ASCII scalars, looked up at once (most text).
+    private static let asciiKinds: [Kind] = (0..<128).map { value in
+        switch value {
+        case 0x27: .singleQuote
+        case 0x2E: .midNumLet
+        case 0x3A: .midLetter
+        case 0x2C, 0x3B: .midNum
+        case 0x30...0x39: .numeric
+        case 0x41...0x5A, 0x61...0x7A: .letter
+        case 0x5F: .extendNumLet
+        default: .other
         }
     }
 }
