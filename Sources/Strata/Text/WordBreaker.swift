@@ -56,7 +56,6 @@ struct WordBreaker: Sendable {
                 break
             }
             words.append(start..<end)
-            index = max(index, end)
         }
         return words
     }
@@ -64,11 +63,10 @@ struct WordBreaker: Sendable {
     static func kind(_ scalar: Unicode.Scalar) -> Kind {
         let value = scalar.value
         if value < 0x80 { return asciiKinds[Int(value)] }
-        switch value {
-        case 0x27: return .singleQuote
-        case 0x2E, 0x2018, 0x2019, 0x2024, 0xFE52, 0xFF07, 0xFF0E: return .midNumLet
-        case 0x3A, 0xB7, 0x387, 0x55F, 0x5F4, 0x2027, 0xFE13, 0xFE55, 0xFF1A: return .midLetter
-        case 0x2C, 0x3B, 0x37E, 0x589, 0x60C, 0x60D, 0x66C, 0x7F8, 0x2044, 0xFE10, 0xFE14, 0xFE50, 0xFE54, 0xFF0C,
+        switch value {  // ASCII is `asciiKinds`'
+        case 0x2018, 0x2019, 0x2024, 0xFE52, 0xFF07, 0xFF0E: return .midNumLet
+        case 0xB7, 0x387, 0x55F, 0x5F4, 0x2027, 0xFE13, 0xFE55, 0xFF1A: return .midLetter
+        case 0x37E, 0x589, 0x60C, 0x60D, 0x66C, 0x7F8, 0x2044, 0xFE10, 0xFE14, 0xFE50, 0xFE54, 0xFF0C,
             0xFF1B:
             return .midNum
         case 0x200D: return .extend  // a zero-width joiner
@@ -141,12 +139,8 @@ extension WordBreaker.Kind {
     }
 
     /// WB6/7 (letters around a MidLetter, MidNumLet or quote) and WB11/12 (digits around a MidNum,
-    /// MidNumLet or quote).
+    /// MidNumLet or quote): `isMiddle(after: before)` has checked the middle's kind.
     func joinsMiddle(between before: Self, and after: Self) -> Bool {
-        switch before {
-        case .letter: after == .letter && self != .midNum
-        case .numeric: after == .numeric && self != .midLetter
-        default: false
-        }
+        (before == .letter || before == .numeric) && after == before
     }
 }
