@@ -15,7 +15,7 @@ public struct _SchemaType: Sendable {
 
 /// What `@Persisted(primaryKey:)` and `@Persisted(indexed:)` declared.
 @usableFromInline
-struct PropertyAttributes: OptionSet, Sendable {
+struct PropertyAttributes: OptionSet, Hashable, Sendable {
     @usableFromInline let rawValue: UInt8
     @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
 
@@ -23,4 +23,8 @@ struct PropertyAttributes: OptionSet, Sendable {
     @usableFromInline static let indexed = PropertyAttributes(rawValue: 2)
     @usableFromInline static let unique = PropertyAttributes(rawValue: 4)
     @usableFromInline static let owning = PropertyAttributes(rawValue: 8)
+    /// `@Persisted(indexed: .fullText)`, with its tokenizer's choices.
+    @usableFromInline static let fullText = PropertyAttributes(rawValue: 16)
+    @usableFromInline static let fullTextUnstemmed = PropertyAttributes(rawValue: 32)
+    @usableFromInline static let fullTextStopWords = PropertyAttributes(rawValue: 64)
 }

@@ -122,6 +122,8 @@ final class Comparison {  // a class: evaluating a predicate per row copies no f
     /// The same test compiled for the column's bytes, when the value's type allows
     /// (`ColumnPredicate`): what a scan evaluates on a property of the row itself.
     let columnPredicate: ColumnPredicate?
+    /// A full-text condition (`TEXT`, `matches(_:)`): what the property's full-text index can answer.
+    var fullText: FullTextCondition?
 
     init(
         path: PropertyPath, test: @escaping (UnsafeRawBufferPointer?) -> Bool?, access: IndexAccess?, text: String,

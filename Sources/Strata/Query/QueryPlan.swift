@@ -18,6 +18,9 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
         case primaryKey(ranges: Int)
         /// Ranges of a secondary index are read, then the rows they name.
         case index(property: String, ranges: Int)
+        /// A full-text index finds the objects whose text matches (`TEXT`, `matches(_:)`,
+        /// `search(_:_:)`), then the rows it names are read.
+        case fullTextIndex(property: String)
     }
 
     /// The route the engine takes.
@@ -51,7 +54,7 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
         switch access {
         case .scan: nil
         case .primaryKey: "primary key"
-        case .index(let property, _): property
+        case .index(let property, _), .fullTextIndex(let property): property
         }
     }
 }
@@ -76,6 +79,8 @@ extension QueryPlan {
                         .index(property: index.property, ranges: candidates.ranges.count),
                         "index \(table).\(index.property): \(ranges)"
                     )
+                case .fullText(let index, let query):
+                    return (.fullTextIndex(property: index.property), "full-text index \(index.name): \(query.text)")
                 }
             }
         }
@@ -112,6 +117,13 @@ extension QueryPlan {
                 let (found, words) = reading(rows)
                 access = found
                 steps.append(words)
+            case .ranked(let ranking, let filter, let limit):
+                access = .fullTextIndex(property: binding.schema.properties[ranking.property].name)
+                steps.append(
+                    "full-text index \(table).\(binding.schema.properties[ranking.property].name) ranked by BM25: "
+                        + ranking.query.text + (limit.map { ", the best \($0) kept" } ?? ""))
+                if filter != nil { steps.append("each tested") }
+                later = []
             }
         }
         for stage in later {
@@ -123,6 +135,7 @@ extension QueryPlan {
                 steps.append("distinct (\(keyPaths.count) key\(keyPaths.count == 1 ? "" : "s"))")
             case .limit(let count): steps.append("first \(count)")
             case .members: continue
+            case .ranked(let ranking): steps.append("rank by BM25 (\(ranking.query.text))")
             case .distinctPaths(let paths):
                 steps.append("distinct (\(paths.count) key\(paths.count == 1 ? "" : "s"))")
             }

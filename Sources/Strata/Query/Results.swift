@@ -37,6 +37,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         /// The objects of a managed List of the owner's (its column), in the list's order: the
         /// first stage of `list.where` and `list.sorted`, read again at each evaluation.
         case members(owner: Object, column: Int)
+        /// The objects whose text matches a full-text query, best first (`search(_:_:)`).
+        case ranked(FullTextRanking)
     }
 
     /// The keys of the rows, for one table version of the Store (a query's for one generation), and

@@ -1,6 +1,6 @@
 /// Where the entries derived from rows are written: the write transaction of a Store's write
 /// (`WriteSession`) or of a migration (`MigrationContext`).
-protocol DerivedEntryWriting: AnyObject {
+protocol DerivedEntryWriting: AnyObject, FullTextWriting {
     /// Adds the pair `key` → `rowKey` to a table with duplicates.
     func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError)
     /// Removes the pair `key` → `rowKey`; false when it was not there.
@@ -16,8 +16,10 @@ protocol DerivedEntryWriting: AnyObject {
 struct DerivedEntries: Sendable {
     let indexes: [IndexBinding]
     let links: [LinkBinding]
+    /// Full-text indexes: their postings change with the text (`FullTextChanges`).
+    var fullText: [FullTextIndex] = []
 
-    var isEmpty: Bool { indexes.isEmpty && links.isEmpty }
+    var isEmpty: Bool { indexes.isEmpty && links.isEmpty && fullText.isEmpty }
 
     /// Adds the entries of a new row.
     func insert(
@@ -36,6 +38,10 @@ struct DerivedEntries: Sendable {
                     try writer.putEntry(link.table, key: target, rowKey: rowKey)
                 }
             }
+        }
+        for index in fullText {
+            let text = try Self.text(of: row, index, at: location())
+            try writer.fullTextChanges.add(text, rowKey: rowKey, to: index, in: writer)
         }
     }
 
@@ -57,6 +63,10 @@ struct DerivedEntries: Sendable {
                     _ = try writer.deleteEntry(link.table, key: target, rowKey: rowKey)
                 }
             }
+        }
+        for index in fullText {
+            let text = try Self.text(of: row, index, at: location())
+            try writer.fullTextChanges.remove(text, rowKey: rowKey, from: index, in: writer)
         }
     }
 
@@ -91,6 +101,26 @@ struct DerivedEntries: Sendable {
                 }
             }
         }
+        for index in fullText where try !Self.columnEquals(old, new, index.column, at: location()) {
+            let oldText = try Self.text(of: old, index, at: location())
+            let newText = try Self.text(of: new, index, at: location())
+            try writer.fullTextChanges.replace(oldText, with: newText, rowKey: rowKey, in: index, storage: writer)
+        }
+    }
+
+    /// The text a full-text indexed column holds (nil: null).
+    ///
+    /// - Throws: `.corrupted` naming the property when its bytes are not UTF-8.
+    private static func text(of row: RowView, _ index: FullTextIndex, at location: @autoclosure () -> String)
+        throws(StoreError) -> String?
+    {
+        do throws(RowDamage) {
+            guard let bytes = try row.column(index.column) else { return nil }
+            guard let text = UTF8Text.string(bytes) else { throw RowDamage("a string is not UTF-8") }
+            return text
+        } catch {
+            throw .damaged(at: "\(location()).\(index.property)", error)
+        }
     }
 
     /// Throws `.corrupted` if an index key of a stored row cannot be computed: checked before the
@@ -99,6 +129,7 @@ struct DerivedEntries: Sendable {
         throws(StoreError)
     {
         for index in indexes { try indexKey(of: row, index, into: &buffer, at: location()) }
+        for index in fullText { _ = try Self.text(of: row, index, at: location()) }
     }
 
     private func indexKey(

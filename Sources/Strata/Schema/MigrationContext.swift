@@ -16,6 +16,8 @@ final class MigrationContext {
     /// Per type, the keys of the objects `Migration.create` made: no old object's, even when one had
     /// the same key (enumeration visits old objects only).
     var created: [String: Set<[UInt8]>] = [:]
+    /// What rebuilding the full-text indexes gave them and did not write yet (written before the commit).
+    let fullTextChanges = FullTextChanges()
 
     init(
         write: consuming WriteTransaction, tables: [String: Table], old: StoredSchema?, new: StoredSchema,
@@ -124,6 +126,28 @@ final class MigrationContext {
 extension StoredSchema.StoredType {
     func column(named name: String) -> Int? {
         properties.firstIndex { $0.name == name }
+    }
+}
+
+extension MigrationContext: FullTextWriting {
+    func withIndexCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(StoreError) -> R {
+        try StoreError.mapping { () throws(LMDBError) in try write!.withCursor(table, body) }
+    }
+
+    func value(in table: Table, at key: [UInt8]) throws(StoreError) -> [UInt8]? {
+        try get(table, key: key)
+    }
+
+    func put(in table: Table, key: [UInt8], value: [UInt8]) throws(StoreError) {
+        _ = try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in
+                try value.withBytes { (value) throws(LMDBError) in try write!.put(table, key: key, value: value) }
+            }
+        }
+    }
+
+    func delete(in table: Table, key: [UInt8]) throws(StoreError) {
+        try delete(table, key: key)
     }
 }
 

@@ -153,6 +153,11 @@ extension MigrationContext {
             for property in type.properties + (previous?.type(named: type.name)?.properties ?? []) {
                 if property.isIndexed { derived.insert(TableName.index(type.name, property.name)) }
                 if property.type.linkedTypeName != nil { derived.insert(TableName.backlinks(type.name, property.name)) }
+                if property.fullText != nil {
+                    derived.insert(TableName.fullTextTerms(type.name, property.name))
+                    derived.insert(TableName.fullTextDocuments(type.name, property.name))
+                    derived.insert(TableName.fullTextRows(type.name, property.name))
+                }
             }
             for name in derived.sorted() {
                 if let table = tables[name] { try empty(table) }
@@ -162,6 +167,7 @@ extension MigrationContext {
             for type in types { try repairLinks(of: type) }
         }
         for type in types { try fillDerivedTables(of: type) }
+        try fullTextChanges.flush(to: self)
     }
 
     /// Clears links to rows that are gone.

@@ -169,7 +169,11 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
                 PropertySchema(
                     name: field.name, type: schemaType.type,
                     isPrimaryKey: attributes.contains(.primaryKey), isIndexed: attributes.contains(.indexed),
-                    isUnique: attributes.contains(.unique), isOwning: attributes.contains(.owning) || ownsEmbedded))
+                    isUnique: attributes.contains(.unique), isOwning: attributes.contains(.owning) || ownsEmbedded,
+                    fullText: attributes.contains(.fullText)
+                        ? FullTextSettings(
+                            stemming: !attributes.contains(.fullTextUnstemmed),
+                            englishStopWords: attributes.contains(.fullTextStopWords)) : nil))
         }
         withExtendedLifetime(sample) {}
         let uniqueKeys = try Self.checkedUniqueKeys(of: type, named: name, in: &properties)

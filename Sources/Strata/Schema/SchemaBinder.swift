@@ -301,6 +301,7 @@ enum SchemaBinder {
                 throw StoreError(wrapping: error)
             }
             try migrate(plan, context: context, requirements: requirements, environment: environment)
+            try context.fullTextChanges.flush(to: context)
             do {
                 let meta = try context.table(TableName.meta)
                 _ = try final.encoded().withBytes { (value) throws(LMDBError) in
@@ -367,7 +368,16 @@ enum SchemaBinder {
         let backlinks: [(String, TableFlags)] = type.properties.filter { $0.type.linkedTypeName != nil }.map {
             (TableName.backlinks(type.name, $0.name), TableFlags.duplicates)
         }
-        return [(TableName.objects(type.name), TableFlags())] + indexes + backlinks
+        var fullText: [(String, TableFlags)] = []
+        let integerKeys = type.properties.first(where: \.isPrimaryKey).map { $0.type.keyKind == .integer } ?? true
+        for property in type.properties where property.fullText != nil {
+            fullText.append((TableName.fullTextTerms(type.name, property.name), TableFlags()))
+            if !integerKeys {
+                fullText.append((TableName.fullTextDocuments(type.name, property.name), TableFlags()))
+                fullText.append((TableName.fullTextRows(type.name, property.name), TableFlags()))
+            }
+        }
+        return [(TableName.objects(type.name), TableFlags())] + indexes + backlinks + fullText
     }
 
     /// Handles of every table of `types`, opening the ones no committed transaction opened yet.

@@ -11,10 +11,12 @@ struct PropertySchema: Hashable, Codable, Sendable {
     /// `@Persisted(owning: true)`, or a link to an EmbeddedObject: deleting the row deletes the
     /// targets no other owning link holds.
     var isOwning: Bool = false
+    /// `@Persisted(indexed: .fullText)`: the full-text index's tokenizer choices (absent: none).
+    var fullText: FullTextSettings?
 
     init(
         name: String, type: PropertyType, isPrimaryKey: Bool, isIndexed: Bool, isUnique: Bool = false,
-        isOwning: Bool = false
+        isOwning: Bool = false, fullText: FullTextSettings? = nil
     ) {
         self.name = name
         self.type = type
@@ -22,10 +24,11 @@ struct PropertySchema: Hashable, Codable, Sendable {
         self.isIndexed = isIndexed
         self.isUnique = isUnique
         self.isOwning = isOwning
+        self.fullText = fullText
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, type, isPrimaryKey, isIndexed, isUnique, isOwning
+        case name, type, isPrimaryKey, isIndexed, isUnique, isOwning, fullText
     }
 
     init(from decoder: any Decoder) throws {
@@ -36,6 +39,7 @@ struct PropertySchema: Hashable, Codable, Sendable {
         isIndexed = try container.decode(Bool.self, forKey: .isIndexed)
         isUnique = try container.decodeIfPresent(Bool.self, forKey: .isUnique) ?? false
         isOwning = try container.decodeIfPresent(Bool.self, forKey: .isOwning) ?? false
+        fullText = try container.decodeIfPresent(FullTextSettings.self, forKey: .fullText)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -46,6 +50,7 @@ struct PropertySchema: Hashable, Codable, Sendable {
         try container.encode(isIndexed, forKey: .isIndexed)
         if isUnique { try container.encode(isUnique, forKey: .isUnique) }  // old files stay byte-identical
         if isOwning { try container.encode(isOwning, forKey: .isOwning) }
+        try container.encodeIfPresent(fullText, forKey: .fullText)
     }
 }
 
@@ -144,6 +149,13 @@ enum TableName {
     static func objects(_ type: String) -> String { StrataFormat.rowTablePrefix + type }
     static func index(_ type: String, _ property: String) -> String { "index.\(type).\(property)" }
     static func backlinks(_ type: String, _ property: String) -> String { "backlinks.\(type).\(property)" }
+    /// A full-text index's tables (`FullTextIndex`): its terms, and for types whose keys are not
+    /// integers its document numbers.
+    static func fullTextTerms(_ type: String, _ property: String) -> String { "fulltext.\(type).\(property)" }
+    static func fullTextDocuments(_ type: String, _ property: String) -> String {
+        "fulltext.\(type).\(property).documents"
+    }
+    static func fullTextRows(_ type: String, _ property: String) -> String { "fulltext.\(type).\(property).rows" }
 }
 
 /// Keys of the `meta` table.
@@ -184,7 +196,7 @@ extension StoredSchema.StoredType {
                     "\(name).\(property.name) \(property.isPrimaryKey ? "became" : "is no longer") the primary key"
             }
             if old.isIndexed != property.isIndexed || old.isUnique != property.isUnique
-                || old.isOwning != property.isOwning
+                || old.isOwning != property.isOwning || old.fullText != property.fullText
             {
                 change.indexes = true  // derived tables and flags only: rebuilt, no migration
             }

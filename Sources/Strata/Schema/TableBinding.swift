@@ -33,6 +33,8 @@ struct StoredTables {
     let links: [LinkBinding]
     /// `Object.uniqueKeys`, bound to columns and indexes.
     let uniqueGroups: [UniqueGroup]
+    /// `@Persisted(indexed: .fullText)` properties and their tables.
+    let fullText: [FullTextIndex]
 
     /// - Throws: `.corrupted` naming the table the file lacks.
     init(_ type: StoredSchema.StoredType, in tables: [String: Table]) throws(StoreError) {
@@ -44,7 +46,22 @@ struct StoredTables {
         }
         var indexes: [IndexBinding] = []
         var links: [LinkBinding] = []
+        var fullText: [FullTextIndex] = []
+        let integerKeys = type.properties.first(where: \.isPrimaryKey).map { $0.type.keyKind == .integer } ?? true
         for (column, property) in type.properties.enumerated() {
+            if let settings = property.fullText {
+                let numbering =
+                    integerKeys
+                    ? nil
+                    : (
+                        documents: try table(TableName.fullTextDocuments(type.name, property.name)),
+                        rows: try table(TableName.fullTextRows(type.name, property.name))
+                    )
+                fullText.append(
+                    FullTextIndex(
+                        typeName: type.name, property: property.name, column: column, settings: settings,
+                        terms: try table(TableName.fullTextTerms(type.name, property.name)), numbering: numbering))
+            }
             if property.isIndexed {
                 indexes.append(
                     IndexBinding(
@@ -61,13 +78,14 @@ struct StoredTables {
         objects = try table(TableName.objects(type.name))
         self.indexes = indexes
         self.links = links
+        self.fullText = fullText
         var uniqueGroups: [UniqueGroup] = []
         for names in type.uniqueKeys { uniqueGroups.append(try UniqueGroup(names, of: type, indexes: indexes)) }
         self.uniqueGroups = uniqueGroups
     }
 
     /// The entries each row implies in the index and backlink tables.
-    var derived: DerivedEntries { DerivedEntries(indexes: indexes, links: links) }
+    var derived: DerivedEntries { DerivedEntries(indexes: indexes, links: links, fullText: fullText) }
 }
 
 /// One model type bound to its tables in one file: which stored column each property is, and the

@@ -30,7 +30,11 @@ extension Results {
         case .collection(let condition):
             throw .invalidArgument("\(condition.text): a server evaluates conditions on a type's own values only")
         case .comparison(let comparison):
-            guard let form = comparison.form, let column = comparison.path.directProperty,
+            if comparison.fullText != nil {
+                throw .invalidArgument("\(comparison.text): full-text search runs on the device, not on a server")
+            }
+            guard let form = comparison.form, let syncOperator = Self.syncOperator(form.operator),
+                let column = comparison.path.directProperty,
                 comparison.path.steps[0].schema.name == binding.name
             else {
                 throw .invalidArgument("\(comparison.text): a server evaluates conditions on a type's own values only")
@@ -57,13 +61,13 @@ extension Results {
             return .comparison(
                 SyncComparison(
                     property: binding.columnNames[column], type: SyncType(type),
-                    operator: Self.syncOperator(form.operator),
+                    operator: syncOperator,
                     values: values, caseInsensitive: form.options.contains(.caseInsensitive),
                     diacriticInsensitive: form.options.contains(.diacriticInsensitive)))
         }
     }
 
-    private static func syncOperator(_ op: QueryOperator) -> SyncComparison.Operator {
+    private static func syncOperator(_ op: QueryOperator) -> SyncComparison.Operator? {
         switch op {
         case .equal: .equal
         case .notEqual: .notEqual
@@ -76,6 +80,7 @@ extension Results {
         case .endsWith: .endsWith
         case .contains: .contains
         case .like: .like
+        case .text: nil
         }
     }
 }

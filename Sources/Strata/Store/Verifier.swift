@@ -9,6 +9,7 @@ struct VerifiedType {
     let primaryKeyType: PropertyType?
     let indexes: [IndexBinding]
     let links: [LinkBinding]
+    let fullText: [FullTextIndex]
     /// Decodes one column as its property would be read; throws what makes it unreadable.
     let decodeColumn: (_ column: Int, _ bytes: UnsafeRawBufferPointer?) throws(StoreError) -> Void
 
@@ -21,6 +22,7 @@ struct VerifiedType {
         primaryKeyType = binding.primaryKeyType
         indexes = binding.indexes
         links = binding.links
+        fullText = binding.derived.fullText
         let kinds = binding.columnAccessors.map(\.kind)
         decodeColumn = { (column, bytes) throws(StoreError) in
             _ = try kinds[column].decodeForDescription(bytes, in: _DecodeContext(owner: nil, column: column))
@@ -36,6 +38,7 @@ struct VerifiedType {
         columnNames = stored.properties.map(\.name)
         indexes = tables.indexes
         links = tables.links
+        fullText = tables.fullText
         let types = stored.properties.map(\.type)
         decodeColumn = { (column, bytes) throws(StoreError) in
             _ = try DynamicValue.decode(bytes, type: types[column]) { (_, _) throws(StoreError) in nil }
@@ -92,6 +95,7 @@ struct Verifier {
         var damage: StoreError?
         var rows = 0
         var linkCounts = Array(repeating: 0, count: type.links.count)
+        var fullText = Array(repeating: FullTextFingerprint(), count: type.fullText.count)
         let linkTargets = type.links.map { link in types.first { $0.name == link.target } }  // once, not per row
         do {
             try reader.withCursor(type.table) { (cursor) throws(LMDBError) in
@@ -102,7 +106,7 @@ struct Verifier {
                     do throws(StoreError) {
                         try verifyRow(
                             key: current.key, value: current.value, type: type, linkTargets: linkTargets, reader,
-                            linkCounts: &linkCounts)
+                            linkCounts: &linkCounts, fullText: &fullText)
                     } catch {
                         damage = error
                     }
@@ -118,6 +122,9 @@ struct Verifier {
                         "backlinks of \(type.name).\(link.property) have \(entries) entries for \(expected) links")
                 }
             }
+            for (index, expected) in zip(type.fullText, fullText) {
+                try Self.verify(index, expected: expected, rows: rows, reader)
+            }
             for index in type.indexes {
                 let entries = try reader.count(index.table)
                 guard entries == rows else {
@@ -132,7 +139,8 @@ struct Verifier {
 
     private func verifyRow<Reader: SnapshotReading & ~Copyable>(
         key rawKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, type: VerifiedType,
-        linkTargets: [VerifiedType?], _ reader: borrowing Reader, linkCounts: inout [Int]
+        linkTargets: [VerifiedType?], _ reader: borrowing Reader, linkCounts: inout [Int],
+        fullText: inout [FullTextFingerprint]
     ) throws(StoreError) {
         let key: RowKey
         do {
@@ -172,6 +180,9 @@ struct Verifier {
                 throw .corrupted("\(name).\(index.property) is missing from its index")
             }
         }
+        for (position, index) in type.fullText.enumerated() {
+            try Self.addPostings(of: row, key: rawKey, index, name: name, reader, to: &fullText[position])
+        }
         for (position, link) in type.links.enumerated() {
             let targets = try link.targets(in: row, at: name)
             linkCounts[position] += targets.count
@@ -188,6 +199,76 @@ struct Verifier {
                 guard present, try Self.contains(link.table, key: targetKey, value: rawKey, reader) else {
                     throw .corrupted("\(name).\(link.property) links to a missing \(link.target) or lacks its backlink")
                 }
+            }
+        }
+    }
+
+    /// Adds the postings a row's text implies to `fingerprint`; checks its document number maps back.
+    private static func addPostings<Reader: SnapshotReading & ~Copyable>(
+        of row: RowView, key rawKey: UnsafeRawBufferPointer, _ index: FullTextIndex, name: String,
+        _ reader: borrowing Reader, to fingerprint: inout FullTextFingerprint
+    ) throws(StoreError) {
+        let text: String?
+        do throws(RowDamage) {
+            text = try row.column(index.column).map { (bytes) throws(RowDamage) in
+                guard let text = UTF8Text.string(bytes) else { throw RowDamage("a string is not UTF-8") }
+                return text
+            }
+        } catch {
+            throw .corrupted("\(name).\(index.property): \(error)")
+        }
+        let terms = DocumentTerms(text, tokenizer: index.tokenizer)
+        guard !terms.isEmpty else { return }
+        var document = index.integerDocument(ofRow: rawKey)
+        if let numbering = index.numbering {
+            do throws(LMDBError) {
+                if let stored = try reader.get(numbering.rows, key: rawKey), stored.count == 8 {
+                    let number = UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self))
+                    let back = try FullTextIndex.documentKey(number).withBytes { (key) throws(LMDBError) in
+                        try reader.get(numbering.documents, key: key).map(Array.init)
+                    }
+                    if back.map({ $0.elementsEqual(rawKey) }) == true { document = number }
+                }
+            } catch {
+                throw StoreError(error)
+            }
+        }
+        guard let document else { throw index.damage("\(name) has no document number") }
+        fingerprint.add(document: document, terms)
+    }
+
+    /// Checks a full-text index's blocks and statistics against what the rows imply.
+    private static func verify<Reader: SnapshotReading & ~Copyable>(
+        _ index: FullTextIndex, expected: FullTextFingerprint, rows: Int, _ reader: borrowing Reader
+    ) throws(StoreError) {
+        let stored: (fingerprint: FullTextFingerprint, statistics: FullTextStatistics?)
+        do {
+            stored = try reader.withCursor(index.terms) { (cursor) throws(LMDBError) in
+                Result { () throws(StoreError) in try FullTextFingerprint.stored(index, cursor) }
+            }.get()
+        } catch {
+            throw StoreError(wrapping: error)
+        }
+        let statistics = stored.statistics ?? FullTextStatistics()
+        guard statistics.documents == UInt64(rows), statistics.length == expected.length else {
+            throw index.damage(
+                "its statistics count \(statistics.documents) documents of \(statistics.length) terms, the rows "
+                    + "\(rows) of \(expected.length)")
+        }
+        guard stored.fingerprint.postings == expected.postings, stored.fingerprint.sum == expected.sum else {
+            throw index.damage(
+                "it holds \(stored.fingerprint.postings) postings, the rows imply \(expected.postings)"
+                    + (stored.fingerprint.postings == expected.postings ? ", and some differ" : ""))
+        }
+        if let numbering = index.numbering {
+            do throws(LMDBError) {
+                let documents = try reader.count(numbering.documents)
+                let numbered = try reader.count(numbering.rows)
+                guard documents == numbered, documents == expected.documents else {
+                    throw LMDBError.corrupted
+                }
+            } catch {
+                throw index.damage("its document numbers do not match its rows")
             }
         }
     }

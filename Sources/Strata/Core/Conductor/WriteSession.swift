@@ -28,6 +28,8 @@ final class WriteSession {
     @exclusivity(unchecked) var logsForObservers = false
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
+    /// What this write gave the full-text indexes and did not write yet (written before the commit).
+    let fullTextChanges = FullTextChanges()
 
     init(tableCount: Int) {
         thread = .current
@@ -51,6 +53,7 @@ final class WriteSession {
         self.transaction = .some(transaction)
         thread = .current
         failure = nil
+        fullTextChanges.reset()
         forgetLastKeys()
     }
 
@@ -62,7 +65,15 @@ final class WriteSession {
     ///
     /// - Throws: the failure that poisoned the session, `.mapFull`, `.storage`.
     func commit() throws(StoreError) {
+        if failure == nil, self.transaction != nil {
+            do {
+                try fullTextChanges.flush(to: self)
+            } catch {
+                poison(error)
+            }
+        }
         guard let transaction = transaction.take() else { throw .notInWriteTransaction }
+        fullTextChanges.reset()
         if let failure {
             transaction.abort()
             throw failure
@@ -75,6 +86,7 @@ final class WriteSession {
     }
 
     func abort() {
+        fullTextChanges.reset()
         transaction.take()?.abort()
     }
 
@@ -237,5 +249,33 @@ extension WriteSession: DerivedEntryWriting {
         -> Bool
     {
         try StoreError.mapping { () throws(LMDBError) in try transaction!.delete(table, key: key, value: rowKey) }
+    }
+}
+
+extension WriteSession: FullTextWriting {
+    func withIndexCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(StoreError) -> R {
+        try StoreError.mapping { () throws(LMDBError) in try transaction!.withCursor(table, body) }
+    }
+
+    func value(in table: Table, at key: [UInt8]) throws(StoreError) -> [UInt8]? {
+        try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (raw) throws(LMDBError) in try transaction!.get(table, key: raw).map(Array.init) }
+        }
+    }
+
+    func put(in table: Table, key: [UInt8], value: [UInt8]) throws(StoreError) {
+        _ = try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in
+                try value.withBytes { (value) throws(LMDBError) in
+                    try transaction!.put(table, key: key, value: value)
+                }
+            }
+        }
+    }
+
+    func delete(in table: Table, key: [UInt8]) throws(StoreError) {
+        _ = try StoreError.mapping { () throws(LMDBError) in
+            try key.withBytes { (key) throws(LMDBError) in try transaction!.delete(table, key: key) }
+        }
     }
 }

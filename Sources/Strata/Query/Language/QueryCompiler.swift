@@ -234,6 +234,16 @@ struct QueryCompiler {
         _ path: PropertyPath, _ type: PropertyType, _ op: QueryOperator, _ value: Any?, options: QueryStringOptions,
         text: String, position: Int
     ) throws(StoreError) -> Predicate {
+        if op == .text {
+            guard type.unwrapped == .string, let needle = value as? String else {
+                throw fail("TEXT needs a String property and a string, \(path) is \(type)", at: position)
+            }
+            do {
+                return .comparison(try FullTextCondition.comparison(path, needle, lenient: false))
+            } catch {
+                throw fail(error.description, at: position)
+            }
+        }
         if case .link(let target) = type {
             let test = try linkTest(op, value, target: target, position: position, property: "\(path)")
             return .comparison(Comparison(path: path, test: test, access: nil, text: text))

@@ -191,6 +191,7 @@ struct QueryParser {
         case "CONTAINS": return .contains
         case "LIKE": return .like
         case "IN": return .in
+        case "TEXT": return .text
         default:
             index -= 1
             throw fail("expected a comparison operator\(describeCurrent)")

@@ -55,6 +55,8 @@ enum QueryOperator: CustomStringConvertible {
     case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
     case beginsWith, endsWith, contains, like
     case `in`
+    /// Full-text search (`body TEXT 'swift database -sqlite'`): needs a full-text index.
+    case text
 
     var description: String {
         switch self {
@@ -69,6 +71,7 @@ enum QueryOperator: CustomStringConvertible {
         case .contains: "CONTAINS"
         case .like: "LIKE"
         case .in: "IN"
+        case .text: "TEXT"
         }
     }
 

@@ -5,6 +5,8 @@ struct CandidatePlan {
     enum Source {
         case primaryKey
         case index(IndexBinding)
+        /// The documents a full-text index finds for a query (`ranges` unused).
+        case fullText(FullTextIndex, TextQuery)
     }
 
     let source: Source
@@ -17,12 +19,18 @@ extension CandidatePlan {
     static func best(for predicate: Predicate, binding: TableBinding) -> CandidatePlan? {
         /// The first equality or `in` found: better than any range.
         var equality: CandidatePlan?
+        var fullText: CandidatePlan?
         var rangesByColumn: [Int: (source: CandidatePlan.Source, range: KeyRange)] = [:]
         for conjunct in predicate.conjuncts {
-            guard case .comparison(let comparison) = conjunct, let property = comparison.path.directProperty,
-                let access = comparison.access
+            guard case .comparison(let comparison) = conjunct, let property = comparison.path.directProperty
             else { continue }
             let column = binding.columnOfProperty[property]
+            if fullText == nil, let condition = comparison.fullText,
+                let index = binding.derived.fullText.first(where: { $0.column == column })
+            {
+                fullText = CandidatePlan(source: .fullText(index, condition.query), ranges: [])
+            }
+            guard let access = comparison.access else { continue }
             let source: CandidatePlan.Source
             if column == binding.primaryKeyColumn {
                 source = .primaryKey
@@ -62,6 +70,7 @@ extension CandidatePlan {
             }
         }
         if let equality { return equality }
+        if let fullText { return fullText }
         guard let (_, chosen) = rangesByColumn.min(by: { $0.key < $1.key }) else { return nil }
         return CandidatePlan(source: chosen.source, ranges: [chosen.range])
     }
@@ -79,6 +88,8 @@ extension CandidatePlan {
             let key = bytes.withBytes { raw in try? KeyEncoding.rowKey(column: raw, type: type) }
             guard let key else { return exact ? [] : nil }
             return key.withBytes { Array($0) }
+        case .fullText:
+            return nil
         case .index(let index):
             var key: [UInt8] = []
             let encoded: Void? =
@@ -114,6 +125,21 @@ extension CandidatePlan {
                 guard let row = try reader.fetchRow(binding, key: key) else {
                     throw .corrupted(
                         "\(binding.name).\(index.property): the index names a missing row \(binding.describe(key))")
+                }
+                found.append((key, row))
+            }
+        case .fullText(let index, let query):
+            let searcher = try reader.core.searcher(for: index)
+            var keys: [RowKey] = []
+            for occurrence in try searcher.documents(matching: query) {
+                let stored = try searcher.storage.rowKey(of: occurrence.document, in: index)
+                keys.append(
+                    try stored.withBytes { (raw) throws(StoreError) in try reader.decodeRowKey(raw, binding: binding) })
+            }
+            if index.numbering != nil { keys.sort(by: <) }  // document order is key order for integer keys
+            for key in keys {
+                guard let row = try reader.fetchRow(binding, key: key) else {
+                    throw index.damage("it names a missing row \(binding.describe(key))")
                 }
                 found.append((key, row))
             }

@@ -41,6 +41,9 @@ enum QueryRoute<Element: Object> {
         case list(owner: Object, column: Int)
         /// The rows an access reads, in key order.
         case rows(RowAccess)
+        /// The objects a full-text index finds, best first, each tested against `filter` (the
+        /// conditions before the ranking), the best `limit` only.
+        case ranked(FullTextRanking, filter: BoundCondition?, limit: Int?)
     }
 }
 
@@ -88,6 +91,7 @@ struct QueryPlanner<Element: Object> {
     }
 
     private mutating func route() -> QueryRoute<Element> {
+        if let ranked = ranked() { return ranked }
         if let page = firstPage() { return page }
         if let distinct = firstOfEachValue() { return distinct }
         if let collected = collected() { return collected }
@@ -115,6 +119,20 @@ struct QueryPlanner<Element: Object> {
             condition = condition.map { .and($0, predicate) } ?? predicate
         }
         return .some(condition)
+    }
+
+    /// `[conditions] ranked [limit] …`: the ranking's index read best first, the conditions tested on
+    /// each object met, stopping after the limit. Other stages follow as staged.
+    private mutating func ranked() -> QueryRoute<Element>? {
+        guard let position = stages.firstIndex(where: { if case .ranked = $0 { true } else { false } }),
+            case .ranked(let ranking) = stages[position],
+            case .some(let condition) = conjunction(of: stages[..<position])
+        else { return nil }
+        var limit: Int?
+        if position + 1 < stages.endIndex, case .limit(let count) = stages[position + 1] { limit = max(count, 0) }
+        let filter = condition.map { BoundCondition($0, binding: binding) }
+        return .staged(
+            source: .ranked(ranking, filter: filter, limit: limit), stages: stages[(position + 1)...])
     }
 
     /// `[condition] sort limit`, the condition one no index serves: read from the first sort key's
@@ -148,6 +166,7 @@ struct QueryPlanner<Element: Object> {
     /// `[conditions] distinct` on one numeric property of the row's own type, the conditions read by
     /// the batch loops.
     private mutating func firstOfEachValue() -> QueryRoute<Element>? {
+        if stages.contains(where: { if case .ranked = $0 { true } else { false } }) { return nil }
         guard let last = stages.last else { return nil }
         let distinct: ColumnDistinct? =
             switch last {

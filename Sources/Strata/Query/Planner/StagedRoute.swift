@@ -12,6 +12,8 @@ extension QueryEngine {
         switch source {
         case .list(let owner, let column): items = try memberRows(owner: owner, column: column)
         case .rows(let access): items = try rows(access)
+        case .ranked(let ranking, let filter, let limit):
+            items = try rankedRows(ranking, filter: filter, limit: limit)
         }
         for (position, stage) in zip(stages.indices, stages) {
             switch stage {
@@ -28,6 +30,8 @@ extension QueryEngine {
                 items = try distinct(items, by: paths)
             case .members:
                 continue  // the first stage only: the source
+            case .ranked(let ranking):
+                items = try ranked(items, by: ranking)
             case .limit(let count):
                 if items.count > count { items.removeLast(items.count - Swift.max(count, 0)) }
             case .sort(let sortKeys):

@@ -13,7 +13,7 @@ import Testing
     /// FTS5's `porter ascii` tokenizer gives it (scripts/make-porter-fixture.py).
     @Test func porterStemsEveryWordAsFTS5Does() throws {
         let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/porter-fts5.txt")
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/porter-fts5.txt")
         let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n")
         #expect(lines.count > 10_000)
         let stemmer = PorterStemmer()
