@@ -120,6 +120,34 @@ func run() throws {
         let durability: Store.Durability = arguments.count > 3 && arguments[3] == "nosync" ? .noSync : .full
         let store = try Store(configuration: reliabilityConfiguration(path: path, durability: durability))
         try commitBatches(to: store, count: nil)
+    case "text-writer":
+        // Each transaction adds three notes, rewrites two and deletes one (seeded by the batch), so the
+        // full-text index's blocks are appended to, rewritten and shrunk when the kill lands.
+        let store = try Store(configuration: searchReliabilityConfiguration(path: path))
+        var batch = (store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0) + 1
+        while true {
+            var random = SystemRandomNumberGenerator()
+            func text() -> String {
+                (0..<Int.random(in: 3...40, using: &random)).map { _ in CrashNote.words.randomElement(using: &random)! }
+                    .joined(separator: " ")
+            }
+            try store.write {
+                for index in 0..<3 {
+                    let note = CrashNote()
+                    note.name = "b\(batch)-\(index)"
+                    note.body = text()
+                    try store.add(note)
+                }
+                let notes = store.objects(CrashNote.self)
+                for _ in 0..<2 { notes[Int.random(in: 0..<notes.count, using: &random)].body = text() }
+                try store.delete(notes[Int.random(in: 0..<notes.count, using: &random)])
+                let counter = CrashCounter()
+                counter.lastBatch = batch
+                try store.add(counter, update: .modified)
+            }
+            say("ack \(batch)")
+            batch += 1
+        }
     case "group-writer":
         // The file's schema first, from this thread, so that the actors only open it.
         _ = try Store(configuration: reliabilityConfiguration(path: path))

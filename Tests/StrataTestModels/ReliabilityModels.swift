@@ -36,6 +36,27 @@ public final class ProcessEntry: Object {
     @Persisted public var writer: Int
 }
 
+/// A note of the full-text crash test: String keys (the index numbers their documents), a text
+/// with a full-text index, added, rewritten and deleted in each transaction.
+public final class CrashNote: Object {
+    @Persisted(primaryKey: true) public var name: String
+    @Persisted(indexed: .fullText) public var body: String
+
+    /// Words the writer draws its texts from (shared stems and prefixes, so postings interleave).
+    public static let words = [
+        "index", "indexes", "indexing", "crash", "crashed", "kill", "killed", "write", "writer", "commit", "page",
+        "pages", "durable", "swift", "lmdb", "posting", "term", "terms", "block", "blocks",
+    ]
+}
+
+/// The configuration of the full-text crash test's file.
+public func searchReliabilityConfiguration(path: String) -> Store.Configuration {
+    var configuration = Store.Configuration(
+        fileURL: URL(fileURLWithPath: path), objectTypes: [CrashNote.self, CrashCounter.self])
+    configuration.encryptionKey = reliabilityEncryptionKey
+    return configuration
+}
+
 /// The configuration the stress helper and the tests share for a file.
 public func reliabilityConfiguration(path: String, durability: Store.Durability = .full) -> Store.Configuration {
     var configuration = Store.Configuration(

@@ -139,6 +139,31 @@
             #expect(unknown.stderr.contains("has no type Cat"))
         }
 
+        @Test("query answers TEXT from the full-text index; schema shows the index")
+        func queryFindsWordsOfText() throws {
+            let fixture = Fixture([Article.self, Memo.self])
+            do {
+                let store = try Store(configuration: fixture.configuration)
+                try store.write {
+                    for (id, body) in ["Swift on Linux", "SQLite and Swift", "Objects in Swift"].enumerated() {
+                        let article = Article()
+                        article.id = id + 1
+                        article.body = body
+                        try store.add(article)
+                    }
+                }
+            }
+            let run = try Self.strata("query", fixture.path, "Article", "body TEXT $0", "--arg", "swift -sqlite")
+            #expect(run.status == 0, "\(run.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [[String: Any]])
+            #expect(json.map { $0["id"] as? Int } == [1, 3])
+            let schema = try Self.strata("schema", fixture.path)
+            #expect(schema.stdout.contains("full-text indexed"))
+            let wrong = try Self.strata("query", fixture.path, "Article", "body TEXT '\"open'")
+            #expect(wrong.status != 0)
+            #expect(wrong.stderr.contains("not closed"))
+        }
+
         @Test func dumpAsJSONIsValidAndHoldsTheValues() throws {
             let fixture = try goodStore()
             let run = try Self.strata("dump", fixture.path)

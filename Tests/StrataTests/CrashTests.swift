@@ -120,6 +120,44 @@ struct CrashTests {
         print("crash test (change capture): \(Self.kills / 4) kills, \(committed) transactions recorded exactly")
     }
 
+    @Test("SIGKILL while a full-text index is written: the index always equals its rows")
+    func killedFullTextWriter() throws {
+        let fixture = Fixture([CrashNote.self, CrashCounter.self]) {
+            $0 = searchReliabilityConfiguration(path: $0.fileURL!.path)
+        }
+        var random = SplitMix64(state: 55)
+        var acknowledged = 0
+        for trial in 0..<Self.kills / 2 {
+            let writer = try StressProcess(["text-writer", fixture.path])
+            if Bool.random(using: &random) {
+                for _ in 0..<Int.random(in: 0...6, using: &random) {
+                    guard let line = writer.readLine() else { break }
+                    acknowledged = max(acknowledged, ackNumber(line))
+                }
+            } else {
+                usleep(UInt32.random(in: 0...20_000, using: &random))
+            }
+            writer.kill()
+            for line in writer.remainingLines() { acknowledged = max(acknowledged, ackNumber(line)) }
+            let (status, stderr) = writer.wait()
+            #expect(status == SIGKILL, "trial \(trial): \(stderr)")
+            if status != SIGKILL { break }
+            let store = try Store(configuration: fixture.configuration)
+            let last = store.object(ofType: CrashCounter.self, forPrimaryKey: 0)?.lastBatch ?? 0
+            #expect(last >= acknowledged, "trial \(trial)")
+            #expect(store.objects(CrashNote.self).count == last * 2, "trial \(trial): a partial transaction is visible")
+            try store.verify()  // the index's postings, statistics and numbering equal what the rows imply
+            // The index's answer equals a scan's (NOT NOT: no index serves it).
+            for word in CrashNote.words.prefix(4) {
+                let viaIndex = try store.objects(CrashNote.self).where("body TEXT $0", word).map(\.name)
+                let viaScan = try store.objects(CrashNote.self).where("NOT (NOT (body TEXT $0))", word).map(\.name)
+                #expect(viaIndex == viaScan, "trial \(trial): \(word)")
+            }
+        }
+        #expect(acknowledged > Self.kills / 4, "the writer made progress")
+        print("crash test (full-text): \(Self.kills / 2) kills, \(acknowledged) transactions acknowledged")
+    }
+
     private func ackNumber(_ line: String) -> Int {
         line.hasPrefix("ack ") ? Int(line.dropFirst(4)) ?? 0 : 0
     }

@@ -92,6 +92,14 @@ do {
                 { try QueryBench.runLanguage(directory: $0, count: $1, rounds: $2, report: log) }
             ),
             (
+                "Full-text search against SQLite's FTS5", FullTextBench.workloads,
+                { try FullTextBench.run(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
+                "Full-text index cost on writes", FullTextBench.writeWorkloads,
+                { try FullTextBench.runWrites(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
                 "Encryption at rest: an encrypted Store against a plain one", EncryptionBench.workloads,
                 { try EncryptionBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),

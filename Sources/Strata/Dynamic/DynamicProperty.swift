@@ -14,6 +14,8 @@ public struct DynamicProperty: Sendable, Equatable {
     public let isUnique: Bool
     /// The type a link or List of links points to.
     public let linkedTypeName: String?
+    /// Whether it has a full-text index (`@Persisted(indexed: .fullText)`): `TEXT` queries read it.
+    public let hasFullTextIndex: Bool
 
     init(_ property: PropertySchema) {
         name = property.name
@@ -22,5 +24,6 @@ public struct DynamicProperty: Sendable, Equatable {
         isIndexed = property.isIndexed
         isUnique = property.isUnique
         linkedTypeName = property.type.linkedTypeName
+        hasFullTextIndex = property.fullText != nil
     }
 }

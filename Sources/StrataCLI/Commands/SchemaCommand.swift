@@ -30,6 +30,7 @@
                     } else if property.isIndexed {
                         notes.append("indexed")
                     }
+                    if property.hasFullTextIndex { notes.append("full-text indexed") }
                     if let target = property.linkedTypeName { notes.append("links to \(target)") }
                     let line =
                         "  \(property.name.rightPadded(to: nameWidth))  \(property.typeName.rightPadded(to: typeWidth))"

@@ -99,7 +99,8 @@ enum FullTextV1 {
             try rewriteBlock(of: "swift", in: store) { $0 = [1, 2, 3] }
         }
         let destination = fixture.directory.appendingPathComponent("salvaged.strata")
-        _ = try Store.salvage(from: fixture.configuration.fileURL!, to: destination)
+        _ = try Store.salvage(
+            from: fixture.configuration.fileURL!, to: destination, encryptionKey: fixture.configuration.encryptionKey)
         var configuration = fixture.configuration
         configuration.fileURL = destination
         let salvaged = try Store(configuration: configuration)
