@@ -40,8 +40,13 @@ struct DerivedEntries: Sendable {
             }
         }
         for index in fullText {
-            let text = try Self.text(of: row, index, at: location())
-            try writer.fullTextChanges.add(text, rowKey: rowKey, to: index, in: writer)
+            let text: UnsafeRawBufferPointer?
+            do {
+                text = try row.column(index.column)
+            } catch {
+                throw .damaged(at: "\(location()).\(index.property)", error)
+            }
+            try writer.fullTextChanges.add(utf8: text, rowKey: rowKey, to: index, in: writer)
         }
     }
 

@@ -138,12 +138,19 @@ extension MigrationContext: FullTextWriting {
         try get(table, key: key)
     }
 
-    func put(in table: Table, key: [UInt8], value: [UInt8]) throws(StoreError) {
+    func put(in table: Table, key: [UInt8], value: [UInt8], appending: Bool) throws(StoreError) {
         _ = try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
                 try value.withBytes { (value) throws(LMDBError) in try write!.put(table, key: key, value: value) }
             }
         }
+    }
+
+    /// Never appends (a rebuild's puts search their place: one code path, whatever the file).
+    var keysInOrder: Bool { false }
+
+    func entryCount(of table: Table) throws(StoreError) -> Int {
+        try StoreError.mapping { () throws(LMDBError) in try write!.count(table) }
     }
 
     func delete(in table: Table, key: [UInt8]) throws(StoreError) {

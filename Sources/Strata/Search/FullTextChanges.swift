@@ -7,20 +7,48 @@
 /// before a document this write added is removed again. Dropped when the transaction aborts. One
 /// write transaction's: used by the thread that holds the writer lock only.
 final class FullTextChanges {
+    /// One term's postings a write added: in document order, encoded as a block's body is (the
+    /// first's distance 0, from `first`), plus the ones that came out of order.
+    fileprivate struct PendingTerm {
+        var encoded: [UInt8] = []
+        var postings = 0
+        var first: UInt64 = 0
+        var last: UInt64 = 0
+        var outOfOrder: [PostingBlock.Posting] = []
+    }
+
     fileprivate struct Pending {
         let index: FullTextIndex
         var statistics: FullTextStatistics
         var statisticsChanged = false
-        var terms: [[UInt8]: [PostingBlock.Posting]] = [:]
-        /// The documents whose postings are pending.
-        var documents: Set<UInt64> = []
+        var terms = TermTable()
+        /// By term number.
+        var postings: [PendingTerm] = []
+        /// The documents whose postings are pending, in the order added (usually ascending).
+        var documents: [UInt64] = []
+        var documentsAscending = true
         var bytes = 0
+
+        func holds(_ document: UInt64) -> Bool {
+            guard documentsAscending else { return documents.contains(document) }
+            var low = 0
+            var high = documents.count
+            while low < high {
+                let middle = (low + high) / 2
+                if documents[middle] < document { low = middle + 1 } else { high = middle }
+            }
+            return low < documents.count && documents[low] == document
+        }
     }
 
     /// Postings held before they are written anyway (a bulk insert of large texts stays bounded).
     static let flushBytes = 64 << 20
 
     private var pending: [Table: Pending] = [:]
+    /// Reused by every document: a term's bytes, and the document's (term, position) pairs.
+    private var termScratch: [UInt8] = []
+    /// A document's terms as `term number << 32 | position`: sorted, they group by term in order.
+    private var occurrences: [UInt64] = []
 
     init() {}
 
@@ -45,12 +73,29 @@ final class FullTextChanges {
     private func flush(_ table: Table, to storage: some FullTextWriting) throws(StoreError) {
         guard let changes = pending.removeValue(forKey: table) else { return }
         let writer = PostingWriter(index: changes.index, storage: storage)
-        for term in changes.terms.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-            var postings = changes.terms[term]!
-            if !zip(postings, postings.dropFirst()).allSatisfy({ $0.document < $1.document }) {
-                postings.sort { $0.document < $1.document }
+        // Into a table without blocks (a first bulk insert), every block is appended in key order.
+        let blocks = try storage.entryCount(of: table)
+        let appends = storage.keysInOrder && blocks <= 1
+        for number in changes.terms.numbersInOrder() {
+            let term = Array(changes.terms.term(number))
+            let postings = changes.postings[number]
+            if postings.outOfOrder.isEmpty {
+                try writer.add(
+                    stream: postings.encoded, count: postings.postings, first: postings.first, last: postings.last,
+                    to: term, appending: appends)
+            } else {
+                var all: [PostingBlock.Posting] = []
+                do {
+                    try postings.encoded.withBytes { (raw) throws(RowDamage) in
+                        all = try PostingBlock.decodeBody(raw, count: postings.postings, first: postings.first)
+                    }
+                } catch {
+                    throw changes.index.damage(error)
+                }
+                all += postings.outOfOrder
+                all.sort { $0.document < $1.document }
+                try writer.merge(all, into: term)
             }
-            try writer.merge(postings, into: term)
         }
         if changes.statisticsChanged {
             try storage.put(in: table, key: FullTextStatistics.key, value: changes.statistics.encoded)
@@ -59,11 +104,111 @@ final class FullTextChanges {
 
     // MARK: Changes
 
-    /// Indexes the text of a new row.
-    func add(_ text: String?, rowKey: UnsafeRawBufferPointer, to index: FullTextIndex, in storage: some FullTextWriting)
-        throws(StoreError)
-    {
-        try add(DocumentTerms(text, tokenizer: index.tokenizer), rowKey: rowKey, to: index, in: storage)
+    /// Indexes the text of a new row (its UTF-8 bytes; nil: null).
+    func add(
+        utf8 text: UnsafeRawBufferPointer?, rowKey: UnsafeRawBufferPointer, to index: FullTextIndex,
+        in storage: some FullTextWriting
+    ) throws(StoreError) {
+        let tokenizer = index.tokenizer
+        var scratch = termScratch
+        var occurrences = self.occurrences
+        defer {
+            termScratch = scratch
+            self.occurrences = occurrences
+        }
+        occurrences.removeAll(keepingCapacity: true)
+        try withPending(index, storage) { (changes) throws(StoreError) in
+            if let text {
+                tokenizer.forEachTerm(inUTF8: text, scratch: &scratch) { term, position in
+                    let number = UInt64(changes.terms.number(of: Self.key(term)))
+                    occurrences.append(number << 32 | UInt64(UInt32(truncatingIfNeeded: position)))
+                }
+            }
+            changes.statistics.documents += 1
+            changes.statistics.length += UInt64(occurrences.count)
+            changes.statisticsChanged = true
+            guard !occurrences.isEmpty else { return }
+            let document = try Self.newDocument(rowKey: rowKey, index: index, changes: &changes, storage: storage)
+            if let last = changes.documents.last, last >= document { changes.documentsAscending = false }
+            changes.documents.append(document)
+            if changes.postings.count < changes.terms.count {
+                changes.postings.append(
+                    contentsOf: repeatElement(PendingTerm(), count: changes.terms.count - changes.postings.count))
+            }
+            occurrences.sort()
+            let length = UInt32(truncatingIfNeeded: occurrences.count)
+            var start = 0
+            while start < occurrences.count {
+                let term = Int(occurrences[start] >> 32)
+                var end = start + 1
+                while end < occurrences.count, occurrences[end] >> 32 == occurrences[start] >> 32 { end += 1 }
+                changes.bytes += Self.append(
+                    document: document, length: length, positions: occurrences[start..<end],
+                    to: &changes.postings[term])
+                start = end
+            }
+        }
+        if let changes = pending[index.terms], changes.bytes > Self.flushBytes { try flush(index, to: storage) }
+    }
+
+    /// A term's key bytes (cut as `DocumentTerms.key` cuts them).
+    private static func key(_ term: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard term.count > DocumentTerms.maximumTermBytes else { return term }
+        var end = DocumentTerms.maximumTermBytes
+        while end > 0, term[end] & 0xC0 == 0x80 { end -= 1 }
+        return UnsafeBufferPointer(rebasing: term[..<end])
+    }
+
+    /// The document number of a new row: its key's integer, or the next number (recorded both ways).
+    private static func newDocument(
+        rowKey: UnsafeRawBufferPointer, index: FullTextIndex, changes: inout Pending, storage: some FullTextWriting
+    ) throws(StoreError) -> UInt64 {
+        if let number = index.integerDocument(ofRow: rowKey) { return number }
+        guard let numbering = index.numbering else { throw index.damage("a row key of \(rowKey.count) bytes") }
+        let document = changes.statistics.nextDocument
+        changes.statistics.nextDocument += 1
+        let documentKey = FullTextIndex.documentKey(document)
+        try storage.put(in: numbering.documents, key: documentKey, value: Array(rowKey))
+        try storage.put(in: numbering.rows, key: Array(rowKey), value: documentKey)
+        return document
+    }
+
+    /// Appends a posting to a term's pending ones; returns the bytes it took.
+    private static func append(
+        document: UInt64, length: UInt32, positions occurrences: ArraySlice<UInt64>, to pending: inout PendingTerm
+    ) -> Int {
+        let positions = occurrences.lazy.map { UInt32(truncatingIfNeeded: $0) }
+        if pending.postings > 0, document <= pending.last {
+            pending.outOfOrder.append(
+                PostingBlock.Posting(
+                    document: document, count: UInt32(positions.count), length: length,
+                    positions: Array(positions)))
+            return 24 + 4 * positions.count
+        }
+        let before = pending.encoded.count
+        if pending.postings == 0 {
+            pending.first = document
+            appendVarint(0, to: &pending.encoded)
+        } else {
+            appendVarint(document - pending.last, to: &pending.encoded)
+        }
+        pending.last = document
+        pending.postings += 1
+        appendVarint(UInt64(positions.count), to: &pending.encoded)
+        appendVarint(UInt64(length), to: &pending.encoded)
+        var positionBytes = 0
+        var previous: UInt32 = 0
+        for position in positions {
+            positionBytes += varintSize(UInt64(position - previous))
+            previous = position
+        }
+        appendVarint(UInt64(positionBytes), to: &pending.encoded)
+        previous = 0
+        for position in positions {
+            appendVarint(UInt64(position - previous), to: &pending.encoded)
+            previous = position
+        }
+        return pending.encoded.count - before
     }
 
     /// Removes the text of a row being deleted (the text the row held).
@@ -80,39 +225,13 @@ final class FullTextChanges {
     ) throws(StoreError) {
         guard old != new else { return }
         try remove(old, rowKey: rowKey, from: index, in: storage)
-        try add(new, rowKey: rowKey, to: index, in: storage)
-    }
-
-    private func add(
-        _ terms: DocumentTerms, rowKey: UnsafeRawBufferPointer, to index: FullTextIndex,
-        in storage: some FullTextWriting
-    ) throws(StoreError) {
-        try withPending(index, storage) { (changes) throws(StoreError) in
-            changes.statistics.documents += 1
-            changes.statistics.length += UInt64(terms.length)
-            changes.statisticsChanged = true
-            guard !terms.isEmpty else { return }
-            let document: UInt64
-            if let number = index.integerDocument(ofRow: rowKey) {
-                document = number
-            } else {
-                guard let numbering = index.numbering else { throw index.damage("a row key of \(rowKey.count) bytes") }
-                document = changes.statistics.nextDocument
-                changes.statistics.nextDocument += 1
-                let documentKey = FullTextIndex.documentKey(document)
-                try storage.put(in: numbering.documents, key: documentKey, value: Array(rowKey))
-                try storage.put(in: numbering.rows, key: Array(rowKey), value: documentKey)
+        if let new {
+            try Array(new.utf8).withBytes { (bytes) throws(StoreError) in
+                try add(utf8: bytes, rowKey: rowKey, to: index, in: storage)
             }
-            changes.documents.insert(document)
-            let length = UInt32(truncatingIfNeeded: terms.length)
-            for (term, positions) in terms.positions {
-                changes.terms[term, default: []].append(
-                    PostingBlock.Posting(
-                        document: document, count: UInt32(positions.count), length: length, positions: positions))
-                changes.bytes += term.count + 8 + 4 * positions.count
-            }
+        } else {
+            try add(utf8: nil, rowKey: rowKey, to: index, in: storage)
         }
-        if let changes = pending[index.terms], changes.bytes > Self.flushBytes { try flush(index, to: storage) }
     }
 
     private func remove(
@@ -130,7 +249,7 @@ final class FullTextChanges {
                 document = stored.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
             }
             // A document this write added is still pending: written first, then removed.
-            if let document, pending[index.terms]?.documents.contains(document) == true {
+            if let document, pending[index.terms]?.holds(document) == true {
                 try flush(index, to: storage)
             }
         }
@@ -159,6 +278,10 @@ final class FullTextChanges {
         }
         try body(&pending[index.terms]!)
     }
+}
+
+func varintSize(_ value: UInt64) -> Int {
+    value < 0x80 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
 }
 
 /// Changes the posting blocks of one index in a write transaction.
@@ -224,6 +347,133 @@ struct PostingWriter<Storage: FullTextWriting> {
         }
     }
 
+    /// Adds a term's pending postings (`stream`: `count` postings encoded as a block's body, the
+    /// first at distance 0 from `first`, the last `last`). When they all follow the term's last block
+    /// they join it while it has room, then new blocks follow, cut from the stream as it is; when they
+    /// fall among the term's documents, they are merged (`merge`). `appending`: the table has no
+    /// block yet and keys come in order (`MDB_APPEND`, no search).
+    func add(stream: [UInt8], count: Int, first: UInt64, last: UInt64, to term: [UInt8], appending: Bool)
+        throws(StoreError)
+    {
+        var stream = stream[...]
+        var first = first
+        var count = count
+        if !appending {
+            let (existing, next) = try block(of: term, for: first)
+            if let existing {
+                let header: (count: Int, last: UInt64)
+                do {
+                    header = try existing.value.withBytes { (raw) throws(RowDamage) in try PostingBlock.header(raw) }
+                } catch {
+                    throw index.damage(error)
+                }
+                guard existing.first <= first, header.last < first, next == nil else {
+                    // Among the term's documents: merged block by block.
+                    var postings: [PostingBlock.Posting] = []
+                    do {
+                        try Array(stream).withBytes { (raw) throws(RowDamage) in
+                            postings = try PostingBlock.decodeBody(raw, count: count, first: first)
+                        }
+                    } catch {
+                        throw index.damage(error)
+                    }
+                    return try merge(postings, into: term)
+                }
+                // After the term's last block: the first postings join it while it has room.
+                var joined = 0
+                var end = stream.startIndex
+                var size = existing.value.count + varintSize(first - header.last) - 1
+                var reader = StreamReader(stream)
+                while joined < count, header.count + joined < Int(UInt16.max) {
+                    let (_, next) = reader.peekPosting()
+                    let added = next - end
+                    guard size + added <= PostingBlock.targetBytes else { break }
+                    size += added
+                    end = next
+                    reader.offset = next
+                    joined += 1
+                }
+                if joined > 0 {
+                    var value = existing.value
+                    // The joined postings' documents, walked to find the new last one.
+                    var document = first
+                    var walker = StreamReader(stream[..<end])
+                    var firstPosting = true
+                    while walker.offset < end {
+                        let (distance, next) = walker.peekPosting()
+                        document += firstPosting ? 0 : distance
+                        firstPosting = false
+                        walker.offset = next
+                    }
+                    appendVarint(first - header.last, to: &value)
+                    value.append(contentsOf: stream[(stream.startIndex + 1)..<end])  // after its distance 0
+                    PostingBlock.writeHeader(count: header.count + joined, last: document, into: &value)
+                    try storage.put(in: index.terms, key: existing.key, value: value)
+                    guard joined < count else { return }
+                    // The rest starts at `end`, at its distance from `document`.
+                    var rest = StreamReader(stream)
+                    rest.offset = end
+                    let (distance, _) = rest.peekPosting()
+                    first = document + distance
+                    count -= joined
+                    stream = stream[end...]
+                    var rebased = [UInt8]()
+                    rebased.reserveCapacity(stream.count)
+                    rebased.append(0)
+                    rebased.append(contentsOf: stream[(end + varintSize(distance))...])
+                    return try writeStream(rebased[...], count: count, first: first, of: term, appending: false)
+                }
+            }
+        }
+        try writeStream(stream, count: count, first: first, of: term, appending: appending)
+    }
+
+    /// Writes an encoded stream of postings as new blocks of about `PostingBlock.targetBytes`.
+    private func writeStream(
+        _ stream: ArraySlice<UInt8>, count: Int, first: UInt64, of term: [UInt8], appending: Bool
+    ) throws(StoreError) {
+        var reader = StreamReader(stream)
+        var chunkStart = stream.startIndex
+        var chunkFirst = first
+        var chunkCount = 0
+        var document = first
+        var chunkLast = first
+        var chunkBytes = PostingBlock.headerBytes
+        var written = 0
+        func emit() throws(StoreError) {
+            guard chunkCount > 0 else { return }
+            var value = [UInt8](repeating: 0, count: PostingBlock.headerBytes)
+            value.reserveCapacity(chunkBytes + 8)
+            var head = StreamReader(stream)
+            head.offset = chunkStart
+            let (distance, _) = head.peekPosting()
+            value.append(0)
+            value.append(contentsOf: stream[(chunkStart + varintSize(distance))..<reader.offset])
+            PostingBlock.writeHeader(count: chunkCount, last: chunkLast, into: &value)
+            try storage.put(
+                in: index.terms, key: PostingBlock.key(term: term, first: chunkFirst), value: value,
+                appending: appending)
+            written += chunkCount
+        }
+        while written + chunkCount < count {
+            let (distance, next) = reader.peekPosting()
+            document = written + chunkCount == 0 ? first : document + distance
+            let size = next - reader.offset
+            if chunkCount > 0, chunkBytes + size > PostingBlock.targetBytes || chunkCount == Int(UInt16.max) {
+                try emit()
+                chunkStart = reader.offset
+                chunkFirst = document
+                chunkCount = 0
+                chunkBytes = PostingBlock.headerBytes
+            }
+            chunkCount += 1
+            chunkBytes += size
+            chunkLast = document
+            reader.offset = next
+        }
+        try emit()
+    }
+
     /// Removes `document` from `term`'s blocks.
     ///
     /// - Throws: `.corrupted` when the term has no posting for it.
@@ -262,5 +512,38 @@ struct PostingWriter<Storage: FullTextWriting> {
         try storage.put(
             in: index.terms, key: PostingBlock.key(term: term, first: chunk.first!.document),
             value: PostingBlock.encode(chunk))
+    }
+}
+
+/// Walks the postings of an encoded stream (a block's body) without decoding their positions.
+struct StreamReader {
+    let stream: ArraySlice<UInt8>
+    var offset: Int
+
+    init(_ stream: ArraySlice<UInt8>) {
+        self.stream = stream
+        offset = stream.startIndex
+    }
+
+    /// The distance of the posting at `offset`, and where the next one starts. (The stream was
+    /// encoded by this write: it is well formed.)
+    func peekPosting() -> (distance: UInt64, next: Int) {
+        var at = offset
+        func varint() -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = stream[at]
+                at += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+        let distance = varint()
+        _ = varint()  // count
+        _ = varint()  // length
+        let positionBytes = varint()
+        return (distance, at + Int(positionBytes))
     }
 }

@@ -80,9 +80,19 @@ protocol FullTextReading {
 /// What a full-text index is written through: a write transaction (a Store's, a migration's), with
 /// the changes it has not written yet.
 protocol FullTextWriting: FullTextReading {
-    func put(in table: Table, key: [UInt8], value: [UInt8]) throws(StoreError)
+    /// `appending`: the key sorts after every key of the table (`MDB_APPEND`); only when `keysInOrder`.
+    func put(in table: Table, key: [UInt8], value: [UInt8], appending: Bool) throws(StoreError)
+    /// Whether keys are stored in their order (not in an encrypted file), so a put may append.
+    var keysInOrder: Bool { get }
+    func entryCount(of table: Table) throws(StoreError) -> Int
     func delete(in table: Table, key: [UInt8]) throws(StoreError)
     var fullTextChanges: FullTextChanges { get }
+}
+
+extension FullTextWriting {
+    func put(in table: Table, key: [UInt8], value: [UInt8]) throws(StoreError) {
+        try put(in: table, key: key, value: value, appending: false)
+    }
 }
 
 extension FullTextReading {

@@ -18,6 +18,17 @@ struct PorterStemmer: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Stems a lowercase term's UTF-8 bytes in place (what `stem(_:)` gives, with no String made;
+    /// `bytes` keeps its storage, so a caller reusing it allocates nothing per word).
+    func stem(inPlace bytes: inout [UInt8]) {
+        guard bytes.count > 2, bytes.count <= Self.longestTerm else { return }
+        var word = Stemming(bytes: [], k: bytes.count - 1)
+        swap(&word.bytes, &bytes)
+        word.stem()
+        swap(&word.bytes, &bytes)
+        bytes.removeSubrange((word.k + 1)...)
+    }
+
     /// The word being stemmed: `bytes[0...k]`, and `j`, where the suffix a rule matched begins (less one).
     private struct Stemming {
         var bytes: [UInt8]
@@ -153,11 +164,13 @@ struct PorterStemmer: Sendable {
 
         /// Double suffixes to single ones: relational → relate, when the stem's measure is above 0.
         private mutating func step2() {
-            guard let rules = Self.step2Rules[bytes[k - 1]] else { return }
-            applyFirst(rules)
+            let rules = Self.step2Rules[Int(bytes[k - 1])]
+            if !rules.isEmpty { applyFirst(rules) }
         }
 
-        private static let step2Rules: [UInt8: [(StaticString, StaticString)]] = [
+        /// By the byte they are keyed by: an array of 256 (a dictionary's hashing cost a tenth of a bulk
+        /// index build).
+        private static let step2Rules = byByte([
             UInt8(ascii: "a"): [("ational", "ate"), ("tional", "tion")],
             UInt8(ascii: "c"): [("enci", "ence"), ("anci", "ance")],
             UInt8(ascii: "e"): [("izer", "ize")],
@@ -166,20 +179,25 @@ struct PorterStemmer: Sendable {
             UInt8(ascii: "s"): [("alism", "al"), ("iveness", "ive"), ("fulness", "ful"), ("ousness", "ous")],
             UInt8(ascii: "t"): [("aliti", "al"), ("iviti", "ive"), ("biliti", "ble")],
             UInt8(ascii: "g"): [("logi", "log")],
-        ]
+        ])
 
         /// -ic-, -full, -ness and the like: electrical → electric.
         private mutating func step3() {
-            guard let rules = Self.step3Rules[bytes[k]] else { return }
-            applyFirst(rules)
+            let rules = Self.step3Rules[Int(bytes[k])]
+            if !rules.isEmpty { applyFirst(rules) }
         }
 
-        private static let step3Rules: [UInt8: [(StaticString, StaticString)]] = [
+        private static let step3Rules = byByte([
             UInt8(ascii: "e"): [("icate", "ic"), ("ative", ""), ("alize", "al")],
             UInt8(ascii: "i"): [("iciti", "ic")],
             UInt8(ascii: "l"): [("ical", "ic"), ("ful", "")],
             UInt8(ascii: "s"): [("ness", "")],
-        ]
+        ])
+
+        private static func byByte(_ rules: [UInt8: [(StaticString, StaticString)]]) -> [[(StaticString, StaticString)]]
+        {
+            (0..<256).map { rules[UInt8($0)] ?? [] }
+        }
 
         /// The first rule whose suffix ends the word, applied when the stem's measure is above 0.
         private mutating func applyFirst(_ rules: [(StaticString, StaticString)]) {

@@ -40,6 +40,39 @@ struct StandardTokenizer: TextTokenizer {
         return tokens
     }
 
+    /// Calls `body` with the bytes of each term of a UTF-8 text and its position: the terms
+    /// `tokens(of:)` gives, in order. An ASCII text is read byte by byte, each word folded and stemmed
+    /// in `scratch` (no String, no allocation once `scratch` has grown); another text goes through
+    /// `tokens(of:)`. Invalid UTF-8 is read as `String(decoding:)` repairs it.
+    func forEachTerm(
+        inUTF8 text: UnsafeRawBufferPointer, scratch: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
+    ) {
+        guard UTF8Text.isASCII(text) else {
+            for token in tokens(of: String(decoding: text, as: UTF8.self)) {
+                scratch.removeAll(keepingCapacity: true)
+                scratch.append(contentsOf: token.term.utf8)
+                scratch.withUnsafeBufferPointer { body($0, token.position) }
+            }
+            return
+        }
+        let bytes = text.bindMemory(to: UInt8.self)
+        var position = 0
+        WordBreaker.forEachASCIIWord(in: bytes) { range in
+            defer { position += 1 }
+            scratch.removeAll(keepingCapacity: true)
+            for byte in bytes[range] { scratch.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
+            if !stopWords.isEmpty, stopWords.contains(String(decoding: scratch, as: UTF8.self)) { return }
+            if stemming {
+                let count = scratch.count
+                if count >= 2, scratch[count - 2] == UInt8(ascii: "'"), scratch[count - 1] == UInt8(ascii: "s") {
+                    scratch.removeLast(2)
+                }
+                Self.stemmer.stem(inPlace: &scratch)
+            }
+            scratch.withUnsafeBufferPointer { body($0, position) }
+        }
+    }
+
     private static let stemmer = PorterStemmer()
 
     /// `scalars` lowercased, the diacritics of Latin and Greek letters removed (`é` is `e`, `ά` is

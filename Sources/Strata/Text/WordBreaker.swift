@@ -60,6 +60,44 @@ struct WordBreaker: Sendable {
         return words
     }
 
+    /// The words of an ASCII text (every byte below 0x80), as `words(in:)` finds them in its scalars:
+    /// each as a range of the bytes. No mark, Katakana or ideograph is ASCII, so the rules reduce to
+    /// letters, digits, connectors and the middle characters.
+    static func forEachASCIIWord(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>) -> Void) {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            let kind = asciiKinds[Int(bytes[index])]
+            guard kind.startsWord else {
+                index += 1
+                continue
+            }
+            let start = index
+            var last = kind
+            index += 1
+            var end = index
+            while index < count {
+                let next = asciiKinds[Int(bytes[index])]
+                if last.joins(next) {
+                    last = next
+                    index += 1
+                    if next != .extendNumLet { end = index }
+                    continue
+                }
+                if next.isMiddle(after: last), index + 1 < count,
+                    next.joinsMiddle(between: last, and: asciiKinds[Int(bytes[index + 1])])
+                {
+                    last = asciiKinds[Int(bytes[index + 1])]
+                    index += 2
+                    end = index
+                    continue
+                }
+                break
+            }
+            body(start..<end)
+        }
+    }
+
     static func kind(_ scalar: Unicode.Scalar) -> Kind {
         let value = scalar.value
         if value < 0x80 { return asciiKinds[Int(value)] }

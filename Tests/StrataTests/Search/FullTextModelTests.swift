@@ -33,16 +33,29 @@ import Testing
 
     /// The reference: texts by key, read into terms.
     struct Reference<Key: Hashable & Comparable> {
-        var texts: [Key: String?] = [:]
+        private(set) var texts: [Key: String?] = [:]
+        /// Each text's terms, read once when it is set.
+        private var termsByKey: [Key: [String]] = [:]
         let tokenizer = StandardTokenizer()
 
-        func terms(_ key: Key) -> [String] {
-            guard let text = texts[key] ?? nil else { return [] }
-            return tokenizer.tokens(of: text).map(\.term)
+        /// Sets (nil: removes) the object under `key`, holding `text`.
+        mutating func set(_ key: Key, _ text: String??) {
+            texts[key] = text
+            termsByKey[key] = text.map { ($0 ?? nil).map { tokenizer.tokens(of: $0).map(\.term) } ?? [] }
         }
 
+        func terms(_ key: Key) -> [String] { termsByKey[key] ?? [] }
+
+        /// A unit's words as tokens, read once per distinct unit.
+        private final class UnitTokens {
+            var byText: [String: [TextToken]] = [:]
+        }
+        private let unitTokens = UnitTokens()
+
         func occurrences(of unit: GeneratedUnit, in terms: [String]) -> Int {
-            let tokens = tokenizer.tokens(of: unit.words.joined(separator: " "))
+            let words = unit.words.joined(separator: " ")
+            let tokens = unitTokens.byText[words] ?? tokenizer.tokens(of: words)
+            unitTokens.byText[words] = tokens
             guard let first = tokens.first else { return 0 }
             var count = 0
             for start in terms.indices {
@@ -167,6 +180,60 @@ import Testing
         return try (results as! Results<Memo>).search(\.text, text) as! Results<T>
     }
 
+    /// Many documents over few words: each term's postings span many blocks, so bulk writes cut
+    /// streams into blocks, later writes join a term's last block and start new ones, and edits in
+    /// the middle merge and split blocks. After each write the index answers as the reference does.
+    @Test func termsSpanningManyBlocksMatchTheReference() throws {
+        PostingBlock.targetBytes = 120  // any size is valid (other tests running meanwhile included)
+        defer { PostingBlock.targetBytes = 1_600 }
+        var random = SplitMix64(state: 9)
+        let fixture = Fixture([Article.self, Memo.self])
+        let store = try Store(configuration: fixture.configuration)
+        var articles = Reference<Int>()
+        var memos = Reference<String>()
+        for round in 0..<10 {
+            try store.write {
+                let bulk = round < 3 ? 150 : 40
+                for _ in 0..<bulk {
+                    // Round 0-2: new documents at the end (appends, joins); later: anywhere (merges).
+                    let id = round < 3 ? articles.texts.count + 1 : Int.random(in: 1...500, using: &random)
+                    let text = Self.text(&random)
+                    if round >= 3, Int.random(in: 0..<4, using: &random) == 0 {
+                        if let article = store.object(ofType: Article.self, forPrimaryKey: id) {
+                            try store.delete(article)
+                            articles.set(id, nil)
+                        }
+                        if let memo = store.object(ofType: Memo.self, forPrimaryKey: "m\(id)") {
+                            try store.delete(memo)
+                            memos.set("m\(id)", nil)
+                        }
+                        continue
+                    }
+                    let article = Article()
+                    article.id = id
+                    article.body = text ?? ""
+                    try store.add(article, update: .modified)
+                    articles.set(id, text ?? "")
+                    let memo = Memo()
+                    memo.name = "m\(id)"
+                    memo.text = text
+                    try store.add(memo, update: .all)
+                    memos.set("m\(id)", text)
+                }
+            }
+            try store.verify()
+            try check(
+                store.objects(Article.self), property: "body", key: \.id, reference: articles, queries: 4,
+                random: &random, where: "after write \(round)")
+            try check(
+                store.objects(Memo.self), property: "text", key: \.name, reference: memos, queries: 4,
+                random: &random, where: "after write \(round)")
+        }
+        let index = try #require(try store.core.binding(for: Article.self).derived.fullText.first)
+        let blocks = try store.core.count(index.terms)
+        #expect(blocks > 4 * Self.vocabulary.count, "terms span several blocks (\(blocks) entries)")
+    }
+
     /// Random adds, edits and deletes in random writes; after each write (and inside some), the
     /// index answers as the reference does.
     @Test(arguments: [1, 2, 3] as [UInt64]) func randomEditsMatchTheReference(seed: UInt64) throws {
@@ -187,29 +254,29 @@ import Testing
                         article.id = id
                         article.body = text ?? ""
                         try store.add(article, update: .modified)
-                        articles.texts[id] = text ?? ""
+                        articles.set(id, text ?? "")
                         let memo = Memo()
                         memo.name = memoName
                         memo.text = text
                         try store.add(memo, update: .all)
-                        memos.texts[memoName] = text
+                        memos.set(memoName, text)
                     case 2:  // a managed object's setter
                         if let article = store.object(ofType: Article.self, forPrimaryKey: id) {
                             article.body = text ?? ""
-                            articles.texts[id] = text ?? ""
+                            articles.set(id, text ?? "")
                         }
                         if let memo = store.object(ofType: Memo.self, forPrimaryKey: memoName) {
                             memo.text = text
-                            memos.texts[memoName] = text
+                            memos.set(memoName, text)
                         }
                     case 3:  // delete
                         if let article = store.object(ofType: Article.self, forPrimaryKey: id) {
                             try store.delete(article)
-                            articles.texts[id] = nil
+                            articles.set(id, nil)
                         }
                         if let memo = store.object(ofType: Memo.self, forPrimaryKey: memoName) {
                             try store.delete(memo)
-                            memos.texts[memoName] = nil
+                            memos.set(memoName, nil)
                         }
                     default:  // a query inside the write sees its changes
                         try check(

@@ -71,6 +71,37 @@ import Testing
         }
     }
 
+    /// The byte path (`forEachTerm`, what the index writes with) gives the terms and positions of
+    /// `tokens(of:)`, on ASCII texts (read byte by byte) and others, with every tokenizer choice.
+    @Test(arguments: [UInt64(6), 7]) func bytePathGivesTheTermsOfTheStringPath(seed: UInt64) {
+        let ascii: [String] = [
+            "a", "B", "z", "Q", "1", "9", "'", "'s", ".", ",", ":", ";", "_", " ", " ", "-", "\n", "!", "the",
+            "running",
+            "Databases", "caresses", "ponies", "THE", "sky's", "e-mail", "x", "3.14", "U.S.A",
+        ]
+        let other = ascii + ["é", "東", "\u{2019}", "ß", "Ω"]
+        var random = SplitMix64(state: seed)
+        let tokenizers = [
+            StandardTokenizer(), StandardTokenizer(stemming: false),
+            StandardTokenizer(stopWords: StandardTokenizer.englishStopWords),
+        ]
+        var scratch: [UInt8] = []
+        for round in 0..<1_500 {
+            let alphabet = round % 3 == 0 ? other : ascii
+            let text = (0..<Int(random.next() % 30)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+                .joined()
+            for tokenizer in tokenizers {
+                var viaBytes: [TextToken] = []
+                Array(text.utf8).withUnsafeBytes { bytes in
+                    tokenizer.forEachTerm(inUTF8: bytes, scratch: &scratch) { term, position in
+                        viaBytes.append(TextToken(term: String(decoding: term, as: UTF8.self), position: position))
+                    }
+                }
+                #expect(viaBytes == tokenizer.tokens(of: text), "\(text.debugDescription)")
+            }
+        }
+    }
+
     @Test func termsAreFoldedStemmedAndPlaced() {
         func terms(_ text: String, _ tokenizer: StandardTokenizer = StandardTokenizer()) -> [String] {
             tokenizer.tokens(of: text).map { "\($0.term)@\($0.position)" }

@@ -263,14 +263,20 @@ extension WriteSession: FullTextWriting {
         }
     }
 
-    func put(in table: Table, key: [UInt8], value: [UInt8]) throws(StoreError) {
+    func put(in table: Table, key: [UInt8], value: [UInt8], appending: Bool) throws(StoreError) {
         _ = try StoreError.mapping { () throws(LMDBError) in
             try key.withBytes { (key) throws(LMDBError) in
                 try value.withBytes { (value) throws(LMDBError) in
-                    try transaction!.put(table, key: key, value: value)
+                    try transaction!.put(table, key: key, value: value, options: appending ? .append : [])
                 }
             }
         }
+    }
+
+    var keysInOrder: Bool { !sealsKeys }
+
+    func entryCount(of table: Table) throws(StoreError) -> Int {
+        try StoreError.mapping { () throws(LMDBError) in try transaction!.count(table) }
     }
 
     func delete(in table: Table, key: [UInt8]) throws(StoreError) {
