@@ -103,11 +103,16 @@ struct PorterStemmer: Sendable {
         private mutating func ends(_ suffix: StaticString) -> Bool {
             let length = suffix.utf8CodeUnitCount
             guard length <= k + 1 else { return false }
-            let matches = suffix.withUTF8Buffer { suffix in
-                suffix.indices.allSatisfy { bytes[k - length + 1 + $0] == suffix[$0] }
+            // Compared from the last byte: most suffixes differ there (a plain loop, no closure).
+            let start = suffix.utf8Start
+            var index = length - 1
+            let offset = k - length + 1
+            while index >= 0 {
+                if bytes[offset + index] != start[index] { return false }
+                index -= 1
             }
-            if matches { j = k - length }
-            return matches
+            j = k - length
+            return true
         }
 
         /// Replaces what follows `j` with `replacement`.
