@@ -120,15 +120,18 @@ final class FullTextChanges {
         try withPending(index, storage) { (changes) throws(StoreError) in
             if let text {
                 tokenizer.forEachTerm(inUTF8: text, scratch: &scratch) { term, position in
-                    let number = UInt64(changes.terms.number(of: Self.key(term)))
+                    let number = UInt64(changes.terms.number(of: DocumentTerms.key(term)))
                     occurrences.append(number << 32 | UInt64(UInt32(truncatingIfNeeded: position)))
                 }
             }
+            // Numbered first: a failed numbering put leaves the statistics as they were.
+            let document =
+                occurrences.isEmpty
+                ? nil : try Self.newDocument(rowKey: rowKey, index: index, changes: &changes, storage: storage)
             changes.statistics.documents += 1
             changes.statistics.length += UInt64(occurrences.count)
             changes.statisticsChanged = true
-            guard !occurrences.isEmpty else { return }
-            let document = try Self.newDocument(rowKey: rowKey, index: index, changes: &changes, storage: storage)
+            guard let document else { return }
             if let last = changes.documents.last, last >= document { changes.documentsAscending = false }
             changes.documents.append(document)
             if changes.postings.count < changes.terms.count {
@@ -149,14 +152,6 @@ final class FullTextChanges {
             }
         }
         if let changes = pending[index.terms], changes.bytes > Self.flushBytes { try flush(index, to: storage) }
-    }
-
-    /// A term's key bytes (cut as `DocumentTerms.key` cuts them).
-    private static func key(_ term: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
-        guard term.count > DocumentTerms.maximumTermBytes else { return term }
-        var end = DocumentTerms.maximumTermBytes
-        while end > 0, term[end] & 0xC0 == 0x80 { end -= 1 }
-        return UnsafeBufferPointer(rebasing: term[..<end])
     }
 
     /// The document number of a new row: its key's integer, or the next number (recorded both ways).

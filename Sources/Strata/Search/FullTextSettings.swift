@@ -30,12 +30,16 @@ struct DocumentTerms {
 
     /// The bytes a term is kept under: its UTF-8, cut to `maximumTermBytes` at a scalar boundary.
     static func key(_ term: String) -> [UInt8] {
-        var bytes = Array(term.utf8)
-        guard bytes.count > maximumTermBytes else { return bytes }
+        Array(term.utf8).withUnsafeBufferPointer { Array(key($0)) }
+    }
+
+    /// A term's bytes cut to `maximumTermBytes` at a scalar boundary (the one rule, for Strings and
+    /// for the byte path of writes).
+    static func key(_ term: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        guard term.count > maximumTermBytes else { return term }
         var end = maximumTermBytes
-        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a scalar
-        bytes.removeSubrange(end...)
-        return bytes
+        while end > 0, term[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a scalar
+        return UnsafeBufferPointer(rebasing: term[..<end])
     }
 
     var isEmpty: Bool { positions.isEmpty }
