@@ -14,7 +14,7 @@ LAYERS = [
     "Encoding",       # row and key formats; errors: RowDamage
     "Text",           # the words of a text for full-text search: word boundaries, folding, stemming
     "Errors",         # StoreError, and the one mapping to it from the layers below
-    "Search",         # full-text indexes: postings in LMDB, their changes in a write, queries, BM25
+    "Search",         # full-text indexes (postings, BM25) and vector indexes (HNSW graphs) in LMDB
     "Model",          # Object, @Persisted, List, LinkingObjects, the stored value types
     "Schema",         # schemas of model types and files, table bindings, migrations, table writes
     "Core",           # Store and StoreCore with its parts: snapshots, writes, rows, iteration, commit log, observers

@@ -136,10 +136,15 @@ func run() throws {
                     let note = CrashNote()
                     note.name = "b\(batch)-\(index)"
                     note.body = text()
+                    note.embedding = (0..<8).map { _ in Float.random(in: -1...1, using: &random) }
                     try store.add(note)
                 }
                 let notes = store.objects(CrashNote.self)
-                for _ in 0..<2 { notes[Int.random(in: 0..<notes.count, using: &random)].body = text() }
+                for _ in 0..<2 {
+                    let note = notes[Int.random(in: 0..<notes.count, using: &random)]
+                    note.body = text()
+                    note.embedding = (0..<8).map { _ in Float.random(in: -1...1, using: &random) }
+                }
                 try store.delete(notes[Int.random(in: 0..<notes.count, using: &random)])
                 let counter = CrashCounter()
                 counter.lastBatch = batch

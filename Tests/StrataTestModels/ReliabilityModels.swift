@@ -41,6 +41,9 @@ public final class ProcessEntry: Object {
 public final class CrashNote: Object {
     @Persisted(primaryKey: true) public var name: String
     @Persisted(indexed: .fullText) public var body: String
+    /// A vector index beside the full-text one: the kill lands in either's writes.
+    @Persisted(indexed: .vector(dimensions: 8, metric: .euclidean, maxConnections: 4, buildCandidates: 16))
+    public var embedding: [Float]
 
     /// Words the writer draws its texts from (shared stems and prefixes, so postings interleave).
     public static let words = [

@@ -120,7 +120,7 @@ struct CrashTests {
         print("crash test (change capture): \(Self.kills / 4) kills, \(committed) transactions recorded exactly")
     }
 
-    @Test("SIGKILL while a full-text index is written: the index always equals its rows")
+    @Test("SIGKILL while a full-text and a vector index are written: each always equals its rows")
     func killedFullTextWriter() throws {
         let fixture = Fixture([CrashNote.self, CrashCounter.self]) {
             $0 = searchReliabilityConfiguration(path: $0.fileURL!.path)
@@ -153,9 +153,24 @@ struct CrashTests {
                 let viaScan = try store.objects(CrashNote.self).where("NOT (NOT (body TEXT $0))", word).map(\.name)
                 #expect(viaIndex == viaScan, "trial \(trial): \(word)")
             }
+            // The vector index's nearest equal a plain comparison of every row's vector.
+            let notes = Array(store.objects(CrashNote.self))
+            for note in notes.prefix(3) {
+                let found = try store.objects(CrashNote.self).nearest(to: note.embedding, k: 5, by: \.embedding).map(
+                    \.name)
+                var measured: [(name: String, distance: Float)] = []
+                for other in notes {
+                    var sum: Float = 0
+                    for (x, y) in zip(other.embedding, note.embedding) { sum += (x - y) * (x - y) }
+                    measured.append((other.name, sum))
+                }
+                measured.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.name < $1.name }
+                let reference = measured.prefix(5).map(\.name)
+                #expect(Set(found) == Set(reference), "trial \(trial)")
+            }
         }
         #expect(acknowledged > Self.kills / 4, "the writer made progress")
-        print("crash test (full-text): \(Self.kills / 2) kills, \(acknowledged) transactions acknowledged")
+        print("crash test (full-text and vector): \(Self.kills / 2) kills, \(acknowledged) transactions acknowledged")
     }
 
     private func ackNumber(_ line: String) -> Int {

@@ -6,10 +6,13 @@ protocol PeerSide {
     func run(_ id: String, count: Int) throws -> Int
     /// Untimed, just before `run(id)`: what a workload measures after (a query asked before).
     func prepare(_ id: String, count: Int) throws
+    /// Untimed, just after `run(id)`: the quality of what it answered (a recall), if it measures one.
+    func quality(_ id: String) -> Double?
 }
 
 extension PeerSide {
     func prepare(_ id: String, count: Int) throws {}
+    func quality(_ id: String) -> Double? { nil }
 }
 
 /// A workload of a two-system table (M1–M3, the query workloads).
@@ -21,6 +24,9 @@ public struct PeerWorkload: Sendable {
         case seconds(Double)
         /// No goal: reported.
         case report
+        /// Strata's answers' quality (a recall) at least `quality`, and its speed over the peer's at
+        /// least `ratio` when given.
+        case quality(Double, ratio: Double?)
     }
 
     public let id: String
@@ -35,6 +41,8 @@ public enum PeerComparison {
     public struct Result {
         public var strata: [String: [Double]] = [:]
         public var peer: [String: [Double]] = [:]
+        /// Per workload, per round: the quality Strata's side reported (`PeerSide.quality`).
+        public var quality: [String: [Double]] = [:]
         public var count = 0
         public var workloads: [PeerWorkload] = []
 
@@ -54,8 +62,13 @@ public enum PeerComparison {
             case .ratio(let minimum): ratio(workload.id).median >= minimum
             case .seconds(let maximum): strataSeconds(workload.id).median <= maximum
             case .report: true
+            case .quality(let minimum, let ratio):
+                qualityMedian(workload.id) >= minimum && ratio.map { self.ratio(workload.id).median >= $0 } ?? true
             }
         }
+
+        /// The median quality Strata's side reported (0 when none).
+        public func qualityMedian(_ id: String) -> Double { summary(quality[id] ?? []).median }
 
         private func summary(_ values: [Double]) -> (median: Double, min: Double, max: Double) {
             let sorted = values.sorted()
@@ -88,6 +101,7 @@ public enum PeerComparison {
                 let peerTime = try time { try peerSide.run(id, count: count) }
                 result.strata[id, default: []].append(strataTime.seconds)
                 result.peer[id, default: []].append(peerTime.seconds)
+                if let quality = strataSide.quality(id) { result.quality[id, default: []].append(quality) }
                 guard strataTime.check == peerTime.check else {
                     throw WorkloadError("\(id): Strata checked \(strataTime.check), \(workload.peer) \(peerTime.check)")
                 }

@@ -176,6 +176,11 @@ struct Report {
                         "\(formatMilliseconds(seconds.median)) ms (\(String(format: "%.2f", ratio.median))×) "
                         + "| \(formatMilliseconds(seconds.min))–\(formatMilliseconds(seconds.max)) ms"
                 case .report: target = "report"
+                case .quality(let minimum, let ratio):
+                    target =
+                        String(format: "recall ≥ %.2f", minimum) + (ratio.map { String(format: ", ≥ %.0f×", $0) } ?? "")
+                    measured =
+                        String(format: "recall %.3f, ", result.qualityMedian(workload.id)) + measured
                 }
                 let met = if case .report = workload.goal { "–" } else { result.met(workload) ? "yes" : "**no**" }
                 lines.append(

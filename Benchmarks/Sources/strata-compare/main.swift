@@ -100,6 +100,10 @@ do {
                 { try FullTextBench.runWrites(directory: $0, count: $1, rounds: $2, report: log) }
             ),
             (
+                "Vector search against search in memory", VectorBench.workloads,
+                { try VectorBench.run(directory: $0, count: $1, rounds: $2, report: log) }
+            ),
+            (
                 "Encryption at rest: an encrypted Store against a plain one", EncryptionBench.workloads,
                 { try EncryptionBench.run(directory: $0, count: $1, rounds: $2, report: log) }
             ),

@@ -16,6 +16,10 @@ public struct DynamicProperty: Sendable, Equatable {
     public let linkedTypeName: String?
     /// Whether it has a full-text index (`@Persisted(indexed: .fullText)`): `TEXT` queries read it.
     public let hasFullTextIndex: Bool
+    /// Its vector index's dimensions (`@Persisted(indexed: .vector(…))`), or nil without one.
+    public let vectorDimensions: Int?
+    /// Its vector index's metric, or nil without one.
+    public let vectorMetric: VectorMetric?
 
     init(_ property: PropertySchema) {
         name = property.name
@@ -25,5 +29,7 @@ public struct DynamicProperty: Sendable, Equatable {
         isUnique = property.isUnique
         linkedTypeName = property.type.linkedTypeName
         hasFullTextIndex = property.fullText != nil
+        vectorDimensions = property.vector?.dimensions
+        vectorMetric = property.vector?.metric
     }
 }

@@ -17,6 +17,15 @@ extension Array where Element == UInt8 {
     }
 }
 
+extension Array where Element == Float {
+    /// The floats' bytes (a vector being compared), keeping the closure's error type.
+    @inlinable
+    func withBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        let result: Result<R, E> = withUnsafeBytes { raw in Result { () throws(E) -> R in try body(raw) } }
+        return try result.get()
+    }
+}
+
 @inlinable
 func withBytes<T, R, E: Error>(of value: T, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
     var value = value

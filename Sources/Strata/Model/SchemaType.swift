@@ -16,8 +16,10 @@ public struct _SchemaType: Sendable {
 /// What `@Persisted(primaryKey:)` and `@Persisted(indexed:)` declared.
 @usableFromInline
 struct PropertyAttributes: OptionSet, Hashable, Sendable {
-    @usableFromInline let rawValue: UInt8
-    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// Flags in the low byte; a vector index's settings above them (`VectorSettings.attributes`):
+    /// one word, so the wrapper of every property stays the size it was.
+    @usableFromInline let rawValue: UInt64
+    @inlinable init(rawValue: UInt64) { self.rawValue = rawValue }
 
     @usableFromInline static let primaryKey = PropertyAttributes(rawValue: 1)
     @usableFromInline static let indexed = PropertyAttributes(rawValue: 2)
@@ -27,4 +29,6 @@ struct PropertyAttributes: OptionSet, Hashable, Sendable {
     @usableFromInline static let fullText = PropertyAttributes(rawValue: 16)
     @usableFromInline static let fullTextUnstemmed = PropertyAttributes(rawValue: 32)
     @usableFromInline static let fullTextStopWords = PropertyAttributes(rawValue: 64)
+    /// `@Persisted(indexed: .vector(…))`; its settings are in the bits above the flags.
+    @usableFromInline static let vector = PropertyAttributes(rawValue: 128)
 }

@@ -28,7 +28,7 @@ final class ResultsObserver<Element: Object>: StoreObserver {
             switch stage {
             case .predicate(let predicate): predicate.followsLinks
             case .filter, .sort, .distinct: true
-            case .limit, .ranked: false
+            case .limit, .ranked, .nearest: false
             case .distinctPaths(let paths): paths.contains { $0.steps.count > 1 }
             case .members: true
             }

@@ -21,6 +21,9 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
         /// A full-text index finds the objects whose text matches (`TEXT`, `matches(_:)`,
         /// `search(_:_:)`), then the rows it names are read.
         case fullTextIndex(property: String)
+        /// A vector index finds the nearest objects (`nearest(to:k:by:)`), then the rows it names are
+        /// read.
+        case vectorIndex(property: String)
     }
 
     /// The route the engine takes.
@@ -54,7 +57,7 @@ public struct QueryPlan: CustomStringConvertible, Sendable, Equatable {
         switch access {
         case .scan: nil
         case .primaryKey: "primary key"
-        case .index(let property, _), .fullTextIndex(let property): property
+        case .index(let property, _), .fullTextIndex(let property), .vectorIndex(let property): property
         }
     }
 }
@@ -124,6 +127,17 @@ extension QueryPlan {
                         + ranking.query.text + (limit.map { ", the best \($0) kept" } ?? ""))
                 if filter != nil { steps.append("each tested") }
                 later = []
+            case .nearest(let ranking, let matching):
+                let name = binding.schema.properties[ranking.property].name
+                if let matching {
+                    let (_, words) = reading(matching)
+                    steps.append(words)
+                }
+                access = .vectorIndex(property: name)
+                steps.append(
+                    "vector index \(table).\(name): the \(ranking.k) nearest"
+                        + (matching == nil ? "" : " of those (compared one by one when few)"))
+                later = []
             }
         }
         for stage in later {
@@ -136,6 +150,7 @@ extension QueryPlan {
             case .limit(let count): steps.append("first \(count)")
             case .members: continue
             case .ranked(let ranking): steps.append("rank by BM25 (\(ranking.query.text))")
+            case .nearest(let ranking): steps.append("the \(ranking.k) nearest, compared one by one")
             case .distinctPaths(let paths):
                 steps.append("distinct (\(paths.count) key\(paths.count == 1 ? "" : "s"))")
             }

@@ -39,6 +39,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         case members(owner: Object, column: Int)
         /// The objects whose text matches a full-text query, best first (`search(_:_:)`).
         case ranked(FullTextRanking)
+        /// The k objects nearest a vector, nearest first (`nearest(to:k:by:)`).
+        case nearest(VectorRanking)
     }
 
     /// The keys of the rows, for one table version of the Store (a query's for one generation), and

@@ -1,6 +1,6 @@
 /// Where the entries derived from rows are written: the write transaction of a Store's write
 /// (`WriteSession`) or of a migration (`MigrationContext`).
-protocol DerivedEntryWriting: AnyObject, FullTextWriting {
+protocol DerivedEntryWriting: AnyObject, VectorWriting {
     /// Adds the pair `key` → `rowKey` to a table with duplicates.
     func putEntry(_ table: Table, key: UnsafeRawBufferPointer, rowKey: UnsafeRawBufferPointer) throws(StoreError)
     /// Removes the pair `key` → `rowKey`; false when it was not there.
@@ -18,8 +18,10 @@ struct DerivedEntries: Sendable {
     let links: [LinkBinding]
     /// Full-text indexes: their postings change with the text (`FullTextChanges`).
     var fullText: [FullTextIndex] = []
+    /// Vector indexes: their graphs change with the vector (`VectorGraph`).
+    var vectors: [VectorIndex] = []
 
-    var isEmpty: Bool { indexes.isEmpty && links.isEmpty && fullText.isEmpty }
+    var isEmpty: Bool { indexes.isEmpty && links.isEmpty && fullText.isEmpty && vectors.isEmpty }
 
     /// Adds the entries of a new row.
     func insert(
@@ -48,6 +50,10 @@ struct DerivedEntries: Sendable {
             }
             try writer.fullTextChanges.add(utf8: text, rowKey: rowKey, to: index, in: writer)
         }
+        for index in vectors {
+            let vector = try index.vector(inColumn: try Self.column(of: row, index, at: location()))
+            try VectorGraph(index: index, storage: writer).add(vector, rowKey: rowKey)
+        }
     }
 
     /// Removes the entries of a row being deleted.
@@ -72,6 +78,9 @@ struct DerivedEntries: Sendable {
         for index in fullText {
             let text = try Self.text(of: row, index, at: location())
             try writer.fullTextChanges.remove(text, rowKey: rowKey, from: index, in: writer)
+        }
+        for index in vectors {
+            try VectorGraph(index: index, storage: writer).remove(rowKey: rowKey)
         }
     }
 
@@ -110,6 +119,29 @@ struct DerivedEntries: Sendable {
             let oldText = try Self.text(of: old, index, at: location())
             let newText = try Self.text(of: new, index, at: location())
             try writer.fullTextChanges.replace(oldText, with: newText, rowKey: rowKey, in: index, storage: writer)
+        }
+        for index in vectors where try !Self.columnEquals(old, new, index.column, at: location()) {
+            let vector = try index.vector(inColumn: try Self.column(of: new, index, at: location()))
+            let graph = VectorGraph(index: index, storage: writer)
+            try graph.remove(rowKey: rowKey)
+            try graph.add(vector, rowKey: rowKey)
+        }
+    }
+
+    /// Throws `.invalidArgument` when a row's vector cannot be indexed (its length is not the
+    /// index's, it holds a NaN): checked before the row is written, so a refused write changes nothing.
+    func checkVectors(of row: RowView, at location: @autoclosure () -> String) throws(StoreError) {
+        for index in vectors { _ = try index.vector(inColumn: try Self.column(of: row, index, at: location())) }
+    }
+
+    /// A vector indexed column's bytes (nil: null).
+    private static func column(of row: RowView, _ index: VectorIndex, at location: @autoclosure () -> String)
+        throws(StoreError) -> UnsafeRawBufferPointer?
+    {
+        do {
+            return try row.column(index.column)
+        } catch {
+            throw .damaged(at: "\(location()).\(index.property)", error)
         }
     }
 

@@ -191,3 +191,13 @@ func column(_ row: RowView, _ index: Int, of type: StoredSchema.StoredType) thro
         throw .corrupted("\(type.name).\(type.properties[index].name): \(error)")
     }
 }
+
+extension MigrationContext: VectorWriting {
+    func get(_ table: Table, key: UnsafeRawBufferPointer) throws(LMDBError) -> UnsafeRawBufferPointer? {
+        try write!.get(table, key: key)
+    }
+
+    func withCursor<R>(_ table: Table, _ body: (borrowing Cursor) throws(LMDBError) -> R) throws(LMDBError) -> R {
+        try write!.withCursor(table, body)
+    }
+}

@@ -158,6 +158,9 @@ extension MigrationContext {
                     derived.insert(TableName.fullTextDocuments(type.name, property.name))
                     derived.insert(TableName.fullTextRows(type.name, property.name))
                 }
+                if property.vector != nil {
+                    derived.formUnion(TableName.vectorTables(type.name, property.name, integerKeys: false))
+                }
             }
             for name in derived.sorted() {
                 if let table = tables[name] { try empty(table) }

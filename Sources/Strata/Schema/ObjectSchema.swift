@@ -173,7 +173,9 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
                     fullText: attributes.contains(.fullText)
                         ? FullTextSettings(
                             stemming: !attributes.contains(.fullTextUnstemmed),
-                            englishStopWords: attributes.contains(.fullTextStopWords)) : nil))
+                            englishStopWords: attributes.contains(.fullTextStopWords)) : nil,
+                    vector: VectorSettings(attributes)))
+            try Self.checkSearchIndexes(of: properties[properties.count - 1], in: name)
         }
         withExtendedLifetime(sample) {}
         let uniqueKeys = try Self.checkedUniqueKeys(of: type, named: name, in: &properties)
@@ -195,6 +197,20 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         self.linkingProperties = linkingProperties
         self.uniqueKeys = uniqueKeys
         reusesAccessors = !hasOtherStoredFields
+    }
+
+    /// Refuses a full-text index on anything but a String, and a vector index on anything but a
+    /// `[Float]` or with settings out of range.
+    private static func checkSearchIndexes(of property: PropertySchema, in type: String) throws(StoreError) {
+        let name = "\(type).\(property.name)"
+        if property.fullText != nil, property.type.unwrapped != .string {
+            throw .schemaMismatch("\(name): a full-text index needs a String property, not \(property.type)")
+        }
+        guard let vector = property.vector else { return }
+        guard property.type == .list(.float), property.fullText == nil else {
+            throw .schemaMismatch("\(name): a vector index needs a [Float] property, not \(property.type)")
+        }
+        if let problem = vector.problem { throw .schemaMismatch("\(name): a vector index's \(problem)") }
     }
 
     /// The type's `uniqueKeys`, each name a stored property of an indexable type, no group empty or

@@ -91,6 +91,8 @@ enum SchemaBinder {
                     type.properties[index].isIndexed = property?.isIndexed ?? false
                     type.properties[index].isUnique = property?.isUnique ?? false
                     type.properties[index].isOwning = property?.isOwning ?? false
+                    type.properties[index].fullText = property?.fullText
+                    type.properties[index].vector = property?.vector
                 }
                 schema.types.removeAll { $0.name == code.name }
                 schema.types.append(type)
@@ -375,6 +377,11 @@ enum SchemaBinder {
             if !integerKeys {
                 fullText.append((TableName.fullTextDocuments(type.name, property.name), TableFlags()))
                 fullText.append((TableName.fullTextRows(type.name, property.name), TableFlags()))
+            }
+        }
+        for property in type.properties where property.vector != nil {
+            for name in TableName.vectorTables(type.name, property.name, integerKeys: integerKeys) {
+                fullText.append((name, TableFlags()))
             }
         }
         return [(TableName.objects(type.name), TableFlags())] + indexes + backlinks + fullText

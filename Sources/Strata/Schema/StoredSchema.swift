@@ -13,10 +13,12 @@ struct PropertySchema: Hashable, Codable, Sendable {
     var isOwning: Bool = false
     /// `@Persisted(indexed: .fullText)`: the full-text index's tokenizer choices (absent: none).
     var fullText: FullTextSettings?
+    /// `@Persisted(indexed: .vector(…))`: the vector index's settings (absent: none).
+    var vector: VectorSettings?
 
     init(
         name: String, type: PropertyType, isPrimaryKey: Bool, isIndexed: Bool, isUnique: Bool = false,
-        isOwning: Bool = false, fullText: FullTextSettings? = nil
+        isOwning: Bool = false, fullText: FullTextSettings? = nil, vector: VectorSettings? = nil
     ) {
         self.name = name
         self.type = type
@@ -25,10 +27,11 @@ struct PropertySchema: Hashable, Codable, Sendable {
         self.isUnique = isUnique
         self.isOwning = isOwning
         self.fullText = fullText
+        self.vector = vector
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, type, isPrimaryKey, isIndexed, isUnique, isOwning, fullText
+        case name, type, isPrimaryKey, isIndexed, isUnique, isOwning, fullText, vector
     }
 
     init(from decoder: any Decoder) throws {
@@ -40,6 +43,7 @@ struct PropertySchema: Hashable, Codable, Sendable {
         isUnique = try container.decodeIfPresent(Bool.self, forKey: .isUnique) ?? false
         isOwning = try container.decodeIfPresent(Bool.self, forKey: .isOwning) ?? false
         fullText = try container.decodeIfPresent(FullTextSettings.self, forKey: .fullText)
+        vector = try container.decodeIfPresent(VectorSettings.self, forKey: .vector)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -51,6 +55,7 @@ struct PropertySchema: Hashable, Codable, Sendable {
         if isUnique { try container.encode(isUnique, forKey: .isUnique) }  // old files stay byte-identical
         if isOwning { try container.encode(isOwning, forKey: .isOwning) }
         try container.encodeIfPresent(fullText, forKey: .fullText)
+        try container.encodeIfPresent(vector, forKey: .vector)
     }
 }
 
@@ -156,6 +161,12 @@ enum TableName {
         "fulltext.\(type).\(property).documents"
     }
     static func fullTextRows(_ type: String, _ property: String) -> String { "fulltext.\(type).\(property).rows" }
+    /// A vector index's tables (`VectorIndex`): its nodes and links, and for types whose keys are not
+    /// integers its document numbers.
+    static func vectorTables(_ type: String, _ property: String, integerKeys: Bool) -> [String] {
+        let base = "vector.\(type).\(property)"
+        return [base, base + ".links"] + (integerKeys ? [] : [base + ".documents", base + ".rows"])
+    }
 }
 
 /// Keys of the `meta` table.
@@ -197,6 +208,7 @@ extension StoredSchema.StoredType {
             }
             if old.isIndexed != property.isIndexed || old.isUnique != property.isUnique
                 || old.isOwning != property.isOwning || old.fullText != property.fullText
+                || old.vector != property.vector
             {
                 change.indexes = true  // derived tables and flags only: rebuilt, no migration
             }

@@ -35,6 +35,8 @@ struct StoredTables {
     let uniqueGroups: [UniqueGroup]
     /// `@Persisted(indexed: .fullText)` properties and their tables.
     let fullText: [FullTextIndex]
+    /// `@Persisted(indexed: .vector(…))` properties and their tables.
+    let vectors: [VectorIndex]
 
     /// - Throws: `.corrupted` naming the table the file lacks.
     init(_ type: StoredSchema.StoredType, in tables: [String: Table]) throws(StoreError) {
@@ -47,6 +49,7 @@ struct StoredTables {
         var indexes: [IndexBinding] = []
         var links: [LinkBinding] = []
         var fullText: [FullTextIndex] = []
+        var vectors: [VectorIndex] = []
         let integerKeys = type.properties.first(where: \.isPrimaryKey).map { $0.type.keyKind == .integer } ?? true
         for (column, property) in type.properties.enumerated() {
             if let settings = property.fullText {
@@ -61,6 +64,14 @@ struct StoredTables {
                     FullTextIndex(
                         typeName: type.name, property: property.name, column: column, settings: settings,
                         terms: try table(TableName.fullTextTerms(type.name, property.name)), numbering: numbering))
+            }
+            if let settings = property.vector {
+                let names = TableName.vectorTables(type.name, property.name, integerKeys: integerKeys)
+                vectors.append(
+                    VectorIndex(
+                        typeName: type.name, property: property.name, column: column, settings: settings,
+                        nodes: try table(names[0]), links: try table(names[1]),
+                        numbering: integerKeys ? nil : (documents: try table(names[2]), rows: try table(names[3]))))
             }
             if property.isIndexed {
                 indexes.append(
@@ -79,13 +90,14 @@ struct StoredTables {
         self.indexes = indexes
         self.links = links
         self.fullText = fullText
+        self.vectors = vectors
         var uniqueGroups: [UniqueGroup] = []
         for names in type.uniqueKeys { uniqueGroups.append(try UniqueGroup(names, of: type, indexes: indexes)) }
         self.uniqueGroups = uniqueGroups
     }
 
     /// The entries each row implies in the index and backlink tables.
-    var derived: DerivedEntries { DerivedEntries(indexes: indexes, links: links, fullText: fullText) }
+    var derived: DerivedEntries { DerivedEntries(indexes: indexes, links: links, fullText: fullText, vectors: vectors) }
 }
 
 /// One model type bound to its tables in one file: which stored column each property is, and the

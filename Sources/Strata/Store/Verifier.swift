@@ -10,6 +10,7 @@ struct VerifiedType {
     let indexes: [IndexBinding]
     let links: [LinkBinding]
     let fullText: [FullTextIndex]
+    let vectors: [VectorIndex]
     /// Decodes one column as its property would be read; throws what makes it unreadable.
     let decodeColumn: (_ column: Int, _ bytes: UnsafeRawBufferPointer?) throws(StoreError) -> Void
 
@@ -23,6 +24,7 @@ struct VerifiedType {
         indexes = binding.indexes
         links = binding.links
         fullText = binding.derived.fullText
+        vectors = binding.derived.vectors
         let kinds = binding.columnAccessors.map(\.kind)
         decodeColumn = { (column, bytes) throws(StoreError) in
             _ = try kinds[column].decodeForDescription(bytes, in: _DecodeContext(owner: nil, column: column))
@@ -39,6 +41,7 @@ struct VerifiedType {
         indexes = tables.indexes
         links = tables.links
         fullText = tables.fullText
+        vectors = tables.vectors
         let types = stored.properties.map(\.type)
         decodeColumn = { (column, bytes) throws(StoreError) in
             _ = try DynamicValue.decode(bytes, type: types[column]) { (_, _) throws(StoreError) in nil }
@@ -96,6 +99,7 @@ struct Verifier {
         var rows = 0
         var linkCounts = Array(repeating: 0, count: type.links.count)
         var fullText = Array(repeating: FullTextFingerprint(), count: type.fullText.count)
+        var vectors = Array(repeating: 0, count: type.vectors.count)
         let linkTargets = type.links.map { link in types.first { $0.name == link.target } }  // once, not per row
         do {
             try reader.withCursor(type.table) { (cursor) throws(LMDBError) in
@@ -106,7 +110,7 @@ struct Verifier {
                     do throws(StoreError) {
                         try verifyRow(
                             key: current.key, value: current.value, type: type, linkTargets: linkTargets, reader,
-                            linkCounts: &linkCounts, fullText: &fullText)
+                            linkCounts: &linkCounts, fullText: &fullText, vectors: &vectors)
                     } catch {
                         damage = error
                     }
@@ -125,6 +129,9 @@ struct Verifier {
             for (index, expected) in zip(type.fullText, fullText) {
                 try Self.verify(index, expected: expected, rows: rows, reader)
             }
+            for (index, expected) in zip(type.vectors, vectors) {
+                try Self.verifyGraph(index, vectors: expected, reader)
+            }
             for index in type.indexes {
                 let entries = try reader.count(index.table)
                 guard entries == rows else {
@@ -140,7 +147,7 @@ struct Verifier {
     private func verifyRow<Reader: SnapshotReading & ~Copyable>(
         key rawKey: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, type: VerifiedType,
         linkTargets: [VerifiedType?], _ reader: borrowing Reader, linkCounts: inout [Int],
-        fullText: inout [FullTextFingerprint]
+        fullText: inout [FullTextFingerprint], vectors: inout [Int]
     ) throws(StoreError) {
         let key: RowKey
         do {
@@ -182,6 +189,10 @@ struct Verifier {
         }
         for (position, index) in type.fullText.enumerated() {
             try Self.addPostings(of: row, key: rawKey, index, name: name, reader, to: &fullText[position])
+        }
+        for (position, index) in type.vectors.enumerated()
+        where try Self.checkVector(of: row, key: rawKey, index, name: name, reader) {
+            vectors[position] += 1
         }
         for (position, link) in type.links.enumerated() {
             let targets = try link.targets(in: row, at: name)

@@ -31,6 +31,9 @@
                         notes.append("indexed")
                     }
                     if property.hasFullTextIndex { notes.append("full-text indexed") }
+                    if let dimensions = property.vectorDimensions, let metric = property.vectorMetric {
+                        notes.append("vector indexed (\(dimensions) dimensions, \(metric.rawValue))")
+                    }
                     if let target = property.linkedTypeName { notes.append("links to \(target)") }
                     let line =
                         "  \(property.name.rightPadded(to: nameWidth))  \(property.typeName.rightPadded(to: typeWidth))"

@@ -211,6 +211,9 @@ extension StoreCore {
     {
         iterations.detach(of: binding)
         if binding.hasUniqueProperties { try checkUnique(encoded.view, old: nil, key: key, binding: binding) }
+        if !binding.derived.vectors.isEmpty {
+            try binding.derived.checkVectors(of: encoded.view, at: binding.location(of: key))
+        }
         var options: PutOptions = .noOverwrite
         if try session.isAppend(key, to: binding) { options.insert(.append) }
         guard try session.putRow(binding.table, key: key, row: encoded, options: options) else { return false }
@@ -238,6 +241,7 @@ extension StoreCore {
         let row = encoded.view
         let dropped = dropsEmbedded ? try droppedEmbedded(from: old, to: row, key: key, binding: binding) : []
         if binding.hasUniqueProperties { try checkUnique(row, old: old, key: key, binding: binding) }
+        if !binding.derived.vectors.isEmpty { try binding.derived.checkVectors(of: row, at: binding.location(of: key)) }
         if !binding.derived.isEmpty {
             try key.withBytes { (rowKey) throws(StoreError) in
                 try binding.derived.move(

@@ -57,6 +57,8 @@ final class StoreCore: ObjectContext {
     weak var lastFrozen: StoreCore?
     /// The rows this Store's own writes deleted: who deleted an object whose row is gone.
     @exclusivity(unchecked) var ownDeletions = OwnDeletions()
+    /// Per vector index (its nodes table), the addresses its searches met in this snapshot.
+    @exclusivity(unchecked) var vectorAddressCache: [UInt32: VectorAddresses] = [:]
 
     /// This core's entry in the per-thread cache, removed in deinit.
     private let cacheKey: StoreCache.Key?

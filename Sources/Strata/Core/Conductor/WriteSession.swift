@@ -285,3 +285,5 @@ extension WriteSession: FullTextWriting {
         }
     }
 }
+
+extension WriteSession: VectorWriting {}

@@ -44,6 +44,9 @@ enum QueryRoute<Element: Object> {
         /// The objects a full-text index finds, best first, each tested against `filter` (the
         /// conditions before the ranking), the best `limit` only.
         case ranked(FullTextRanking, filter: BoundCondition?, limit: Int?)
+        /// The objects a vector index finds nearest, among those `matching` reads (the conditions
+        /// before, when there are).
+        case nearest(VectorRanking, matching: RowAccess?)
     }
 }
 
@@ -92,6 +95,7 @@ struct QueryPlanner<Element: Object> {
 
     private mutating func route() -> QueryRoute<Element> {
         if let ranked = ranked() { return ranked }
+        if let nearest = nearest() { return nearest }
         if let page = firstPage() { return page }
         if let distinct = firstOfEachValue() { return distinct }
         if let collected = collected() { return collected }
@@ -135,6 +139,16 @@ struct QueryPlanner<Element: Object> {
             source: .ranked(ranking, filter: filter, limit: limit), stages: stages[(position + 1)...])
     }
 
+    /// `[conditions] nearest …`: the index's nearest among the rows the conditions' access reads. Other
+    /// stages follow as staged.
+    private mutating func nearest() -> QueryRoute<Element>? {
+        guard let position = stages.firstIndex(where: { if case .nearest = $0 { true } else { false } }),
+            case .nearest(let ranking) = stages[position], case .some = conjunction(of: stages[..<position])
+        else { return nil }
+        let matching = position == 0 ? nil : access(to: stages[..<position])
+        return .staged(source: .nearest(ranking, matching: matching), stages: stages[(position + 1)...])
+    }
+
     /// `[condition] sort limit`, the condition one no index serves: read from the first sort key's
     /// index in order, or kept in a heap when that key is one numeric property.
     private mutating func firstPage() -> QueryRoute<Element>? {
@@ -166,7 +180,14 @@ struct QueryPlanner<Element: Object> {
     /// `[conditions] distinct` on one numeric property of the row's own type, the conditions read by
     /// the batch loops.
     private mutating func firstOfEachValue() -> QueryRoute<Element>? {
-        if stages.contains(where: { if case .ranked = $0 { true } else { false } }) { return nil }
+        if stages.contains(where: {
+            switch $0 {
+            case .ranked, .nearest: true
+            default: false
+            }
+        }) {
+            return nil
+        }
         guard let last = stages.last else { return nil }
         let distinct: ColumnDistinct? =
             switch last {

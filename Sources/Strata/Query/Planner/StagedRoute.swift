@@ -14,6 +14,12 @@ extension QueryEngine {
         case .rows(let access): items = try rows(access)
         case .ranked(let ranking, let filter, let limit):
             items = try rankedRows(ranking, filter: filter, limit: limit)
+        case .nearest(let ranking, let matching):
+            var candidates: NearestCandidates?
+            if let matching, let condition = matching.condition {
+                candidates = matching.readsIndex ? .rows(try rows(matching)) : .matching(condition)
+            }
+            items = try nearestRows(ranking, among: candidates)
         }
         for (position, stage) in zip(stages.indices, stages) {
             switch stage {
@@ -32,6 +38,8 @@ extension QueryEngine {
                 continue  // the first stage only: the source
             case .ranked(let ranking):
                 items = try ranked(items, by: ranking)
+            case .nearest(let ranking):
+                items = try nearestRows(ranking, among: .rows(items))
             case .limit(let count):
                 if items.count > count { items.removeLast(items.count - Swift.max(count, 0)) }
             case .sort(let sortKeys):
