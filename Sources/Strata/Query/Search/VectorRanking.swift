@@ -143,6 +143,9 @@ extension Results {
     /// `freeze()`, handover.
     ///
     /// - Parameters:
+    ///   - vector: the query, of the index's dimensions (scaled to length 1 for the cosine metric).
+    ///   - k: how many objects to find at most.
+    ///   - keyPath: the `[Float]` property with the vector index.
     ///   - ef: candidates kept while searching (HNSW's ef; at least `k`; 40 by default). More: better
     ///     recall, slower queries.
     /// - Throws: `.invalidArgument` naming the property when it has no vector index, when `vector`'s
