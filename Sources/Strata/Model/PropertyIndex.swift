@@ -57,6 +57,34 @@ public struct PropertyIndex: Sendable, Hashable {
     }
 }
 
+/// Implementation detail: the types `@Persisted(indexed: PropertyIndex)` accepts: those of a full-text
+/// index (`String`, `String?`) and of a vector index (`[Float]`). Which index fits which type is
+/// checked when the Store opens (`.schemaMismatch`).
+public protocol _PropertyIndexable: _Persistable {}
+
+/// Implementation detail: the types `@Persisted(indexed: .fullText)` accepts (`String`, `String?`).
+public protocol _FullTextIndexable: _PropertyIndexable {}
+
+extension String: _FullTextIndexable {}
+extension Optional: _FullTextIndexable, _PropertyIndexable where Wrapped == String {}
+
+extension Persisted where Value: _PropertyIndexable {
+    /// A property with a full-text or vector index: `@Persisted(indexed: .fullText) var body: String`,
+    /// `@Persisted(indexed: .vector(dimensions: 384)) var embedding: [Float]`. The index changes in
+    /// the same write transaction as the row.
+    @inlinable
+    public init(indexed index: PropertyIndex) {
+        self.init(initial: nil, attributes: index.attributes)
+    }
+
+    /// A property with a full-text or vector index and an initial value:
+    /// `@Persisted(indexed: .fullText) var body = ""`.
+    @inlinable
+    public init(wrappedValue: @autoclosure @escaping () -> Value, indexed index: PropertyIndex) {
+        self.init(initial: wrappedValue, attributes: index.attributes)
+    }
+}
+
 extension VectorSettings {
     // Bits of `PropertyAttributes` (above its flags): dimensions 8..<24, metric 24..<26, maxConnections
     // 32..<40, buildCandidates 40..<56. A value that does not fit is stored as 0, which `problem` refuses.
@@ -86,42 +114,6 @@ extension VectorSettings {
 }
 
 /// Implementation detail: the types `@Persisted(indexed: .vector(…))` accepts (`[Float]`).
-public protocol _VectorIndexable: _Persistable {}
+public protocol _VectorIndexable: _PropertyIndexable {}
 
-extension Array: _VectorIndexable where Element == Float {}
-
-extension Persisted where Value: _VectorIndexable {
-    /// A property with a vector index: `@Persisted(indexed: .vector(dimensions: 384)) var embedding: [Float]`.
-    /// The index changes in the same write transaction as the row.
-    @inlinable
-    public init(indexed index: PropertyIndex) {
-        self.init(initial: nil, attributes: index.attributes)
-    }
-
-    /// A property with a vector index and an initial value.
-    @inlinable
-    public init(wrappedValue: @autoclosure @escaping () -> Value, indexed index: PropertyIndex) {
-        self.init(initial: wrappedValue, attributes: index.attributes)
-    }
-}
-
-/// Implementation detail: the types `@Persisted(indexed: .fullText)` accepts (`String`, `String?`).
-public protocol _FullTextIndexable: _Persistable {}
-
-extension String: _FullTextIndexable {}
-extension Optional: _FullTextIndexable where Wrapped == String {}
-
-extension Persisted where Value: _FullTextIndexable {
-    /// A property with a full-text index: `@Persisted(indexed: .fullText) var body: String`. The index
-    /// changes in the same write transaction as the row.
-    @inlinable
-    public init(indexed index: PropertyIndex) {
-        self.init(initial: nil, attributes: index.attributes)
-    }
-
-    /// A property with a full-text index and an initial value: `@Persisted(indexed: .fullText) var body = ""`.
-    @inlinable
-    public init(wrappedValue: @autoclosure @escaping () -> Value, indexed index: PropertyIndex) {
-        self.init(initial: wrappedValue, attributes: index.attributes)
-    }
-}
+extension Array: _VectorIndexable, _PropertyIndexable where Element == Float {}

@@ -55,7 +55,9 @@ import Testing
         let strings = try store.objects(Passage.self).where("group == 3").nearest(to: query, k: 4, by: \.embedding)
         #expect(strings.map(\.id) == expected.map(\.key))
         let sorted = try store.objects(Passage.self).nearest(to: query, k: 4, by: \.embedding).sorted(by: \.id)
-        #expect(sorted.map(\.id) == sorted.map(\.id).sorted())
+        let nearestFour = VectorReference.nearest(
+            query, k: 4, among: vectors.enumerated().map { ($0.offset + 1, $0.element) }, metric: .cosine)
+        #expect(sorted.map(\.id) == nearestFour.map(\.key).sorted())
         // `nearest` after a sort ranks what the sort holds.
         let after = try store.objects(Passage.self).sorted(by: \.id).nearest(to: query, k: 3, by: \.embedding)
         #expect(
@@ -150,6 +152,21 @@ import Testing
         try store.write { d.point = [Float](repeating: 1, count: 8) }
         #expect(try landmarks.nearest(to: origin, k: 10, by: \.point).map(\.name) == ["c", "d", "b"])
         try store.verify()
+    }
+
+    @Test func anotherThreadGetsWrongThread() throws {
+        let (_, store, vectors) = try passages(20)
+        let near = Unchecked(try store.objects(Passage.self).nearest(to: vectors[0], k: 3, by: \.embedding))
+        let failed = onAnotherThread { () -> Bool in
+            do {
+                _ = try near.value.distances()
+                return false
+            } catch {
+                return error as? StoreError == .wrongThread
+            }
+        }
+        #expect(failed)
+        #expect(try near.value.distances().map(\.object.id).first == 1)
     }
 
     @Test func dotProductRanksByTheLargestProduct() throws {

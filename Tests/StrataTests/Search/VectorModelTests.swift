@@ -208,3 +208,33 @@ import Testing
 }
 
 extension VectorSource: RandomNumberGenerator {}
+
+/// `DocumentTable` against a `Dictionary`: seeded random inserts and assignments, keys spread over
+/// the whole UInt64 range and clustered (integer keys, signed keys' flipped bit).
+@Suite struct DocumentTableTests {
+    @Test(arguments: [UInt64(1), 2, 3])
+    func matchesADictionary(seed: UInt64) {
+        var source = VectorSource(seed: seed, dimensions: 1)
+        var table = DocumentTable<Int>(minimumCapacity: 4)
+        var reference: [UInt64: Int] = [:]
+        for step in 0..<5_000 {
+            let key: UInt64 =
+                switch source.int(0..<3) {
+                case 0: source.next()
+                case 1: UInt64(source.int(0..<2_000))
+                default: (1 << 63) | UInt64(source.int(0..<2_000))
+                }
+            if source.int(0..<2) == 0 {
+                #expect(table.insert(key, step) == (reference[key] == nil))
+                if reference[key] == nil { reference[key] = step }
+            } else {
+                table[key] = step
+                reference[key] = step
+            }
+            let probe: UInt64 = source.int(0..<2) == 0 ? key : UInt64(source.int(0..<4_000))
+            #expect(table[probe] == reference[probe])
+        }
+        #expect(table.count == reference.count)
+        for (key, value) in reference { #expect(table[key] == value) }
+    }
+}
