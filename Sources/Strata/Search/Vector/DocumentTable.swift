@@ -38,6 +38,13 @@ struct DocumentTable<Value> {
         }
     }
 
+    /// Asks the memory for the slot `key` would be found in first (a lookup a few steps later then
+    /// waits less).
+    @inline(__always)
+    func prefetch(_ key: UInt64) {
+        slots.withUnsafeBufferPointer { MemoryHint.prefetch(UnsafeRawPointer($0.baseAddress! + home(of: key))) }
+    }
+
     /// Adds `key` (with `value`); false when it was there already (its value left as it was).
     @discardableResult
     mutating func insert(_ key: UInt64, _ value: Value) -> Bool {

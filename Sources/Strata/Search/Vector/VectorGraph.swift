@@ -23,7 +23,20 @@ struct VectorGraph<Storage: VectorReading> {
     ///
     /// - Throws: `.corrupted` when the node's value is not a level and a vector of the index's length.
     func node(_ document: UInt64) throws(StoreError) -> (level: Int, vector: UnsafeRawPointer)? {
-        if let known = addresses?.nodes[document] { return try Self.node(known, document, index) }
+        guard let vector = try vector(of: document) else { return nil }
+        let level = Int(vector.load(fromByteOffset: -VectorNode.headerSize, as: UInt8.self))
+        guard level <= VectorNode.maximumLevel else { throw index.damage("node \(document) has level \(level)") }
+        return (level, vector)
+    }
+
+    /// A node's vector (borrowed), or nil when the graph has no such node, without reading the node's
+    /// level: what a search compares. Reading the level would wait on memory for each node before its
+    /// vector is asked for (`layer` asks for all of a node's links' vectors at once); `verify` checks
+    /// levels.
+    ///
+    /// - Throws: `.corrupted` when the node's value is not a level and a vector of the index's length.
+    func vector(of document: UInt64) throws(StoreError) -> UnsafeRawPointer? {
+        if let known = addresses?.nodes[document] { return known }
         guard
             let value = try withBytes(
                 of: document.bigEndian,
@@ -31,8 +44,12 @@ struct VectorGraph<Storage: VectorReading> {
                     try StoreError.mapping { () throws(LMDBError) in try storage.get(index.nodes, key: key) }
                 })
         else { return nil }
-        addresses?.nodes[document] = value
-        return try Self.node(value, document, index)
+        guard value.count == VectorNode.headerSize + index.settings.vectorBytes else {
+            throw index.damage("node \(document) holds \(value.count) bytes")
+        }
+        let vector = value.baseAddress! + VectorNode.headerSize
+        addresses?.nodes[document] = vector
+        return vector
     }
 
     static func node(_ value: UnsafeRawBufferPointer, _ document: UInt64, _ index: VectorIndex) throws(StoreError)
@@ -73,8 +90,8 @@ struct VectorGraph<Storage: VectorReading> {
     /// The comparable distance from `query` (prepared, `dimensions` floats) to a document, or nil when
     /// the graph has no such node.
     func distance(_ query: UnsafeRawPointer, to document: UInt64) throws(StoreError) -> Float? {
-        guard let node = try node(document) else { return nil }
-        return metric.comparable(query, node.vector, count: dimensions)
+        guard let vector = try vector(of: document) else { return nil }
+        return metric.comparable(query, vector, count: dimensions)
     }
 
     /// The `k` nearest documents to `query` (prepared) with their comparable distances, nearest first:
@@ -187,15 +204,22 @@ struct VectorGraph<Storage: VectorReading> {
         while let nearest = candidates.pop() {
             if found.count >= breadth, let worst = found.top, nearest.distance > worst.distance { break }
             // The links not visited yet, their vectors asked of the memory before the first is
-            // compared (each read from the map is a cache miss otherwise, one after the other).
+            // compared (each read from the map is a cache miss otherwise, one after the other); with
+            // known addresses, the addresses' slots asked for first, as they too are misses.
             met.removeAll(keepingCapacity: true)
             let links = try linkBytes(of: nearest.document, level: level)
+            if let addresses {
+                for offset in stride(from: 0, to: links.count, by: 8) {
+                    addresses.nodes.prefetch(
+                        UInt64(littleEndian: links.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                }
+            }
             for offset in stride(from: 0, to: links.count, by: 8) {
                 let link = UInt64(littleEndian: links.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-                guard visited.insert(link, ()), let node = try node(link) else { continue }
-                MemoryHint.prefetch(node.vector)
-                MemoryHint.prefetch(node.vector + 64)
-                met.append((link, node.vector))
+                guard visited.insert(link, ()), let vector = try vector(of: link) else { continue }
+                MemoryHint.prefetch(vector)
+                MemoryHint.prefetch(vector + 64)
+                met.append((link, vector))
             }
             for (link, vector) in met {
                 let distance = metric.comparable(query, vector, count: dimensions)
@@ -218,15 +242,15 @@ struct VectorGraph<Storage: VectorReading> {
         // Borrowed vectors stay valid: nothing is written while choosing.
         var kept: [(entry: DistanceHeap.Entry, vector: UnsafeRawPointer)] = []
         for candidate in candidates where kept.count < limit {
-            guard let node = try node(candidate.document) else { continue }
+            guard let vector = try vector(of: candidate.document) else { continue }
             var diverse = true
             for chosen in kept {
-                if metric.comparable(chosen.vector, node.vector, count: dimensions) < candidate.distance {
+                if metric.comparable(chosen.vector, vector, count: dimensions) < candidate.distance {
                     diverse = false
                     break
                 }
             }
-            if diverse { kept.append((candidate, node.vector)) }
+            if diverse { kept.append((candidate, vector)) }
         }
         return kept.map(\.entry)
     }
