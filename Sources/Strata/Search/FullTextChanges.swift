@@ -7,27 +7,37 @@
 /// before a document this write added is removed again. Dropped when the transaction aborts. One
 /// write transaction's: used by the thread that holds the writer lock only.
 final class FullTextChanges {
-    /// One term's postings a write added: in document order, encoded as a block's body is (the
-    /// first's distance 0, from `first`), plus the ones that came out of order.
+    /// One term's postings a write added, in document order, encoded as a block's body is (the
+    /// first's distance 0, from `first`) in the arena.
     fileprivate struct PendingTerm {
-        var encoded: [UInt8] = []
+        var stream = PostingArena.Stream()
         var postings = 0
         var first: UInt64 = 0
         var last: UInt64 = 0
-        var outOfOrder: [PostingBlock.Posting] = []
     }
 
-    fileprivate struct Pending {
+    /// A class: a write's every document changes it in place (a struct in the dictionary was moved
+    /// out and back per document, a copy of its hundreds of bytes each way). Used by the writer's
+    /// thread only, so its hot properties skip the runtime's exclusivity checks.
+    fileprivate final class Pending {
         let index: FullTextIndex
         var statistics: FullTextStatistics
         var statisticsChanged = false
-        var terms = TermTable()
+        @exclusivity(unchecked) var terms = TermTable()
         /// By term number.
-        var postings: [PendingTerm] = []
+        @exclusivity(unchecked) var postings: [PendingTerm] = []
+        @exclusivity(unchecked) var arena = PostingArena()
+        /// By term number: postings that came after a later document's (rare: a row re-added).
+        var outOfOrder: [Int: [PostingBlock.Posting]] = [:]
         /// The documents whose postings are pending, in the order added (usually ascending).
-        var documents: [UInt64] = []
+        @exclusivity(unchecked) var documents: [UInt64] = []
         var documentsAscending = true
         var bytes = 0
+
+        init(index: FullTextIndex, statistics: FullTextStatistics) {
+            self.index = index
+            self.statistics = statistics
+        }
 
         func holds(_ document: UInt64) -> Bool {
             guard documentsAscending else { return documents.contains(document) }
@@ -49,6 +59,8 @@ final class FullTextChanges {
     private var termScratch: [UInt8] = []
     /// A document's terms as `term number << 32 | position`: sorted, they group by term in order.
     private var occurrences: [UInt64] = []
+    /// A posting encoded before it is copied into the arena.
+    private var encoding: [UInt8] = []
 
     init() {}
 
@@ -76,25 +88,26 @@ final class FullTextChanges {
         // Into a table without blocks (a first bulk insert), every block is appended in key order.
         let blocks = try storage.entryCount(of: table)
         let appends = storage.keysInOrder && blocks <= 1
-        for number in changes.terms.numbersInOrder() {
+        for number in changes.terms.numbersInOrder() where number < changes.postings.count {
             let term = Array(changes.terms.term(number))
             let postings = changes.postings[number]
-            if postings.outOfOrder.isEmpty {
-                try writer.add(
-                    stream: postings.encoded, count: postings.postings, first: postings.first, last: postings.last,
-                    to: term, appending: appends)
-            } else {
+            let encoded = changes.arena.bytes(of: postings.stream)
+            if let outOfOrder = changes.outOfOrder[number] {
                 var all: [PostingBlock.Posting] = []
                 do {
-                    try postings.encoded.withBytes { (raw) throws(RowDamage) in
+                    try encoded.withBytes { (raw) throws(RowDamage) in
                         all = try PostingBlock.decodeBody(raw, count: postings.postings, first: postings.first)
                     }
                 } catch {
                     throw changes.index.damage(error)
                 }
-                all += postings.outOfOrder
+                all += outOfOrder
                 all.sort { $0.document < $1.document }
                 try writer.merge(all, into: term)
+            } else if postings.postings > 0 {
+                try writer.add(
+                    stream: encoded, count: postings.postings, first: postings.first, last: postings.last,
+                    to: term, appending: appends)
             }
         }
         if changes.statisticsChanged {
@@ -110,11 +123,17 @@ final class FullTextChanges {
         in storage: some FullTextWriting
     ) throws(StoreError) {
         let tokenizer = index.tokenizer
-        var scratch = termScratch
-        var occurrences = self.occurrences
+        // Moved out, not copied: each stays uniquely referenced, so it is reused, not reallocated.
+        var scratch: [UInt8] = []
+        var occurrences: [UInt64] = []
+        var encoding: [UInt8] = []
+        swap(&scratch, &termScratch)
+        swap(&occurrences, &self.occurrences)
+        swap(&encoding, &self.encoding)
         defer {
             termScratch = scratch
             self.occurrences = occurrences
+            self.encoding = encoding
         }
         occurrences.removeAll(keepingCapacity: true)
         try withPending(index, storage) { (changes) throws(StoreError) in
@@ -127,7 +146,7 @@ final class FullTextChanges {
             // Numbered first: a failed numbering put leaves the statistics as they were.
             let document =
                 occurrences.isEmpty
-                ? nil : try Self.newDocument(rowKey: rowKey, index: index, changes: &changes, storage: storage)
+                ? nil : try Self.newDocument(rowKey: rowKey, index: index, changes: changes, storage: storage)
             changes.statistics.documents += 1
             changes.statistics.length += UInt64(occurrences.count)
             changes.statisticsChanged = true
@@ -146,17 +165,19 @@ final class FullTextChanges {
                 var end = start + 1
                 while end < occurrences.count, occurrences[end] >> 32 == occurrences[start] >> 32 { end += 1 }
                 changes.bytes += Self.append(
-                    document: document, length: length, positions: occurrences[start..<end],
-                    to: &changes.postings[term])
+                    document: document, length: length, positions: occurrences[start..<end], term: term,
+                    to: changes, encoding: &encoding)
                 start = end
             }
         }
-        if let changes = pending[index.terms], changes.bytes > Self.flushBytes { try flush(index, to: storage) }
+        if let changes = pending[index.terms], max(changes.bytes, changes.arena.size) > Self.flushBytes {
+            try flush(index, to: storage)
+        }
     }
 
     /// The document number of a new row: its key's integer, or the next number (recorded both ways).
     private static func newDocument(
-        rowKey: UnsafeRawBufferPointer, index: FullTextIndex, changes: inout Pending, storage: some FullTextWriting
+        rowKey: UnsafeRawBufferPointer, index: FullTextIndex, changes: Pending, storage: some FullTextWriting
     ) throws(StoreError) -> UInt64 {
         if let number = index.integerDocument(ofRow: rowKey) { return number }
         guard let numbering = index.numbering else { throw index.damage("a row key of \(rowKey.count) bytes") }
@@ -170,40 +191,39 @@ final class FullTextChanges {
 
     /// Appends a posting to a term's pending ones; returns the bytes it took.
     private static func append(
-        document: UInt64, length: UInt32, positions occurrences: ArraySlice<UInt64>, to pending: inout PendingTerm
+        document: UInt64, length: UInt32, positions occurrences: ArraySlice<UInt64>, term: Int,
+        to changes: Pending, encoding: inout [UInt8]
     ) -> Int {
         let positions = occurrences.lazy.map { UInt32(truncatingIfNeeded: $0) }
-        if pending.postings > 0, document <= pending.last {
-            pending.outOfOrder.append(
+        if changes.postings[term].postings > 0, document <= changes.postings[term].last {
+            changes.outOfOrder[term, default: []].append(
                 PostingBlock.Posting(
                     document: document, count: UInt32(positions.count), length: length,
                     positions: Array(positions)))
             return 24 + 4 * positions.count
         }
-        let before = pending.encoded.count
-        if pending.postings == 0 {
-            pending.first = document
-            appendVarint(0, to: &pending.encoded)
-        } else {
-            appendVarint(document - pending.last, to: &pending.encoded)
-        }
-        pending.last = document
-        pending.postings += 1
-        appendVarint(UInt64(positions.count), to: &pending.encoded)
-        appendVarint(UInt64(length), to: &pending.encoded)
+        encoding.removeAll(keepingCapacity: true)
+        let pending = changes.postings[term]
+        appendVarint(pending.postings == 0 ? 0 : document - pending.last, to: &encoding)
+        appendVarint(UInt64(positions.count), to: &encoding)
+        appendVarint(UInt64(length), to: &encoding)
         var positionBytes = 0
         var previous: UInt32 = 0
         for position in positions {
             positionBytes += varintSize(UInt64(position - previous))
             previous = position
         }
-        appendVarint(UInt64(positionBytes), to: &pending.encoded)
+        appendVarint(UInt64(positionBytes), to: &encoding)
         previous = 0
         for position in positions {
-            appendVarint(UInt64(position - previous), to: &pending.encoded)
+            appendVarint(UInt64(position - previous), to: &encoding)
             previous = position
         }
-        return pending.encoded.count - before
+        if pending.postings == 0 { changes.postings[term].first = document }
+        changes.postings[term].last = document
+        changes.postings[term].postings += 1
+        encoding.withUnsafeBufferPointer { changes.arena.append($0, to: &changes.postings[term].stream) }
+        return encoding.count
     }
 
     /// Removes the text of a row being deleted (the text the row held).
@@ -266,12 +286,12 @@ final class FullTextChanges {
     }
 
     private func withPending(
-        _ index: FullTextIndex, _ storage: some FullTextWriting, _ body: (inout Pending) throws(StoreError) -> Void
+        _ index: FullTextIndex, _ storage: some FullTextWriting, _ body: (Pending) throws(StoreError) -> Void
     ) throws(StoreError) {
-        if pending[index.terms] == nil {
-            pending[index.terms] = Pending(index: index, statistics: try storage.statistics(of: index))
-        }
-        try body(&pending[index.terms]!)
+        if let changes = pending[index.terms] { return try body(changes) }
+        let changes = Pending(index: index, statistics: try storage.statistics(of: index))
+        pending[index.terms] = changes
+        try body(changes)
     }
 }
 

@@ -11,27 +11,30 @@ struct PorterStemmer: Sendable {
     /// The stem of `term` (lowercase).
     func stem(_ term: String) -> String {
         var bytes = Array(term.utf8)
-        guard bytes.count > 2, bytes.count <= Self.longestTerm else { return term }
-        var word = Stemming(bytes: bytes, k: bytes.count - 1)
-        word.stem()
-        bytes = Array(word.bytes[0...word.k])
+        stem(inPlace: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Stems a lowercase term's UTF-8 bytes in place (what `stem(_:)` gives, with no String made;
     /// `bytes` keeps its storage, so a caller reusing it allocates nothing per word).
     func stem(inPlace bytes: inout [UInt8]) {
-        guard bytes.count > 2, bytes.count <= Self.longestTerm else { return }
-        var word = Stemming(bytes: [], k: bytes.count - 1)
-        swap(&word.bytes, &bytes)
-        word.stem()
-        swap(&word.bytes, &bytes)
-        bytes.removeSubrange((word.k + 1)...)
+        let count = bytes.withUnsafeMutableBufferPointer { stem($0.baseAddress!, count: $0.count) }
+        bytes.removeSubrange(count...)
+    }
+
+    /// Stems the lowercase term in `word[0..<count]` in place; returns the stem's length. A stem is
+    /// never longer than its word: every rule replaces a suffix by a shorter one, or puts back at most
+    /// what a rule just removed (`hoped` → `hope`).
+    func stem(_ word: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        guard count > 2, count <= Self.longestTerm else { return count }
+        var stemming = Stemming(bytes: word, k: count - 1)
+        stemming.stem()
+        return stemming.k + 1
     }
 
     /// The word being stemmed: `bytes[0...k]`, and `j`, where the suffix a rule matched begins (less one).
     private struct Stemming {
-        var bytes: [UInt8]
+        let bytes: UnsafeMutablePointer<UInt8>
         var k: Int
         var j = 0
 
@@ -120,8 +123,7 @@ struct PorterStemmer: Sendable {
             let length = replacement.utf8CodeUnitCount
             replacement.withUTF8Buffer { replacement in
                 for index in 0..<length {
-                    let at = j + 1 + index
-                    if at < bytes.count { bytes[at] = replacement[index] } else { bytes.append(replacement[index]) }
+                    bytes[j + 1 + index] = replacement[index]
                 }
             }
             k = j + length

@@ -57,20 +57,46 @@ struct StandardTokenizer: TextTokenizer {
         }
         let bytes = text.bindMemory(to: UInt8.self)
         var position = 0
-        WordBreaker.forEachASCIIWord(in: bytes) { range in
-            defer { position += 1 }
-            scratch.removeAll(keepingCapacity: true)
-            for byte in bytes[range] { scratch.append(byte &- 0x41 < 26 ? byte | 0x20 : byte) }
-            if !stopWords.isEmpty, stopWords.contains(String(decoding: scratch, as: UTF8.self)) { return }
-            if stemming {
-                let count = scratch.count
-                if count >= 2, scratch[count - 2] == UInt8(ascii: "'"), scratch[count - 1] == UInt8(ascii: "s") {
-                    scratch.removeLast(2)
+        // Each word folded and stemmed in a buffer of the stack; a longer one in `scratch`.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.wordCapacity) { buffer in
+            WordBreaker.forEachASCIIWord(in: bytes) { range in
+                defer { position += 1 }
+                guard range.count <= buffer.count else {
+                    scratch.removeAll(keepingCapacity: true)
+                    scratch.append(contentsOf: bytes[range])
+                    scratch.withUnsafeMutableBufferPointer { long in
+                        let count = foldAndStem(long.baseAddress!, count: long.count)
+                        if let count { body(UnsafeBufferPointer(rebasing: long[..<count]), position) }
+                    }
+                    return
                 }
-                Self.stemmer.stem(inPlace: &scratch)
+                var count = 0
+                for byte in bytes[range] {
+                    buffer[count] = byte
+                    count += 1
+                }
+                guard let stemmed = foldAndStem(buffer.baseAddress!, count: count) else { return }
+                body(UnsafeBufferPointer(rebasing: buffer[..<stemmed]), position)
             }
-            scratch.withUnsafeBufferPointer { body($0, position) }
         }
+    }
+
+    /// The longest ASCII word folded on the stack (longer ones are never stemmed, but are kept).
+    private static let wordCapacity = 256
+
+    /// Folds the ASCII word in `word[0..<count]` to lowercase and stems it, in place: its new length,
+    /// or nil for a stop word.
+    private func foldAndStem(_ word: UnsafeMutablePointer<UInt8>, count: Int) -> Int? {
+        for index in 0..<count where word[index] &- 0x41 < 26 { word[index] |= 0x20 }
+        if !stopWords.isEmpty,
+            stopWords.contains(String(decoding: UnsafeBufferPointer(start: word, count: count), as: UTF8.self))
+        {
+            return nil
+        }
+        guard stemming else { return count }
+        var count = count
+        if count >= 2, word[count - 2] == UInt8(ascii: "'"), word[count - 1] == UInt8(ascii: "s") { count -= 2 }
+        return Self.stemmer.stem(word, count: count)
     }
 
     private static let stemmer = PorterStemmer()
