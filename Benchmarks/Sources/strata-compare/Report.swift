@@ -175,7 +175,11 @@ struct Report {
                     measured =
                         "\(formatMilliseconds(seconds.median)) ms (\(String(format: "%.2f", ratio.median))×) "
                         + "| \(formatMilliseconds(seconds.min))–\(formatMilliseconds(seconds.max)) ms"
-                case .report: target = "report"
+                case .report:
+                    target = "report"
+                    if result.quality[workload.id] != nil {
+                        measured = String(format: "recall %.3f, ", result.qualityMedian(workload.id)) + measured
+                    }
                 case .quality(let minimum, let ratio):
                     target =
                         String(format: "recall ≥ %.2f", minimum) + (ratio.map { String(format: ", ≥ %.0f×", $0) } ?? "")
