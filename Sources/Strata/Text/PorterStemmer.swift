@@ -18,6 +18,7 @@ struct PorterStemmer: Sendable {
     /// Stems a lowercase term's UTF-8 bytes in place (what `stem(_:)` gives, with no String made;
     /// `bytes` keeps its storage, so a caller reusing it allocates nothing per word).
     func stem(inPlace bytes: inout [UInt8]) {
+        guard bytes.count > 2 else { return }  // an empty array may have no storage to point to
         let count = bytes.withUnsafeMutableBufferPointer { stem($0.baseAddress!, count: $0.count) }
         bytes.removeSubrange(count...)
     }

@@ -46,9 +46,12 @@ import Testing
             "adoption": "adopt", "homologou": "homolog", "communism": "commun", "activate": "activ",
             "angulariti": "angular", "homologous": "homolog", "effective": "effect", "bowdlerize": "bowdler",
             "probate": "probat", "rate": "rate", "cease": "ceas", "controll": "control", "roll": "roll",
-            "is": "is", "as": "as", "assembly": "assembl", "technologies": "technolog",
+            "is": "is", "as": "as", "assembly": "assembl", "technologies": "technolog", "": "", "s": "s",
         ]
         for (word, stem) in expected { #expect(stemmer.stem(word) == stem, "\(word)") }
+        var empty: [UInt8] = []
+        stemmer.stem(inPlace: &empty)
+        #expect(empty.isEmpty)
     }
 
     @Test(arguments: [UInt64(1), 2, 3]) func wordsFollowUnicodesRulesOnRandomText(seed: UInt64) {
