@@ -195,7 +195,8 @@ final class FullTextChanges {
         to changes: Pending, encoding: inout [UInt8]
     ) -> Int {
         let positions = occurrences.lazy.map { UInt32(truncatingIfNeeded: $0) }
-        if changes.postings[term].postings > 0, document <= changes.postings[term].last {
+        var pending = changes.postings[term]
+        if pending.postings > 0, document <= pending.last {
             changes.outOfOrder[term, default: []].append(
                 PostingBlock.Posting(
                     document: document, count: UInt32(positions.count), length: length,
@@ -203,7 +204,6 @@ final class FullTextChanges {
             return 24 + 4 * positions.count
         }
         encoding.removeAll(keepingCapacity: true)
-        let pending = changes.postings[term]
         appendVarint(pending.postings == 0 ? 0 : document - pending.last, to: &encoding)
         appendVarint(UInt64(positions.count), to: &encoding)
         appendVarint(UInt64(length), to: &encoding)
@@ -219,10 +219,11 @@ final class FullTextChanges {
             appendVarint(UInt64(position - previous), to: &encoding)
             previous = position
         }
-        if pending.postings == 0 { changes.postings[term].first = document }
-        changes.postings[term].last = document
-        changes.postings[term].postings += 1
-        encoding.withUnsafeBufferPointer { changes.arena.append($0, to: &changes.postings[term].stream) }
+        if pending.postings == 0 { pending.first = document }
+        pending.last = document
+        pending.postings += 1
+        encoding.withUnsafeBufferPointer { changes.arena.append($0, to: &pending.stream) }
+        changes.postings[term] = pending
         return encoding.count
     }
 

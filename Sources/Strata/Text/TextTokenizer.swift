@@ -42,8 +42,9 @@ struct StandardTokenizer: TextTokenizer {
 
     /// Calls `body` with the bytes of each term of a UTF-8 text and its position: the terms
     /// `tokens(of:)` gives, in order. An ASCII text is read byte by byte, each word folded and stemmed
-    /// in `scratch` (no String, no allocation once `scratch` has grown); another text goes through
-    /// `tokens(of:)`. Invalid UTF-8 is read as `String(decoding:)` repairs it.
+    /// in a buffer on the stack (in `scratch` when longer than 256 bytes): no String, no allocation;
+    /// another text goes through `tokens(of:)`. Invalid UTF-8 is read as `String(decoding:)` repairs
+    /// it.
     func forEachTerm(
         inUTF8 text: UnsafeRawBufferPointer, scratch: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
     ) {

@@ -81,6 +81,8 @@ import Testing
             "a", "B", "z", "Q", "1", "9", "'", "'s", ".", ",", ":", ";", "_", " ", " ", "-", "\n", "!", "the",
             "running",
             "Databases", "caresses", "ponies", "THE", "sky's", "e-mail", "x", "3.14", "U.S.A",
+            // Longer than the stack buffer a word is folded in (the long-word path).
+            String(repeating: "Ab", count: 130), String(repeating: "x", count: 255) + "ING",
         ]
         let other = ascii + ["é", "東", "\u{2019}", "ß", "Ω"]
         var random = SplitMix64(state: seed)
