@@ -5,7 +5,7 @@ extension StoreCore: VectorReading {
     func vectorAddresses(for index: VectorIndex) -> VectorAddresses? {
         guard session == nil else { return nil }
         if let known = vectorAddressCache[index.nodes.dbi], known.generation == generation { return known }
-        let fresh = VectorAddresses(generation: generation)
+        let fresh = VectorAddresses(generation: generation, mayWalk: environment.sealing == nil)
         vectorAddressCache[index.nodes.dbi] = fresh
         return fresh
     }

@@ -36,19 +36,28 @@ struct VectorGraph<Storage: VectorReading> {
     ///
     /// - Throws: `.corrupted` when the node's value is not a level and a vector of the index's length.
     func vector(of document: UInt64) throws(StoreError) -> UnsafeRawPointer? {
-        if let known = addresses?.nodes[document] { return known }
+        if let addresses {
+            switch addresses.vector(of: document) {
+            case .known(let vector): return vector
+            case .absent: return nil
+            case .unknown: break
+            }
+        }
         guard
             let value = try withBytes(
                 of: document.bigEndian,
                 { (key) throws(StoreError) in
                     try StoreError.mapping { () throws(LMDBError) in try storage.get(index.nodes, key: key) }
                 })
-        else { return nil }
+        else {
+            addresses?.metNothing()
+            return nil
+        }
         guard value.count == VectorNode.headerSize + index.settings.vectorBytes else {
             throw index.damage("node \(document) holds \(value.count) bytes")
         }
         let vector = value.baseAddress! + VectorNode.headerSize
-        addresses?.nodes[document] = vector
+        addresses?.met(vector: vector, of: document)
         return vector
     }
 
@@ -73,18 +82,77 @@ struct VectorGraph<Storage: VectorReading> {
     ///
     /// - Throws: `.corrupted` when they are not whole links or more than the level allows.
     func linkBytes(of document: UInt64, level: Int) throws(StoreError) -> UnsafeRawBufferPointer {
-        if let addresses, level < addresses.links.count, let known = addresses.links[level][document] { return known }
+        if let addresses {
+            switch addresses.links(of: document, level: level) {
+            case .known(let links): return links
+            case .absent: return UnsafeRawBufferPointer(start: nil, count: 0)
+            case .unknown: break
+            }
+        }
         let key = VectorIndex.linksKey(document, level: level)
         let value =
             try storage.borrowed(index.links, key) ?? UnsafeRawBufferPointer(start: nil, count: 0)
         guard value.count % 8 == 0, value.count / 8 <= index.settings.linkLimit(atLevel: level) else {
             throw index.damage("node \(document) has \(value.count) bytes of links at level \(level)")
         }
-        if let addresses {
-            while addresses.links.count <= level { addresses.links.append(DocumentTable()) }
-            addresses.links[level][document] = value
-        }
+        addresses?.met(links: value, of: document, level: level)
         return value
+    }
+
+    /// Every node's and links value's address, by one walk of each table (`VectorAddresses`).
+    ///
+    /// - Throws: `.corrupted` when a node's value is not a level and a vector of the index's length,
+    ///   or a links value is not whole links or more than its level allows (what a search meeting
+    ///   them would throw).
+    func loadAddresses(into addresses: VectorAddresses, nodes count: Int) throws(StoreError) {
+        let index = index
+        let nodeBytes = VectorNode.headerSize + index.settings.vectorBytes
+        let walked = try StoreError.mapping { () throws(LMDBError) -> Result<VectorAddresses.Walk, StoreError> in
+            // Keys are big-endian document numbers (after the header's one byte): in order.
+            let (smallest, largest) = try storage.withCursor(index.nodes) {
+                (cursor) throws(LMDBError) -> (UInt64, UInt64) in
+                func document(_ entry: Cursor.Entry?) -> UInt64? {
+                    guard let entry, entry.key.count == 8 else { return nil }
+                    return UInt64(bigEndian: entry.key.loadUnaligned(as: UInt64.self))
+                }
+                var first = try cursor.first()
+                if let entry = first, entry.key.count != 8 { first = try cursor.next() }
+                return (document(first) ?? 0, document(try cursor.last()) ?? 0)
+            }
+            var walk = VectorAddresses.Walk(count: count, smallest: smallest, largest: largest)
+            let damage = try storage.withCursor(index.nodes) { (cursor) throws(LMDBError) -> StoreError? in
+                var entry = try cursor.first()
+                while let (key, value) = entry {
+                    if key.count == 8 {
+                        let document = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                        guard value.count == nodeBytes else {
+                            return index.damage("node \(document) holds \(value.count) bytes")
+                        }
+                        walk.add(vector: value.baseAddress! + VectorNode.headerSize, of: document)
+                    }
+                    entry = try cursor.next()
+                }
+                return try storage.withCursor(index.links) { (cursor) throws(LMDBError) -> StoreError? in
+                    var entry = try cursor.first()
+                    while let (key, value) = entry {
+                        if key.count == 9 {
+                            let document = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+                            let level = Int(key[8])
+                            guard value.count % 8 == 0, value.count / 8 <= index.settings.linkLimit(atLevel: level)
+                            else {
+                                return index.damage(
+                                    "node \(document) has \(value.count) bytes of links at level \(level)")
+                            }
+                            walk.add(links: value, of: document, level: level)
+                        }
+                        entry = try cursor.next()
+                    }
+                    return nil
+                }
+            }
+            return damage.map { .failure($0) } ?? .success(walk)
+        }
+        addresses.install(try walked.get())
     }
 
     /// The comparable distance from `query` (prepared, `dimensions` floats) to a document, or nil when
@@ -104,6 +172,10 @@ struct VectorGraph<Storage: VectorReading> {
         let header = try storage.header(of: index)
         guard let entry = header.entry, k > 0 else { return [] }
         if header.count <= UInt64(VectorIndex.exactBelow) { return try exact(query, k: k, allowed: allowed) }
+        // About one links value per node (upper levels add 1 / (M - 1) more).
+        if let addresses, addresses.walkPays(entries: 2 * header.count) {
+            try loadAddresses(into: addresses, nodes: Int(clamping: header.count))
+        }
         let breadth = max(ef, k)
         return try query.withBytes { (raw) throws(StoreError) in
             let query = raw.baseAddress!
@@ -210,8 +282,8 @@ struct VectorGraph<Storage: VectorReading> {
             let links = try linkBytes(of: nearest.document, level: level)
             if let addresses {
                 for offset in stride(from: 0, to: links.count, by: 8) {
-                    addresses.nodes.prefetch(
-                        UInt64(littleEndian: links.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
+                    addresses.prefetchVector(
+                        of: UInt64(littleEndian: links.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
                 }
             }
             for offset in stride(from: 0, to: links.count, by: 8) {
