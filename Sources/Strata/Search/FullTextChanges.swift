@@ -9,7 +9,7 @@
 final class FullTextChanges {
     /// One term's postings a write added, in document order, encoded as a block's body is (the
     /// first's distance 0, from `first`) in the arena.
-    fileprivate struct PendingTerm {
+    struct PendingTerm {
         var stream = PostingArena.Stream()
         var postings = 0
         var first: UInt64 = 0
@@ -18,8 +18,9 @@ final class FullTextChanges {
 
     /// A class: a write's every document changes it in place (a struct in the dictionary was moved
     /// out and back per document, a copy of its hundreds of bytes each way). Used by the writer's
-    /// thread only, so its hot properties skip the runtime's exclusivity checks.
-    fileprivate final class Pending {
+    /// thread only (or by the pipeline's worker while that thread leaves it alone), so its hot
+    /// properties skip the runtime's exclusivity checks.
+    final class Pending {
         let index: FullTextIndex
         var statistics: FullTextStatistics
         var statisticsChanged = false
@@ -55,30 +56,31 @@ final class FullTextChanges {
     static let flushBytes = 64 << 20
 
     private var pending: [Table: Pending] = [:]
-    /// Reused by every document: a term's bytes, and the document's (term, position) pairs.
-    private var termScratch: [UInt8] = []
-    /// A document's terms as `term number << 32 | position`: sorted, they group by term in order.
-    private var occurrences: [UInt64] = []
-    /// A posting encoded before it is copied into the arena.
-    private var encoding: [UInt8] = []
+    /// What indexes the documents added on this thread.
+    private var builder = PostingBuilder()
+    /// What indexes a large write's new documents on a second thread.
+    let pipeline = FullTextPipeline()
 
     init() {}
 
     /// Forgets every change (the transaction ended).
     func reset() {
+        pipeline.abandon()
         pending.removeAll(keepingCapacity: true)
     }
 
-    var isEmpty: Bool { pending.isEmpty }
+    var isEmpty: Bool { pending.isEmpty && !pipeline.holdsDocuments }
 
     /// Writes every index's pending changes.
     func flush(to storage: some FullTextWriting) throws(StoreError) {
+        try settle(storage)
         for table in Array(pending.keys) { try flush(table, to: storage) }
     }
 
     /// Writes the pending changes of `index`, if any (what a read of the index inside the write does
     /// first).
     func flush(_ index: FullTextIndex, to storage: some FullTextWriting) throws(StoreError) {
+        try settle(storage)
         try flush(index.terms, to: storage)
     }
 
@@ -122,56 +124,46 @@ final class FullTextChanges {
         utf8 text: UnsafeRawBufferPointer?, rowKey: UnsafeRawBufferPointer, to index: FullTextIndex,
         in storage: some FullTextWriting
     ) throws(StoreError) {
-        let tokenizer = index.tokenizer
-        // Moved out, not copied: each stays uniquely referenced, so it is reused, not reallocated.
-        var scratch: [UInt8] = []
-        var occurrences: [UInt64] = []
-        var encoding: [UInt8] = []
-        swap(&scratch, &termScratch)
-        swap(&occurrences, &self.occurrences)
-        swap(&encoding, &self.encoding)
-        defer {
-            termScratch = scratch
-            self.occurrences = occurrences
-            self.encoding = encoding
+        // A row whose key is its document number needs nothing from the storage to be indexed.
+        if let document = index.integerDocument(ofRow: rowKey), pipeline.takesNext() {
+            if pipeline.add(text, document: document, of: index) { try handOver(storage) }
+            return
         }
-        occurrences.removeAll(keepingCapacity: true)
+        try settle(storage)
         try withPending(index, storage) { (changes) throws(StoreError) in
-            if let text {
-                tokenizer.forEachTerm(inUTF8: text, scratch: &scratch) { term, position in
-                    let number = UInt64(changes.terms.number(of: DocumentTerms.key(term)))
-                    occurrences.append(number << 32 | UInt64(UInt32(truncatingIfNeeded: position)))
-                }
-            }
+            let hasTerms = builder.read(text, tokenizer: index.tokenizer, into: changes)
             // Numbered first: a failed numbering put leaves the statistics as they were.
             let document =
-                occurrences.isEmpty
-                ? nil : try Self.newDocument(rowKey: rowKey, index: index, changes: changes, storage: storage)
-            changes.statistics.documents += 1
-            changes.statistics.length += UInt64(occurrences.count)
-            changes.statisticsChanged = true
-            guard let document else { return }
-            if let last = changes.documents.last, last >= document { changes.documentsAscending = false }
-            changes.documents.append(document)
-            if changes.postings.count < changes.terms.count {
-                changes.postings.append(
-                    contentsOf: repeatElement(PendingTerm(), count: changes.terms.count - changes.postings.count))
-            }
-            occurrences.sort()
-            let length = UInt32(truncatingIfNeeded: occurrences.count)
-            var start = 0
-            while start < occurrences.count {
-                let term = Int(occurrences[start] >> 32)
-                var end = start + 1
-                while end < occurrences.count, occurrences[end] >> 32 == occurrences[start] >> 32 { end += 1 }
-                changes.bytes += Self.append(
-                    document: document, length: length, positions: occurrences[start..<end], term: term,
-                    to: changes, encoding: &encoding)
-                start = end
-            }
+                hasTerms ? try Self.newDocument(rowKey: rowKey, index: index, changes: changes, storage: storage) : nil
+            builder.post(as: document, to: changes)
         }
         if let changes = pending[index.terms], max(changes.bytes, changes.arena.size) > Self.flushBytes {
-            try flush(index, to: storage)
+            try flush(index.terms, to: storage)
+        }
+    }
+
+    /// Gives the pipeline's full batch to its worker once it is done with the one before. Between
+    /// the two the writer's thread owns every pending change: it writes those past `flushBytes`.
+    private func handOver(_ storage: some FullTextWriting) throws(StoreError) {
+        pipeline.waitForWorker()
+        try flushLarge(storage)
+        try pipeline.startBatch { (index) throws(StoreError) in try pendingChanges(index, storage) }
+    }
+
+    /// Waits for the pipeline's worker and indexes the documents it still holds on this thread: what
+    /// the writer's thread does before it reads, writes or changes any pending change itself.
+    private func settle(_ storage: some FullTextWriting) throws(StoreError) {
+        guard pipeline.holdsDocuments else { return }
+        pipeline.waitForWorker()
+        try pipeline.indexHeldDocuments { (index) throws(StoreError) in try pendingChanges(index, storage) }
+        try flushLarge(storage)
+    }
+
+    /// Writes the indexes whose pending postings passed `flushBytes` (a bulk insert of large texts
+    /// stays bounded).
+    private func flushLarge(_ storage: some FullTextWriting) throws(StoreError) {
+        for (table, changes) in pending where max(changes.bytes, changes.arena.size) > Self.flushBytes {
+            try flush(table, to: storage)
         }
     }
 
@@ -187,44 +179,6 @@ final class FullTextChanges {
         try storage.put(in: numbering.documents, key: documentKey, value: Array(rowKey))
         try storage.put(in: numbering.rows, key: Array(rowKey), value: documentKey)
         return document
-    }
-
-    /// Appends a posting to a term's pending ones; returns the bytes it took.
-    private static func append(
-        document: UInt64, length: UInt32, positions occurrences: ArraySlice<UInt64>, term: Int,
-        to changes: Pending, encoding: inout [UInt8]
-    ) -> Int {
-        let positions = occurrences.lazy.map { UInt32(truncatingIfNeeded: $0) }
-        var pending = changes.postings[term]
-        if pending.postings > 0, document <= pending.last {
-            changes.outOfOrder[term, default: []].append(
-                PostingBlock.Posting(
-                    document: document, count: UInt32(positions.count), length: length,
-                    positions: Array(positions)))
-            return 24 + 4 * positions.count
-        }
-        encoding.removeAll(keepingCapacity: true)
-        appendVarint(pending.postings == 0 ? 0 : document - pending.last, to: &encoding)
-        appendVarint(UInt64(positions.count), to: &encoding)
-        appendVarint(UInt64(length), to: &encoding)
-        var positionBytes = 0
-        var previous: UInt32 = 0
-        for position in positions {
-            positionBytes += varintSize(UInt64(position - previous))
-            previous = position
-        }
-        appendVarint(UInt64(positionBytes), to: &encoding)
-        previous = 0
-        for position in positions {
-            appendVarint(UInt64(position - previous), to: &encoding)
-            previous = position
-        }
-        if pending.postings == 0 { pending.first = document }
-        pending.last = document
-        pending.postings += 1
-        encoding.withUnsafeBufferPointer { changes.arena.append($0, to: &pending.stream) }
-        changes.postings[term] = pending
-        return encoding.count
     }
 
     /// Removes the text of a row being deleted (the text the row held).
@@ -254,6 +208,7 @@ final class FullTextChanges {
         _ terms: DocumentTerms, rowKey: UnsafeRawBufferPointer, from index: FullTextIndex,
         in storage: some FullTextWriting
     ) throws(StoreError) {
+        try settle(storage)
         var document: UInt64?
         if !terms.isEmpty {
             if let number = index.integerDocument(ofRow: rowKey) {
@@ -289,277 +244,14 @@ final class FullTextChanges {
     private func withPending(
         _ index: FullTextIndex, _ storage: some FullTextWriting, _ body: (Pending) throws(StoreError) -> Void
     ) throws(StoreError) {
-        if let changes = pending[index.terms] { return try body(changes) }
+        try body(try pendingChanges(index, storage))
+    }
+
+    /// The changes pending for `index`, begun from its stored statistics when it has none.
+    private func pendingChanges(_ index: FullTextIndex, _ storage: some FullTextWriting) throws(StoreError) -> Pending {
+        if let changes = pending[index.terms] { return changes }
         let changes = Pending(index: index, statistics: try storage.statistics(of: index))
         pending[index.terms] = changes
-        try body(changes)
-    }
-}
-
-func varintSize(_ value: UInt64) -> Int {
-    value < 0x80 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
-}
-
-/// Changes the posting blocks of one index in a write transaction.
-struct PostingWriter<Storage: FullTextWriting> {
-    let index: FullTextIndex
-    let storage: Storage
-
-    /// A block of `term`: its key, first document and value.
-    private typealias Block = (key: [UInt8], first: UInt64, value: [UInt8])
-
-    /// The block of `term` that holds `document` or would (the last whose first document is at most
-    /// `document`, else the term's first), and the first document of the block after it.
-    private func block(of term: [UInt8], for document: UInt64) throws(StoreError) -> (Block?, next: UInt64?) {
-        let key = PostingBlock.key(term: term, first: document)
-        return try storage.withIndexCursor(index.terms) { (cursor) throws(LMDBError) -> (Block?, next: UInt64?) in
-            func block(_ entry: Cursor.Entry?) -> Block? {
-                guard let entry, let (found, first) = PostingBlock.parse(key: entry.key), found.elementsEqual(term)
-                else { return nil }
-                return (Array(entry.key), first, Array(entry.value))
-            }
-            let atOrAfter = try key.withBytes { (raw) throws(LMDBError) in try cursor.seek(atLeast: raw) }
-            if let exact = block(atOrAfter), exact.first == document {
-                return (exact, try block(cursor.next())?.first)
-            }
-            let after = block(atOrAfter)
-            if let before = block(atOrAfter == nil ? try cursor.last() : try cursor.previous()) {
-                return (before, after?.first)
-            }
-            // Before the term's first block (or the term has none): that block grows at its front.
-            guard let after else { return (nil, nil) }
-            _ = try after.key.withBytes { (raw) throws(LMDBError) in try cursor.seek(atLeast: raw) }
-            return (after, try block(cursor.next())?.first)
-        }
-    }
-
-    private func decode(_ block: Block) throws(StoreError) -> [PostingBlock.Posting] {
-        do {
-            return try block.value.withBytes { (raw) throws(RowDamage) in
-                try PostingBlock.decodeAll(raw, first: block.first)
-            }
-        } catch {
-            throw index.damage(error)
-        }
-    }
-
-    /// Adds postings (sorted by document, none already in the index) to `term`'s blocks.
-    func merge(_ postings: [PostingBlock.Posting], into term: [UInt8]) throws(StoreError) {
-        var start = 0
-        while start < postings.count {
-            let (existing, next) = try block(of: term, for: postings[start].document)
-            var end = start + 1
-            while end < postings.count, next.map({ postings[end].document < $0 }) ?? true { end += 1 }
-            var merged = postings[start..<end]
-            if let existing {
-                var old = try decode(existing)
-                old.append(contentsOf: merged)
-                old.sort { $0.document < $1.document }
-                merged = old[...]
-                try storage.delete(in: index.terms, key: existing.key)
-            }
-            try write(merged, of: term)
-            start = end
-        }
-    }
-
-    /// Adds a term's pending postings (`stream`: `count` postings encoded as a block's body, the
-    /// first at distance 0 from `first`, the last `last`). When they all follow the term's last block
-    /// they join it while it has room, then new blocks follow, cut from the stream as it is; when they
-    /// fall among the term's documents, they are merged (`merge`). `appending`: the table has no
-    /// block yet and keys come in order (`MDB_APPEND`, no search).
-    func add(stream: [UInt8], count: Int, first: UInt64, last: UInt64, to term: [UInt8], appending: Bool)
-        throws(StoreError)
-    {
-        var stream = stream[...]
-        var first = first
-        var count = count
-        if !appending {
-            let (existing, next) = try block(of: term, for: first)
-            if let existing {
-                let header: (count: Int, last: UInt64)
-                do {
-                    header = try existing.value.withBytes { (raw) throws(RowDamage) in try PostingBlock.header(raw) }
-                } catch {
-                    throw index.damage(error)
-                }
-                guard existing.first <= first, header.last < first, next == nil else {
-                    // Among the term's documents: merged block by block.
-                    var postings: [PostingBlock.Posting] = []
-                    do {
-                        try Array(stream).withBytes { (raw) throws(RowDamage) in
-                            postings = try PostingBlock.decodeBody(raw, count: count, first: first)
-                        }
-                    } catch {
-                        throw index.damage(error)
-                    }
-                    return try merge(postings, into: term)
-                }
-                // After the term's last block: the first postings join it while it has room.
-                var joined = 0
-                var end = stream.startIndex
-                var size = existing.value.count + varintSize(first - header.last) - 1
-                var reader = StreamReader(stream)
-                while joined < count, header.count + joined < Int(UInt16.max) {
-                    let (_, next) = reader.peekPosting()
-                    let added = next - end
-                    guard size + added <= PostingBlock.targetBytes else { break }
-                    size += added
-                    end = next
-                    reader.offset = next
-                    joined += 1
-                }
-                if joined > 0 {
-                    var value = existing.value
-                    // The joined postings' documents, walked to find the new last one.
-                    var document = first
-                    var walker = StreamReader(stream[..<end])
-                    var firstPosting = true
-                    while walker.offset < end {
-                        let (distance, next) = walker.peekPosting()
-                        document += firstPosting ? 0 : distance
-                        firstPosting = false
-                        walker.offset = next
-                    }
-                    appendVarint(first - header.last, to: &value)
-                    value.append(contentsOf: stream[(stream.startIndex + 1)..<end])  // after its distance 0
-                    PostingBlock.writeHeader(count: header.count + joined, last: document, into: &value)
-                    try storage.put(in: index.terms, key: existing.key, value: value)
-                    guard joined < count else { return }
-                    // The rest starts at `end`, at its distance from `document`.
-                    var rest = StreamReader(stream)
-                    rest.offset = end
-                    let (distance, _) = rest.peekPosting()
-                    first = document + distance
-                    count -= joined
-                    stream = stream[end...]
-                    var rebased = [UInt8]()
-                    rebased.reserveCapacity(stream.count)
-                    rebased.append(0)
-                    rebased.append(contentsOf: stream[(end + varintSize(distance))...])
-                    return try writeStream(rebased[...], count: count, first: first, of: term, appending: false)
-                }
-            }
-        }
-        try writeStream(stream, count: count, first: first, of: term, appending: appending)
-    }
-
-    /// Writes an encoded stream of postings as new blocks of about `PostingBlock.targetBytes`.
-    private func writeStream(
-        _ stream: ArraySlice<UInt8>, count: Int, first: UInt64, of term: [UInt8], appending: Bool
-    ) throws(StoreError) {
-        var reader = StreamReader(stream)
-        var chunkStart = stream.startIndex
-        var chunkFirst = first
-        var chunkCount = 0
-        var document = first
-        var chunkLast = first
-        var chunkBytes = PostingBlock.headerBytes
-        var written = 0
-        func emit() throws(StoreError) {
-            guard chunkCount > 0 else { return }
-            var value = [UInt8](repeating: 0, count: PostingBlock.headerBytes)
-            value.reserveCapacity(chunkBytes + 8)
-            var head = StreamReader(stream)
-            head.offset = chunkStart
-            let (distance, _) = head.peekPosting()
-            value.append(0)
-            value.append(contentsOf: stream[(chunkStart + varintSize(distance))..<reader.offset])
-            PostingBlock.writeHeader(count: chunkCount, last: chunkLast, into: &value)
-            try storage.put(
-                in: index.terms, key: PostingBlock.key(term: term, first: chunkFirst), value: value,
-                appending: appending)
-            written += chunkCount
-        }
-        while written + chunkCount < count {
-            let (distance, next) = reader.peekPosting()
-            document = written + chunkCount == 0 ? first : document + distance
-            let size = next - reader.offset
-            if chunkCount > 0, chunkBytes + size > PostingBlock.targetBytes || chunkCount == Int(UInt16.max) {
-                try emit()
-                chunkStart = reader.offset
-                chunkFirst = document
-                chunkCount = 0
-                chunkBytes = PostingBlock.headerBytes
-            }
-            chunkCount += 1
-            chunkBytes += size
-            chunkLast = document
-            reader.offset = next
-        }
-        try emit()
-    }
-
-    /// Removes `document` from `term`'s blocks.
-    ///
-    /// - Throws: `.corrupted` when the term has no posting for it.
-    func remove(_ document: UInt64, from term: [UInt8]) throws(StoreError) {
-        guard case (let found?, _) = try block(of: term, for: document) else {
-            throw index.damage("a document's term has no postings")
-        }
-        var postings = try decode(found)
-        guard let position = postings.firstIndex(where: { $0.document == document }) else {
-            throw index.damage("a document is missing from a term's postings")
-        }
-        postings.remove(at: position)
-        try storage.delete(in: index.terms, key: found.key)
-        try write(postings[...], of: term)
-    }
-
-    /// Writes postings as blocks of about `PostingBlock.targetBytes`, each under its first document.
-    private func write(_ postings: ArraySlice<PostingBlock.Posting>, of term: [UInt8]) throws(StoreError) {
-        var chunkStart = postings.startIndex
-        var bytes = 0
-        for position in postings.indices {
-            var body: [UInt8] = []
-            PostingBlock.appendEncodedBody(of: postings[position], to: &body)
-            if bytes > 0, bytes + body.count + 10 > PostingBlock.targetBytes || position - chunkStart == Int(UInt16.max)
-            {
-                try put(postings[chunkStart..<position], of: term)
-                chunkStart = position
-                bytes = 0
-            }
-            bytes += body.count + 10
-        }
-        if chunkStart < postings.endIndex { try put(postings[chunkStart...], of: term) }
-    }
-
-    private func put(_ chunk: ArraySlice<PostingBlock.Posting>, of term: [UInt8]) throws(StoreError) {
-        try storage.put(
-            in: index.terms, key: PostingBlock.key(term: term, first: chunk.first!.document),
-            value: PostingBlock.encode(chunk))
-    }
-}
-
-/// Walks the postings of an encoded stream (a block's body) without decoding their positions.
-struct StreamReader {
-    let stream: ArraySlice<UInt8>
-    var offset: Int
-
-    init(_ stream: ArraySlice<UInt8>) {
-        self.stream = stream
-        offset = stream.startIndex
-    }
-
-    /// The distance of the posting at `offset`, and where the next one starts. (The stream was
-    /// encoded by this write: it is well formed.)
-    func peekPosting() -> (distance: UInt64, next: Int) {
-        var at = offset
-        func varint() -> UInt64 {
-            var value: UInt64 = 0
-            var shift: UInt64 = 0
-            while true {
-                let byte = stream[at]
-                at += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte < 0x80 { return value }
-                shift += 7
-            }
-        }
-        let distance = varint()
-        _ = varint()  // count
-        _ = varint()  // length
-        let positionBytes = varint()
-        return (distance, at + Int(positionBytes))
+        return changes
     }
 }
