@@ -59,8 +59,8 @@ final class FullTextPipeline: @unchecked Sendable {  // the writer and the worke
     private let finished = DispatchSemaphore(value: 0)
     /// The worker's (and, while it waits for none, the writer's thread's through `indexHeldDocuments`).
     private var builder = PostingBuilder()
-    /// The writer's thread's, for a term longer than the tokenizer's stack buffer.
-    private var scratch: [UInt8] = []
+    /// The writer's thread's tokenizer reuses: room for a word longer than its stack buffer, the stems met.
+    private var scratch = TokenizerScratch()
     private lazy var worker = DispatchQueue(label: "Strata.FullTextPipeline")
     /// Documents the transaction added that the pipeline could take.
     private var seen = 0

@@ -5,8 +5,8 @@
 /// Used by one thread at a time: the writer's (`FullTextChanges`), or the pipeline's worker while
 /// the writer's thread leaves those changes alone (`FullTextPipeline`).
 struct PostingBuilder {
-    /// A term's bytes when it does not fit the tokenizer's stack buffer.
-    private var scratch: [UInt8] = []
+    /// What the tokenizer reuses: room for a word too long for its stack buffer, the stems met.
+    private var scratch = TokenizerScratch()
     /// The document's terms as `term number << 32 | position`: sorted, they group by term in order.
     private var occurrences: [UInt64] = []
     /// A posting encoded before it is copied into the arena.
@@ -18,7 +18,7 @@ struct PostingBuilder {
         _ text: UnsafeRawBufferPointer?, tokenizer: StandardTokenizer, into changes: FullTextChanges.Pending
     ) -> Bool {
         // Moved out, not copied: each stays uniquely referenced, so it is reused, not reallocated.
-        var scratch: [UInt8] = []
+        var scratch = TokenizerScratch()
         var occurrences: [UInt64] = []
         swap(&scratch, &self.scratch)
         swap(&occurrences, &self.occurrences)
@@ -135,7 +135,9 @@ struct TermList {
     var count: Int { ends.count }
 
     /// Appends the terms of `text` as `tokenizer` reads them.
-    mutating func append(termsOf text: UnsafeRawBufferPointer, tokenizer: StandardTokenizer, scratch: inout [UInt8]) {
+    mutating func append(
+        termsOf text: UnsafeRawBufferPointer, tokenizer: StandardTokenizer, scratch: inout TokenizerScratch
+    ) {
         // Moved out, not copied: each stays uniquely referenced while the closure appends.
         var bytes: [UInt8] = []
         var ends: [Int] = []

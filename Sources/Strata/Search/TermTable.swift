@@ -9,11 +9,13 @@ struct TermTable {
     private var ends: [Int] = []
     /// Each term's hash (what `grow` places them by).
     private var hashes: [UInt64] = []
-    /// Per slot, 0 when empty, else a term's hash's high half over its number + 1: a lookup compares
-    /// hashes without reading `hashes` (one cache miss less per word of a large write).
-    private var slots = [UInt64](repeating: 0, count: 1024)
+    /// Per slot, two words: 0 when empty, else a term's hash's high half over its number + 1; and a
+    /// term of up to 7 bytes itself (its bytes, its length in the top byte; `long` for a longer
+    /// one). A lookup of a short term then reads one cache line, not the term's bytes elsewhere.
+    private var slots = [UInt64](repeating: 0, count: 2 * 1024)
     /// Applied to every hash: all ones, but for a test that makes terms collide.
     private let hashMask: UInt64
+    private static let long: UInt64 = 0xFF << 56
 
     /// A table; `hashMask` keeps only some bits of each hash (a test's collisions).
     init(hashMask: UInt64 = .max) {
@@ -22,18 +24,31 @@ struct TermTable {
 
     var count: Int { ends.count }
 
+    @inline(__always)
+    private static func packed(_ term: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        guard term.count <= 7 else { return long }
+        var packed = UInt64(term.count) << 56
+        for index in 0..<term.count { packed |= UInt64(term[index]) << (8 * index) }
+        return packed
+    }
+
     /// The number of `term`, given it when new.
     mutating func number(of term: UnsafeBufferPointer<UInt8>) -> Int {
         let hash = FNV1a.hash(term) & hashMask
         let tag = hash & 0xFFFF_FFFF_0000_0000
-        let mask = slots.count - 1
+        let packed = Self.packed(term)
+        let mask = slots.count / 2 - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
-            let found = slots[slot]
+            let found = slots[2 * slot]
             if found == 0 { break }
             if found & 0xFFFF_FFFF_0000_0000 == tag {
                 let number = Int(truncatingIfNeeded: found & 0xFFFF_FFFF) - 1
-                if holds(term, at: number) { return number }
+                if packed != Self.long {
+                    if slots[2 * slot + 1] == packed { return number }
+                } else if holds(term, at: number) {
+                    return number
+                }
             }
             slot = (slot + 1) & mask
         }
@@ -41,8 +56,9 @@ struct TermTable {
         bytes.append(contentsOf: term)
         ends.append(bytes.count)
         hashes.append(hash)
-        slots[slot] = tag | UInt64(number + 1)
-        if ends.count * 2 > slots.count { grow() }
+        slots[2 * slot] = tag | UInt64(number + 1)
+        slots[2 * slot + 1] = packed
+        if ends.count * 4 > slots.count { grow() }
         return number
     }
 
@@ -73,12 +89,15 @@ struct TermTable {
     }
 
     private mutating func grow() {
-        slots = [UInt64](repeating: 0, count: slots.count * 2)
-        let mask = slots.count - 1
-        for (number, hash) in hashes.enumerated() {
-            var slot = Int(truncatingIfNeeded: hash) & mask
-            while slots[slot] != 0 { slot = (slot + 1) & mask }
-            slots[slot] = hash & 0xFFFF_FFFF_0000_0000 | UInt64(number + 1)
+        let old = slots
+        slots = [UInt64](repeating: 0, count: old.count * 2)
+        let mask = slots.count / 2 - 1
+        for index in stride(from: 0, to: old.count, by: 2) where old[index] != 0 {
+            let number = Int(truncatingIfNeeded: old[index] & 0xFFFF_FFFF) - 1
+            var slot = Int(truncatingIfNeeded: hashes[number]) & mask
+            while slots[2 * slot] != 0 { slot = (slot + 1) & mask }
+            slots[2 * slot] = old[index]
+            slots[2 * slot + 1] = old[index + 1]
         }
     }
 }

@@ -42,17 +42,18 @@ struct StandardTokenizer: TextTokenizer {
 
     /// Calls `body` with the bytes of each term of a UTF-8 text and its position: the terms
     /// `tokens(of:)` gives, in order. An ASCII text is read byte by byte, each word folded and stemmed
-    /// in a buffer on the stack (in `scratch` when longer than 256 bytes): no String, no allocation;
-    /// another text goes through `tokens(of:)`. Invalid UTF-8 is read as `String(decoding:)` repairs
-    /// it.
+    /// in a buffer on the stack (in `scratch` when longer than 256 bytes), its stem taken from
+    /// `scratch`'s cache when met lately: no String, no allocation; another text goes through
+    /// `tokens(of:)`. Invalid UTF-8 is read as `String(decoding:)` repairs it.
     func forEachTerm(
-        inUTF8 text: UnsafeRawBufferPointer, scratch: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
+        inUTF8 text: UnsafeRawBufferPointer, scratch: inout TokenizerScratch,
+        _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
     ) {
         guard UTF8Text.isASCII(text) else {
             for token in tokens(of: String(decoding: text, as: UTF8.self)) {
-                scratch.removeAll(keepingCapacity: true)
-                scratch.append(contentsOf: token.term.utf8)
-                scratch.withUnsafeBufferPointer { body($0, token.position) }
+                scratch.longWord.removeAll(keepingCapacity: true)
+                scratch.longWord.append(contentsOf: token.term.utf8)
+                scratch.longWord.withUnsafeBufferPointer { body($0, token.position) }
             }
             return
         }
@@ -63,10 +64,13 @@ struct StandardTokenizer: TextTokenizer {
             WordBreaker.forEachASCIIWord(in: bytes) { range in
                 defer { position += 1 }
                 guard range.count <= buffer.count else {
-                    scratch.removeAll(keepingCapacity: true)
-                    scratch.append(contentsOf: bytes[range])
-                    scratch.withUnsafeMutableBufferPointer { long in
-                        let count = foldAndStem(long.baseAddress!, count: long.count)
+                    scratch.longWord.removeAll(keepingCapacity: true)
+                    scratch.longWord.append(contentsOf: bytes[range])
+                    var long: [UInt8] = []
+                    swap(&long, &scratch.longWord)
+                    defer { swap(&long, &scratch.longWord) }
+                    long.withUnsafeMutableBufferPointer { long in
+                        let count = foldAndStem(long.baseAddress!, count: long.count, stems: &scratch.stems)
                         if let count { body(UnsafeBufferPointer(rebasing: long[..<count]), position) }
                     }
                     return
@@ -76,7 +80,9 @@ struct StandardTokenizer: TextTokenizer {
                     buffer[count] = byte
                     count += 1
                 }
-                guard let stemmed = foldAndStem(buffer.baseAddress!, count: count) else { return }
+                guard let stemmed = foldAndStem(buffer.baseAddress!, count: count, stems: &scratch.stems) else {
+                    return
+                }
                 body(UnsafeBufferPointer(rebasing: buffer[..<stemmed]), position)
             }
         }
@@ -87,17 +93,22 @@ struct StandardTokenizer: TextTokenizer {
 
     /// Folds the ASCII word in `word[0..<count]` to lowercase and stems it, in place: its new length,
     /// or nil for a stop word.
-    private func foldAndStem(_ word: UnsafeMutablePointer<UInt8>, count: Int) -> Int? {
-        for index in 0..<count where word[index] &- 0x41 < 26 { word[index] |= 0x20 }
+    private func foldAndStem(_ word: UnsafeMutablePointer<UInt8>, count: Int, stems: inout StemCache) -> Int? {
+        var letters = false
+        for index in 0..<count {
+            if word[index] &- 0x41 < 26 { word[index] |= 0x20 }
+            letters = letters || word[index] &- 0x61 < 26
+        }
         if !stopWords.isEmpty,
             stopWords.contains(String(decoding: UnsafeBufferPointer(start: word, count: count), as: UTF8.self))
         {
             return nil
         }
-        guard stemming else { return count }
+        // Every rule of Porter's removes or replaces letters: a word of none (`12345`, `3.14`) stays.
+        guard stemming, letters else { return count }
         var count = count
         if count >= 2, word[count - 2] == UInt8(ascii: "'"), word[count - 1] == UInt8(ascii: "s") { count -= 2 }
-        return Self.stemmer.stem(word, count: count)
+        return stems.stem(word, count: count, by: Self.stemmer)
     }
 
     private static let stemmer = PorterStemmer()

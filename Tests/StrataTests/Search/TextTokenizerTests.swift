@@ -26,6 +26,31 @@ import Testing
         #expect(wrong.isEmpty, "\(wrong.count) stems differ: \(wrong.prefix(20))")
     }
 
+    /// The stem cache gives what the stemmer gives: the fixture's words (and words of no letter) met
+    /// in a seeded random order, again and again, through caches small enough that words share slots
+    /// and replace each other.
+    @Test(arguments: [1, 4, 2_048]) func stemCacheGivesTheStemmersStems(slots: Int) throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/porter-fts5.txt")
+        let fixture = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map {
+            Array($0.split(separator: " ")[0].utf8)
+        }
+        let words = Array(fixture.prefix(400)) + [Array("12345".utf8), Array("3.14".utf8), Array("1's".utf8)]
+        let stemmer = PorterStemmer()
+        var cache = StemCache(slotCount: slots)
+        var random = SplitMix64(state: UInt64(slots))
+        for _ in 0..<20_000 {
+            let word = words[Int(random.next() % UInt64(words.count))]
+            var expected = word
+            stemmer.stem(inPlace: &expected)
+            var cached = word
+            let count = cached.withUnsafeMutableBufferPointer {
+                cache.stem($0.baseAddress!, count: $0.count, by: stemmer)
+            }
+            #expect(Array(cached[..<count]) == expected, "\(String(decoding: word, as: UTF8.self))")
+        }
+    }
+
     @Test func porterFollowsItsReferenceImplementation() {
         let stemmer = PorterStemmer()
         let expected = [
@@ -90,7 +115,8 @@ import Testing
             StandardTokenizer(), StandardTokenizer(stemming: false),
             StandardTokenizer(stopWords: StandardTokenizer.englishStopWords),
         ]
-        var scratch: [UInt8] = []
+        // A cache of few slots: stems met, replaced and met again.
+        var scratch = TokenizerScratch(stems: StemCache(slotCount: 4))
         for round in 0..<1_500 {
             let alphabet = round % 3 == 0 ? other : ascii
             let text = (0..<Int(random.next() % 30)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
