@@ -52,8 +52,9 @@ final class FullTextChanges {
         }
     }
 
-    /// Postings held before they are written anyway (a bulk insert of large texts stays bounded).
-    static let flushBytes = 64 << 20
+    /// Postings held before they are written anyway (a bulk insert of large texts stays bounded; a
+    /// variable: a test makes it small, so that writes between the pipeline's turns are many).
+    var flushBytes = 64 << 20
 
     private var pending: [Table: Pending] = [:]
     /// What indexes the documents added on this thread.
@@ -137,7 +138,7 @@ final class FullTextChanges {
                 hasTerms ? try Self.newDocument(rowKey: rowKey, index: index, changes: changes, storage: storage) : nil
             builder.post(as: document, to: changes)
         }
-        if let changes = pending[index.terms], max(changes.bytes, changes.arena.size) > Self.flushBytes {
+        if let changes = pending[index.terms], max(changes.bytes, changes.arena.size) > flushBytes {
             try flush(index.terms, to: storage)
         }
     }
@@ -162,7 +163,7 @@ final class FullTextChanges {
     /// Writes the indexes whose pending postings passed `flushBytes` (a bulk insert of large texts
     /// stays bounded).
     private func flushLarge(_ storage: some FullTextWriting) throws(StoreError) {
-        for (table, changes) in pending where max(changes.bytes, changes.arena.size) > Self.flushBytes {
+        for (table, changes) in pending where max(changes.bytes, changes.arena.size) > flushBytes {
             try flush(table, to: storage)
         }
     }

@@ -7,7 +7,8 @@ import Testing
 /// Writes large enough that their new documents are indexed on a second thread
 /// (`FullTextPipeline`), with every other change a write can make between them: updates and
 /// deletes of documents still in a batch, queries inside the write, rows whose documents are
-/// numbered, keys that come in descending order, a write that throws halfway. After each write (and
+/// numbered, keys that come in descending order, a write that throws after its adds, pending
+/// postings written between the turns (a small `flushBytes`). After each write (and
 /// at the queries inside it) the index answers as the plain reference of `FullTextModelTests` does,
 /// and `verify()` finds its postings and statistics equal to what the rows imply.
 @Suite(.fixtureChecks, .offThePool) struct FullTextPipelineTests {
@@ -29,9 +30,12 @@ import Testing
             do {
                 try store.write {
                     // Small batches, so that many pass between the interleaved changes.
-                    let pipeline = try #require(store.core.session).fullTextChanges.pipeline
+                    let changes = try #require(store.core.session).fullTextChanges
+                    let pipeline = changes.pipeline
                     pipeline.startAfter = Int.random(in: 0...300, using: &random)
                     pipeline.batchDocuments = Int.random(in: 8...96, using: &random)
+                    // Writes 1, 3 and 5 also write the pending postings between the turns, often.
+                    changes.flushBytes = round % 2 == 1 ? 256 << round : 64 << 20
                     let adds = Int.random(in: 500...1_000, using: &random)
                     for number in 0..<adds {
                         let text = FullTextModelTests.text(&random)

@@ -26,6 +26,19 @@ import Testing
         }
     }
 
+    /// With `pipelined`, the write's new texts go to the full-text pipeline's worker in small batches
+    /// from the first, and pending postings are written between its turns (`FullTextPipeline`).
+    @discardableResult
+    private func pipeline(_ store: Store, _ pipelined: Bool) throws -> FullTextPipeline {
+        let changes = try #require(store.core.session).fullTextChanges
+        if pipelined {
+            changes.pipeline.startAfter = 0
+            changes.pipeline.batchDocuments = 16
+            changes.flushBytes = 2_048
+        }
+        return changes.pipeline
+    }
+
     /// Both indexes answer as a plain reading of the rows does.
     private func expectIndexesEqualTheirRows(_ store: Store) throws {
         try store.verify()
@@ -47,15 +60,20 @@ import Testing
         #expect(hits == 100, "recall \(hits) of 100")
     }
 
-    @Test(arguments: [0, 5, 60, 700])
-    func aMapFilledWhileVectorsAndTextsAreAddedLosesNothing(afterPuts puts: Int) throws {
+    @Test(arguments: [0, 5, 60, 700], [false, true])
+    func aMapFilledWhileVectorsAndTextsAreAddedLosesNothing(afterPuts puts: Int, pipelined: Bool) throws {
         let fixture = Fixture([Passage.self, Article.self])
         let store = try Store(configuration: fixture.configuration)
         try store.write { try add(0..<300, to: store) }
         defer { LMDBFaults.clear() }
         LMDBFaults.inject(.mapFull, into: .put, after: puts)
         LMDBFaults.inject(.mapFull, into: .cursorPut, after: puts)
-        #expect(throws: StoreError.mapFull) { try store.write { try add(300..<1_300, to: store) } }
+        #expect(throws: StoreError.mapFull) {
+            try store.write {
+                try pipeline(store, pipelined)
+                try add(300..<1_300, to: store)
+            }
+        }
         LMDBFaults.clear()
         #expect(store.objects(Passage.self).count == 300)
         #expect(store.objects(Article.self).count == 300)
@@ -66,19 +84,22 @@ import Testing
     }
 
     /// The full-text postings a write holds are written when it commits: the map fills then.
-    @Test(arguments: [0, 10, 200])
-    func aMapFilledWhilePendingPostingsAreWrittenLosesNothing(afterPuts puts: Int) throws {
+    @Test(arguments: [0, 10, 200], [false, true])
+    func aMapFilledWhilePendingPostingsAreWrittenLosesNothing(afterPuts puts: Int, pipelined: Bool) throws {
         let fixture = Fixture([Passage.self, Article.self])
         let store = try Store(configuration: fixture.configuration)
         try store.write { try add(0..<300, to: store) }
         defer { LMDBFaults.clear() }
+        var used: FullTextPipeline?
         #expect(throws: StoreError.mapFull) {
             try store.write {
+                used = try pipeline(store, pipelined)
                 try add(300..<1_300, to: store)
                 LMDBFaults.inject(.mapFull, into: .put, after: puts)
                 LMDBFaults.inject(.mapFull, into: .cursorPut, after: puts)
             }
         }
+        if pipelined, let used, used.enabled { #expect(used.batchesStarted > 0, "the worker indexed batches") }
         LMDBFaults.clear()
         #expect(store.objects(Article.self).count == 300)
         try expectIndexesEqualTheirRows(store)
