@@ -68,11 +68,16 @@ import Testing
         defer { LMDBFaults.clear() }
         LMDBFaults.inject(.mapFull, into: .put, after: puts)
         LMDBFaults.inject(.mapFull, into: .cursorPut, after: puts)
+        var used: FullTextPipeline?
         #expect(throws: StoreError.mapFull) {
             try store.write {
-                try pipeline(store, pipelined)
+                used = try pipeline(store, pipelined)
                 try add(300..<1_300, to: store)
             }
+        }
+        // After 700 puts the write has added enough texts to have handed batches over.
+        if pipelined, puts >= 700, let used, used.enabled {
+            #expect(used.batchesStarted > 0, "the worker indexed batches")
         }
         LMDBFaults.clear()
         #expect(store.objects(Passage.self).count == 300)
