@@ -46,7 +46,9 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
-        .target(name: "Strata", dependencies: ["CLMDB"] + crypto),
+        // The vector index's distances with AVX2 and FMA where the CPU has them (chosen at run time).
+        .target(name: "CVectorMath"),
+        .target(name: "Strata", dependencies: ["CLMDB", "CVectorMath"] + crypto),
         .target(name: "StrataReactive", dependencies: ["Strata"]),
         // Sync through PostgreSQL: the only target that depends on postgres-nio.
         .target(name: "StrataSync", dependencies: ["Strata", postgresNIO]),

@@ -208,3 +208,47 @@ int bench_upsert_half_changed(bench_env *bench, int64_t count, const char name[4
     }
     return mdb_txn_commit(txn);
 }
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
+
+int bench_has_wide(void) {
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    if (!((ecx & bit_FMA) && (ecx & bit_AVX) && (ecx & bit_OSXSAVE))) return 0;
+    unsigned int low, high;
+    __asm__("xgetbv" : "=a"(low), "=d"(high) : "c"(0));
+    if ((low & 6) != 6 || __get_cpuid_max(0, 0) < 7) return 0;
+    __cpuid_count(7, 0, eax, ebx, ecx, edx);
+    return (ebx & bit_AVX2) != 0;
+}
+
+__attribute__((target("avx2,fma"))) float bench_dot_wide(const void *a, const void *b, size_t count) {
+    const float *x = (const float *)a, *y = (const float *)b;
+    __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps(), s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+    size_t index = 0;
+    for (; index + 32 <= count; index += 32) {
+        s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + index), _mm256_loadu_ps(y + index), s0);
+        s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + index + 8), _mm256_loadu_ps(y + index + 8), s1);
+        s2 = _mm256_fmadd_ps(_mm256_loadu_ps(x + index + 16), _mm256_loadu_ps(y + index + 16), s2);
+        s3 = _mm256_fmadd_ps(_mm256_loadu_ps(x + index + 24), _mm256_loadu_ps(y + index + 24), s3);
+    }
+    for (; index + 8 <= count; index += 8) s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + index), _mm256_loadu_ps(y + index), s0);
+    __m256 sum8 = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
+    __m128 half = _mm_add_ps(_mm256_castps256_ps128(sum8), _mm256_extractf128_ps(sum8, 1));
+    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    half = _mm_add_ss(half, _mm_movehdup_ps(half));
+    float sum = _mm_cvtss_f32(half);
+    for (; index < count; index++) sum += x[index] * y[index];
+    return sum;
+}
+#else
+int bench_has_wide(void) { return 0; }
+float bench_dot_wide(const void *a, const void *b, size_t count) {
+    (void)a;
+    (void)b;
+    (void)count;
+    return 0;
+}
+#endif

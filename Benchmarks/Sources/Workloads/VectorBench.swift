@@ -1,3 +1,4 @@
+import CLMDBBench
 import Foundation
 import Strata
 
@@ -14,6 +15,9 @@ import Strata
 ///   group in memory; recall@10.
 /// - V3: inserting the vectors (the index built as they come, one write), against an HNSW built in
 ///   memory in the same process with the same M and efConstruction.
+///
+/// Both sides compute a distance with the same instructions: AVX2 and FMA where the CPU has them
+/// (Strata's `CVectorMath`, the peers' `bench_dot_wide`), else Swift's SIMD.
 public enum VectorBench {
     public static let workloads: [PeerWorkload] = [
         PeerWorkload(
@@ -107,7 +111,11 @@ final class VectorData {
         return best.map(\.1)
     }
 
+    /// Whether this CPU runs `bench_dot_wide` (AVX2 and FMA, as Strata's index computes).
+    static let wide = bench_has_wide() != 0
+
     static func dot(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Float {
+        if wide { return bench_dot_wide(a, b, dimensions) }
         var sum = SIMD8<Float>()
         var offset = 0
         while offset < dimensions * 4 {

@@ -36,4 +36,11 @@ int bench_scan_filtered(bench_env *env, double threshold, double *sum, int64_t *
 /// writes only what changed.
 int bench_upsert_half_changed(bench_env *env, int64_t count, const char name[40]);
 
+/// The vector peers' (V1–V3) dot product of two vectors of `count` floats, with AVX2 and FMA where
+/// the CPU has them, as Strata's index computes it (Sources/CVectorMath): the yardsticks compute as
+/// fast as the index, so a ratio measures the search, not the instructions. 0 from `bench_has_wide`:
+/// the caller computes with Swift's SIMD.
+int bench_has_wide(void);
+float bench_dot_wide(const void *a, const void *b, size_t count);
+
 #endif

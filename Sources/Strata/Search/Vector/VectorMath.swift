@@ -1,7 +1,24 @@
-/// Distances between vectors of floats in memory (the map's bytes or an array's), eight lanes at a
-/// time.
+import CVectorMath
+
+/// Distances between vectors of floats in memory (the map's bytes or an array's): with AVX2 and FMA
+/// where the CPU has them (`CVectorMath`, chosen once at run time), else eight lanes at a time with
+/// Swift's SIMD (which compiles for the baseline: SSE2 on x86-64, NEON on ARMv8).
+///
+/// The two paths round differently (a fused multiply-add rounds once), so a distance may differ in
+/// its last bits between machines; nothing stored depends on it.
 enum VectorMath {
+    /// Whether this CPU runs the wide kernels.
+    static let wide = strata_vector_has_wide() != 0
+
     static func dot(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Float {
+        wide ? strata_vector_dot_wide(a, b, count) : portableDot(a, b, count: count)
+    }
+
+    static func squaredDistance(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Float {
+        wide ? strata_vector_squared_distance_wide(a, b, count) : portableSquaredDistance(a, b, count: count)
+    }
+
+    static func portableDot(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Float {
         var sum0 = SIMD8<Float>()
         var sum1 = SIMD8<Float>()
         var sum2 = SIMD8<Float>()
@@ -39,7 +56,7 @@ enum VectorMath {
         return sum
     }
 
-    static func squaredDistance(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Float {
+    static func portableSquaredDistance(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, count: Int) -> Float {
         var sum0 = SIMD8<Float>()
         var sum1 = SIMD8<Float>()
         var offset = 0
