@@ -191,6 +191,29 @@ final class EnvironmentRegistry: Sendable {
         }
     }
 
+    /// Deletes the file at `path`, its lock file and the copy an in-place compaction a crash
+    /// interrupted may have left (`PATH.compacting`), while holding the file to this process alone
+    /// (`FileUse.exclusive`), so no other process has it open or opens it meanwhile.
+    ///
+    /// - Returns: whether any of those files existed (and was deleted).
+    /// - Throws: `.fileAccess` with `EBUSY` when this process or another has the file open, and with
+    ///   the system's code when a file exists but cannot be deleted.
+    func deleteFiles(at path: String, options: EnvironmentOptions) throws(StorageError) -> Bool {
+        let files = [path, path + "-lock", path + ".compacting"]
+        guard files.contains(where: { access($0, F_OK) == 0 }) else { return false }
+        return try entries.withLock { (entries) throws(StorageError) -> Bool in
+            guard entries[path] == nil else { throw .fileAccess(path: path, code: EBUSY) }
+            guard let use = FileUse.exclusive(path: path, options: options) else {
+                throw .fileAccess(path: path, code: EBUSY)
+            }
+            defer { use.end() }
+            for file in files where unlink(file) != 0 && errno != ENOENT {
+                throw .fileAccess(path: file, code: errno)
+            }
+            return true
+        }
+    }
+
     /// Whether `path` is open in this process.
     func isOpen(_ path: String) -> Bool {
         entries.withLock { $0[path] != nil }
