@@ -24,7 +24,7 @@ import Testing
         return kernels
     }
 
-    @Test func eachKernelEqualsAPlainSum() throws {
+    @Test func eachKernelEqualsAPlainSum() {
         var random = SplitMix64(state: 7)
         let lengths = Array(0...80) + [95, 127, 128, 129, 384, 1_000, 1_537]
         for count in lengths {
@@ -41,7 +41,7 @@ import Testing
             // Float rounding of `count` products of at most 4, summed in some order.
             let tolerance = 1e-5 * Double(count + 1) * 4
             for offset in [0, 1, 4, 13] {
-                try Self.withBytes(a, b, offset: offset) { x, y in
+                Self.withBytes(a, b, offset: offset) { x, y in
                     for (name, kernel) in Self.dots {
                         let found = Double(kernel(x, y, count))
                         #expect(
@@ -61,8 +61,8 @@ import Testing
 
     /// `a` and `b` copied `offset` bytes past an aligned start (the map's values are 2-byte aligned).
     static func withBytes(
-        _ a: [Float], _ b: [Float], offset: Int, _ body: (UnsafeRawPointer, UnsafeRawPointer) throws -> Void
-    ) rethrows {
+        _ a: [Float], _ b: [Float], offset: Int, _ body: (UnsafeRawPointer, UnsafeRawPointer) -> Void
+    ) {
         let bytes = a.count * 4
         let x = UnsafeMutableRawPointer.allocate(byteCount: bytes + 64, alignment: 64)
         let y = UnsafeMutableRawPointer.allocate(byteCount: bytes + 64, alignment: 64)
@@ -74,6 +74,6 @@ import Testing
             a.withUnsafeBytes { (x + offset).copyMemory(from: $0.baseAddress!, byteCount: bytes) }
             b.withUnsafeBytes { (y + offset).copyMemory(from: $0.baseAddress!, byteCount: bytes) }
         }
-        try body(x + offset, y + offset)
+        body(x + offset, y + offset)
     }
 }
