@@ -29,6 +29,17 @@ final class ObserverRegistry {
         reportPosition()
     }
 
+    /// Tells the observers that a newer version than the Store shows has landed (a Store whose
+    /// `autorefresh` is off, woken by a commit).
+    func newerVersionLanded() {
+        guard !all.isEmpty, let shown = shownVersion(),
+            let latest = try? core.environment.latestVersion(), latest > shown
+        else { return }
+        for observer in all where !observer.state.isInvalidated && observer.isStarted {
+            observer.newerVersionLanded(latest)
+        }
+    }
+
     /// Brings one observer to the version the Store shows now, for an iteration that asks for its
     /// next change on the Store's actor (`ResultsChanges`).
     func catchUp(_ observer: StoreObserver) {
@@ -238,4 +249,11 @@ protocol StoreObserver: AnyObject {
     /// Takes the present state as the baseline without delivering (`commitWrite(withoutNotifying:)`).
     func rebaseline(version: Int)
     var isStarted: Bool { get }
+    /// A commit of `latest` landed that the Store does not show (`autorefresh` is off).
+    func newerVersionLanded(_ latest: Int)
+}
+
+extension StoreObserver {
+    /// Collections and objects are told of a commit once the Store moves to it, not before.
+    func newerVersionLanded(_ latest: Int) {}
 }

@@ -7,5 +7,6 @@ extension StoreCore {
         // refresh delivers; when it fails (the snapshot cannot move), the observers still get what the Store shows.
         if autorefresh, (try? refresh()) != nil { return }
         observers.deliver()
+        if !autorefresh { observers.newerVersionLanded() }
     }
 }
