@@ -9,20 +9,25 @@ import Testing
 /// `autorefresh` off does not show, nothing after the token is invalidated or for a write committed
 /// without notifying it; a frozen Store or another thread is refused.
 @Suite(.fixtureChecks) struct StoreObserveTests {
+    /// What an observer was told, and how many Items its Store showed each time.
     final class Told {
         var notifications: [Store.Notification] = []
         var counts: [Int] = []
+
+        func observe(_ store: Store) throws -> NotificationToken {
+            try store.observe { notification, observed in
+                self.notifications.append(notification)
+                self.counts.append(observed.objects(Item.self).count)
+                #expect(observed == store)
+            }
+        }
     }
 
     @Test func aThreadStoreIsToldOnceForEachMoveAndNothingAtFirst() throws {
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         let told = Told()
-        let token = try store.observe { notification, observed in
-            told.notifications.append(notification)
-            told.counts.append(observed.objects(Item.self).count)
-            #expect(observed == store)
-        }
+        let token = try told.observe(store)
         try store.refresh()
         #expect(told.notifications.isEmpty, "nothing at first, nothing when nothing landed")
         try store.write { try store.add(Item(id: 1, score: 0, name: "a")) }
@@ -54,10 +59,7 @@ import Testing
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         let told = Told()
-        let token = try store.observe { notification, observed in
-            told.notifications.append(notification)
-            told.counts.append(observed.objects(Item.self).count)
-        }
+        let token = try told.observe(store)
         try store.refresh()
         try store.beginWrite()
         try store.add(Item(id: 1, score: 0, name: "a"))
@@ -135,10 +137,7 @@ import Testing
             let store = try Store(configuration: fixture.configuration, queue: queue)
             try store.write { try store.add(Item(id: 1, score: 0, name: "parent")) }
             try store.refresh()
-            let token = try store.observe { notification, observed in
-                told.notifications.append(notification)
-                told.counts.append(observed.objects(Item.self).count)
-            }
+            let token = try told.observe(store)
             return (Unchecked(store), token)
         }
         await #expect(processExitsWith: .success) { [path = path as String] in
