@@ -23,8 +23,8 @@ import Testing
         }
     }
 
-    private static func isBusy(_ error: StoreError) -> Bool {
-        if case .fileAccess(_, let code) = error { return code == EBUSY }
+    private static func isBusy(_ error: any Error) -> Bool {
+        if case .fileAccess(_, let code)? = error as? StoreError { return code == EBUSY }
         return false
     }
 
@@ -64,21 +64,13 @@ import Testing
         try Self.addEntries(fixture, count: 20)
         do {
             let store = try fixture.open()
-            #expect(throws: StoreError.self) { try Store.deleteFiles(for: fixture.configuration) }
-            do {
-                try Store.deleteFiles(for: fixture.configuration)
-            } catch {
-                #expect(Self.isBusy(error), "\(error)")
-            }
+            #expect { try Store.deleteFiles(for: fixture.configuration) } throws: { Self.isBusy($0) }
             #expect(store.objects(ProcessEntry.self).count == 20)
         }
         // A frozen snapshot alone keeps the file open.
         let frozen = try fixture.open().freeze()
-        do {
-            try Store.deleteFiles(for: fixture.configuration)
-            Issue.record("a frozen snapshot's file was deleted")
-        } catch {
-            #expect(Self.isBusy(error), "\(error)")
+        #expect("a frozen snapshot's file was deleted") { try Store.deleteFiles(for: fixture.configuration) } throws: {
+            Self.isBusy($0)
         }
         #expect(frozen.objects(ProcessEntry.self).count == 20)
         #expect(Self.exists(fixture.path) && Self.exists(fixture.path + "-lock"))
@@ -90,11 +82,8 @@ import Testing
         configuration.encryptionKey = reliabilityEncryptionKey
         let store = try Store(configuration: configuration)
         try store.write { try store.add(ProcessEntry()) }
-        do {
-            try Store.deleteFiles(for: configuration)
-            Issue.record("an open in-memory store's file was deleted")
-        } catch {
-            #expect(Self.isBusy(error), "\(error)")
+        #expect("an open in-memory store's file was deleted") { try Store.deleteFiles(for: configuration) } throws: {
+            Self.isBusy($0)
         }
         #expect(store.objects(ProcessEntry.self).count == 1)
     }
@@ -105,12 +94,9 @@ import Testing
         #expect(!EnvironmentRegistry.shared.isOpen(fixture.path))
         let other = try StressProcess(["hold-reader", fixture.path])
         #expect(other.readLine() == "ready")
-        do {
+        #expect("a file another process has open was deleted") {
             try Store.deleteFiles(for: reliabilityConfiguration(path: fixture.path))
-            Issue.record("a file another process has open was deleted")
-        } catch {
-            #expect(Self.isBusy(error), "\(error)")
-        }
+        } throws: { Self.isBusy($0) }
         #expect(Self.exists(fixture.path) && Self.exists(fixture.path + "-lock"))
         do {
             let store = try fixture.open()

@@ -4,6 +4,14 @@ import Testing
 
 @testable import Strata
 
+/// `ProcessEntry` with `writer` changed from Int to String: a file of the old one needs a migration.
+enum ChangedEntry {
+    final class ProcessEntry: Object {
+        @Persisted(primaryKey: true) var id: Int
+        @Persisted var writer: String
+    }
+}
+
 enum MigrationV1 {
     final class Contact: Object {
         @Persisted(primaryKey: true) var id: Int
@@ -276,6 +284,26 @@ enum MigrationV2 {
         #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
         #expect(fixture.fileBytes() == before)
         #expect(held.objects(MigrationV1.Contact.self).count == 3)
+    }
+
+    @Test func deleteStoreIfMigrationNeededRefusesAFileAnotherProcessHasOpen() throws {
+        let fixture = Fixture([CrashEntry.self, CrashCounter.self, ProcessEntry.self])
+        do {
+            let store = try fixture.open()
+            try store.write { try store.add(ProcessEntry()) }
+        }
+        let other = try StressProcess(["hold-reader", fixture.path])
+        #expect(other.readLine() == "ready")
+        let before = fixture.fileBytes()
+        var configuration = fixture.configuration
+        configuration.objectTypes = [ChangedEntry.ProcessEntry.self]  // `writer` is now a String
+        configuration.deleteStoreIfMigrationNeeded = true
+        #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
+        #expect(fixture.fileBytes() == before)
+        other.kill()
+        other.wait()
+        let store = try Store(configuration: configuration)  // nothing holds it now: deleted, afresh
+        #expect(store.objects(ChangedEntry.ProcessEntry.self).isEmpty)
     }
 
     @Test func aMigrationRunsOnceAndOnlyWhenTheVersionGrows() throws {

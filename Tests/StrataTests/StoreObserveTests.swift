@@ -155,7 +155,7 @@ import Testing
         let fixture = Fixture([Item.self])
         let store = try fixture.open()
         let frozen = try store.freeze()
-        #expect(throws: StoreError.self) { _ = try frozen.observe { _, _ in } }
+        #expect { _ = try frozen.observe { _, _ in } } throws: { isCase($0, .invalidArgument("")) }
         let shared = Unchecked(store)
         let error = onAnotherThread { () -> StoreError? in
             do {

@@ -177,20 +177,6 @@ final class EnvironmentRegistry: Sendable {
         return (before, fileSize(atPath: path) ?? 0)
     }
 
-    /// Deletes the file at `path` and its lock file, unless this process has it open.
-    ///
-    /// - Returns: false when the file is open in this process (nothing was deleted).
-    /// - Throws: `.fileAccess` when a file exists but cannot be deleted.
-    func removeFile(at path: String) throws(StorageError) -> Bool {
-        try entries.withLock { (entries) throws(StorageError) -> Bool in
-            guard entries[path] == nil else { return false }
-            for file in [path, path + "-lock"] where unlink(file) != 0 && errno != ENOENT {
-                throw .fileAccess(path: file, code: errno)
-            }
-            return true
-        }
-    }
-
     /// Deletes the file at `path`, its lock file and the copy an in-place compaction a crash
     /// interrupted may have left (`PATH.compacting`), while holding the file to this process alone
     /// (`FileUse.exclusive`), so no other process has it open or opens it meanwhile.

@@ -81,7 +81,9 @@ extension Store {
         /// `schemaVersion` (index changes need not even that); neither do properties made optional or
         /// widened (`Int32` → `Int`), which keep their values.
         public var migration: MigrationBlock?
-        /// Deletes the file and starts empty instead of throwing `.migrationRequired`.
+        /// Deletes the file and starts empty instead of throwing `.migrationRequired`, as
+        /// `Store.deleteFiles(for:)` deletes it: while another Store of the process or another process
+        /// has the file open, it is kept and `.migrationRequired` thrown.
         ///
         /// - Warning: Every object in the file is lost; for caches only.
         public var deleteStoreIfMigrationNeeded = false

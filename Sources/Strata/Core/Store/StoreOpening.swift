@@ -29,8 +29,8 @@ enum StoreOpening {
     }
 
     /// Leases the file's environment and binds the schema to it; with `deleteStoreIfMigrationNeeded`,
-    /// deletes a file that needs a migration (when no other Store of the process has it open) and
-    /// starts afresh.
+    /// deletes a file that needs a migration (when nothing of this process or another has it open)
+    /// and starts afresh.
     private static func lease(
         _ schemas: [ObjectSchema], configuration: Store.Configuration, location: (path: String, isInMemory: Bool),
         options: EnvironmentOptions
@@ -50,7 +50,7 @@ enum StoreOpening {
             )
         } catch .migrationRequired(let reason) {
             guard configuration.deleteStoreIfMigrationNeeded, !location.isInMemory,
-                try StoreError.mapping({ try registry.removeFile(at: location.path) })
+                try deleteUnlessOpen(location.path, options: options)
             else { throw .migrationRequired(reason) }
             let lease = try StoreError.mapping { try registry.lease(path: location.path, options: options) }
             return (
@@ -58,6 +58,18 @@ enum StoreOpening {
                 try SchemaBinder.bind(
                     schemas, requirements: configuration.schemaRequirements, environment: lease.environment)
             )
+        }
+    }
+
+    /// Deletes the file as `Store.deleteFiles(for:)` does; false when it is open in this process or
+    /// another (`EBUSY`), so the caller keeps it.
+    private static func deleteUnlessOpen(_ path: String, options: EnvironmentOptions) throws(StoreError) -> Bool {
+        do {
+            return try EnvironmentRegistry.shared.deleteFiles(at: path, options: options)
+        } catch .fileAccess(_, let code) where code == EBUSY {
+            return false
+        } catch {
+            throw StoreError(error)
         }
     }
 }
