@@ -20,6 +20,7 @@ LAYERS = [
     "Core",           # Store and StoreCore with its parts: snapshots, writes, rows, iteration, commit log, observers
     "Query",          # Results, Query, predicates and plans
     "Store",          # the Store's public operations, handoff, freezing, verification
+    "Creation",       # objects made from values: create(_:value:update:), Object(value:)
     "Notifications",  # observing Results and objects: changes, tokens, the observers
     "Dynamic",        # files opened without the app's classes
 ]

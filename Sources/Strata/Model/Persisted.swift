@@ -228,6 +228,17 @@ protocol PersistedPropertyKind {
     /// Whether a key path's result (the property's value, maybe made optional by a chain of links)
     /// is the probe the key-path recorder handed out for this property in `round`.
     static func isProbe(_ result: Any, round: Int) -> Bool
+    /// `value` as the property's value type, or nil when it is not one (`create(_:value:)`).
+    static func cast(_ value: Any) -> Any?
+    /// Sets the unmanaged value to `value`, which `cast` gave.
+    static func setUnmanagedValue(_ value: Any, at address: UnsafeMutableRawPointer)
+    /// Appends `value`, which `cast` gave, as the row's next column.
+    static func encodeColumn(_ value: Any, into row: inout _RowEncoder) throws(StoreError)
+    /// The property's value holding `objects`, for a link or a List or MutableSet of links (nil for
+    /// another type, or an object of another type).
+    static func linking(_ objects: [Object?]) -> Any?
+    /// The property's value holding `entries`, for a Map of links (nil as `linking(_:)`).
+    static func linking(entries: [(key: String, object: Object?)]) -> Any?
 }
 
 extension Persisted: PersistedPropertyKind {
@@ -267,5 +278,23 @@ extension Persisted: PersistedPropertyKind {
 
     static func releaseUnmanagedValue(at address: UnsafeMutableRawPointer) {
         address.assumingMemoryBound(to: Self.self).pointee.unmanaged = .unset
+    }
+
+    static func cast(_ value: Any) -> Any? { value as? Value }
+
+    static func setUnmanagedValue(_ value: Any, at address: UnsafeMutableRawPointer) {
+        address.assumingMemoryBound(to: Self.self).pointee.unmanaged = .value(value as! Value)
+    }
+
+    static func encodeColumn(_ value: Any, into row: inout _RowEncoder) throws(StoreError) {
+        try (value as! Value)._strataEncodeColumn(into: &row)
+    }
+
+    static func linking(_ objects: [Object?]) -> Any? {
+        (Value.self as? any LinkHolder.Type)?.holding(objects)
+    }
+
+    static func linking(entries: [(key: String, object: Object?)]) -> Any? {
+        (Value.self as? any LinkHolder.Type)?.holding(entries: entries)
     }
 }

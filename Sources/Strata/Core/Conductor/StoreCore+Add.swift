@@ -254,47 +254,96 @@ extension StoreCore {
         }
         if column == binding.primaryKeyColumn { preconditionFailure(TrapMessage.primaryKeyChange) }
         do {
-            if binding.mayHoldLinks[column] {
-                let targets = linkedObjects()
-                if let twice = Self.embeddedHeldTwice(targets) {
-                    preconditionFailure(
-                        "Strata: cannot set \(binding.name).\(binding.columnNames[column]): cannot add an existing "
-                            + "managed embedded object to a second place (the new value holds one \(type(of: twice)) "
-                            + "twice): an embedded object has one owner and one place; assign a new one")
-                }
-                for target in targets {
-                    if !binding.isLinkColumn[column], target is EmbeddedObject {
-                        preconditionFailure(
-                            "Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(type(of: target)) is an "
-                                + "EmbeddedObject, which an AnyValue cannot hold")
-                    }
-                    if try !isManagedHere(target) {
-                        try addLinked(target)
-                    } else if let problem = try embeddedOwnerProblem(
-                        target, linkedFrom: column, of: object._key, binding: binding)
-                    {
-                        preconditionFailure(
-                            "Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(problem)")
-                    }
-                }
+            if binding.mayHoldLinks[column],
+                let problem = try storeTargets(linkedObjects(), of: object, column: column, binding: binding)
+            {
+                preconditionFailure("Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(problem)")
             }
-            guard let old = try copyOfCurrentRow(of: object, binding: binding, session: session) else {
-                preconditionFailure(TrapMessage.invalidated)
-            }
-            session.rowEncoder.beginRow(columns: binding.columnCount)
-            for index in 0..<binding.columnCount {
-                if index == column {
-                    try encode(&session.rowEncoder)
-                } else {
-                    session.rowEncoder.appendColumn(copying: try old.column(index))
-                }
-            }
-            try session.rowEncoder.withEncodedRow(columns: binding.columnCount) { encoded throws(StoreError) in
-                try replaceRow(encoded, old: old, key: object._key, binding: binding, session: session)
-            }
+            guard
+                try rewriteColumn(
+                    of: object, column: column, binding: binding, session: session, unlessUnchanged: false,
+                    encode: encode)
+            else { preconditionFailure(TrapMessage.invalidated) }
         } catch {
             preconditionFailure("Strata: cannot set \(binding.name).\(binding.columnNames[column]): \(error)")
         }
+    }
+
+    /// Changes one column of a managed object's row, throwing where a setter traps (what
+    /// `create(_:value:update:)` updates an existing object with). With `unlessUnchanged`, a value
+    /// equal to the stored one writes nothing (`.modified`).
+    ///
+    /// - Throws: `.notInWriteTransaction`, `.wrongThread`, `.invalidated`, `.invalidArgument` (an
+    ///   embedded object placed twice, the primary key), `.alreadyExists` (a unique property),
+    ///   `.mapFull`, `.storage`.
+    func changeColumnThrowing(
+        of object: Object, column: Int, linkedObjects: [Object], unlessUnchanged: Bool,
+        encode: (inout _RowEncoder) throws(StoreError) -> Void
+    ) throws(StoreError) {
+        let session = try writableSession()
+        guard let binding = object._tableBinding, object._epoch == epoch else { throw .invalidated }
+        let name = "\(binding.name).\(binding.columnNames[column])"
+        if column == binding.primaryKeyColumn { throw .invalidArgument("\(name) is the primary key: it cannot change") }
+        if binding.mayHoldLinks[column],
+            let problem = try storeTargets(linkedObjects, of: object, column: column, binding: binding)
+        {
+            throw .invalidArgument("cannot set \(name): \(problem)")
+        }
+        guard
+            try rewriteColumn(
+                of: object, column: column, binding: binding, session: session, unlessUnchanged: unlessUnchanged,
+                encode: encode)
+        else { throw .invalidated }
+    }
+
+    /// Stores the unmanaged objects a column's new value links to; returns why the value cannot be
+    /// set (an embedded object placed twice, or where it cannot go), nil when it can.
+    private func storeTargets(_ targets: [Object], of object: Object, column: Int, binding: TableBinding)
+        throws(StoreError) -> String?
+    {
+        if let twice = Self.embeddedHeldTwice(targets) {
+            return "cannot add an existing managed embedded object to a second place (the new value holds one "
+                + "\(type(of: twice)) twice): an embedded object has one owner and one place; assign a new one"
+        }
+        for target in targets {
+            if !binding.isLinkColumn[column], target is EmbeddedObject {
+                return "\(type(of: target)) is an EmbeddedObject, which an AnyValue cannot hold"
+            }
+            if try !isManagedHere(target) {
+                try addLinked(target)
+            } else if let problem = try embeddedOwnerProblem(
+                target, linkedFrom: column, of: object._key, binding: binding)
+            {
+                return problem
+            }
+        }
+        return nil
+    }
+
+    /// Rewrites a managed object's row with column `column` encoded by `encode`; false when the row
+    /// is gone. With `unlessUnchanged`, an equal column writes nothing.
+    private func rewriteColumn(
+        of object: Object, column: Int, binding: TableBinding, session: WriteSession, unlessUnchanged: Bool,
+        encode: (inout _RowEncoder) throws(StoreError) -> Void
+    ) throws(StoreError) -> Bool {
+        guard let old = try copyOfCurrentRow(of: object, binding: binding, session: session) else { return false }
+        session.rowEncoder.beginRow(columns: binding.columnCount)
+        for index in 0..<binding.columnCount {
+            if index == column {
+                try encode(&session.rowEncoder)
+            } else {
+                do {
+                    session.rowEncoder.appendColumn(copying: try old.column(index))
+                } catch {
+                    throw .damaged(at: binding.location(of: object._key, column: index), error)
+                }
+            }
+        }
+        try session.rowEncoder.withEncodedRow(columns: binding.columnCount) { encoded throws(StoreError) in
+            if unlessUnchanged, try isUnchanged(old, encoded.view, binding: binding, key: object._key) { return }
+            try replaceRow(encoded, old: old, key: object._key, binding: binding, session: session)
+        }
+        return true
     }
 
     /// A managed embedded object that `targets` (the new value of one property) holds more than once
