@@ -22,6 +22,7 @@ LAYERS = [
     "Store",          # the Store's public operations, handoff, freezing, verification
     "Creation",       # objects made from values: create(_:value:update:), Object(value:)
     "Notifications",  # observing Results and objects: changes, tokens, the observers
+    "Projection",     # Projection, @Projected, ProjectedResults: view models of key paths
     "Dynamic",        # files opened without the app's classes
 ]
 

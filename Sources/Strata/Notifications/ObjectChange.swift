@@ -1,5 +1,5 @@
-/// A change of one object.
-public enum ObjectChange<T: Object> {
+/// A change of one object (or of a `Projection` of one).
+public enum ObjectChange<T> {
     /// The observed properties that changed, with their values before and after.
     case change(T, [PropertyChange])
     /// The object was deleted; nothing more is delivered.

@@ -66,6 +66,40 @@ enum KeyPathResolver {
             + "or two properties combined cannot be queried or observed (filter { } runs Swift on each object)"
     }
 
+    /// The chain of properties `keyPath` reads (the root's, then through to-one links), with what it
+    /// returns when read on recorders, whatever it then does with the value (`\.name.uppercased()`):
+    /// what a projection observes. Nil when the reads are no chain (two properties, none).
+    static func pathRead<Root: Object>(_ keyPath: PartialKeyPath<Root>, in schema: ObjectSchema) -> (
+        path: PropertyPath, result: Any, issued: Set<ObjectIdentifier>
+    )? {
+        let recording = Recording(round: 0, nilLinks: false)
+        let root = recording.makeRecorder(schema)
+        guard let typed = root as? Root else { return nil }
+        defer { recording.unbindRecorders() }
+        return KeyPathRecordings.$current.withValue(recording) {
+            () -> (path: PropertyPath, result: Any, issued: Set<ObjectIdentifier>)? in
+            let result = typed[keyPath: keyPath]
+            guard let path = chain(of: recording, from: root) else { return nil }
+            return (path, result, recording.issuedObjects)
+        }
+    }
+
+    /// The path the reads of `recording` walk from `root`: one chain of links; nil otherwise.
+    private static func chain(of recording: Recording, from root: Object) -> PropertyPath? {
+        guard !recording.reads.isEmpty else { return nil }
+        var path = PropertyPath()
+        var expected = ObjectIdentifier(root)
+        for (index, read) in recording.reads.enumerated() {
+            guard read.recorder == expected else { return nil }
+            path = path.appending(read.schema, read.property)
+            if index < recording.reads.count - 1 {
+                guard let next = read.issued else { return nil }  // a read past a value, or a second read
+                expected = next
+            }
+        }
+        return path
+    }
+
     // MARK: Recording
 
     /// One read of the key path with the probes of `round` (links nil with `nilLinks`); nil unless it
@@ -82,17 +116,7 @@ enum KeyPathResolver {
         return KeyPathRecordings.$current.withValue(recording) { () -> PropertyPath? in
             let result = typed[keyPath: keyPath]
             // The reads must walk one chain: the root, then the recorder each link read handed out.
-            var path = PropertyPath()
-            var expected = ObjectIdentifier(root)
-            for (index, read) in recording.reads.enumerated() {
-                guard read.recorder == expected else { return nil }
-                path = path.appending(read.schema, read.property)
-                if index < recording.reads.count - 1 {
-                    guard let next = read.issued else { return nil }  // a read past a value, or a second read
-                    expected = next
-                }
-            }
-            guard let last = recording.reads.last else { return nil }
+            guard let path = chain(of: recording, from: root), let last = recording.reads.last else { return nil }
             // What the key path returns must be exactly what the last read handed out.
             guard last.schema.accessors[last.property].kind.isProbe(result, round: round) else { return nil }
             return path

@@ -1,0 +1,73 @@
+/// A List's or MutableSet's objects seen through one of their properties: what
+/// `@Projected(\Person.dogs.projectTo.name)` reads, live (each read reads the collection).
+///
+/// ```swift
+/// @Projected(\Person.dogs.projectTo.name) var dogNames: ProjectedCollection<String>
+/// ```
+public struct ProjectedCollection<Element>: RandomAccessCollection, CustomStringConvertible {
+    private let base: AnyObject
+    private let countOfBase: () -> Int
+    private let elementAt: (Int) -> Element
+    /// The element key path's property path, dotted (for notifications).
+    private let resolveElementPath: () throws(StoreError) -> String?
+
+    init<Target: Object, Base: RandomAccessCollection & AnyObject>(
+        _ collection: Base, keyPath: KeyPath<Target, Element>
+    ) where Base.Element == Target, Base.Index == Int {
+        base = collection
+        countOfBase = { collection.count }
+        elementAt = { collection[$0][keyPath: keyPath] }
+        resolveElementPath = { () throws(StoreError) -> String? in
+            guard let path = KeyPathResolver.pathRead(keyPath, in: try ObjectSchema.of(Target.self))?.path else {
+                return nil
+            }
+            return path.steps.map { $0.schema.properties[$0.property].name }.joined(separator: ".")
+        }
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { countOfBase() }
+
+    public subscript(position: Int) -> Element { elementAt(position) }
+
+    /// `["Rex", "Fido"]`.
+    public var description: String { "\(Array(self))" }
+}
+
+/// A `ProjectedCollection` seen without its element type (what a projection's schema resolves).
+protocol ProjectedElements {
+    var baseIdentity: ObjectIdentifier { get }
+    func elementPath() throws(StoreError) -> String?
+}
+
+extension ProjectedCollection: ProjectedElements {
+    var baseIdentity: ObjectIdentifier { ObjectIdentifier(base) }
+    func elementPath() throws(StoreError) -> String? { try resolveElementPath() }
+}
+
+/// What `projectTo` returns: a key path step from a collection of objects to one property of each.
+@dynamicMemberLookup
+public struct ElementMapper<Target: Object> {
+    /// A `List<Target>` or a `MutableSet<Target>`.
+    private let base: AnyObject
+
+    init(_ list: List<Target>) { base = list }
+    init(_ set: MutableSet<Target>) { base = set }
+
+    /// The collection's objects seen through `member`.
+    public subscript<Value>(dynamicMember member: KeyPath<Target, Value>) -> ProjectedCollection<Value> {
+        if let list = base as? List<Target> { return ProjectedCollection(list, keyPath: member) }
+        return ProjectedCollection(base as! MutableSet<Target>, keyPath: member)
+    }
+}
+
+extension List where Element: Object {
+    /// A key path step to one property of each object: `\Person.dogs.projectTo.name`, for a
+    /// `@Projected` property.
+    public var projectTo: ElementMapper<Element> { ElementMapper(self) }
+}
+
+extension MutableSet where Element: Object {
+    /// A key path step to one property of each object, as `List.projectTo`.
+    public var projectTo: ElementMapper<Element> { ElementMapper(self) }
+}
