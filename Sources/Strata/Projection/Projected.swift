@@ -31,7 +31,9 @@ public struct Projected<Root: Object, Value> {
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Projected<Root, Value>>
     ) -> Value {
         get {
-            projection.rootObject[keyPath: projection[keyPath: storageKeyPath].keyPath]
+            let keyPath = projection[keyPath: storageKeyPath].keyPath
+            ProjectedReads.current?.keyPaths.append(keyPath)
+            return projection.rootObject[keyPath: keyPath]
         }
         set {
             let keyPath = projection[keyPath: storageKeyPath].keyPath
@@ -48,6 +50,8 @@ protocol AnyProjected {
     /// The dotted root property path the key path reads (`"owner.name"`, `"dogs.name"` for a
     /// `projectTo`), or nil when it reads no chain of stored properties.
     func observedPath() throws(StoreError) -> String?
+    /// The key path it reads of the root.
+    var rootKeyPath: AnyKeyPath { get }
     /// The value it reads from `root`, described.
     func describeValue(of root: Object) -> String
     /// The value it reads from `root` (an object of its root type).
@@ -58,6 +62,8 @@ protocol AnyProjected {
 }
 
 extension Projected: AnyProjected {
+    var rootKeyPath: AnyKeyPath { keyPath }
+
     func observedPath() throws(StoreError) -> String? {
         let schema = try ObjectSchema.of(Root.self)
         guard let read = KeyPathResolver.pathRead(keyPath, in: schema) else { return nil }
@@ -165,4 +171,11 @@ final class ProjectionSchema: @unchecked Sendable {  // immutable
         }
         self.properties = properties
     }
+}
+
+/// The root key paths of the projected properties a projection's key path read (what
+/// `observe(keyPaths: [PartialKeyPath<P>])` names), while a recording is current on the task.
+final class ProjectedReads: @unchecked Sendable {  // used by the one task evaluating a key path
+    @TaskLocal static var current: ProjectedReads?
+    var keyPaths: [AnyKeyPath] = []
 }

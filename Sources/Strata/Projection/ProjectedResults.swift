@@ -47,6 +47,11 @@ public struct ProjectedResults<Element: ProjectionObservable>: RandomAccessColle
         ProjectedResults(rootResults.sorted(by: keyPath, ascending: ascending))
     }
 
+    /// Sorted by several properties of the root type, the first deciding first.
+    public func sorted(by keys: [SortKey<Element.Root>]) -> ProjectedResults {
+        ProjectedResults(rootResults.sorted(by: keys))
+    }
+
     /// Whether the Results belongs to a frozen snapshot.
     public var isFrozen: Bool { rootResults.isFrozen }
 

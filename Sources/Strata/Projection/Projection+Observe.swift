@@ -22,6 +22,37 @@ extension ProjectionObservable {
     public func observe(
         keyPaths: [String]? = nil, on queue: DispatchQueue? = nil, _ block: @escaping (ObjectChange<Self>) -> Void
     ) throws(StoreError) -> NotificationToken {
+        try observe(labels: keyPaths, on: queue, block)
+    }
+
+    /// As `observe(keyPaths:on:_:)`, naming projected properties by key path (`[\PersonView.name]`).
+    /// A key path reading several projected properties observes each.
+    ///
+    /// - Throws: as `observe(keyPaths:on:_:)`; `.invalidArgument` for a key path that reads no
+    ///   projected property.
+    public func observe(
+        keyPaths: [PartialKeyPath<Self>], on queue: DispatchQueue? = nil,
+        _ block: @escaping (ObjectChange<Self>) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        let schema = try ProjectionSchema.of(type(of: self))
+        var labels: [String] = []
+        for keyPath in keyPaths {
+            let reads = ProjectedReads()
+            _ = ProjectedReads.$current.withValue(reads) { self[keyPath: keyPath] }
+            let read = schema.properties.filter { property in reads.keyPaths.contains(property.projected.rootKeyPath) }
+            guard !read.isEmpty else {
+                throw .invalidArgument("\(keyPath) reads no projected property of \(Self.self)")
+            }
+            labels += read.map(\.label)
+        }
+        return try observe(labels: labels, on: queue, block)
+    }
+
+    private func observe(
+        labels keyPaths: [String]?, on queue: DispatchQueue?, _ block: @escaping (ObjectChange<Self>) -> Void
+    )
+        throws(StoreError) -> NotificationToken
+    {
         // The instance's own type: Self is the static type of the receiver, maybe a superclass.
         let projectionType = type(of: self)
         let (properties, paths) = try ProjectionSchema.of(projectionType).observed(keyPaths, of: projectionType)

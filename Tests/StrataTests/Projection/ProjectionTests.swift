@@ -91,6 +91,10 @@ import Testing
         #expect(cards.where { $0.age >= 30 }.map(\.firstName) == ["Ann"])
         #expect(try cards.where("first BEGINSWITH $0", "B").map(\.firstName) == ["Bob"])
         #expect(cards.sorted(by: \.first, ascending: false).map(\.firstName) == ["Cy", "Bob", "Ann"])
+        #expect(
+            cards.sorted(by: [SortKey(\.age), SortKey(\.first, ascending: false)]).map(\.firstName) == [
+                "Cy", "Bob", "Ann",
+            ])
         try store.write { try store.create(Viewed.self, value: ["id": 9, "first": "Zed"]) }
         #expect(cards.count == 4 && cards.last?.firstName == "Zed")
         let frozen = try cards.freeze()
@@ -128,6 +132,13 @@ import Testing
         let names = try card.observe(keyPaths: ["firstName"]) { change in
             if case .change(_, let properties) = change { #expect(properties.map(\.name) == ["firstName"]) }
         }
+        var byKeyPath: [[String]] = []
+        let keyPathToken = try card.observe(keyPaths: [\ViewedCard.city, \ViewedCard.friendNames.count]) { change in
+            if case .change(_, let properties) = change { byKeyPath.append(properties.map(\.name)) }
+        }
+        #expect { try card.observe(keyPaths: [\ViewedCard.rootObject.id]) { _ in } } throws: {
+            isCase($0, .invalidArgument(""))
+        }
         try store.refresh()
         try store.write { ann.first = "Anna" }
         try store.refresh()
@@ -142,13 +153,14 @@ import Testing
         try store.write { ann.badges.first?.level = 4 }
         try store.refresh()
         #expect(told == [["firstName"], ["lastCaps"], ["friendNames"], ["city"], ["badgeLevels"]])
+        #expect(byKeyPath == [["friendNames"], ["city"]])
         #expect(values.first == ["firstName": "Ann → Anna"])
         #expect(values.dropFirst().first == ["lastCaps": "- → NG"])
         #expect { try card.observe(keyPaths: ["nope"]) { _ in } } throws: { isCase($0, .invalidArgument("")) }
         try store.write { try store.delete(ann) }
         try store.refresh()
         #expect(deleted == 1)
-        withExtendedLifetime((token, names)) {}
+        withExtendedLifetime((token, names, keyPathToken)) {}
     }
 
     @Test func aCommitOfAnotherThreadIsToldOnRefresh() throws {
