@@ -107,3 +107,10 @@ public final class SharedTodo: Object {
         self.teamID = teamID
     }
 }
+
+/// A synced type with a full-text index and a vector index: a pull keeps both indexes (SearchSyncTests).
+public final class SyncArticle: Object {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted(indexed: .fullText) public var body: String
+    @Persisted(indexed: .vector(dimensions: 4, metric: .euclidean)) public var embedding: [Float]
+}
