@@ -25,9 +25,12 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
         }
     }
 
+    /// 0.
     public var startIndex: Int { 0 }
+    /// The collection's count now.
     public var endIndex: Int { countOfBase() }
 
+    /// The property of the object at `position`, read now.
     public subscript(position: Int) -> Element { elementAt(position) }
 
     /// `["Rex", "Fido"]`.

@@ -16,7 +16,9 @@ public struct ProjectedResults<Element: ProjectionObservable>: RandomAccessColle
         rootResults = results
     }
 
+    /// 0.
     public var startIndex: Int { 0 }
+    /// The Results' count now.
     public var endIndex: Int { rootResults.count }
 
     /// The projection of the object at `position`.

@@ -43,6 +43,7 @@ open class Projection<Root: Object>: ProjectionObservable, Hashable, CustomStrin
         lhs.rootObject == rhs.rootObject
     }
 
+    /// Hashes the root object (as `==` compares it).
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rootObject)
     }
