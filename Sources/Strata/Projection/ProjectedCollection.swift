@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A List's or MutableSet's objects seen through one of their properties: what
 /// `@Projected(\Person.dogs.projectTo.name)` reads, live (each read reads the collection).
 ///
@@ -10,6 +12,10 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
     private let elementAt: (Int) -> Element
     /// The element key path's property path, dotted (for notifications).
     private let resolveElementPath: () throws(StoreError) -> String?
+    /// Observes the List or MutableSet for the elements' projected property.
+    private let observeBase:
+        (DispatchQueue?, @escaping (CollectionChange<ProjectedCollection>) -> Void) throws(StoreError) ->
+            NotificationToken
 
     init<Target: Object, Base: RandomAccessCollection & AnyObject>(
         _ collection: Base, keyPath: KeyPath<Target, Element>
@@ -17,11 +23,57 @@ public struct ProjectedCollection<Element>: RandomAccessCollection, CustomString
         base = collection
         countOfBase = { collection.count }
         elementAt = { collection[$0][keyPath: keyPath] }
-        resolveElementPath = { () throws(StoreError) -> String? in
+        let resolve = { () throws(StoreError) -> String? in
             guard let path = KeyPathResolver.pathRead(keyPath, in: try ObjectSchema.of(Target.self))?.path else {
                 return nil
             }
             return path.steps.map { $0.schema.properties[$0.property].name }.joined(separator: ".")
+        }
+        resolveElementPath = resolve
+        observeBase = { (queue, block) throws(StoreError) -> NotificationToken in
+            guard let path = try resolve() else {
+                throw .invalidArgument("\(keyPath) reads no stored property of \(Target.self): nothing to observe")
+            }
+            if let list = collection as? List<Target> {
+                return try list.observe(keyPaths: [path], on: queue) { change in
+                    block(Self.mapped(change) { ProjectedCollection($0, keyPath: keyPath) })
+                }
+            }
+            return try (collection as! MutableSet<Target>).observe(keyPaths: [path], on: queue) { change in
+                block(Self.mapped(change) { ProjectedCollection($0, keyPath: keyPath) })
+            }
+        }
+    }
+
+    /// Observes the collection as its List's or MutableSet's `observe` does: `.initial`, then an
+    /// `.update` for each write that changes which objects it holds, their order, or the projected
+    /// property of one of them (a modification at its position).
+    ///
+    /// ```swift
+    /// let token = try card.dogNames.observe { change in
+    ///     if case .update(_, _, _, let modifications) = change { … }
+    /// }
+    /// ```
+    /// - Throws: as `List.observe`: `.notManaged` for a collection of an unmanaged object,
+    ///   `.wrongThread`, `.invalidated`; `.invalidArgument` when the element key path reads no stored
+    ///   property.
+    /// - Warning: Keep the token: notifications stop when it is deinitialised.
+    public func observe(
+        on queue: DispatchQueue? = nil, _ block: @escaping (CollectionChange<ProjectedCollection>) -> Void
+    ) throws(StoreError) -> NotificationToken {
+        try observeBase(queue, block)
+    }
+
+    private static func mapped<Base>(
+        _ change: CollectionChange<Base>, _ projected: (Base) -> ProjectedCollection
+    ) -> CollectionChange<ProjectedCollection> {
+        switch change {
+        case .initial(let base):
+            .initial(projected(base))
+        case .update(let base, let deletions, let insertions, let modifications):
+            .update(projected(base), deletions: deletions, insertions: insertions, modifications: modifications)
+        case .error(let error):
+            .error(error)
         }
     }
 

@@ -209,6 +209,44 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    @Test func aProjectedCollectionIsObservedForItsElementsProperty() throws {
+        let fixture = Fixture(ViewedTypes.all)
+        let store = try fixture.open()
+        let ann = try Self.seed(store)
+        let card = ViewedCard(projecting: ann)
+        var changes: [String] = []
+        let token = try card.friendNames.observe { change in
+            switch change {
+            case .initial(let names): changes.append("initial \(Array(names))")
+            case .update(let names, let deletions, let insertions, let modifications):
+                changes.append("\(Array(names)) \(deletions) \(insertions) \(modifications)")
+            case .error(let error): changes.append("\(error)")
+            }
+        }
+        let levels = try card.badgeLevels.observe { change in
+            if case .update(let levels, _, _, let modifications) = change {
+                changes.append("levels \(Array(levels)) \(modifications)")
+            }
+        }
+        try store.refresh()
+        try store.write { ann.friends[1].age = 99 }  // not the projected property
+        try store.refresh()
+        try store.write { ann.friends[1].first = "Cyd" }
+        try store.refresh()
+        try store.write { ann.friends.append(try store.create(Viewed.self, value: ["id": 5, "first": "Ed"])) }
+        try store.refresh()
+        try store.write { ann.badges.first?.level = 9 }
+        try store.refresh()
+        #expect(
+            changes == [
+                "initial [\"Bob\", \"Cy\"]", "[\"Bob\", \"Cyd\"] [] [] [1]", "[\"Bob\", \"Cyd\", \"Ed\"] [] [2] []",
+                "levels [9] [0]",
+            ])
+        let unmanaged = ViewedCard(projecting: try Viewed(value: ["friends": [["first": "Fay"]]]))
+        #expect(throws: StoreError.notManaged) { try unmanaged.friendNames.observe { _ in } }
+        withExtendedLifetime((token, levels)) {}
+    }
+
     @Test func aProjectionIsFrozenThawedAndHandedToAnotherThread() throws {
         let fixture = Fixture(ViewedTypes.all)
         let store = try fixture.open()
