@@ -168,11 +168,16 @@ struct ObjectCreation {
     mutating func make(_ plan: Plan) throws(StoreError) -> Object {
         if let existing = plan.existing { return existing }
         var resolved: [(index: Int, value: Any)] = []
+        // The plain values are on `fresh` already (`plan` set them); the links are made now.
+        var links: [(index: Int, value: Any)] = []
         for (index, planned) in plan.values {
-            resolved.append((index, try value(of: planned, property: index, of: plan.schema)))
+            let value = try value(of: planned, property: index, of: plan.schema)
+            resolved.append((index, value))
+            if case .value = planned { continue }
+            links.append((index, value))
         }
         guard let core, !plan.schema.isEmbedded else {
-            set(resolved, on: plan.fresh, schema: plan.schema)
+            set(links, on: plan.fresh, schema: plan.schema)
             return plan.fresh
         }
         let binding = try core.binding(for: plan.schema.type)
@@ -190,7 +195,7 @@ struct ObjectCreation {
             }
             return stored
         }
-        set(resolved, on: plan.fresh, schema: plan.schema)
+        set(links, on: plan.fresh, schema: plan.schema)
         try core.add(plan.fresh, update: .error)
         writes += 1
         return plan.fresh

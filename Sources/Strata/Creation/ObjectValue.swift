@@ -7,7 +7,8 @@ import Foundation
 enum ObjectValue {
     case dictionary([String: Any])
     case array([Any])
-    case object(Object)
+    /// An object, with its type's schema (the source's properties are found by name).
+    case object(Object, ObjectSchema)
 
     /// - Throws: `.invalidArgument` for a value of another kind, or an array with more values than
     ///   the type has properties.
@@ -22,7 +23,7 @@ enum ObjectValue {
             }
             self = .array(array)
         case let object as Object:
-            self = .object(object)
+            self = .object(object, try ObjectSchema.of(type(of: object)))
         case let other:
             throw .invalidArgument(
                 "\(schema.name) is made from a [String: Any], an [Any] in property order or an object, not "
@@ -43,8 +44,7 @@ enum ObjectValue {
         case .array(let array):
             guard index < array.count else { return .none }
             return .some(PropertyValue.normalized(array[index]))
-        case .object(let object):
-            let source = try ObjectSchema.of(type(of: object))
+        case .object(let object, let source):
             guard let sourceIndex = source.properties.firstIndex(where: { $0.name == name }) else { return .none }
             return .some(PropertyValue.normalized(try Self.value(of: object, property: sourceIndex, schema: source)))
         }

@@ -32,7 +32,7 @@ public struct Projected<Root: Object, Value> {
     ) -> Value {
         get {
             let keyPath = projection[keyPath: storageKeyPath].keyPath
-            ProjectedReads.current?.keyPaths.append(keyPath)
+            projection.readKeyPaths?.append(keyPath)
             return projection.rootObject[keyPath: keyPath]
         }
         set {
@@ -171,11 +171,4 @@ final class ProjectionSchema: @unchecked Sendable {  // immutable
         }
         self.properties = properties
     }
-}
-
-/// The root key paths of the projected properties a projection's key path read (what
-/// `observe(keyPaths: [PartialKeyPath<P>])` names), while a recording is current on the task.
-final class ProjectedReads: @unchecked Sendable {  // used by the one task evaluating a key path
-    @TaskLocal static var current: ProjectedReads?
-    var keyPaths: [AnyKeyPath] = []
 }

@@ -37,9 +37,14 @@ extension ProjectionObservable {
         let schema = try ProjectionSchema.of(type(of: self))
         var labels: [String] = []
         for keyPath in keyPaths {
-            let reads = ProjectedReads()
-            _ = ProjectedReads.$current.withValue(reads) { self[keyPath: keyPath] }
-            let read = schema.properties.filter { property in reads.keyPaths.contains(property.projected.rootKeyPath) }
+            // A probe projection notes what its projected properties read. Its root is a fresh
+            // unmanaged object: reading it neither traps for a deleted root nor on another thread
+            // (`rootObject.observe` throws those).
+            let probe = type(of: self).init(projecting: Root())
+            (probe as? any RecordsProjectedReads)?.readKeyPaths = []
+            _ = probe[keyPath: keyPath]
+            let reads = (probe as? any RecordsProjectedReads)?.readKeyPaths ?? []
+            let read = schema.properties.filter { property in reads.contains(property.projected.rootKeyPath) }
             guard !read.isEmpty else {
                 throw .invalidArgument("\(keyPath) reads no projected property of \(Self.self)")
             }

@@ -32,6 +32,9 @@ public protocol ProjectionObservable: AnyObject {
 open class Projection<Root: Object>: ProjectionObservable, Hashable, CustomStringConvertible {
     /// The object projected.
     public let rootObject: Root
+    /// On a probe projection only (`observe(keyPaths: [PartialKeyPath])`): the root key paths of the
+    /// projected properties read, in order. Nil otherwise, so a read costs one load.
+    final var readKeyPaths: [AnyKeyPath]?
 
     /// A projection of `object` (managed or not).
     public required init(projecting object: Root) {
@@ -92,3 +95,11 @@ extension Projection: ThreadConfined {
         try Root._resolve(handoff, in: store).map { Self(projecting: $0) }
     }
 }
+
+/// A projection that notes the root key paths its projected properties read (a probe of
+/// `observe(keyPaths: [PartialKeyPath])`).
+protocol RecordsProjectedReads: AnyObject {
+    var readKeyPaths: [AnyKeyPath]? { get set }
+}
+
+extension Projection: RecordsProjectedReads {}

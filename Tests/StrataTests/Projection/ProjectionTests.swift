@@ -247,6 +247,36 @@ import Testing
         withExtendedLifetime((token, levels)) {}
     }
 
+    @Test func observingFailsTypedForADeletedRootAndOnAnotherThread() throws {
+        let fixture = Fixture(ViewedTypes.all)
+        let store = try fixture.open()
+        let ann = try Self.seed(store)
+        let card = ViewedCard(projecting: ann)
+        nonisolated(unsafe) let leaked = card
+        let offThread = onAnotherThread { () -> StoreError? in
+            do throws(StoreError) {
+                _ = try leaked.observe { _ in }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(offThread == .wrongThread)
+        try store.write { try store.delete(ann) }
+        #expect(throws: StoreError.invalidated) { try card.observe { _ in } }
+        #expect(throws: StoreError.invalidated) { try card.observe(keyPaths: [\ViewedCard.age]) { _ in } }
+        #expect(card.isInvalidated)
+    }
+
+    @Test func settingAProjectedPropertyOfAReadOnlyKeyPathTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let card = ViewedCard(projecting: Viewed())
+            card.lastCaps = "LEE"  // \.last.localizedUppercase cannot be set
+        }
+        let message = result.map { String(decoding: $0.standardErrorContent, as: UTF8.self) } ?? ""
+        #expect(message.contains("ViewedCard") && message.contains("is read-only"), "\(message)")
+    }
+
     @Test func aProjectionIsFrozenThawedAndHandedToAnotherThread() throws {
         let fixture = Fixture(ViewedTypes.all)
         let store = try fixture.open()
