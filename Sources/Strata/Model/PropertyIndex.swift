@@ -34,6 +34,25 @@ public struct PropertyIndex: Sendable, Hashable {
         return PropertyIndex(attributes)
     }
 
+    /// A full-text index whose texts and queries `tokenizer` reads: words of a script Unicode's word
+    /// boundaries do not separate (Chinese, Japanese, Thai), identifiers, tags. The file records the
+    /// tokenizer's `name`; opening the Store with another name rebuilds the index.
+    ///
+    /// ```swift
+    /// @Persisted(indexed: .fullText(tokenizer: ExactWords())) var labels: String
+    /// ```
+    ///
+    /// - Warning: Traps when another type of tokenizer has the same name.
+    public static func fullText(tokenizer: some TextTokenizer) -> PropertyIndex {
+        if let standard = tokenizer as? StandardTokenizer,
+            standard.stopWords.isEmpty || standard.stopWords == StandardTokenizer.englishStopWords
+        {
+            return fullText(stemming: standard.stemming, englishStopWords: !standard.stopWords.isEmpty)
+        }
+        let number = UInt64(TokenizerRegistry.register(tokenizer))
+        return PropertyIndex(PropertyAttributes(rawValue: PropertyAttributes.fullText.rawValue | number << 8))
+    }
+
     /// A vector index on a `[Float]` property: an HNSW graph kept in the file, changed in the row's
     /// write transaction; `nearest(to:k:by:)` reads it (Docs/Search.md).
     ///
@@ -82,6 +101,28 @@ extension Persisted where Value: _PropertyIndexable {
     @inlinable
     public init(wrappedValue: @autoclosure @escaping () -> Value, indexed index: PropertyIndex) {
         self.init(initial: wrappedValue, attributes: index.attributes)
+    }
+}
+
+extension FullTextSettings {
+    /// The settings `@Persisted(indexed: .fullText…)` recorded, or nil for a property without them.
+    ///
+    /// - Throws: `.schemaMismatch` when the tokenizer's number names none (forgotten since).
+    init?(_ attributes: PropertyAttributes) throws(StoreError) {
+        guard attributes.contains(.fullText) else { return nil }
+        // Bits 8..<24: the number of a tokenizer of `fullText(tokenizer:)` (0: the standard one).
+        let number = Int(attributes.rawValue >> 8 & 0xFFFF)
+        var tokenizerName: String?
+        if number != 0 {
+            guard let name = TokenizerRegistry.name(ofNumber: number) else {
+                throw .schemaMismatch("no tokenizer is registered under the number \(number)")
+            }
+            tokenizerName = name
+        }
+        self.init(
+            stemming: !attributes.contains(.fullTextUnstemmed),
+            englishStopWords: attributes.contains(.fullTextStopWords),
+            tokenizerName: tokenizerName)
     }
 }
 

@@ -16,8 +16,9 @@ public struct _SchemaType: Sendable {
 /// What `@Persisted(primaryKey:)` and `@Persisted(indexed:)` declared.
 @usableFromInline
 struct PropertyAttributes: OptionSet, Hashable, Sendable {
-    /// Flags in the low byte; a vector index's settings above them (`VectorSettings.attributes`):
-    /// one word, so the wrapper of every property stays the size it was.
+    /// Flags in the low byte; above them a vector index's settings (`VectorSettings.attributes`) or a
+    /// full-text index's tokenizer number (`PropertyIndex.fullText(tokenizer:)`): one word, so the
+    /// wrapper of every property stays the size it was.
     @usableFromInline let rawValue: UInt64
     @inlinable init(rawValue: UInt64) { self.rawValue = rawValue }
 

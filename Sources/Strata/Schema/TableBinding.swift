@@ -63,7 +63,8 @@ struct StoredTables {
                 fullText.append(
                     FullTextIndex(
                         typeName: type.name, property: property.name, column: column, settings: settings,
-                        terms: try table(TableName.fullTextTerms(type.name, property.name)), numbering: numbering))
+                        terms: try table(TableName.fullTextTerms(type.name, property.name)), numbering: numbering,
+                        tokenizer: settings.tokenizer))
             }
             if let settings = property.vector {
                 let names = TableName.vectorTables(type.name, property.name, integerKeys: integerKeys)

@@ -125,14 +125,15 @@ final class FullTextChanges {
         utf8 text: UnsafeRawBufferPointer?, rowKey: UnsafeRawBufferPointer, to index: FullTextIndex,
         in storage: some FullTextWriting
     ) throws(StoreError) {
+        let tokenizer = try index.readingTokenizer()
         // A row whose key is its document number needs nothing from the storage to be indexed.
         if let document = index.integerDocument(ofRow: rowKey), pipeline.takesNext() {
-            if pipeline.add(text, document: document, of: index) { try handOver(storage) }
+            if pipeline.add(text, document: document, of: index, tokenizer: tokenizer) { try handOver(storage) }
             return
         }
         try settle(storage)
         try withPending(index, storage) { (changes) throws(StoreError) in
-            let hasTerms = builder.read(text, tokenizer: index.tokenizer, into: changes)
+            let hasTerms = builder.read(text, tokenizer: tokenizer, into: changes)
             // Numbered first: a failed numbering put leaves the statistics as they were.
             let document =
                 hasTerms ? try Self.newDocument(rowKey: rowKey, index: index, changes: changes, storage: storage) : nil
@@ -186,7 +187,8 @@ final class FullTextChanges {
     func remove(
         _ text: String?, rowKey: UnsafeRawBufferPointer, from index: FullTextIndex, in storage: some FullTextWriting
     ) throws(StoreError) {
-        try remove(DocumentTerms(text, tokenizer: index.tokenizer), rowKey: rowKey, from: index, in: storage)
+        try remove(
+            DocumentTerms(text, tokenizer: try index.readingTokenizer()), rowKey: rowKey, from: index, in: storage)
     }
 
     /// Replaces the text of a row whose property changed.

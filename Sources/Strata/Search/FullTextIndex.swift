@@ -17,7 +17,20 @@ struct FullTextIndex: Sendable {
     /// Document number → row key, and row key → document number; nil for integer keys.
     let numbering: (documents: Table, rows: Table)?
 
-    var tokenizer: StandardTokenizer { settings.tokenizer }
+    /// What reads its texts and queries: nil when the file names a tokenizer this process has not
+    /// declared (`readingTokenizer()` throws then).
+    let tokenizer: IndexTokenizer?
+
+    /// The tokenizer, for a write or a check of the index.
+    ///
+    /// - Throws: `.schemaMismatch` when the file names a tokenizer this process has not declared.
+    func readingTokenizer() throws(StoreError) -> IndexTokenizer {
+        // Declared since the file opened: found now.
+        guard let tokenizer = tokenizer ?? settings.tokenizer else {
+            throw .schemaMismatch(settings.missingTokenizer(of: name))
+        }
+        return tokenizer
+    }
 
     /// The index's name in errors: `Note.body`.
     var name: String { "\(typeName).\(property)" }

@@ -38,7 +38,7 @@ final class FullTextPipeline: @unchecked Sendable {  // the writer and the worke
         var entries: [Entry] = []
         /// The indexes the entries name, and (given when the batch starts) their pending changes.
         var indexes: [FullTextIndex] = []
-        var tokenizers: [StandardTokenizer] = []
+        var tokenizers: [IndexTokenizer] = []
         var changes: [FullTextChanges.Pending] = []
 
         func clear() {
@@ -80,7 +80,9 @@ final class FullTextPipeline: @unchecked Sendable {  // the writer and the worke
 
     /// Reads a document's terms into the batch being filled; returns whether the batch is full (the caller
     /// then hands it over: `waitForWorker`, then `startBatch`).
-    func add(_ text: UnsafeRawBufferPointer?, document: UInt64, of index: FullTextIndex) -> Bool {
+    func add(
+        _ text: UnsafeRawBufferPointer?, document: UInt64, of index: FullTextIndex, tokenizer: IndexTokenizer
+    ) -> Bool {
         let batch = filling
         let slot: Int
         if let last = batch.indexes.indices.last, batch.indexes[last].terms == index.terms {
@@ -90,7 +92,7 @@ final class FullTextPipeline: @unchecked Sendable {  // the writer and the worke
         } else {
             slot = batch.indexes.count
             batch.indexes.append(index)
-            batch.tokenizers.append(index.tokenizer)
+            batch.tokenizers.append(tokenizer)
         }
         if let text { batch.terms.append(termsOf: text, tokenizer: batch.tokenizers[slot], scratch: &scratch) }
         batch.entries.append(Batch.Entry(index: slot, document: document, termsEnd: batch.terms.count))

@@ -1,12 +1,102 @@
-/// A full-text index's tokenizer choices, as the file's schema records them
-/// (`@Persisted(indexed: .fullText(stemming:englishStopWords:))`): a change rebuilds the index.
+/// A full-text index's tokenizer, as the file's schema records it: the standard one's choices
+/// (`@Persisted(indexed: .fullText(stemming:englishStopWords:))`), or the name of one of the app's
+/// (`.fullText(tokenizer:)`). A change rebuilds the index.
 struct FullTextSettings: Codable, Hashable, Sendable {
     var stemming = true
     var englishStopWords = false
+    /// A tokenizer of the app's (absent in files written before there were any, and for the standard one).
+    var tokenizerName: String?
 
-    /// The tokenizer documents and queries are read with.
-    var tokenizer: StandardTokenizer {
-        StandardTokenizer(stemming: stemming, stopWords: englishStopWords ? StandardTokenizer.englishStopWords : [])
+    /// The tokenizer documents and queries are read with; nil when the file names one this process
+    /// has not registered.
+    var tokenizer: IndexTokenizer? {
+        guard let tokenizerName else {
+            return IndexTokenizer(
+                standard: StandardTokenizer(
+                    stemming: stemming, stopWords: englishStopWords ? StandardTokenizer.englishStopWords : []))
+        }
+        return TokenizerRegistry.tokenizer(named: tokenizerName).map(IndexTokenizer.init(custom:))
+    }
+
+    /// Why `tokenizer` is nil, naming the index.
+    func missingTokenizer(of index: String) -> String {
+        "the full-text index of \(index) reads texts with the tokenizer \"\(tokenizerName ?? "")\", which this "
+            + "process has not declared: open the Store with the model whose @Persisted(indexed: "
+            + ".fullText(tokenizer:)) names it"
+    }
+}
+
+/// The tokenizer an index reads texts with: the standard one, whose byte path reads an ASCII text
+/// without making Strings, or an app's, whose tokens are kept as `TextTokenizer` documents (no NUL
+/// in a term, which ends a term in the index's keys; no empty term; in the order of their positions,
+/// which a posting's position deltas need).
+struct IndexTokenizer: TextTokenizer {
+    private let standard: StandardTokenizer?
+    private let custom: (any TextTokenizer)?
+
+    init(standard: StandardTokenizer) {
+        self.standard = standard
+        custom = nil
+    }
+
+    init(custom: any TextTokenizer) {
+        // A standard tokenizer with stop words of its own, declared as an app's: its byte path still serves.
+        standard = custom as? StandardTokenizer
+        self.custom = standard == nil ? custom : nil
+    }
+
+    var name: String { standard?.name ?? custom!.name }
+
+    func tokens(of text: String) -> [TextToken] {
+        guard let custom else { return standard!.tokens(of: text) }
+        return Self.kept(custom.tokens(of: text))
+    }
+
+    /// Calls `body` with the bytes of each term of a UTF-8 text and its position: `tokens(of:)`'s.
+    func forEachTerm(
+        inUTF8 text: UnsafeRawBufferPointer, scratch: inout TokenizerScratch,
+        _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
+    ) {
+        if let standard {
+            standard.forEachTerm(inUTF8: text, scratch: &scratch, body)
+        } else {
+            forEachDecodedTerm(inUTF8: text, scratch: &scratch, body)
+        }
+    }
+
+    /// `tokens` as the index keeps them (`TextTokenizer`'s rules).
+    static func kept(_ tokens: [TextToken]) -> [TextToken] {
+        var kept: [TextToken] = []
+        kept.reserveCapacity(tokens.count)
+        var sorted = true
+        for var token in tokens {
+            if token.term.utf8.contains(0) {
+                token.term = String(String.UnicodeScalarView(token.term.unicodeScalars.filter { $0 != "\0" }))
+            }
+            guard !token.term.isEmpty else { continue }
+            token.position = min(max(token.position, 0), Int(UInt32.max))
+            if let last = kept.last, last.position > token.position { sorted = false }
+            kept.append(token)
+        }
+        if !sorted {
+            kept = kept.enumerated().sorted {
+                $0.element.position != $1.element.position
+                    ? $0.element.position < $1.element.position : $0.offset < $1.offset
+            }.map(\.element)
+        }
+        // A token given twice counts once.
+        var unique: [TextToken] = []
+        unique.reserveCapacity(kept.count)
+        var termsHere: Set<String> = []
+        var here = -1
+        for token in kept {
+            if token.position != here {
+                here = token.position
+                termsHere.removeAll(keepingCapacity: true)
+            }
+            if termsHere.insert(token.term).inserted { unique.append(token) }
+        }
+        return unique
     }
 }
 

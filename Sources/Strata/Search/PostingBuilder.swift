@@ -15,7 +15,7 @@ struct PostingBuilder {
     /// Reads `text` (UTF-8; nil: null) into the terms `post` adds: each term numbered in `changes`'
     /// table. Returns whether it holds any term.
     mutating func read(
-        _ text: UnsafeRawBufferPointer?, tokenizer: StandardTokenizer, into changes: FullTextChanges.Pending
+        _ text: UnsafeRawBufferPointer?, tokenizer: IndexTokenizer, into changes: FullTextChanges.Pending
     ) -> Bool {
         // Moved out, not copied: each stays uniquely referenced, so it is reused, not reallocated.
         var scratch = TokenizerScratch()
@@ -136,7 +136,7 @@ struct TermList {
 
     /// Appends the terms of `text` as `tokenizer` reads them.
     mutating func append(
-        termsOf text: UnsafeRawBufferPointer, tokenizer: StandardTokenizer, scratch: inout TokenizerScratch
+        termsOf text: UnsafeRawBufferPointer, tokenizer: IndexTokenizer, scratch: inout TokenizerScratch
     ) {
         // Moved out, not copied: each stays uniquely referenced while the closure appends.
         var bytes: [UInt8] = []

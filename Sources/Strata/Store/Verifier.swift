@@ -228,7 +228,7 @@ struct Verifier {
         } catch {
             throw .corrupted("\(name).\(index.property): \(error)")
         }
-        let terms = DocumentTerms(text, tokenizer: index.tokenizer)
+        let terms = DocumentTerms(text, tokenizer: try index.readingTokenizer())
         guard !terms.isEmpty else { return }
         var document = index.integerDocument(ofRow: rawKey)
         if let numbering = index.numbering {

@@ -2,33 +2,113 @@ import Foundation
 
 /// A term of a text, and its position: its index among the text's words (a stop word left out keeps
 /// its place, so a phrase matches only words that stand next to each other).
-struct TextToken: Equatable, Hashable, Sendable {
-    var term: String
-    var position: Int
+public struct TextToken: Hashable, Sendable {
+    /// The term as the index keeps it and a query looks for it (already folded, stemmed, …).
+    public var term: String
+    /// Where the term stands: terms at consecutive positions form a phrase; two terms may share one
+    /// (a synonym).
+    public var position: Int
+
+    /// A term at a position.
+    public init(term: String, position: Int) {
+        self.term = term
+        self.position = position
+    }
 }
 
 /// What turns a text into the terms a full-text index keeps and a query looks for: the same
-/// tokenizer reads the documents and the queries.
-protocol TextTokenizer: Sendable {
+/// tokenizer reads the documents and the queries (each word of a query, so a word it splits is a
+/// phrase). `StandardTokenizer` is the one `@Persisted(indexed: .fullText)` uses; declare another
+/// with `@Persisted(indexed: .fullText(tokenizer:))`.
+///
+/// ```swift
+/// /// Words as they are written: split at spaces, nothing folded.
+/// struct ExactWords: TextTokenizer {
+///     let name = "exact-words.v1"
+///     func tokens(of text: String) -> [TextToken] {
+///         text.split(separator: " ").enumerated().map { TextToken(term: String($1), position: $0) }
+///     }
+/// }
+///
+/// final class Tag: Object {
+///     @Persisted(primaryKey: true) var id: Int
+///     @Persisted(indexed: .fullText(tokenizer: ExactWords())) var labels: String
+/// }
+/// ```
+///
+/// What the index keeps of the tokens: a term's NUL characters are removed, and a term left empty
+/// is dropped; a negative position counts as 0; the tokens are read in the order of their positions,
+/// and a token given twice (same term, same position) counts once; a term is cut to 200 UTF-8 bytes.
+///
+/// - Warning: `tokens(of:)` is called on any thread (a write's worker thread included) and must
+///   give the same tokens for the same text every time: an index read with other tokens than it was
+///   written with finds wrong objects (`verify()` reports it as damage; `salvage` rebuilds it).
+public protocol TextTokenizer: Sendable {
+    /// The name the file records for an index this tokenizer reads: opening the Store with a
+    /// tokenizer of another name rebuilds the index. Give a new name whenever `tokens(of:)` gives
+    /// other tokens than before (`bigram.v2`). One name, one tokenizer in a process.
+    var name: String { get }
+
     /// The terms of `text`, in order.
     func tokens(of text: String) -> [TextToken]
 }
 
+extension TextTokenizer {
+    /// Calls `body` with the bytes of each term `tokens(of:)` gives for a UTF-8 text (decoded as
+    /// `String(decoding:)` repairs it) and its position.
+    func forEachDecodedTerm(
+        inUTF8 text: UnsafeRawBufferPointer, scratch: inout TokenizerScratch,
+        _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
+    ) {
+        for token in tokens(of: String(decoding: text, as: UTF8.self)) {
+            scratch.longWord.removeAll(keepingCapacity: true)
+            scratch.longWord.append(contentsOf: token.term.utf8)
+            scratch.longWord.withUnsafeBufferPointer { body($0, token.position) }
+        }
+    }
+}
+
 /// Words by Unicode's word boundaries (`WordBreaker`), folded (lowercase, the diacritics of Latin and
 /// Greek letters removed, `’` read as `'`), optionally stemmed as English (Porter's algorithm, as
-/// FTS5's `porter` tokenizer: an English possessive `'s` dropped first) and without stop words.
-struct StandardTokenizer: TextTokenizer {
+/// FTS5's `porter` tokenizer: an English possessive `'s` dropped first) and without stop words: what
+/// `@Persisted(indexed: .fullText)` reads texts with. A tokenizer of one's own may call it for the
+/// words it does not read otherwise.
+///
+/// ```swift
+/// StandardTokenizer().tokens(of: "Databases, cafés")  // database @0, cafe @1
+/// ```
+public struct StandardTokenizer: TextTokenizer {
     /// Whether terms are stemmed as English words (`databases` and `database` are one term).
-    var stemming: Bool
-    /// Folded words left out (their positions stay taken).
-    var stopWords: Set<String>
+    public var stemming: Bool
+    /// Folded words left out (their positions stay taken): `StandardTokenizer.englishStopWords`, or
+    /// your own list (lowercase, without diacritics).
+    public var stopWords: Set<String>
 
-    init(stemming: Bool = true, stopWords: Set<String> = []) {
+    /// A tokenizer stemming English words or not, leaving out `stopWords`.
+    public init(stemming: Bool = true, stopWords: Set<String> = []) {
         self.stemming = stemming
         self.stopWords = stopWords
     }
 
-    func tokens(of text: String) -> [TextToken] {
+    /// `standard`, then `.unstemmed` without stemming, then `.english-stop-words` or
+    /// `.stop-words-` and a hash of another list.
+    public var name: String {
+        var name = stemming ? "standard" : "standard.unstemmed"
+        if stopWords == Self.englishStopWords {
+            name += ".english-stop-words"
+        } else if !stopWords.isEmpty {
+            // FNV-1a over the sorted words: the same in every process (Hasher is seeded per process).
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in stopWords.sorted().joined(separator: "\n").utf8 {
+                hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+            }
+            name += ".stop-words-" + String(hash, radix: 16)
+        }
+        return name
+    }
+
+    /// The terms of `text`, in order, each at the index of its word (stop words too) among the text's.
+    public func tokens(of text: String) -> [TextToken] {
         let scalars = Array(text.unicodeScalars)
         var tokens: [TextToken] = []
         for (position, range) in WordBreaker().words(in: scalars).enumerated() {
@@ -50,11 +130,7 @@ struct StandardTokenizer: TextTokenizer {
         _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
     ) {
         guard UTF8Text.isASCII(text) else {
-            for token in tokens(of: String(decoding: text, as: UTF8.self)) {
-                scratch.longWord.removeAll(keepingCapacity: true)
-                scratch.longWord.append(contentsOf: token.term.utf8)
-                scratch.longWord.withUnsafeBufferPointer { body($0, token.position) }
-            }
+            forEachDecodedTerm(inUTF8: text, scratch: &scratch, body)
             return
         }
         let bytes = text.bindMemory(to: UInt8.self)
@@ -161,7 +237,7 @@ struct StandardTokenizer: TextTokenizer {
     }
 
     /// Common English words a search would rather skip (the stop words of the Snowball English stemmer's list).
-    static let englishStopWords: Set<String> = [
+    public static let englishStopWords: Set<String> = [
         "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "as", "at",
         "be", "because", "been", "before", "being", "below", "between", "both", "but", "by", "can", "could",
         "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from", "further", "had", "has",

@@ -81,30 +81,39 @@ import Testing
 
         /// The keys whose text matches, with BM25 scores (FTS5's formula), best first, ties by key.
         func ranked(_ units: [GeneratedUnit]) -> [(key: Key, score: Double)] {
-            let required = units.filter {
-                !$0.excluded && !tokenizer.tokens(of: $0.words.joined(separator: " ")).isEmpty
-            }
-            let excluded = units.filter { $0.excluded }
-            let documents = texts.keys.map { ($0, terms($0)) }
-            let total = Double(documents.count)
-            let average = documents.isEmpty ? 1 : max(Double(documents.map(\.1.count).reduce(0, +)) / total, 1e-9)
-            let holding = required.map { unit in documents.filter { occurrences(of: unit, in: $0.1) > 0 }.count }
-            var found: [(key: Key, score: Double)] = []
-            for (key, terms) in documents {
-                guard !required.isEmpty, required.allSatisfy({ occurrences(of: $0, in: terms) > 0 }),
-                    excluded.allSatisfy({ occurrences(of: $0, in: terms) == 0 })
-                else { continue }
-                var score = 0.0
-                for (unit, n) in zip(required, holding) {
-                    var idf = log((total - Double(n) + 0.5) / (Double(n) + 0.5))
-                    if idf <= 0 { idf = 1e-6 }
-                    let tf = Double(occurrences(of: unit, in: terms))
-                    score += idf * (tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * Double(terms.count) / average))
-                }
-                found.append((key, score))
-            }
-            return found.sorted { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }
+            FullTextModelTests.ranked(
+                texts.keys.map { ($0, terms($0)) }, units: units,
+                isRequired: { !$0.excluded && !tokenizer.tokens(of: $0.words.joined(separator: " ")).isEmpty },
+                length: \.count, occurrences: occurrences)
         }
+    }
+
+    /// The documents that hold every required unit and no excluded one, with their BM25 scores
+    /// (FTS5's formula: k1 1.2, b 0.75), best first, ties by key.
+    static func ranked<Key: Comparable, Document>(
+        _ documents: [(Key, Document)], units: [GeneratedUnit], isRequired: (GeneratedUnit) -> Bool,
+        length: (Document) -> Int, occurrences: (GeneratedUnit, Document) -> Int
+    ) -> [(key: Key, score: Double)] {
+        let required = units.filter(isRequired)
+        let excluded = units.filter(\.excluded)
+        let total = Double(documents.count)
+        let average = documents.isEmpty ? 1 : max(Double(documents.map { length($0.1) }.reduce(0, +)) / total, 1e-9)
+        let holding = required.map { unit in documents.filter { occurrences(unit, $0.1) > 0 }.count }
+        var found: [(key: Key, score: Double)] = []
+        for (key, document) in documents {
+            guard !required.isEmpty, required.allSatisfy({ occurrences($0, document) > 0 }),
+                excluded.allSatisfy({ occurrences($0, document) == 0 })
+            else { continue }
+            var score = 0.0
+            for (unit, n) in zip(required, holding) {
+                var idf = log((total - Double(n) + 0.5) / (Double(n) + 0.5))
+                if idf <= 0 { idf = 1e-6 }
+                let tf = Double(occurrences(unit, document))
+                score += idf * (tf * 2.2) / (tf + 1.2 * (0.25 + 0.75 * Double(length(document)) / average))
+            }
+            found.append((key, score))
+        }
+        return found.sorted { $0.score != $1.score ? $0.score > $1.score : $0.key < $1.key }
     }
 
     static func text(_ random: inout SplitMix64) -> String? {

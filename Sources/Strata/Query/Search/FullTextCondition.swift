@@ -22,13 +22,16 @@ struct FullTextCondition {
                 description: "\(step.schema.name).\(property.name) has no full-text index "
                     + "(declare it @Persisted(indexed: .fullText))")
         }
+        guard let tokenizer = settings.tokenizer else {
+            throw FullTextConditionError(
+                description: settings.missingTokenizer(of: "\(step.schema.name).\(property.name)"))
+        }
         let query: TextQuery
         do {
-            query = try TextQuery(text, tokenizer: settings.tokenizer, lenient: lenient)
+            query = try TextQuery(text, tokenizer: tokenizer, lenient: lenient)
         } catch {
             throw FullTextConditionError(description: "\(step.schema.name).\(property.name) TEXT: \(error)")
         }
-        let tokenizer = settings.tokenizer
         let comparison = Comparison(
             path: path,
             test: { bytes in

@@ -121,9 +121,10 @@ extension Results {
         guard let settings = binding.schema.properties[property].fullText else {
             throw .invalidArgument("\(name) has no full-text index (declare it @Persisted(indexed: .fullText))")
         }
+        guard let tokenizer = settings.tokenizer else { throw .invalidArgument(settings.missingTokenizer(of: name)) }
         let query: TextQuery
         do {
-            query = try TextQuery(text, tokenizer: settings.tokenizer)
+            query = try TextQuery(text, tokenizer: tokenizer)
         } catch {
             throw .invalidArgument("\(name) search: \(error)")
         }
