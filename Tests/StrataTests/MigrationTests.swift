@@ -81,9 +81,15 @@ enum MigrationV2 {
     }
 
     private func v2Configuration(_ fixture: Fixture, version: UInt64 = 1) -> Store.Configuration {
-        var configuration = Store.Configuration(
-            fileURL: fixture.configuration.fileURL!, objectTypes: [MigrationV2.Contact.self])
+        var configuration = opening(fixture, [MigrationV2.Contact.self])
         configuration.schemaVersion = version
+        return configuration
+    }
+
+    /// The fixture's file opened with `types` (and its key, when the suite runs on encrypted files).
+    private func opening(_ fixture: Fixture, _ types: [Object.Type]) -> Store.Configuration {
+        var configuration = fixture.configuration
+        configuration.objectTypes = types
         return configuration
     }
 
@@ -211,7 +217,7 @@ enum MigrationV2 {
 
     @Test func indexesAreAddedAndDroppedWithoutAMigration() throws {
         let fixture = try v1File()
-        let indexed = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [ContactIndexed.self])
+        let indexed = opening(fixture, [ContactIndexed.self])
         do {
             let store = try Store(configuration: indexed)
             let found = store.objects(ContactIndexed.self).where { $0.name == "Bob" }
@@ -227,8 +233,7 @@ enum MigrationV2 {
             try store.verify()
         }
         let store = try Store(
-            configuration: Store.Configuration(
-                fileURL: fixture.configuration.fileURL!, objectTypes: [MigrationV1.Contact.self]))
+            configuration: opening(fixture, [MigrationV1.Contact.self]))
         #expect(store.objects(MigrationV1.Contact.self).where { $0.name == "Bob" }.queryPlan.index == nil)
         #expect(store.objects(MigrationV1.Contact.self).where { $0.name == "Bob" }.count == 2)
         try store.verify()
@@ -240,7 +245,7 @@ enum MigrationV2 {
         var migrating = v2Configuration(fixture)
         migrating.readOnly = true
         #expect(throws: StoreError.readOnly) { try Store(configuration: migrating) }
-        var indexed = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [ContactIndexed.self])
+        var indexed = opening(fixture, [ContactIndexed.self])
         indexed.readOnly = true
         let store = try Store(configuration: indexed)  // the new index is not built, nor used
         let bobs = store.objects(ContactIndexed.self).where { $0.name == "Bob" }
@@ -252,8 +257,7 @@ enum MigrationV2 {
 
     @Test func aChangedPrimaryKeyNeedsAMigrationThatKeysTheRowsAnew() throws {
         let fixture = try v1File()
-        var configuration = Store.Configuration(
-            fileURL: fixture.configuration.fileURL!, objectTypes: [ContactRekeyed.self])
+        var configuration = opening(fixture, [ContactRekeyed.self])
         #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
         configuration.schemaVersion = 1
         let store = try Store(configuration: configuration)  // as Realm: the primary key moves to `name`
@@ -266,7 +270,7 @@ enum MigrationV2 {
 
     @Test func deleteStoreIfMigrationNeededStartsAfresh() throws {
         let fixture = try v1File()
-        var configuration = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [V2Note.self])
+        var configuration = opening(fixture, [V2Note.self])
         #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
         configuration.deleteStoreIfMigrationNeeded = true
         let store = try Store(configuration: configuration)
@@ -279,7 +283,7 @@ enum MigrationV2 {
         let fixture = try v1File()
         let held = try fixture.open()  // another Store of the process has the file
         let before = fixture.fileBytes()
-        var configuration = Store.Configuration(fileURL: fixture.configuration.fileURL!, objectTypes: [V2Note.self])
+        var configuration = opening(fixture, [V2Note.self])
         configuration.deleteStoreIfMigrationNeeded = true
         #expect { try Store(configuration: configuration) } throws: { isCase($0, .migrationRequired("")) }
         #expect(fixture.fileBytes() == before)
