@@ -106,23 +106,14 @@ extension Persisted where Value: _PropertyIndexable {
 
 extension FullTextSettings {
     /// The settings `@Persisted(indexed: .fullText…)` recorded, or nil for a property without them.
-    ///
-    /// - Throws: `.schemaMismatch` when the tokenizer's number names none (forgotten since).
-    init?(_ attributes: PropertyAttributes) throws(StoreError) {
+    init?(_ attributes: PropertyAttributes) {
         guard attributes.contains(.fullText) else { return nil }
         // Bits 8..<24: the number of a tokenizer of `fullText(tokenizer:)` (0: the standard one).
         let number = Int(attributes.rawValue >> 8 & 0xFFFF)
-        var tokenizerName: String?
-        if number != 0 {
-            guard let name = TokenizerRegistry.name(ofNumber: number) else {
-                throw .schemaMismatch("no tokenizer is registered under the number \(number)")
-            }
-            tokenizerName = name
-        }
         self.init(
             stemming: !attributes.contains(.fullTextUnstemmed),
             englishStopWords: attributes.contains(.fullTextStopWords),
-            tokenizerName: tokenizerName)
+            tokenizerName: number == 0 ? nil : TokenizerRegistry.name(ofNumber: number))
     }
 }
 

@@ -170,7 +170,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
                     name: field.name, type: schemaType.type,
                     isPrimaryKey: attributes.contains(.primaryKey), isIndexed: attributes.contains(.indexed),
                     isUnique: attributes.contains(.unique), isOwning: attributes.contains(.owning) || ownsEmbedded,
-                    fullText: try FullTextSettings(attributes),
+                    fullText: FullTextSettings(attributes),
                     vector: VectorSettings(attributes)))
             try Self.checkSearchIndexes(of: properties[properties.count - 1], in: name)
         }

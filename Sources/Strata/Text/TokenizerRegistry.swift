@@ -14,7 +14,9 @@ enum TokenizerRegistry {
     static let capacity = 0xFFFF
 
     /// Records `tokenizer` under its name: its number, from 1. A name registered again gets its
-    /// number back, and the tokenizer given last.
+    /// number back and keeps its first tokenizer (one name, one tokenizer: `TextTokenizer.name`).
+    /// Called for every object made of a type that declares one (its property's initializer), so a
+    /// name met before costs one lookup and writes nothing.
     ///
     /// - Warning: Traps when the name is another type's (two tokenizers would read one index), or when
     ///   65,535 names are registered.
@@ -27,7 +29,6 @@ enum TokenizerRegistry {
                     registered == type(of: tokenizer),
                     "Strata: the tokenizers \(registered) and \(type(of: tokenizer)) are both named \"\(name)\": "
                         + "give each its own name")
-                state.tokenizers[number - 1] = tokenizer
                 return number
             }
             precondition(state.tokenizers.count < capacity, "Strata: more than \(capacity) tokenizer names")
@@ -37,31 +38,13 @@ enum TokenizerRegistry {
         }
     }
 
-    /// The name of the tokenizer numbered `number` (nil: none, or forgotten).
-    static func name(ofNumber number: Int) -> String? {
-        state.withLock { state in
-            guard state.tokenizers.indices.contains(number - 1) else { return nil }
-            let name = state.tokenizers[number - 1].name
-            return state.numbers[name] == number ? name : nil
-        }
+    /// The name of the tokenizer numbered `number` (one `register` gave: numbers are never taken back).
+    static func name(ofNumber number: Int) -> String {
+        state.withLock { state in state.tokenizers[number - 1].name }
     }
 
     /// The tokenizer registered under `name` (nil: none in this process).
     static func tokenizer(named name: String) -> (any TextTokenizer)? {
         state.withLock { state in state.numbers[name].map { state.tokenizers[$0 - 1] } }
-    }
-
-    /// Forgets `name` (tests: a file whose tokenizer this process does not have).
-    static func forget(_ name: String) {
-        state.withLock { state in
-            guard let number = state.numbers.removeValue(forKey: name) else { return }
-            state.tokenizers[number - 1] = ForgottenTokenizer()
-        }
-    }
-
-    /// What a forgotten number names: nothing a Store finds.
-    private struct ForgottenTokenizer: TextTokenizer {
-        var name: String { "" }
-        func tokens(of text: String) -> [TextToken] { [] }
     }
 }
