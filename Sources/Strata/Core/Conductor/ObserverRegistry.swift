@@ -102,20 +102,30 @@ final class ObserverRegistry {
         if all.contains(where: { $0.state.isInvalidated }) {
             all.removeAll { $0.state.isInvalidated }
         }
-        if all.isEmpty {
-            hub.observersOf(ObjectIdentifier(core), standAt: nil)
-            keepAlive = nil
-        }
+        if all.isEmpty { hub.observersOf(ObjectIdentifier(core), standAt: nil) }
+        if !all.contains(where: \.keepsStoreAlive) { keepAlive = nil }
     }
 
     /// Registers an observer; it starts on the Store's queue (at once for an object, whose baseline is
     /// taken now), or on the next `refresh()` for a Store of a thread without queue.
     func add(_ observer: StoreObserver, startNow: Bool) throws(StoreError) {
         if startNow { observer.start(version: try core.version()) }
+        append(observer)
+    }
+
+    /// Registers an observer standing at the version the Store shows (inside a write, the one the
+    /// write started from: the write's own changes are delivered at its commit).
+    func addShowing(_ observer: StoreObserver) throws(StoreError) {
+        let version = try core.version()
+        observer.start(version: core.session != nil ? version - 1 : version)  // as `shownVersion()`
+        append(observer)
+    }
+
+    private func append(_ observer: StoreObserver) {
         all.append(observer)
         reportPosition()
         if let listener = core.listener {
-            keepAlive = core
+            if observer.keepsStoreAlive { keepAlive = core }
             listener.wake()
         }
     }
@@ -251,9 +261,13 @@ protocol StoreObserver: AnyObject {
     var isStarted: Bool { get }
     /// A commit of `latest` landed that the Store does not show (`autorefresh` is off).
     func newerVersionLanded(_ latest: Int)
+    /// Whether the Store lives while the observer does (its token is what the user holds).
+    var keepsStoreAlive: Bool { get }
 }
 
 extension StoreObserver {
+    var keepsStoreAlive: Bool { true }
+
     /// Collections and objects are told of a commit once the Store moves to it, not before.
     func newerVersionLanded(_ latest: Int) {}
 }
