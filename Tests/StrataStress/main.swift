@@ -12,6 +12,8 @@ import StrataTestModels
 //                                                   "ok ID ID …" (the ProcessEntry ids), "bad: …" or "error: …"
 //   strata-stress add-range PATH FIRST COUNT        adds ProcessEntry FIRST..<FIRST+COUNT, 100 per write
 //   strata-stress delete-range PATH FIRST COUNT     deletes ProcessEntry FIRST..<FIRST+COUNT in one write
+//   strata-stress retitle PATH ID TITLE             sets SharedNote ID's title (adding it) in one write; "done"
+//                                                   (a file of SharedNote only)
 //   strata-stress stress-writer PATH WRITER SECONDS  adds ProcessEntry in writes of 100 for SECONDS; "done N"
 //   strata-stress stress-reader PATH SECONDS        refreshes and checks versions, counts and its reader slot; "ok N"
 //   strata-stress stress-opener PATH SECONDS        opens and closes Stores of the file for SECONDS; "ok N"
@@ -205,6 +207,24 @@ func run() throws {
         let store = try Store(configuration: reliabilityConfiguration(path: path))
         try store.write {
             try store.delete(store.objects(ProcessEntry.self).where { $0.id >= first && $0.id < first + count })
+        }
+        say("done")
+    case "retitle":
+        guard arguments.count == 5, let id = Int(arguments[3]) else {
+            fail("usage: strata-stress retitle PATH ID TITLE")
+        }
+        var configuration = reliabilityConfiguration(path: path)
+        configuration.objectTypes = [SharedNote.self]
+        let store = try Store(configuration: configuration)
+        try store.write {
+            if let note = store.object(ofType: SharedNote.self, forPrimaryKey: id) {
+                note.title = arguments[4]
+            } else {
+                let note = SharedNote()
+                note.id = id
+                note.title = arguments[4]
+                try store.add(note)
+            }
         }
         say("done")
     case "stress-writer":

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import Strata
 
 /// One numbered transaction of the crash test: `CrashEntry` rows plus the counter, all in one write.
@@ -28,6 +29,13 @@ public final class CrashEntry: Object {
 public final class CrashCounter: Object {
     @Persisted(primaryKey: true) public var id = 0
     @Persisted public var lastBatch: Int
+}
+
+/// A note Observation tracks across processes (`ObservationProcessTests`): it conforms to
+/// `Observable`, and `strata-stress retitle` changes it from another process.
+public final class SharedNote: Object, Observable {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var title: String
 }
 
 /// An object of the multi-process test: each process adds its own range of keys.

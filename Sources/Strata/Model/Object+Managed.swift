@@ -13,6 +13,7 @@ extension Object {
             if _store == nil { return _recordRead(column) }  // a query's key-path recorder
             bytes = _columnBytes(column)  // looks the row up, checking thread and deletion
         }
+        if let observation = _observation { _observed(column, observation) }  // after the thread check
         do {
             return try V._strataDecodeColumn(bytes, in: _DecodeContext(owner: self, column: column))
         } catch {

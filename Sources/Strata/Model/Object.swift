@@ -1,3 +1,5 @@
+import Observation
+
 /// The base class of model types. Subclass it and declare properties with `@Persisted`.
 ///
 /// ```swift
@@ -11,6 +13,11 @@
 /// try store.write { try store.add(dog) } // managed from now on: reads and writes go to the store
 /// ```
 /// Every subclass keeps the `required init()`; write convenience initialisers on top of it.
+///
+/// A subclass that also conforms to `Observable` (`final class Note: Object, Observable`) works with
+/// `withObservationTracking`: a tracked property's change calls `onChange` at once for an unmanaged
+/// object, and when the Store moves to the commit that made it for a managed one. Types that do not
+/// conform make no call into Observation.
 ///
 /// - Warning: A managed object is confined to the thread (or serial queue) of the Store that manages
 ///   it. Hand it to another thread with `ThreadSafeReference`. Reading it on another thread, or after
@@ -31,6 +38,19 @@ open class Object {
     /// The object's row in the Store's current snapshot, valid while `_rowGeneration` matches.
     @exclusivity(unchecked) @usableFromInline final var _row: RowView?
     @exclusivity(unchecked) @usableFromInline final var _rowGeneration: UInt64 = 0
+    /// Observation of a managed object's columns, for a type that conforms to `Observable`; nil for
+    /// other types, whose reads then make no call into Observation. Not retained (the Store's table
+    /// binding holds it, as it holds `_binding`), and `Unmanaged` so that the read path's nil check
+    /// makes no call into the runtime.
+    @exclusivity(unchecked) @usableFromInline final var _observation: Unmanaged<ColumnObservation>?
+    /// Whether the Store was asked to tell Observation of commits that change this object (once per
+    /// accessor), and whether `_unmanagedObservation` was looked up.
+    @exclusivity(unchecked) @usableFromInline final var _observationFlags: UInt8 = 0
+    @exclusivity(unchecked) @usableFromInline unowned(unsafe) final var _unmanagedObservationType: TypeObservation?
+    /// This object's registrar, made at its first tracked read (observable types only). Boxed:
+    /// `ObservationRegistrar` is a resilient type, so an optional one held inline would be made and
+    /// destroyed through value witnesses with every object, observable or not.
+    @exclusivity(unchecked) final var _observationRegistrar: RegistrarBox?
 
     /// An unmanaged object with every property at its declared initial value; `Store.add` stores it.
     public required init() {}

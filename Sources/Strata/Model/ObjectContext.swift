@@ -75,6 +75,12 @@ class ObjectContext {
         preconditionFailure(Self.subclassOnly)
     }
 
+    /// Tells Observation of the commits that change `object`'s row from now on (its type is
+    /// observable and a read of it may be tracked). A frozen Store never changes: it ignores this.
+    func observeCommits(of object: Object) {
+        preconditionFailure(Self.subclassOnly)
+    }
+
     private static let subclassOnly = "Strata: ObjectContext is implemented by StoreCore"
 }
 

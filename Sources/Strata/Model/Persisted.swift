@@ -73,22 +73,35 @@ public struct Persisted<Value: _Persistable> {
         get {
             // Only the column is read on the managed path: copying the whole wrapper would retain its
             // unmanaged value and initial-value closure on every read.
-            let column = object[keyPath: storageKeyPath].column
+            var column = object[keyPath: storageKeyPath].column
             if column >= 0 { return object._read(column, as: Value.self) }
+            if column == -1, object._mayBeObservedUnmanaged {
+                object._lookUpObservation()
+                column = object[keyPath: storageKeyPath].column
+            }
+            if column < -1 { object._observedUnmanaged(property: -2 - column) }
             return object[keyPath: storageKeyPath].settledUnmanagedValue()
         }
         set {
-            object[keyPath: storageKeyPath].set(newValue, on: object)  // one key-path projection
+            // Unretained: `object` used after the projection would be retained around it.
+            let observed = Unmanaged<Object>.passUnretained(object)
+            let property = object[keyPath: storageKeyPath].set(newValue, on: object)  // one key-path projection
+            if _slowPath(property >= 0) { Object._observedChange(observed, property: property) }
         }
     }
 
+    /// Sets the value: the row's column of a managed object, else the wrapper's. Returns the
+    /// property's index when an unmanaged wrapper is marked with it (its object's type is observable,
+    /// and a read looked it up: `TypeObservation`), for Observation to be told once this access has
+    /// ended (an observer reading the property then does not overlap it); else -1.
     @inlinable
-    mutating func set(_ value: Value, on object: Object) {
+    mutating func set(_ value: Value, on object: Object) -> Int {
         if column >= 0 {
             object._write(value, column: column)  // touches the row, never this wrapper
-        } else {
-            unmanaged = .value(value)
+            return -1
         }
+        unmanaged = .value(value)
+        return column < -1 ? -2 - column : -1
     }
 
     /// The unmanaged value, evaluating the declared initial value (or the type's zero) the first time:

@@ -67,6 +67,8 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
     /// every stored property of the type is `@Persisted` (another would carry one row's value to the
     /// next).
     let reusesAccessors: Bool
+    /// Observation's registrar and calls, when the type conforms to `Observable`.
+    let observation: TypeObservation?
 
     struct LinkingProperty {
         let name: String
@@ -94,6 +96,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         linkingProperties = []
         uniqueKeys = stored.uniqueKeys
         reusesAccessors = false
+        observation = nil
     }
 
     /// Whether this is a stored type's schema with no class behind it (`init(stored:)`).
@@ -194,6 +197,7 @@ final class ObjectSchema: @unchecked Sendable {  // immutable after init; metaty
         self.linkingProperties = linkingProperties
         self.uniqueKeys = uniqueKeys
         reusesAccessors = !hasOtherStoredFields
+        observation = TypeObservation.of(type)
     }
 
     /// Refuses a full-text index on anything but a String, and a vector index on anything but a

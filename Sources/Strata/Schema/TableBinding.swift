@@ -151,6 +151,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     /// The link and List properties: managing an object drops their unmanaged values, which may
     /// form cycles (a dog's owner lists the dog) that would keep the objects and their Store alive.
     let linkProperties: [(offset: Int, kind: any PersistedPropertyKind.Type)]
+    /// A key path per column for Observation, when the type conforms to `Observable`.
+    let observation: ColumnObservation?
 
     init(
         schema: ObjectSchema, stored: StoredSchema.StoredType, tables: StoredTables, ordinal: Int, keysInOrder: Bool
@@ -172,6 +174,7 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         reachesObjects = mayHoldLinks.contains(true)
         table = tables.objects
         columnCount = stored.properties.count
+        observation = schema.observation.map { ColumnObservation(type: $0, columnNames: stored.properties.map(\.name)) }
         propertyOfColumn = stored.properties.map { property in
             schema.properties.firstIndex { $0.name == property.name } ?? -1
         }

@@ -46,6 +46,11 @@ extension StoreCore {
         object._madeAt = ownDeletions.clock
         object._row = row
         object._rowGeneration = row == nil ? 0 : generation
+        object._observation = binding.observation.map(Unmanaged.passUnretained)
+        if binding.observation != nil, object.hasObservationRegistrar, !object.isWatchedForObservation {
+            object.markWatchedForObservation()
+            commitObservation.watch(object)
+        }
         let base = Unmanaged.passUnretained(object).toOpaque()
         for (offset, column) in binding.columnBindings {
             (base + offset).storeBytes(of: column, as: Int.self)
@@ -69,12 +74,15 @@ extension StoreCore {
         object._binding = nil
         object._row = nil
         object._rowGeneration = 0
+        object.stopObservationWatch()
     }
 
     /// Re-points `object`, a managed accessor of `binding` that only the caller holds, at the row under
     /// `key`: what an iteration does instead of making a new accessor. Returns false, changing nothing,
     /// when something else holds one of its `LinkingObjects` (which must keep showing its own row).
     func repoint(_ object: Object, binding: TableBinding, key: RowKey, row: RowView?) -> Bool {
+        // Observation knows the accessor by its identity, as the object of the row it was read at.
+        if object.isWatchedForObservation { return false }
         for accessor in binding.linkingAccessors
         where !accessor.kind.isUnmanagedValueUniquelyReferenced(at: accessor.address(in: object)) {
             return false

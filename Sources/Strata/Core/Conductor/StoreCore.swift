@@ -46,6 +46,8 @@ final class StoreCore: ObjectContext {
     @exclusivity(unchecked) var scratch = _RowEncoder()
     /// The observers registered on this Store, and their delivery.
     private(set) lazy var observers = ObserverRegistry(core: self)
+    /// The accessors of observable types a read may have tracked (Observation), told of commits.
+    private(set) lazy var commitObservation = CommitObservation(core: self)
     /// Where notifications are delivered and commits wake the Store: its queue, or the main queue for
     /// a Store of the main thread; nil for other threads (they deliver on `refresh()`).
     let deliveryQueue: DispatchQueue?
@@ -420,6 +422,10 @@ final class StoreCore: ObjectContext {
 
     override func object<T: Object>(_ type: T.Type, key: RowKey) throws(StoreError) -> T? {
         try object(type, binding: binding(for: type), key: key)
+    }
+
+    override func observeCommits(of object: Object) {
+        commitObservation.watch(object)
     }
 
     override func backlinks(to key: RowKey, from origin: Object.Type, through property: String) throws(StoreError)
