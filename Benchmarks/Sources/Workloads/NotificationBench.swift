@@ -1,9 +1,16 @@
 import Dispatch
 import Foundation
+import Observation
 import Strata
 
+/// An `Item` that opts in to Observation (O1).
+public final class ObservedItem: Object, Observable {
+    @Persisted(primaryKey: true) public var id: Int
+    @Persisted public var score: Double
+}
+
 /// N1 and N2: how fast a commit reaches an observer on another queue, and what an observer costs the
-/// writer.
+/// writer. O1: how fast a commit reaches `withObservationTracking`'s `onChange` on another queue.
 public enum NotificationBench {
     public struct Result {
         /// Per commit: seconds from calling `commitWrite` to the observer's callback starting (N1).
@@ -15,6 +22,9 @@ public enum NotificationBench {
         public var observedSeconds: [Double] = []
         public var plainUnsyncedSeconds: [Double] = []
         public var observedUnsyncedSeconds: [Double] = []
+        /// Per commit: seconds from calling `commitWrite` to `onChange` of a tracking of the changed
+        /// property, on the queue of the object's Store (O1).
+        public var observationLatencies: [Double] = []
     }
 
     /// Runs `rounds` rounds of `commits` one-object commits, each round once without and once with an
@@ -38,6 +48,7 @@ public enum NotificationBench {
             }
         }
         result.latencies = try latencies(commits, in: directory.appendingPathComponent("n1"))
+        result.observationLatencies = try observationLatencies(commits, in: directory.appendingPathComponent("o1"))
         return result
     }
 
@@ -105,5 +116,60 @@ public enum NotificationBench {
         }
         queue.sync { token.invalidate() }
         return latencies
+    }
+
+    /// O1: an `ObservedItem` read inside `withObservationTracking` on its Store's queue; each commit
+    /// on this thread changes the property read, and the tracking is made again after each call.
+    private static func observationLatencies(_ commits: Int, in directory: URL) throws -> [Double] {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var configuration = Store.Configuration(
+            fileURL: directory.appendingPathComponent("o.strata"), objectTypes: [ObservedItem.self])
+        configuration.durability = .noSync
+        let writer = try Store(configuration: configuration)
+        try writer.write {
+            let item = ObservedItem()
+            item.id = 1
+            try writer.add(item)
+        }
+        let queue = DispatchQueue(label: "o1-observer")
+        let arrived = DispatchSemaphore(value: 0)
+        let clock = Clock()
+        let tracked = try queue.sync { () throws -> ObservedItemBox in
+            let store = try Store(configuration: configuration, queue: queue)
+            return ObservedItemBox(store.object(ofType: ObservedItem.self, forPrimaryKey: 1)!)
+        }
+        @Sendable func track() {
+            withObservationTracking {
+                _ = tracked.item.score
+            } onChange: {
+                clock.delivered = DispatchTime.now().uptimeNanoseconds
+                arrived.signal()
+            }
+        }
+        queue.sync { track() }
+        var latencies: [Double] = []
+        for round in 0..<commits {
+            try writer.beginWrite()
+            writer.object(ofType: ObservedItem.self, forPrimaryKey: 1)!.score = Double(round + 1)
+            let committed = DispatchTime.now().uptimeNanoseconds  // the commit itself counts
+            try writer.commitWrite()
+            guard arrived.wait(timeout: .now() + 5) == .success else {
+                throw WorkloadError("O1: no onChange in 5 s")
+            }
+            latencies.append(Double(Int64(clock.delivered) - Int64(committed)) / 1e9)
+            queue.sync {
+                guard tracked.item.score == Double(round + 1) else { return }  // checked below
+                track()
+            }
+        }
+        let last = queue.sync { tracked.item.score }
+        guard last == Double(commits) else { throw WorkloadError("O1: the tracked object shows \(last)") }
+        return latencies
+    }
+
+    /// The tracked object, used on its Store's queue only.
+    private final class ObservedItemBox: @unchecked Sendable {
+        let item: ObservedItem
+        init(_ item: ObservedItem) { self.item = item }
     }
 }

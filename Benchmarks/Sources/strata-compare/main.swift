@@ -51,7 +51,7 @@ do {
         }
     }
     var notifications: NotificationBench.Result?
-    if options.only.map({ $0.contains("N1") || $0.contains("N2") }) ?? true {
+    if options.only.map({ $0.contains("N1") || $0.contains("N2") || $0.contains("O1") }) ?? true {
         let commits = max(100, Int(1000 * options.scale))
         notifications = try NotificationBench.run(directory: base, commits: commits, rounds: options.rounds)
         FileHandle.standardError.write(
