@@ -26,6 +26,16 @@ final class UnwatchedNote: Object {
     @Persisted var title: String
 }
 
+/// An observable embedded object and its observable owner.
+final class WatchedPlace: EmbeddedObject, Observable {
+    @Persisted var city: String
+}
+
+final class WatchedContact: Object, Observable {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var place: WatchedPlace?
+}
+
 /// Counts `onChange` calls (made on the thread that changes the object: this test's).
 final class OnChangeCount: @unchecked Sendable {
     private(set) var value = 0
@@ -193,6 +203,33 @@ final class ObservationTests: XCTestCase {
         }
         wait(for: [changed], timeout: 30)
         XCTAssertTrue(note.isInvalidated)
+    }
+
+    func testEmbeddedObjectsAreToldOfTheirChangesAndTheirOwnersOfANewOne() throws {
+        let fixture = Fixture([WatchedContact.self, WatchedPlace.self])
+        let store = try fixture.open()
+        try store.write {
+            let contact = WatchedContact()
+            contact.id = 1
+            contact.place = WatchedPlace()
+            contact.place?.city = "Oslo"
+            try store.add(contact)
+        }
+        let contact = try XCTUnwrap(store.object(ofType: WatchedContact.self, forPrimaryKey: 1))
+        let cityChanged = track("city") { XCTAssertEqual(contact.place?.city, "Oslo") }
+        commitInBackground(fixture.configuration) { store in
+            store.object(ofType: WatchedContact.self, forPrimaryKey: 1)!.place!.city = "Bergen"
+        }
+        wait(for: [cityChanged], timeout: 30)
+        XCTAssertEqual(contact.place?.city, "Bergen")
+        let placeReplaced = track("place") { _ = contact.place }
+        commitInBackground(fixture.configuration) { store in
+            let place = WatchedPlace()
+            place.city = "Tromsø"
+            store.object(ofType: WatchedContact.self, forPrimaryKey: 1)!.place = place
+        }
+        wait(for: [placeReplaced], timeout: 30)
+        XCTAssertEqual(contact.place?.city, "Tromsø")
     }
 
     func testEveryAccessorOfARowIsTold() throws {
