@@ -232,6 +232,33 @@ final class ObservationTests: XCTestCase {
         XCTAssertEqual(contact.place?.city, "Tromsø")
     }
 
+    func testAnActorsStoreCallsOnChangeOnTheActor() throws {
+        let fixture = Fixture([WatchedNote.self])
+        let store = try fixture.open()
+        try store.write { try store.add(WatchedNote(id: 1, title: "draft")) }
+        let reader = NoteReader()
+        let tracked = expectation(description: "tracked on the actor")
+        let changed = expectation(description: "onChange on the actor")
+        let configuration = fixture.configuration
+        Task {
+            do {
+                let title = try await reader.track(configuration) { isOnActor in
+                    XCTAssertTrue(isOnActor)
+                    changed.fulfill()
+                }
+                XCTAssertEqual(title, "draft")
+            } catch {
+                XCTFail("\(error)")
+            }
+            tracked.fulfill()
+        }
+        wait(for: [tracked], timeout: 30)
+        commitInBackground(fixture.configuration) { store in
+            store.object(ofType: WatchedNote.self, forPrimaryKey: 1)!.title = "final"
+        }
+        wait(for: [changed], timeout: 30)
+    }
+
     func testEveryAccessorOfARowIsTold() throws {
         let fixture = Fixture([WatchedNote.self])
         let store = try fixture.open()
@@ -400,5 +427,31 @@ final class TitleRecorder: @unchecked Sendable {
             Task { @MainActor in self?.render() }
         }
         onRender(titles)
+    }
+}
+
+/// Tracks a note's title on an actor's Store, keeping the accessor (a watch lives as long as it).
+actor NoteReader {
+    private var store: Store?
+    private var note: WatchedNote?
+
+    /// Opens the actor's Store and tracks note 1's title; `onChange` gets whether it ran on this actor.
+    func track(_ configuration: Store.Configuration, onChange: @escaping @Sendable (Bool) -> Void) async throws
+        -> String
+    {
+        let store = try await Store(configuration: configuration, actor: self)
+        let note = try XCTUnwrap(store.object(ofType: WatchedNote.self, forPrimaryKey: 1))
+        self.store = store
+        self.note = note
+        return withObservationTracking {
+            note.title
+        } onChange: { [self] in
+            onChange(isOnActor())
+        }
+    }
+
+    /// True on this actor's executor; traps elsewhere (the runtime gives no non-trapping check).
+    private nonisolated func isOnActor() -> Bool {
+        assumeIsolated { _ in true }
     }
 }
