@@ -83,7 +83,6 @@ final class TypeObservation: @unchecked Sendable {  // immutable; metatypes and 
         calls.willSet(object, keyPaths[property], registrar)
         calls.didSet(object, keyPaths[property], registrar)
     }
-
 }
 
 /// The calls into a registrar for one `Observable` model type (`ObservedType<T>`), reached from code
