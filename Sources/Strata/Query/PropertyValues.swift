@@ -25,6 +25,7 @@ public struct PropertyValues<Root: Object, Value: _Persistable>: Sequence {
     /// Reads the values one by one, as the sequence is iterated. For a Results of conditions only,
     /// the values of the matches are read in one scan as the cursor walks (no key, no row kept).
     public func makeIterator() -> Iterator {
+        results.observeElements(.contents)
         if let column, let values = results.scannedValues(column, as: Value.self) {
             return Iterator(results: results, values: values)
         }

@@ -106,6 +106,7 @@ extension Results {
     public func index(of object: Element) -> Int? {
         core.assertConfined()
         guard object._core === core, object._tableBinding === binding else { return nil }
+        observeElements()
         return keys().firstIndex(of: object._key)
     }
 
@@ -133,6 +134,7 @@ extension Results {
 
     /// The sum of a property (zero when there are no objects), read from the column: no object is made.
     public func sum<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> V {
+        observeElements(.contents)
         if let (column, matches) = columnRead(of: keyPath) {
             return synchronizedEvaluating("reading") { (engine) throws(StoreError) in
                 try engine.sum(of: column, matches, as: V.self)
@@ -145,6 +147,7 @@ extension Results {
 
     /// The sum of the non-nil values of an optional property.
     public func sum<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> V {
+        observeElements(.contents)
         if let (column, matches) = columnRead(of: keyPath) {
             return synchronizedEvaluating("reading") { (engine) throws(StoreError) in
                 try engine.sum(of: column, matches, as: V.self)
@@ -157,6 +160,7 @@ extension Results {
 
     /// The mean of a property, or nil when there are no objects.
     public func average<V: _QueryNumeric>(of keyPath: KeyPath<Element, V>) -> Double? {
+        observeElements(.contents)
         var mean = Mean()
         if forEachStoredValue(of: keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
         for value in values(of: keyPath) { mean.add(value._queryDouble) }
@@ -165,6 +169,7 @@ extension Results {
 
     /// The mean of the non-nil values of an optional property, or nil when there is none.
     public func average<V: _QueryNumeric & _OptionalPersistable>(of keyPath: KeyPath<Element, V?>) -> Double? {
+        observeElements(.contents)
         var mean = Mean()
         if forEachStoredValue(of: keyPath, as: V.self, { mean.add($0._queryDouble) }) { return mean.value }
         for case let value? in values(of: keyPath) { mean.add(value._queryDouble) }
@@ -185,6 +190,7 @@ extension Results {
 
     /// The value that wins `better` against every other non-nil one.
     private func extreme<V: _QueryComparable>(of keyPath: KeyPath<Element, V>, _ better: (Int) -> Bool) -> V? {
+        observeElements(.contents)
         var best: V?
         func consider(_ value: V) {
             if value._queryIsNull { return }

@@ -22,7 +22,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The route to the rows and the access counts and column reads use, decided once from the
     /// stages (`QueryPlanner`); `queryPlan` prints it.
     let plan: ExecutionPlan<Element>
-    private let cache = KeyCache()
+    /// The Results' shared state: what it evaluated, and its observation.
+    let cache = KeyCache()
 
     enum Stage {
         case predicate(Predicate)
@@ -46,12 +47,14 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The keys of the rows, for one table version of the Store (a query's for one generation), and
     /// (read outside a write) the rows themselves, for one generation: an object made from them needs
     /// no lookup.
-    private final class KeyCache {
+    final class KeyCache {
         var keys: [RowKey] = []
         var rows: [RowView] = []
         var epoch: UInt64 = 0
         var version: UInt64 = 0
         var rowsGeneration: UInt64 = 0
+        /// Made at the first read when the element type is observable (`ResultsObservation`).
+        var observation: ResultsObservation?
     }
 
     init(core: StoreCore, binding: TableBinding, stages: [Stage] = []) {
@@ -151,15 +154,34 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// The number of objects (for a whole table, its count: no row is read).
     public var count: Int {
         core.assertConfined()
+        let count: Int
         if let matches = plan.matches, !stages.isEmpty {
-            return synchronizedEvaluating("counting") { (engine) throws(StoreError) in try engine.count(matches) }
+            count = synchronizedEvaluating("counting") { (engine) throws(StoreError) in try engine.count(matches) }
+        } else if !stages.isEmpty {
+            count = contents().keys.count
+        } else {
+            do {
+                count = try core.count(binding.table)
+            } catch {
+                preconditionFailure("\(TrapMessage.corrupted): counting \(binding.name): \(error)")
+            }
         }
-        guard stages.isEmpty else { return contents().keys.count }
-        do {
-            return try core.count(binding.table)
-        } catch {
-            preconditionFailure("\(TrapMessage.corrupted): counting \(binding.name): \(error)")
+        observeCount(count)
+        return count
+    }
+
+    /// The count now, evaluated afresh (no cache), throwing where `count` traps.
+    func currentCount() throws(StoreError) -> Int {
+        if let matches = plan.matches, !stages.isEmpty {
+            return try QueryEngine(core: core, binding: binding).count(matches)
         }
+        guard stages.isEmpty else { return try currentKeys().count }
+        return try StoreError.mapping { () throws(LMDBError) in try core.count(binding.table) }
+    }
+
+    /// The keys now, evaluated afresh (no cache), throwing where a read traps.
+    func currentKeys() throws(StoreError) -> [RowKey] {
+        try QueryEngine(core: core, binding: binding).contents(stages.isEmpty ? .table : plan.route).keys
     }
 
     /// The object at `position` in the Results' order (evaluated once per Store generation).
@@ -167,6 +189,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
     /// - Warning: Traps off the Store's thread, or past the end.
     public subscript(position: Int) -> Element {
         let contents = contents()
+        observeElements()
         precondition(
             contents.keys.indices.contains(position),
             "Strata: index \(position) out of range 0..<\(contents.keys.count)")
@@ -180,6 +203,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     private func edge(last: Bool) -> Element? {
         core.assertConfined()
+        observeElements()
         guard stages.isEmpty else {
             let contents = contents()
             guard let position = last ? contents.keys.indices.last : contents.keys.indices.first else { return nil }
@@ -203,7 +227,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
     /// Iterates the objects as the Results shows them now (see `Iterator`).
     public func makeIterator() -> Iterator {
-        Iterator(results: self, walk: rowWalk())
+        observeElements()
+        return Iterator(results: self, walk: rowWalk())
     }
 
     /// The results of `transform` on each object, in order: through the iterator (one object re-pointed

@@ -34,4 +34,38 @@ struct ObservationProcessTests {
         #expect(changed.withLock { $0 } == 1)
         #expect(note.title == "there")
     }
+
+    @Test("another process's commit is evaluated again for a tracked Results: told only what changed")
+    func resultsOfAnotherProcess() throws {
+        let fixture = Fixture([SharedNote.self])
+        let store = try fixture.open()
+        try store.write {
+            for (id, title) in [(1, "a"), (2, "b")] {
+                let note = SharedNote()
+                note.id = id
+                note.title = title
+                try store.add(note)
+            }
+        }
+        let byTitle = store.objects(SharedNote.self).sorted(by: \.title)
+        let order = Locked(0)
+        let count = Locked(0)
+        withObservationTracking {
+            _ = byTitle.first
+        } onChange: {
+            order.withLock { $0 += 1 }
+        }
+        withObservationTracking {
+            _ = byTitle.count
+        } onChange: {
+            count.withLock { $0 += 1 }
+        }
+        let writer = try StressProcess(["retitle", fixture.path, "1", "c"])
+        #expect(writer.remainingLines() == ["done"])
+        #expect(writer.wait().status == 0)
+        try store.refresh()
+        #expect(order.withLock { $0 } == 1)
+        #expect(count.withLock { $0 } == 0, "the count stayed 2")
+        #expect(byTitle.map(\.id) == [2, 1])
+    }
 }

@@ -5,12 +5,16 @@
 /// accessor when the commit's changes are not known (another process committed).
 ///
 /// An accessor is watched from its first read (`ObjectContext.observeCommits(of:)`), weakly: the
-/// watch ends with the accessor, and the observer with the last watch. Owned by the Store's core,
-/// on its thread.
+/// watch ends with the accessor, and the observer with the last watch. A Results of an observable type
+/// is watched the same way from its first read (`ResultsObservation`), and told when what was read
+/// of it (its count, its objects, their values) differs at a commit that may change it. Owned by the
+/// Store's core, on its thread.
 final class CommitObservation {
     private unowned(unsafe) let core: StoreCore  // the core owns this part
     /// Per table, per row, the accessors watched.
     private var watched: [String: [RowKey: [WatchedObject]]] = [:]
+    /// The Results watched.
+    private var watchedResults: [WatchedResults] = []
     private var count = 0
     /// Watches to hold before the dead ones are next dropped.
     private var sweepAt = 64
@@ -24,23 +28,50 @@ final class CommitObservation {
         weak var object: Object?
     }
 
+    private struct WatchedResults {
+        weak var results: ResultsObservation?
+    }
+
     /// Watches `object` (managed by this Store, of an observable type) from now on.
     func watch(_ object: Object) {
         guard !core.isFrozen, let binding = object._binding else { return }
         watched[binding.name, default: [:]][object._key, default: []].append(WatchedObject(object: object))
+        added()
+        if !observes() { object.stopObservationWatch() }  // the next read tries again
+    }
+
+    /// Watches a Results' observation from now on; false when the Store cannot (the next read tries
+    /// again).
+    func watch(_ results: ResultsObservation) -> Bool {
+        guard !core.isFrozen else { return false }
+        watchedResults.append(WatchedResults(results: results))
+        added()
+        guard observes() else {
+            watchedResults.removeLast()
+            return false
+        }
+        return true
+    }
+
+    private func added() {
         count += 1
         if count >= sweepAt {
             sweep()
             sweepAt = max(64, 2 * count)
         }
-        guard observer == nil else { return }
+    }
+
+    /// Registers the commit observer unless it is there; false when the snapshot cannot be read.
+    private func observes() -> Bool {
+        guard observer == nil else { return true }
         let observer = CommitObserver(observation: self, state: ObserverState(core: core))
         do {
             try core.observers.addShowing(observer)
             self.observer = observer
+            return true
         } catch {
-            observer.state.invalidate()  // the snapshot cannot be read: the next read tries again
-            object.stopObservationWatch()
+            observer.state.invalidate()
+            return false
         }
     }
 
@@ -54,7 +85,8 @@ final class CommitObservation {
             }
             watched[table] = kept.isEmpty ? nil : kept
         }
-        count = watched.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } }
+        watchedResults.removeAll { $0.results == nil }
+        count = watched.values.reduce(watchedResults.count) { $0 + $1.values.reduce(0) { $0 + $1.count } }
     }
 
     /// Tells Observation what `span` changed of the watched accessors.
@@ -79,6 +111,12 @@ final class CommitObservation {
                 }
             }
         }
+        var toldResults: [(ResultsObservation, ResultsObservation.Aspects)] = []
+        for watched in watchedResults {
+            guard let results = watched.results, results.mayChange(in: span) else { continue }
+            let changed = results.changes(in: span)
+            if !changed.isEmpty { toldResults.append((results, changed)) }
+        }
         // Told after the walk: an observer's `onChange` may read objects, and a read may watch more.
         for (object, observation, columns) in told {
             guard let columns else {
@@ -87,6 +125,7 @@ final class CommitObservation {
             }
             for column in columns { observation.changed(object, column: column) }
         }
+        for (results, changed) in toldResults { results.tell(changed) }
         sweep()
         if count == 0 {
             observer?.state.invalidate()

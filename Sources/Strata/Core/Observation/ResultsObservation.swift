@@ -1,0 +1,119 @@
+import Observation
+
+/// What Observation tracks of one `Results` whose element type conforms to `Observable`: its count,
+/// which objects it holds and in what order (its elements), and what the values it aggregates read
+/// (`min`, `max`, `sum`, `average`, `values(of:)`: the elements and every property of each).
+///
+/// It lives in the Results' shared state (copies of a Results share it) from the first read, and is
+/// watched weakly by its Store (`CommitObservation`): when the Store moves to a commit that may change
+/// it, each aspect read is evaluated again and told (`willSet`, then `didSet`) only when it differs from
+/// what was read. An object's own properties are told by the object (its type is observable too).
+final class ResultsObservation: Observable {
+    /// An aspect a read depends on.
+    struct Aspects: OptionSet {
+        let rawValue: UInt8
+        static let count = Aspects(rawValue: 1)
+        static let elements = Aspects(rawValue: 2)
+        /// The elements and their values.
+        static let contents = Aspects(rawValue: 4)
+    }
+
+    private let registrar = ObservationRegistrar()
+    /// The table the Results holds objects of.
+    let table: String
+    /// Whether a change of any table may change it (a query can follow links), not only of `table`.
+    let followsOtherTables: Bool
+    private let countNow: () throws(StoreError) -> Int
+    private let keysNow: () throws(StoreError) -> [RowKey]
+    /// The aspects read so far, and what each showed at its last read or delivery.
+    private var read: Aspects = []
+    private var count = 0
+    private var keys: [RowKey] = []
+    private var keySet: Set<RowKey>?
+
+    // The key paths Observation names the aspects by.
+    private(set) var countMark = 0
+    private(set) var elementsMark = 0
+    private(set) var contentsMark = 0
+
+    init(
+        table: String, followsOtherTables: Bool, count: @escaping () throws(StoreError) -> Int,
+        keys: @escaping () throws(StoreError) -> [RowKey]
+    ) {
+        self.table = table
+        self.followsOtherTables = followsOtherTables
+        countNow = count
+        keysNow = keys
+    }
+
+    /// The count was read, and showed `value`.
+    func readCount(_ value: Int) {
+        read.insert(.count)
+        count = value
+        registrar.access(self, keyPath: \.countMark)
+    }
+
+    /// The elements (or, with `.contents`, their values too) were read; `keys` is what they were.
+    func readElements(_ aspect: Aspects, keys: [RowKey]) {
+        read.insert(aspect)
+        if self.keys != keys {
+            self.keys = keys
+            keySet = nil
+        }
+        registrar.access(self, keyPath: aspect == .contents ? \.contentsMark : \.elementsMark)
+    }
+
+    /// Whether `span` may change what was read.
+    func mayChange(in span: ChangeSpan) -> Bool {
+        guard span.isComplete else { return true }
+        return followsOtherTables ? span.tables.values.contains { !$0.isEmpty } : span.touches(table)
+    }
+
+    /// Evaluates again what was read, now that the Store shows `span`'s last commit, and returns what
+    /// changed (every aspect read when the Results cannot be evaluated: the next read reports it).
+    func changes(in span: ChangeSpan) -> Aspects {
+        var changed: Aspects = []
+        do throws(StoreError) {
+            if read.contains(.count) {
+                let now = try countNow()
+                if now != count { changed.insert(.count) }
+                count = now
+            }
+            guard !read.isDisjoint(with: [.elements, .contents]) else { return changed }
+            let now = try keysNow()
+            if now != keys {
+                changed.formUnion(read.intersection([.elements, .contents]))
+            } else if read.contains(.contents), modifiesHeldRows(span) {
+                changed.insert(.contents)
+            }
+            if now != keys {
+                keys = now
+                keySet = nil
+            }
+        } catch {
+            return read
+        }
+        return changed
+    }
+
+    /// Whether `span` modified a row the Results holds (every row, when its changes are not known).
+    private func modifiesHeldRows(_ span: ChangeSpan) -> Bool {
+        guard span.isComplete else { return true }
+        guard let modified = span.tables[table]?.modified, !modified.isEmpty else { return false }
+        let held = keySet ?? Set(keys)
+        keySet = held
+        return modified.keys.contains(where: held.contains)
+    }
+
+    /// Tells Observation that `aspects` changed.
+    func tell(_ aspects: Aspects) {
+        if aspects.contains(.count) { tell(\.countMark) }
+        if aspects.contains(.elements) { tell(\.elementsMark) }
+        if aspects.contains(.contents) { tell(\.contentsMark) }
+    }
+
+    private func tell(_ keyPath: KeyPath<ResultsObservation, Int>) {
+        registrar.willSet(self, keyPath: keyPath)
+        registrar.didSet(self, keyPath: keyPath)
+    }
+}
