@@ -8,6 +8,8 @@ import Observation
 /// watched weakly by its Store (`CommitObservation`): when the Store moves to a commit that may change
 /// it, each aspect read is evaluated again and told (`willSet`, then `didSet`) only when it differs from
 /// what was read. An object's own properties are told by the object (its type is observable too).
+/// A whole table keeps no keys: its objects, in key order, change exactly when a commit inserts or
+/// deletes one of its rows (another process's commit, whose changes are not known, tells them).
 final class ResultsObservation: Observable {
     /// An aspect a read depends on.
     struct Aspects: OptionSet {
@@ -21,8 +23,8 @@ final class ResultsObservation: Observable {
     private let registrar = ObservationRegistrar()
     /// The table the Results holds objects of.
     let table: String
-    /// Whether a change of any table may change it (a query can follow links), not only of `table`.
-    let followsOtherTables: Bool
+    /// Whether it holds every object of `table`, in key order (no stage).
+    let isWholeTable: Bool
     private let countNow: () throws(StoreError) -> Int
     private let keysNow: () throws(StoreError) -> [RowKey]
     /// The aspects read so far, and what each showed at its last read or delivery.
@@ -37,11 +39,11 @@ final class ResultsObservation: Observable {
     private(set) var contentsMark = 0
 
     init(
-        table: String, followsOtherTables: Bool, count: @escaping () throws(StoreError) -> Int,
+        table: String, isWholeTable: Bool, count: @escaping () throws(StoreError) -> Int,
         keys: @escaping () throws(StoreError) -> [RowKey]
     ) {
         self.table = table
-        self.followsOtherTables = followsOtherTables
+        self.isWholeTable = isWholeTable
         countNow = count
         keysNow = keys
     }
@@ -53,10 +55,11 @@ final class ResultsObservation: Observable {
         registrar.access(self, keyPath: \.countMark)
     }
 
-    /// The elements (or, with `.contents`, their values too) were read; `keys` is what they were.
-    func readElements(_ aspect: Aspects, keys: [RowKey]) {
+    /// The elements (or, with `.contents`, their values too) were read; `keys` is what they were (nil
+    /// for a whole table).
+    func readElements(_ aspect: Aspects, keys: [RowKey]?) {
         read.insert(aspect)
-        if self.keys != keys {
+        if let keys, self.keys != keys {
             self.keys = keys
             keySet = nil
         }
@@ -66,7 +69,8 @@ final class ResultsObservation: Observable {
     /// Whether `span` may change what was read.
     func mayChange(in span: ChangeSpan) -> Bool {
         guard span.isComplete else { return true }
-        return followsOtherTables ? span.tables.values.contains { !$0.isEmpty } : span.touches(table)
+        // A query's conditions can follow links into other tables.
+        return isWholeTable ? span.touches(table) : span.tables.values.contains { !$0.isEmpty }
     }
 
     /// Evaluates again what was read, now that the Store shows `span`'s last commit, and returns what
@@ -79,7 +83,9 @@ final class ResultsObservation: Observable {
                 if now != count { changed.insert(.count) }
                 count = now
             }
-            guard !read.isDisjoint(with: [.elements, .contents]) else { return changed }
+            let held = read.intersection([.elements, .contents])
+            guard !held.isEmpty else { return changed }
+            if isWholeTable { return changed.union(wholeTableChanges(in: span, held: held)) }
             let now = try keysNow()
             if now != keys {
                 changed.formUnion(read.intersection([.elements, .contents]))
@@ -94,6 +100,14 @@ final class ResultsObservation: Observable {
             return read
         }
         return changed
+    }
+
+    /// What `span` changed of a whole table's objects (`held`: the aspects read of them).
+    private func wholeTableChanges(in span: ChangeSpan, held: Aspects) -> Aspects {
+        guard span.isComplete else { return held }
+        guard let changes = span.tables[table] else { return [] }
+        if !changes.inserted.isEmpty || !changes.deleted.isEmpty { return held }
+        return changes.modified.isEmpty ? [] : held.intersection(.contents)
     }
 
     /// Whether `span` modified a row the Results holds (every row, when its changes are not known).

@@ -15,7 +15,9 @@ extension Results {
     /// The objects were read (`.elements`), or values aggregated over them (`.contents`).
     @inline(__always)
     func observeElements(_ aspect: ResultsObservation.Aspects = .elements) {
-        if _slowPath(binding.observation != nil) { observation()?.readElements(aspect, keys: keys()) }
+        if _slowPath(binding.observation != nil) {
+            observation()?.readElements(aspect, keys: stages.isEmpty ? nil : keys())
+        }
     }
 
     /// The Results' observation, made and watched by the Store at the first read (none for frozen
@@ -26,7 +28,7 @@ extension Results {
         // The watch evaluates a Results of its own: holding this one's state would keep it alive.
         let evaluated = Results(core: core, binding: binding, stages: stages)
         let observation = ResultsObservation(
-            table: binding.name, followsOtherTables: !stages.isEmpty,
+            table: binding.name, isWholeTable: stages.isEmpty,
             count: { () throws(StoreError) in try evaluated.currentCount() },
             keys: { () throws(StoreError) in try evaluated.currentKeys() })
         guard core.commitObservation.watch(observation) else { return nil }
