@@ -47,10 +47,8 @@ extension StoreCore {
         object._row = row
         object._rowGeneration = row == nil ? 0 : generation
         object._observation = binding.observation.map(Unmanaged.passUnretained)
-        if binding.observation != nil, object.hasObservationRegistrar, !object.isWatchedForObservation {
-            object.markWatchedForObservation()
-            commitObservation.watch(object)
-        }
+        // An object tracked while unmanaged (it has a registrar) goes on being observed.
+        if binding.observation != nil, object.hasObservationRegistrar { object.watchForObservation() }
         let base = Unmanaged.passUnretained(object).toOpaque()
         for (offset, column) in binding.columnBindings {
             (base + offset).storeBytes(of: column, as: Int.self)

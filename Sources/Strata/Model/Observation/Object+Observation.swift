@@ -12,6 +12,11 @@ extension Object {
     @usableFromInline
     final func _observed(_ column: Int, _ observation: Unmanaged<ColumnObservation>) {
         observation.takeUnretainedValue().access(self, column: column)
+        watchForObservation()
+    }
+
+    /// Has the Store watch this managed accessor from now on (once): its commits are told.
+    final func watchForObservation() {
         guard _observationFlags & Self.storeWatches == 0, let store = _store else { return }
         _observationFlags |= Self.storeWatches
         store.observeCommits(of: self)
@@ -65,11 +70,6 @@ extension Object {
     /// Whether Observation may track this object already: a read made its registrar (an object
     /// tracked while unmanaged, then added, is watched from its add on).
     final var hasObservationRegistrar: Bool { _observationRegistrar != nil }
-
-    /// Notes that the Store watches this accessor (`isWatchedForObservation`).
-    final func markWatchedForObservation() {
-        _observationFlags |= Self.storeWatches
-    }
 
     /// Forgets the Store's watch (the object is unmanaged again).
     final func stopObservationWatch() {
