@@ -165,6 +165,37 @@ final class ResultsObservationTests: XCTestCase {
         wait(for: [inside], timeout: 30)
     }
 
+    /// A read made after the Store moved to a commit, before the commit's delivery (here: right
+    /// after this thread's write), must not hide the change from trackings made before it.
+    func testAReadBetweenACommitAndItsDeliveryHidesNothing() throws {
+        let (_, store) = try seeded()
+        let low = store.objects(RankedItem.self).where { $0.rank < 10 }
+        let counted = track("count") { XCTAssertEqual(low.count, 3) }
+        let ordered = track("elements") { XCTAssertEqual(low.first?.id, 1) }
+        let total = track("whole table") { XCTAssertEqual(store.objects(RankedItem.self).count, 3) }
+        try store.write {
+            try store.add(RankedItem(id: 0, rank: 0))
+            XCTAssertEqual(low.count, 4)  // read inside the write
+        }
+        XCTAssertEqual(low.count, 4)  // read before the delivery
+        XCTAssertEqual(low.first?.id, 0)
+        XCTAssertEqual(store.objects(RankedItem.self).count, 4)
+        wait(for: [counted, ordered, total], timeout: 30)
+    }
+
+    func testAWholeTableMadeAnewInsideTheTrackedClosureIsTold() throws {
+        let (fixture, store) = try seeded()
+        let counted = track("count") { XCTAssertEqual(store.objects(RankedItem.self).count, 3) }
+        let first = track("first") { XCTAssertEqual(store.objects(RankedItem.self).first?.id, 1) }
+        let never = track("a modification", inverted: true) { _ = store.objects(RankedItem.self).last }
+        try commitInBackground(fixture, delivered: store) { store in
+            store.object(ofType: RankedItem.self, forPrimaryKey: 3)!.title = "modified"
+        }
+        wait(for: [never], timeout: 0.2)
+        try commitInBackground(fixture, delivered: store) { try $0.add(RankedItem(id: 0)) }
+        wait(for: [counted, first], timeout: 30)
+    }
+
     func testCopiesShareTheWatchAndEveryTrackingIsTold() throws {
         let (fixture, store) = try seeded()
         let items = store.objects(RankedItem.self)

@@ -13,8 +13,11 @@ final class CommitObservation {
     private unowned(unsafe) let core: StoreCore  // the core owns this part
     /// Per table, per row, the accessors watched.
     private var watched: [String: [RowKey: [WatchedObject]]] = [:]
-    /// The Results watched.
+    /// The Results watched (queries: a whole table's are in `tables`).
     private var watchedResults: [WatchedResults] = []
+    /// Per table, the observation every whole-table Results of it shares, held as long as the Store:
+    /// a Results made anew inside a tracked closure (`store.objects(Note.self).count`) is told too.
+    private var tables: [String: ResultsObservation] = [:]
     private var count = 0
     /// Watches to hold before the dead ones are next dropped.
     private var sweepAt = 64
@@ -53,6 +56,24 @@ final class CommitObservation {
         return true
     }
 
+    /// The observation the whole-table Results of `table` share, made by `make` and watched at first
+    /// use; nil when the Store cannot watch (the next read tries again).
+    func tableObservation(_ table: String, make: () -> ResultsObservation) -> ResultsObservation? {
+        if let known = tables[table] { return known }
+        guard !core.isFrozen, observes() else { return nil }
+        let observation = make()
+        tables[table] = observation
+        count += 1
+        return observation
+    }
+
+    /// Whether the Store shows changes its commit observer has not delivered yet: inside a write, or
+    /// after it moved to a commit (this thread's, or at a write's start) whose delivery is pending.
+    var showsUndelivered: Bool {
+        guard core.session == nil, let observer else { return true }
+        return ((try? core.version()) ?? .max) != observer.version
+    }
+
     private func added() {
         count += 1
         if count >= sweepAt {
@@ -86,7 +107,9 @@ final class CommitObservation {
             watched[table] = kept.isEmpty ? nil : kept
         }
         watchedResults.removeAll { $0.results == nil }
-        count = watched.values.reduce(watchedResults.count) { $0 + $1.values.reduce(0) { $0 + $1.count } }
+        count = watched.values.reduce(watchedResults.count + tables.count) {
+            $0 + $1.values.reduce(0) { $0 + $1.count }
+        }
     }
 
     /// Tells Observation what `span` changed of the watched accessors.
@@ -112,8 +135,8 @@ final class CommitObservation {
             }
         }
         var toldResults: [(ResultsObservation, ResultsObservation.Aspects)] = []
-        for watched in watchedResults {
-            guard let results = watched.results, results.mayChange(in: span) else { continue }
+        for results in tables.values.map(Optional.some) + watchedResults.map(\.results) {
+            guard let results, results.mayChange(in: span) else { continue }
             let changed = results.changes(in: span)
             if !changed.isEmpty { toldResults.append((results, changed)) }
         }

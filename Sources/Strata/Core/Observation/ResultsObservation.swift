@@ -9,7 +9,9 @@ import Observation
 /// it, each aspect read is evaluated again and told (`willSet`, then `didSet`) only when it differs from
 /// what was read. An object's own properties are told by the object (its type is observable too).
 /// A whole table keeps no keys: its objects, in key order, change exactly when a commit inserts or
-/// deletes one of its rows (another process's commit, whose changes are not known, tells them).
+/// deletes one of its rows (another process's commit, whose changes are not known, tells them). Its
+/// observation is the Store's, shared by every whole-table Results of the table
+/// (`CommitObservation.tableObservation`).
 final class ResultsObservation: Observable {
     /// An aspect a read depends on.
     struct Aspects: OptionSet {
@@ -23,15 +25,18 @@ final class ResultsObservation: Observable {
     private let registrar = ObservationRegistrar()
     /// The table the Results holds objects of.
     let table: String
-    /// Whether it holds every object of `table`, in key order (no stage).
-    let isWholeTable: Bool
     private let countNow: () throws(StoreError) -> Int
-    private let keysNow: () throws(StoreError) -> [RowKey]
+    /// The keys now; nil for a whole table, which keeps none.
+    private let keysNow: (() throws(StoreError) -> [RowKey])?
     /// The aspects read so far, and what each showed at its last read or delivery.
     private var read: Aspects = []
     private var count = 0
     private var keys: [RowKey] = []
     private var keySet: Set<RowKey>?
+    /// Whether a read was made while the Store showed changes its commit observer had not delivered
+    /// (inside a write, or after the Store moved to a commit): what it read is then no state a
+    /// delivery can compare with, so the next delivery tells every aspect read.
+    private var readAhead = false
 
     // The key paths Observation names the aspects by.
     private(set) var countMark = 0
@@ -39,26 +44,27 @@ final class ResultsObservation: Observable {
     private(set) var contentsMark = 0
 
     init(
-        table: String, isWholeTable: Bool, count: @escaping () throws(StoreError) -> Int,
-        keys: @escaping () throws(StoreError) -> [RowKey]
+        table: String, count: @escaping () throws(StoreError) -> Int,
+        keys: (() throws(StoreError) -> [RowKey])?
     ) {
         self.table = table
-        self.isWholeTable = isWholeTable
         countNow = count
         keysNow = keys
     }
 
-    /// The count was read, and showed `value`.
-    func readCount(_ value: Int) {
+    /// The count was read, and showed `value`; `ahead`: see `readAhead`.
+    func readCount(_ value: Int, ahead: Bool) {
         read.insert(.count)
+        readAhead = readAhead || ahead
         count = value
         registrar.access(self, keyPath: \.countMark)
     }
 
     /// The elements (or, with `.contents`, their values too) were read; `keys` is what they were (nil
-    /// for a whole table).
-    func readElements(_ aspect: Aspects, keys: [RowKey]?) {
+    /// for a whole table); `ahead`: see `readAhead`.
+    func readElements(_ aspect: Aspects, keys: [RowKey]?, ahead: Bool) {
         read.insert(aspect)
+        readAhead = readAhead || ahead
         if let keys, self.keys != keys {
             self.keys = keys
             keySet = nil
@@ -68,14 +74,20 @@ final class ResultsObservation: Observable {
 
     /// Whether `span` may change what was read.
     func mayChange(in span: ChangeSpan) -> Bool {
-        guard span.isComplete else { return true }
+        guard span.isComplete, !readAhead else { return true }
         // A query's conditions can follow links into other tables.
-        return isWholeTable ? span.touches(table) : span.tables.values.contains { !$0.isEmpty }
+        return keysNow == nil ? span.touches(table) : span.tables.values.contains { !$0.isEmpty }
     }
 
     /// Evaluates again what was read, now that the Store shows `span`'s last commit, and returns what
     /// changed (every aspect read when the Results cannot be evaluated: the next read reports it).
     func changes(in span: ChangeSpan) -> Aspects {
+        defer { readAhead = false }
+        let changed = preciseChanges(in: span)
+        return readAhead ? read : changed
+    }
+
+    private func preciseChanges(in span: ChangeSpan) -> Aspects {
         var changed: Aspects = []
         do throws(StoreError) {
             if read.contains(.count) {
@@ -85,7 +97,7 @@ final class ResultsObservation: Observable {
             }
             let held = read.intersection([.elements, .contents])
             guard !held.isEmpty else { return changed }
-            if isWholeTable { return changed.union(wholeTableChanges(in: span, held: held)) }
+            guard let keysNow else { return changed.union(wholeTableChanges(in: span, held: held)) }
             let now = try keysNow()
             if now != keys {
                 changed.formUnion(read.intersection([.elements, .contents]))
