@@ -100,13 +100,11 @@ final class ResultsObservation: Observable {
             guard let keysNow else { return changed.union(wholeTableChanges(in: span, held: held)) }
             let now = try keysNow()
             if now != keys {
-                changed.formUnion(read.intersection([.elements, .contents]))
-            } else if read.contains(.contents), modifiesHeldRows(span) {
-                changed.insert(.contents)
-            }
-            if now != keys {
+                changed.formUnion(held)
                 keys = now
                 keySet = nil
+            } else if held.contains(.contents), modifiesHeldRows(span) {
+                changed.insert(.contents)
             }
         } catch {
             return read
