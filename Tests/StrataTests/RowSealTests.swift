@@ -141,6 +141,36 @@ struct RowSealTests {
         #expect(output.contains("checksum"), "\(output)")
     }
 
+    @Test("a damaged row past the first rows read ahead traps when the walk reaches it, after the rows before it")
+    func aDamagedRowReadAheadTrapsWhereTheWalkReachesIt() async throws {
+        let fixture = Fixture([Person.self])
+        let path = fixture.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            [path = path as String] in
+            let store = TrapTests.storeForChild(path)  // Person 1
+            RowSealTests.addPeople(2...150, to: store)
+            let key = RawAccess.keys(of: Person.self, in: store)[100]  // Person 101: in the second batch of 64
+            try? RawAccess.rewriteStoredRow(of: Person.self, key: key, in: store) { $0[$0.count - 6] ^= 0x01 }
+            var visited = 0
+            for person in store.objects(Person.self) {
+                _ = person.name
+                visited += 1
+                FileHandle.standardError.write(Data("visited \(visited)\n".utf8))
+            }
+        }
+        let output = standardError(of: result)
+        #expect(output.contains("visited 100\n"), "\(output.suffix(500))")
+        #expect(!output.contains("visited 101\n"), "\(output.suffix(500))")
+        #expect(output.contains("\(TrapMessage.corrupted)"), "\(output.suffix(500))")
+        #expect(output.contains("Person[101]"), "\(output.suffix(500))")
+        #expect(output.contains("checksum"), "\(output.suffix(500))")
+    }
+
+    /// Adds people in a write (outside the exit test's asynchronous body: a write spans no await).
+    static func addPeople(_ ids: ClosedRange<Int>, to store: Store) {
+        try? store.write { try store.add(contentsOf: ids.map { Person(id: $0, name: "p\($0)") }) }
+    }
+
     @Test("iterating a sealed row whose header is wrong (a bug's row) traps naming type, key and the header")
     func iteratingARowWithAWrongHeaderTraps() async throws {
         let fixture = Fixture([Person.self])

@@ -107,6 +107,16 @@ struct RowView {
         try self.init(validating: RowSeal.open(stored, key: key), expectedColumns: expectedColumns)
     }
 
+    /// A row whose header the cursor's C call checked (`strata_cursor_get_rows`): width 1, 2 or 4,
+    /// `columns` columns, and room for the header. No overflow to check.
+    @inline(__always)
+    init(checkedRow bytes: UnsafeRawBufferPointer, columns: Int) {
+        self.bytes = bytes
+        columnCount = columns
+        width = Int(bytes[0])
+        dataStart = 3 &+ width &* columns &+ (columns &+ 7) >> 3
+    }
+
     /// A row this process just encoded (`_RowEncoder`), or one already validated: no checks.
     init(encoded bytes: UnsafeRawBufferPointer, columns: Int, width: Int? = nil) {
         self.bytes = bytes
@@ -117,7 +127,8 @@ struct RowView {
 
     @inlinable @inline(__always)
     func end(_ index: Int) -> Int {
-        let offset = 3 + width * index
+        // Wrapping arithmetic: a column index and a width (1, 2 or 4) of a checked header cannot overflow.
+        let offset = 3 &+ width &* index
         switch width {
         case 1: return Int(bytes[offset])
         case 2: return Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
@@ -130,14 +141,14 @@ struct RowView {
     /// - Throws: `RowDamage` when the column's offsets fall outside the row or a null column has bytes.
     @inlinable @inline(__always)
     func column(_ index: Int) throws(RowDamage) -> UnsafeRawBufferPointer? {
-        let start = index == 0 ? 0 : end(index - 1)
+        let start = index == 0 ? 0 : end(index &- 1)
         let end = end(index)
-        let isNull = bytes[3 + width * columnCount + index / 8] & (1 << UInt8(index % 8)) != 0
-        guard start <= end, dataStart + end <= bytes.count, !isNull || start == end else {
+        let isNull = bytes[3 &+ width &* columnCount &+ index >> 3] & (1 &<< UInt8(truncatingIfNeeded: index & 7)) != 0
+        guard start <= end, dataStart &+ end <= bytes.count, !isNull || start == end else {
             throw RowDamage("column \(index) spans \(start)..<\(end) of \(bytes.count - dataStart) data bytes")
         }
         if isNull { return nil }
-        return UnsafeRawBufferPointer(start: bytes.baseAddress! + dataStart + start, count: end - start)
+        return UnsafeRawBufferPointer(start: bytes.baseAddress! + (dataStart &+ start), count: end &- start)
     }
 
     /// Whether column `index` holds the same bytes (or the same null) in both rows.

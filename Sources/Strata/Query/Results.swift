@@ -281,7 +281,8 @@ public struct Results<Element: Object>: RandomAccessCollection {
         private let results: Results
         private var walk: RowWalk
         /// The object handed out last: the next row re-points it when nothing else holds it any more.
-        private var handedOut: Element?
+        /// Held as an `Object`, so that the uniqueness check is in line (not generic).
+        private var handedOut: Object?
 
         init(results: Results, walk: RowWalk) {
             self.results = results
@@ -304,10 +305,11 @@ public struct Results<Element: Object>: RandomAccessCollection {
             guard binding.reusesAccessors else {
                 return results.core.materialize(Element.self, binding: binding, key: key, row: row)
             }
-            if isKnownUniquelyReferenced(&handedOut), let object = handedOut,
-                results.core.repoint(object, binding: binding, key: key, row: row)
+            // The non-optional form: the optional one is a call into the standard library per row.
+            if handedOut != nil, isKnownUniquelyReferenced(&handedOut!),
+                results.core.repoint(handedOut!, binding: binding, key: key, row: row)
             {
-                return object
+                return unsafeDowncast(handedOut!, to: Element.self)  // it was made as an Element
             }
             let object = results.core.materialize(Element.self, binding: binding, key: key, row: row)
             handedOut = object

@@ -16,6 +16,8 @@ struct RowWalk {
     unowned(unsafe) let binding: TableBinding
     /// The table's walk, or nil for a query's keys (fields, not an enum: no payload to copy per row).
     private let iteration: TableIteration?
+    /// `iteration`, called without a retain per row (`iteration` keeps it).
+    private let iterationInPlace: Unmanaged<TableIteration>?
     private let keys: [RowKey]
     private let rows: [RowView]
     private let generation: UInt64
@@ -29,9 +31,11 @@ struct RowWalk {
         switch source {
         case .table(let iteration):
             self.iteration = iteration
+            iterationInPlace = Unmanaged.passUnretained(iteration)
             (keys, rows, generation) = ([], [], 0)
         case .keys(let keys, let rows, let generation):
             iteration = nil
+            iterationInPlace = nil
             (self.keys, self.rows, self.generation) = (keys, rows, generation)
         }
     }
@@ -39,7 +43,9 @@ struct RowWalk {
     /// Moves to the next object: sets `key`, and `row` when the walk has it at hand (else nil). False
     /// at the end.
     mutating func next(key: inout RowKey, row: inout RowView?) -> Bool {
-        if let iteration { return iteration.next(key: &key, row: &row) }
+        if let iterationInPlace {
+            return iterationInPlace._withUnsafeGuaranteedRef { $0.next(key: &key, row: &row) }
+        }
         if position < rows.count, generation == core.generation {
             key = keys[position]
             row = rows[position]  // no lookup: the query read it

@@ -426,12 +426,21 @@ enum LMDB {
     static func cursorGetRow(_ cursor: OpaquePointer, op: MDB_cursor_op, columns: Int) throws(LMDBError)
         -> SealedEntry?
     {
-        try injected(.cursorGet)
         #if Encryption
             if let (sealing, policy) = sealing(cursor: cursor) {
+                try injected(.cursorGet)
                 return try sealedCursorGetRow(cursor, op: op, columns: columns, sealing, policy)
             }
         #endif
+        return try plainCursorGetRow(cursor, op: op, columns: columns)
+    }
+
+    /// `cursorGetRow` on a file that is not encrypted (its owner knows: no look-up per row).
+    @inline(__always)
+    static func plainCursorGetRow(_ cursor: OpaquePointer, op: MDB_cursor_op, columns: Int) throws(LMDBError)
+        -> SealedEntry?
+    {
+        try injected(.cursorGet)
         var k = MDB_val(mv_size: 0, mv_data: nil)
         var v = MDB_val(mv_size: 0, mv_data: nil)
         let code = strata_cursor_get_row(cursor, &k, &v, op, columns)

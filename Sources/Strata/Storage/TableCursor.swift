@@ -31,6 +31,17 @@ final class TableCursor {
         transactionEnds()
     }
 
+    /// Whether a walk may read rows ahead in batches (`fillRows`): a read snapshot's cursor on a file
+    /// that is not encrypted. An encrypted file's rows are opened a row at a time, as before: its
+    /// walks of sealed keys stand on positions of a shared order, which a batch would outlive.
+    var readsAhead: Bool {
+        #if Encryption
+            return !isWrite && sealed == nil
+        #else
+            return !isWrite
+        #endif
+    }
+
     /// Whether the cursor can still move (its transaction has not ended).
     var isOpen: Bool { handle != nil }
 
@@ -61,7 +72,15 @@ final class TableCursor {
         #if Encryption
             if let sealed { return try LMDB.cursorGetRow(handle, op: op, columns: columns, sealed: sealed) }
         #endif
-        return try LMDB.cursorGetRow(handle, op: op, columns: columns)
+        return try LMDB.plainCursorGetRow(handle, op: op, columns: columns)
+    }
+
+    /// Fills `batch` with the table's first rows (`first`) or the rows after the one the cursor
+    /// stands on, seals and headers checked; the cursor then stands on the batch's last row, or on
+    /// the damaged pair that stopped it (`RowBatch.fill`).
+    func fillRows(_ batch: inout RowBatch, first: Bool, columns: Int) throws(LMDBError) {
+        guard let handle else { throw LMDBError.badTransaction }
+        try LMDB.cursorGetRows(handle, op: first ? MDB_FIRST : MDB_NEXT, columns: columns, into: &batch)
     }
 
     /// Replaces the value of the pair the cursor stands on (`MDB_CURRENT`: no search). `key` must be

@@ -4,6 +4,11 @@
 /// set or snapshot, the Store detaches it: it reads the keys it has yet to visit and closes the
 /// cursor, so iterating still visits exactly the objects the Results held when it began, and no
 /// cursor outlives its transaction.
+///
+/// In a read snapshot of a file that is not encrypted it reads the rows ahead a `RowBatch` at a time
+/// (one C call checks 64 seals and headers; a call per row cost more than LMDB's step). In a write
+/// transaction it steps a row at a time: the cursor then stands on the row handed out, which a setter
+/// replaces in place. An encrypted file's walk also steps a row at a time (`TableCursor.readsAhead`).
 final class TableIteration {
     // Held, not borrowed: `deinit` unregisters from the core, and the iterator that owns this may be
     // the last holder of the Store (its stored properties go in an order nothing promises).
@@ -16,12 +21,28 @@ final class TableIteration {
     /// After detaching: the keys left to visit.
     @exclusivity(unchecked) private var remaining: [RowKey]?
     @exclusivity(unchecked) private var remainingIndex = 0
-    /// The key of the row the live cursor stands on (the object handed out last).
+    /// The key of the row the live cursor stands on (the object handed out last), when it steps a
+    /// row at a time.
     @exclusivity(unchecked) private(set) var cursorKey: RowKey?
+    /// The rows read ahead in a read snapshot (nil in a write transaction).
+    @exclusivity(unchecked) private var readAhead: ReadAhead? {
+        didSet { readAheadInPlace = readAhead.map(Unmanaged.passUnretained) }
+    }
+    /// `readAhead`, read without a retain on every row (`readAhead` keeps it).
+    @exclusivity(unchecked) private var readAheadInPlace: Unmanaged<ReadAhead>?
+    /// Whether the table's keys are integers (8 bytes each): decoded in line.
+    private let integerKeys: Bool
+
+    /// A batch of rows read ahead, and the next to hand out.
+    private final class ReadAhead {
+        @exclusivity(unchecked) var batch = RowBatch()
+        @exclusivity(unchecked) var index = 0
+    }
 
     init(core: StoreCore, binding: TableBinding) {
         self.core = core
         self.binding = binding
+        integerKeys = binding.keyKind == .integer
         core.iterations.register(self)
     }
 
@@ -33,6 +54,9 @@ final class TableIteration {
     /// The key of the row `next` handed out last (to name it in a trap), if any.
     var lastKey: RowKey? {
         if let remaining { return remainingIndex > 0 ? remaining[remainingIndex - 1] : nil }
+        if let readAhead, readAhead.index > 0, !finished {
+            return try? decodeKey(readAhead.batch.key(readAhead.index - 1))
+        }
         return cursorKey
     }
 
@@ -40,7 +64,36 @@ final class TableIteration {
     var liveCursor: TableCursor? { cursor }
 
     /// Moves to the next row: sets `key`, and `row` while the walk is live (else nil). False at the end.
+    @inline(__always)
     func next(key: inout RowKey, row: inout RowView?) -> Bool {
+        if let readAheadInPlace,
+            readAheadInPlace._withUnsafeGuaranteedRef({ handOutReadAhead($0, key: &key, row: &row) })
+        {
+            return true
+        }
+        return nextAfterReadAhead(key: &key, row: &row)
+    }
+
+    /// Hands out the next row read ahead, if any is left: its seal and header were checked when the
+    /// batch was filled.
+    @inline(__always)
+    private func handOutReadAhead(_ readAhead: ReadAhead, key: inout RowKey, row: inout RowView?) -> Bool {
+        let index = readAhead.index
+        guard index < readAhead.batch.count else { return false }
+        let stored = readAhead.batch.key(index)
+        if integerKeys, stored.count == 8 {
+            key = .integer(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
+        } else {
+            do throws(StoreError) { key = try decodeKey(stored) } catch { trap(error) }
+        }
+        row = RowView(checkedRow: readAhead.batch.row(index), columns: binding.columnCount)
+        readAhead.index = index &+ 1
+        return true
+    }
+
+    /// `next` when no row read ahead is left: the rows a detached walk kept, the next batch, or the
+    /// next row of a write transaction's cursor.
+    private func nextAfterReadAhead(key: inout RowKey, row: inout RowView?) -> Bool {
         if let remaining {
             guard remainingIndex < remaining.count else { return false }
             key = remaining[remainingIndex]
@@ -54,8 +107,16 @@ final class TableIteration {
             let columns = binding.columnCount
             if !started {
                 started = true
-                cursor = try core.openCursor(on: binding.table)
+                let opened = try core.openCursor(on: binding.table)
+                cursor = opened
+                if opened.readsAhead {
+                    let readAhead = ReadAhead()
+                    self.readAhead = readAhead
+                    return try fill(readAhead, first: true, key: &key, row: &row)
+                }
                 entry = try stepRow { (cursor) throws(LMDBError) in try cursor.firstRow(columns: columns) }
+            } else if let readAhead {
+                return try fill(readAhead, first: false, key: &key, row: &row)
             } else {
                 entry = try stepRow { (cursor) throws(LMDBError) in try cursor.nextRow(columns: columns) }
             }
@@ -70,6 +131,35 @@ final class TableIteration {
         } catch {
             trap(error)
         }
+    }
+
+    /// Fills the batch with the rows after the last one (from the first with `first`) and hands out
+    /// the first of them. A damaged row that stopped the last fill traps here, when the walk reaches
+    /// it, as a walk a row at a time would.
+    private func fill(_ readAhead: ReadAhead, first: Bool, key: inout RowKey, row: inout RowView?)
+        throws(StoreError) -> Bool
+    {
+        if !first {
+            switch readAhead.batch.stop {
+            case .full: break
+            case .end:
+                finish()
+                return false
+            case .damaged(let entry):
+                key = try decodeKey(entry.key)
+                _ = try core.rows.checkedRow(entry, binding: binding, key: key)  // throws: it is damaged
+            }
+        }
+        guard let cursor else { return false }
+        let columns = binding.columnCount
+        try StoreError.mapping { () throws(LMDBError) in
+            try cursor.fillRows(&readAhead.batch, first: first, columns: columns)
+        }
+        readAhead.index = 0
+        guard handOutReadAhead(readAhead, key: &key, row: &row) else {
+            return try fill(readAhead, first: false, key: &key, row: &row)  // an empty fill: the end, or damage
+        }
+        return true
     }
 
     private func step(_ move: (TableCursor) throws(LMDBError) -> TableCursor.Entry?) throws(StoreError) -> TableCursor
@@ -96,6 +186,7 @@ final class TableIteration {
     private func finish() {
         finished = true
         cursorKey = nil
+        readAhead = nil
         cursor?.transactionEnds()
         cursor = nil
     }
@@ -108,7 +199,21 @@ final class TableIteration {
         if !finished {
             do throws(StoreError) {
                 if !started { cursor = try core.openCursor(on: binding.table) }
-                var entry = try step { (cursor) throws(LMDBError) in try started ? cursor.next() : cursor.first() }
+                var reachedEnd = false
+                if let readAhead {
+                    // The cursor stands on the batch's last row, or on the damaged pair that stopped it.
+                    for index in readAhead.index..<readAhead.batch.count {
+                        keys.append(try decodeKey(readAhead.batch.key(index)))
+                    }
+                    switch readAhead.batch.stop {
+                    case .full: break
+                    case .end: reachedEnd = true
+                    case .damaged(let entry): keys.append(try decodeKey(entry.key))
+                    }
+                }
+                var entry =
+                    reachedEnd
+                    ? nil : try step { (cursor) throws(LMDBError) in try started ? cursor.next() : cursor.first() }
                 while let current = entry {
                     keys.append(try decodeKey(current.key))
                     entry = try step { (cursor) throws(LMDBError) in try cursor.next() }
