@@ -49,7 +49,7 @@ test-tsan: lmdb
 # The reliability suites again on encrypted files (Docs/Encryption.md): with STRATA_RELIABILITY_KEY,
 # every test Fixture and the helper process open their files with that key (kills, power cuts,
 # damaged files, processes sharing a file, threads). Uses the build `make test` made.
-ENCRYPTED_TESTS = CrashTests|FileDamageTests|PowerCutTests|MultiProcessTests|ConcurrencyTests|GroupCommitTests|FullText|CustomTokenizer|Vector|MigrationTests|IterationTests
+ENCRYPTED_TESTS = CrashTests|FileDamageTests|PowerCutTests|MultiProcessTests|ConcurrencyTests|GroupCommitTests|FullText|CustomTokenizer|Vector|MigrationTests|IterationTests|IterationModelTests
 test-encrypted: lmdb
 	swift build $(TRAITS) --build-tests
 	STRATA_RELIABILITY_KEY=0b30557a9fc4e90e33587da2c7ec11365b80a5caef14395e83a8cdf2173c6186abd0f51a3f6489aed3f81d42678cb1d6fb20456a8fb4d9fe23486d92b7dc0126 \

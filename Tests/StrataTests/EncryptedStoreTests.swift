@@ -189,6 +189,29 @@
             _ = plainOpen
         }
 
+        /// A walk in a write transaction hands out each row as the transaction holds it when the walk
+        /// reaches it: an object changed through another path than the walk (by primary key) after the
+        /// walk began (it showed the value from before, on an encrypted file only; found by
+        /// IterationModelTests under `STRATA_RELIABILITY_KEY`).
+        @Test(arguments: [false, true]) func aWriteWalkSeesObjectsChangedAfterItBegan(encrypted: Bool) throws {
+            let fixture = encrypted ? Self.fixtures().encrypted : Self.fixtures().plain
+            let store = try Store(configuration: fixture.configuration)
+            try store.write { try store.add(contentsOf: (1...20).map { Person(id: $0, name: "p\($0)", age: 1) }) }
+            var seen: [Int] = []
+            try store.write {
+                for person in store.objects(Person.self) {
+                    seen.append(person.age)
+                    if person.id == 3 {
+                        store.object(ofType: Person.self, forPrimaryKey: 10)?.age = 50  // later in the walk
+                        person.age = 30  // in place, where the walk stands
+                        store.object(ofType: Person.self, forPrimaryKey: 15)?.age = 70
+                    }
+                }
+            }
+            #expect(seen == (1...20).map { $0 == 10 ? 50 : $0 == 15 ? 70 : 1 })
+            #expect(store.objects(Person.self).map(\.age) == (1...20).map { [3: 30, 10: 50, 15: 70][$0] ?? 1 })
+        }
+
         /// Every change set an observer of an encrypted Store receives turns the old results into the
         /// new ones (deletions at old positions, insertions at new), unsorted, filtered and sorted alike.
         @Test(arguments: [false, true]) func changeSetsTurnTheOldResultsIntoTheNew(encrypted: Bool) throws {

@@ -149,7 +149,7 @@ import Foundation
             images.writeBegan(child)
             lock.withLock {
                 parents[child] = parent
-                orders[parent] = nil  // what the child writes changes the parent's tables
+                Self.markStale(orders.removeValue(forKey: parent))  // what the child writes changes the parent's tables
             }
         }
 
@@ -171,6 +171,12 @@ import Foundation
             }
             keep(image, transaction, table)
             return image
+        }
+
+        /// Marks the orders a transaction's walks may still stand on as stale (`SealedOrder.isStale`).
+        private static func markStale(_ dropped: [MDB_dbi: SealedOrder]?) {
+            guard let dropped else { return }
+            for order in dropped.values { order.markStale() }
         }
 
         func keep(_ order: SealedOrder, _ transaction: OpaquePointer, _ table: MDB_dbi) {
@@ -199,12 +205,12 @@ import Foundation
         {
             let known: (log: SealedImages.TableLog?, blocks: SealedBlockTable?)? = lock.withLock {
                 guard let last = lastChange, last.transaction == transaction, last.table == table else { return nil }
-                if !keepsOrder, !orders.isEmpty { orders[transaction]?.removeValue(forKey: table) }
+                if !keepsOrder, !orders.isEmpty { orders[transaction]?.removeValue(forKey: table)?.markStale() }
                 return (last.log, last.blocks)
             }
             if let known { return known }
             let (outermost, blocks) = lock.withLock {
-                if !keepsOrder { orders[transaction]?.removeValue(forKey: table) }
+                if !keepsOrder { orders[transaction]?.removeValue(forKey: table)?.markStale() }
                 var outermost = transaction
                 while let parent = parents[outermost] { outermost = parent }
                 return (outermost, policy.inBlocks ? blockTables[table] : nil)
@@ -228,7 +234,7 @@ import Foundation
                 imagesSought[transaction] = nil
                 let values = opened.removeValue(forKey: transaction)
                 guard let parent = parents.removeValue(forKey: transaction) else { return }
-                orders[parent] = nil
+                Self.markStale(orders.removeValue(forKey: parent))
                 if committed, let values {
                     if let kept = opened[parent] { kept.adopt(values) } else { opened[parent] = values }
                 }

@@ -21,6 +21,11 @@
         let arenas: [OpenedValues]
         /// Kept for later transactions too: never changed in place (`privateCopy` first).
         let isShared: Bool
+        /// Set when its transaction wrote to the table through another path than a walk's in-place
+        /// replace (`FileSealing.tableChanged`): the keys still show where a walk stands, but values
+        /// may be old, so a walk reads each value again (`orderedCursorGet`). Set and read on the
+        /// writing transaction's thread, under `FileSealing`'s lock when set.
+        var isStale = false
         /// For an order kept for later transactions (many searches), each entry's key's first 8 bytes
         /// (`prefix`), in one compact array that a search compares first: a search of an image of a
         /// million rows followed every step's key into its arena (two cache misses a step, half the
@@ -37,6 +42,11 @@
             self.arenas = arenas
             self.isShared = isShared
             self.prefixes = prefixes ?? (isShared ? entries.map { Self.prefix($0.key) } : [])
+        }
+
+        /// Marks a transaction's own order stale; a kept image is never changed (other readers share it).
+        func markStale() {
+            if !isShared { isStale = true }
         }
 
         /// A copy one transaction may change (`replaceValue`, which keeps keys), sharing the bytes.
@@ -147,17 +157,17 @@
         }
 
         /// Moves a positioned `cursor` one entry forward or back under one lock (a walk's step): the
-        /// entry it then stands on, `.some(nil)` past an end (where LMDB leaves the cursor), or nil when
-        /// the cursor stands nowhere yet.
-        static func step(_ cursor: OpaquePointer, forward: Bool) -> SealedOrder.Entry?? {
+        /// entry it then stands on (nil past an end, where LMDB leaves the cursor) and whether its order
+        /// is stale, or nil when the cursor stands nowhere yet.
+        static func step(_ cursor: OpaquePointer, forward: Bool) -> (entry: SealedOrder.Entry?, isStale: Bool)? {
             lock.lock()
             defer { lock.unlock() }
             guard let slot = slot(cursor) else { return nil }
             let index = positions[slot].position.index + (forward ? 1 : -1)
-            let entries = positions[slot].position.order.entries
-            guard index >= 0, index < entries.count else { return .some(nil) }
+            let order = positions[slot].position.order
+            guard index >= 0, index < order.entries.count else { return (nil, false) }
             positions[slot].position.index = index
-            return entries[index]
+            return (order.entries[index], order.isStale)
         }
 
         static func closed(_ cursor: OpaquePointer) {
@@ -179,7 +189,9 @@
             op: MDB_cursor_op, _ sealing: FileSealing, _ policy: FileSealing.Policy
         ) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
             if op == MDB_NEXT || op == MDB_PREV, let stepped = SealedCursors.step(cursor, forward: op == MDB_NEXT) {
-                return stepped.map { ($0.key, $0.value) }
+                guard let entry = stepped.entry else { return nil }
+                if stepped.isStale { return try withCurrentValue(entry, cursor, op: op, sealing, policy) }
+                return (entry.key, entry.value)
             }
             let order: SealedOrder
             var index: Int
@@ -249,7 +261,28 @@
             }
             SealedCursors.set(cursor, .init(order: order, index: index, transaction: mdb_cursor_txn(cursor)))
             let entry = order.entries[index]
+            if order.isStale { return try withCurrentValue(entry, cursor, op: op, sealing, policy) }
             return (entry.key, entry.value)
+        }
+
+        /// The entry a walk of a stale order (`SealedOrder.isStale`) stands on, with the value its
+        /// transaction holds now: written through another path since the order was made, it may differ.
+        /// An entry deleted that way is stepped over when the walk steps. (Entries added that way are
+        /// not in the order; Strata detaches its walks before any insert, `TableIteration`.)
+        private static func withCurrentValue(
+            _ entry: SealedOrder.Entry, _ cursor: OpaquePointer, op: MDB_cursor_op, _ sealing: FileSealing,
+            _ policy: FileSealing.Policy
+        ) throws(LMDBError) -> (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
+            guard !policy.duplicates, let transaction = mdb_cursor_txn(cursor) else { return (entry.key, entry.value) }
+            if let value = try sealedGet(transaction, mdb_cursor_dbi(cursor), key: entry.key, sealing, policy) {
+                return (entry.key, value)
+            }
+            switch op {
+            case MDB_NEXT, MDB_PREV, MDB_NEXT_NODUP, MDB_PREV_NODUP:
+                return try orderedCursorGet(cursor, key: nil, value: nil, op: op, sealing, policy)
+            default:
+                return nil
+            }
         }
 
         /// `orderedCursorGet` of `op` (with `start` for `MDB_SET_RANGE`), then up to `limit - 1` entries
