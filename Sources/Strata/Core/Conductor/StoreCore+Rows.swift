@@ -81,17 +81,24 @@ extension StoreCore {
     func repoint(_ object: Object, binding: TableBinding, key: RowKey, row: RowView?) -> Bool {
         // Observation knows the accessor by its identity, as the object of the row it was read at.
         if object.isWatchedForObservation { return false }
-        for accessor in binding.linkingAccessors
-        where !accessor.kind.isUnmanagedValueUniquelyReferenced(at: accessor.address(in: object)) {
-            return false
+        // Most types have no `LinkingObjects`: no walk of the (empty) list per row.
+        let hasLinkingObjects = !binding.linkingAccessors.isEmpty
+        if hasLinkingObjects {
+            for accessor in binding.linkingAccessors
+            where !accessor.kind.isUnmanagedValueUniquelyReferenced(at: accessor.address(in: object)) {
+                return false
+            }
         }
         object._key = key
         object._epoch = epoch
         object._madeAt = ownDeletions.clock
         object._row = row
         object._rowGeneration = row == nil ? 0 : generation
-        for accessor in binding.linkingAccessors {
-            (accessor.unmanagedValue(of: object) as? AnyLinkingObjects)?.bind(context: self, owner: binding, key: key)
+        if hasLinkingObjects {
+            for accessor in binding.linkingAccessors {
+                (accessor.unmanagedValue(of: object) as? AnyLinkingObjects)?.bind(
+                    context: self, owner: binding, key: key)
+            }
         }
         return true
     }
