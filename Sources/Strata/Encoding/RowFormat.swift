@@ -17,8 +17,11 @@
 /// the common case, pay one byte per column). Integers are little-endian. A null column has its bit
 /// set and no bytes.
 enum RowFormat {
+    /// Wrapping arithmetic: every caller passes a width of 1, 2 or 4 and a column count of at most
+    /// 65,535 (a header's `u16`), which cannot overflow; the iteration computes this once per row.
+    @inline(__always)
     static func headerSize(columns: Int, width: Int) -> Int {
-        3 + width * columns + (columns + 7) / 8
+        3 &+ width &* columns &+ (columns &+ 7) >> 3
     }
 
     /// The smallest offset width that can express `dataLength`.
@@ -107,17 +110,8 @@ struct RowView {
         try self.init(validating: RowSeal.open(stored, key: key), expectedColumns: expectedColumns)
     }
 
-    /// A row whose header the cursor's C call checked (`strata_cursor_get_rows`): width 1, 2 or 4,
-    /// `columns` columns, and room for the header. No overflow to check.
-    @inline(__always)
-    init(checkedRow bytes: UnsafeRawBufferPointer, columns: Int) {
-        self.bytes = bytes
-        columnCount = columns
-        width = Int(bytes[0])
-        dataStart = 3 &+ width &* columns &+ (columns &+ 7) >> 3
-    }
-
-    /// A row this process just encoded (`_RowEncoder`), or one already validated: no checks.
+    /// A row this process just encoded (`_RowEncoder`), one already validated, or one whose header
+    /// the cursor's C call checked (`strata_cursor_get_rows`): no checks.
     init(encoded bytes: UnsafeRawBufferPointer, columns: Int, width: Int? = nil) {
         self.bytes = bytes
         columnCount = columns

@@ -86,7 +86,7 @@ final class TableIteration {
         } else {
             do throws(StoreError) { key = try decodeKey(stored) } catch { trap(error) }
         }
-        row = RowView(checkedRow: readAhead.batch.row(index), columns: binding.columnCount)
+        row = RowView(encoded: readAhead.batch.row(index), columns: binding.columnCount)
         readAhead.index = index &+ 1
         return true
     }
