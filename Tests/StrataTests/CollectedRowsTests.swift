@@ -14,7 +14,7 @@ import Testing
 
     /// Objects keyed "k000"…, with values drawn from small sets (many ties, nil, both zeros, both
     /// signs, the extremes).
-    static func filled(in fixture: Fixture, seed: UInt64 = 7) throws -> Store {
+    static func filled(in fixture: Fixture, seed: UInt64 = 7, count: Int = count) throws -> Store {
         let store = try Store(configuration: fixture.configuration)
         var random = SplitMix64(state: seed)
         let doubles: [Double?] = [nil, 0, -0.0, 1.5, -1.5, .infinity, -.infinity, 1e300, -2e-300, 42]
@@ -174,7 +174,7 @@ import Testing
 
 extension Results {
     /// The keys and rows the collected route reads, when the plan takes it (nil otherwise).
-    fileprivate func collectedRows() throws -> (keys: [RowKey], rows: [RowView])? {
+    func collectedRows() throws -> (keys: [RowKey], rows: [RowView])? {
         guard case .collected(let access, let sort) = plan.route else { return nil }
         return try QueryEngine(core: core, binding: binding).collect(access, sortedBy: sort)
     }

@@ -26,8 +26,16 @@ extension QueryEngine {
 }
 
 /// The rows a walk keeps, with their keys, in key order; with a sort column, each row's sort value
-/// beside its position (nulls apart), ordered when the walk is done. Not split (`ScanSplit`): its
-/// rows point into the file, which a helper's transaction may not outlive (as `MatchingRows`).
+/// beside its position (nulls apart), ordered when the walk is done.
+///
+/// Split (`ScanSplit`) although its rows point into the file. LMDB's manual says the data a
+/// transaction returns is valid until that transaction ends, and a helper's ends before the rows
+/// are read. It is safe here because a helper reads only when its transaction shows the very version
+/// the Store's snapshot shows (`ScanSplit.run`), on a file that is not encrypted (no split walk on
+/// one: its values are opened into the transaction's buffers). The rows are then on the pages of
+/// that version, in the one map the environment has. LMDB reuses a page only once no reader
+/// is left on a version that sees it, and the Store's snapshot is such a reader for as long as the
+/// rows are used: the Results keep them for the snapshot's generation only (`RowWalk`).
 struct CollectedRows: ScannedRowSink {
     /// The numeric column the rows are sorted by, and the direction.
     struct SortColumn {
@@ -45,7 +53,7 @@ struct CollectedRows: ScannedRowSink {
     private let sort: Sort?
     private let binding: TableBinding
     private let reader: RowReader
-    /// The arrays' reserved room: every row of the table (what no match uses is never touched).
+    /// The rows of the table: the room a walk's arrays reserve (what no match uses is never touched).
     private let capacity: Int
     private var keys: [RowKey] = []
     /// The rows, without a sort.
@@ -63,21 +71,30 @@ struct CollectedRows: ScannedRowSink {
         sortedBy sort: SortColumn?, binding: TableBinding,
         reader: RowReader, capacity: Int
     ) {
-        self.sort = sort.map {
-            Sort(
-                locator: ColumnLocator(column: $0.column, columns: binding.columnCount), order: $0.order,
-                ascending: $0.ascending)
-        }
+        self.init(
+            sort: sort.map {
+                Sort(
+                    locator: ColumnLocator(column: $0.column, columns: binding.columnCount), order: $0.order,
+                    ascending: $0.ascending)
+            }, binding: binding, reader: reader, capacity: capacity, reserving: capacity)
+    }
+
+    private init(sort: Sort?, binding: TableBinding, reader: RowReader, capacity: Int, reserving room: Int) {
+        self.sort = sort
         self.binding = binding
         self.reader = reader
         self.capacity = capacity
-        keys.reserveCapacity(capacity)
+        reserve(room)
+    }
+
+    private mutating func reserve(_ room: Int) {
+        keys.reserveCapacity(room)
         if sort != nil {
-            rowBytes.reserveCapacity(capacity)
-            widths.reserveCapacity(capacity)
-            entries.reserveCapacity(capacity)
+            rowBytes.reserveCapacity(room)
+            widths.reserveCapacity(room)
+            entries.reserveCapacity(room)
         } else {
-            rows.reserveCapacity(capacity)
+            rows.reserveCapacity(room)
         }
     }
 
@@ -116,6 +133,29 @@ struct CollectedRows: ScannedRowSink {
             throw BoundEvaluator.undecodable(sort.locator.column, identity, binding)
         }
         entries.append(RadixEntry(key: sort.ascending ? value : ~value, index: keys.count))
+    }
+
+    static var splits: Bool { true }
+
+    /// An empty sink for one key range, with room for its share of the table's rows and more: room
+    /// reserved and not used is never touched, and a range that outgrows it copies its rows again.
+    func part(_ index: Int) -> Self {
+        CollectedRows(
+            sort: sort, binding: binding, reader: reader, capacity: capacity,
+            reserving: capacity / ScanSplit.partsPerThread)
+    }
+
+    /// Appends the next key range's rows; their sort entries' and nulls' positions move past this one's.
+    mutating func merge(_ later: Self) {
+        let offset = keys.count
+        // The first range's sink takes them all: room for the whole table, reserved at once.
+        if keys.capacity < offset + later.keys.count { reserve(capacity) }
+        keys.append(contentsOf: later.keys)
+        rows.append(contentsOf: later.rows)
+        rowBytes.append(contentsOf: later.rowBytes)
+        widths.append(contentsOf: later.widths)
+        entries.append(contentsOf: later.entries.lazy.map { RadixEntry(key: $0.key, index: $0.index + offset) })
+        nulls.append(contentsOf: later.nulls.lazy.map { $0 + offset })
     }
 
     /// The keys and rows: in key order, or sorted (nulls first ascending, last descending; ties in
