@@ -300,6 +300,7 @@ public struct Results<Element: Object>: RandomAccessCollection {
 
         /// The accessor for a row: the one handed out last, re-pointed, when only this iterator holds
         /// it; else a new one.
+        @inline(__always)
         private mutating func object(key: RowKey, row: RowView?) -> Element {
             let binding = results.binding
             guard binding.reusesAccessors else {

@@ -42,6 +42,7 @@ struct RowWalk {
 
     /// Moves to the next object: sets `key`, and `row` when the walk has it at hand (else nil). False
     /// at the end.
+    @inline(__always)
     mutating func next(key: inout RowKey, row: inout RowView?) -> Bool {
         if let iterationInPlace {
             return iterationInPlace._withUnsafeGuaranteedRef { $0.next(key: &key, row: &row) }

@@ -78,6 +78,7 @@ extension StoreCore {
     /// Re-points `object`, a managed accessor of `binding` that only the caller holds, at the row under
     /// `key`: what an iteration does instead of making a new accessor. Returns false, changing nothing,
     /// when something else holds one of its `LinkingObjects` (which must keep showing its own row).
+    @inline(__always)
     func repoint(_ object: Object, binding: TableBinding, key: RowKey, row: RowView?) -> Bool {
         // Observation knows the accessor by its identity, as the object of the row it was read at.
         if object.isWatchedForObservation { return false }
