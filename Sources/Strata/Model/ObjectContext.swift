@@ -22,7 +22,7 @@ class ObjectContext {
     final var isConfined: Bool { confinement.isCurrent }
 
     /// Traps unless called on the Store's thread or queue (for APIs that cannot throw).
-    @usableFromInline
+    @usableFromInline @inline(__always)
     final func assertConfined() {
         if !confinement.isCurrent { preconditionFailure(TrapMessage.wrongThread) }
     }

@@ -41,7 +41,11 @@ extension StoreCore {
     func manage(_ object: Object, binding: TableBinding, key: RowKey, row: RowView? = nil) {
         object._store = self
         object._binding = binding
-        object._key = key
+        if case .integer(let value) = key, case .integer = object._key {
+            object._key = .integer(value)  // an integer over an integer: nothing to copy or release
+        } else {
+            object._key = key
+        }
         object._epoch = epoch
         object._madeAt = ownDeletions.clock
         object._row = row
@@ -90,7 +94,11 @@ extension StoreCore {
                 return false
             }
         }
-        object._key = key
+        if case .integer(let value) = key, case .integer = object._key {
+            object._key = .integer(value)  // an integer over an integer: nothing to copy or release
+        } else {
+            object._key = key
+        }
         object._epoch = epoch
         object._madeAt = ownDeletions.clock
         object._row = row
