@@ -90,6 +90,9 @@ import Testing
         let fixture = Fixture([Item.self, Town.self])
         let store = try ScanSplitTests.filled(.dense, in: fixture)
         let items = store.objects(Item.self)
+        if ProcessInfo.processInfo.activeProcessorCount > 1 {
+            #expect(ScanSplit(items.binding, reader: items.core.rows) != nil, "the collection below is split")
+        }
         let above = items.where { $0.score > 3 }
         let expected = Array(items).filter { $0.score > 3 }.map { ItemRow(id: $0.id, score: $0.score, name: $0.name) }
         let rows = { (results: Results<Item>) in results.map { ItemRow(id: $0.id, score: $0.score, name: $0.name) } }

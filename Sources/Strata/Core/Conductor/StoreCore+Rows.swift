@@ -41,11 +41,7 @@ extension StoreCore {
     func manage(_ object: Object, binding: TableBinding, key: RowKey, row: RowView? = nil) {
         object._store = self
         object._binding = binding
-        if case .integer(let value) = key, case .integer = object._key {
-            object._key = .integer(value)  // an integer over an integer: nothing to copy or release
-        } else {
-            object._key = key
-        }
+        Self.setKey(key, of: object)
         object._epoch = epoch
         object._madeAt = ownDeletions.clock
         object._row = row
@@ -79,6 +75,17 @@ extension StoreCore {
         object.stopObservationWatch()
     }
 
+    /// Stores `key` as `object`'s: an integer over an integer without the key's copy and release
+    /// witnesses (an iteration re-points an accessor per row).
+    @inline(__always)
+    private static func setKey(_ key: RowKey, of object: Object) {
+        if case .integer(let value) = key, case .integer = object._key {
+            object._key = .integer(value)
+        } else {
+            object._key = key
+        }
+    }
+
     /// Re-points `object`, a managed accessor of `binding` that only the caller holds, at the row under
     /// `key`: what an iteration does instead of making a new accessor. Returns false, changing nothing,
     /// when something else holds one of its `LinkingObjects` (which must keep showing its own row).
@@ -94,11 +101,7 @@ extension StoreCore {
                 return false
             }
         }
-        if case .integer(let value) = key, case .integer = object._key {
-            object._key = .integer(value)  // an integer over an integer: nothing to copy or release
-        } else {
-            object._key = key
-        }
+        Self.setKey(key, of: object)
         object._epoch = epoch
         object._madeAt = ownDeletions.clock
         object._row = row
