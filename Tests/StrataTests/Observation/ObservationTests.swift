@@ -56,14 +56,6 @@ final class UncheckedNote: @unchecked Sendable {
 /// `withObservationTracking` over Strata objects: a Store of the main thread is told of commits on
 /// the main queue; `wait(for:)` spins the main run loop. Every wait waits on a condition.
 final class ObservationTests: XCTestCase {
-    /// Tracks `read` once: the expectation is fulfilled by its `onChange`.
-    private func track(_ description: String, inverted: Bool = false, _ read: () -> Void) -> XCTestExpectation {
-        let changed = expectation(description: description)
-        changed.isInverted = inverted
-        withObservationTracking(read) { changed.fulfill() }
-        return changed
-    }
-
     /// Waits until the main-thread Store has delivered the commits of other threads made so far (a
     /// Store-wide observer is told after every observer registered before it, in the same turn of the
     /// main queue as the Store moves to the commit).
@@ -83,22 +75,6 @@ final class ObservationTests: XCTestCase {
             token?.invalidate()
         }
         wait(for: [delivered], timeout: 30)
-    }
-
-    private func commitInBackground(
-        _ configuration: Store.Configuration, _ body: @escaping @Sendable (Store) throws -> Void
-    ) {
-        let done = expectation(description: "background commit")
-        DispatchQueue.global().async {
-            do {
-                let background = try Store(configuration: configuration)
-                try background.write { try body(background) }
-            } catch {
-                XCTFail("\(error)")
-            }
-            done.fulfill()
-        }
-        wait(for: [done], timeout: 30)
     }
 
     func testAnotherThreadsCommitCallsOnChangeOnTheMainThread() throws {

@@ -23,13 +23,6 @@ final class RankedItem: Object, Observable {
 /// in what order) and the values it aggregates. The Store is the main thread's; every wait waits on a
 /// condition.
 final class ResultsObservationTests: XCTestCase {
-    private func track(_ description: String, inverted: Bool = false, _ read: () -> Void) -> XCTestExpectation {
-        let changed = expectation(description: description)
-        changed.isInverted = inverted
-        withObservationTracking(read) { changed.fulfill() }
-        return changed
-    }
-
     /// Commits `body` on a Store of another thread, and waits until the main thread's `store` has
     /// delivered it (a Store-wide observer registered now is told after the Results' watch).
     private func commitInBackground(

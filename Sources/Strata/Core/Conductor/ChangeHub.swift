@@ -111,14 +111,15 @@ final class ChangeHub: Sendable {
         }
     }
 
-    /// The merged changes of the commits after `from` up to `to`.
-    func span(from: Int, to: Int) -> ChangeSpan {
+    /// The merged changes of the commits after `from` up to `to`, as the Store `reader` may read them.
+    func span(from: Int, to: Int, reader: ObjectIdentifier) -> ChangeSpan {
         state.withLock { state in
             var tables: [String: TableChanges] = [:]
             var complete = true
             if to > from {
                 for version in (from + 1)...to {
-                    guard let log = state.logs[version] else {
+                    // (Another Store at `reader`'s address opened after the commit: it never asks for it.)
+                    guard let log = state.logs[version], log.reader == nil || log.reader == reader else {
                         complete = false
                         continue
                     }

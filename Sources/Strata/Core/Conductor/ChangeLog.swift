@@ -53,6 +53,10 @@ struct CommitLog: Sendable {
     /// The LMDB transaction id the commit created.
     let version: Int
     let tables: [String: TableChanges]
+    /// The one Store whose observers may read this log, or nil for every Store: a log begun inside
+    /// the write, when that Store's first observer was registered, holds only what the write did from
+    /// then on, all that its observers need and less than another's may (`StoreCore.logForNewObserver`).
+    var reader: ObjectIdentifier?
     /// A frozen snapshot of exactly this version, pinned at commit for observers that want every
     /// commit on its own.
     var snapshot: PinnedSnapshot?

@@ -64,7 +64,8 @@ final class ObserverRegistry {
         } else if observer.state.everyCommit {
             deliverEachCommit(to: observer, upTo: current)
         } else if observer.version < current {
-            let span = spans[observer.version] ?? hub.span(from: observer.version, to: current)
+            let span =
+                spans[observer.version] ?? hub.span(from: observer.version, to: current, reader: ObjectIdentifier(core))
             spans[observer.version] = span
             observer.deliver(span, at: nil)
         }
@@ -80,7 +81,7 @@ final class ObserverRegistry {
         for version in (from + 1)...current where !observer.state.isInvalidated {
             let snapshot = version == current ? nil : hub.snapshot(at: version)
             guard version == current || snapshot.map(observer.canEvaluate(on:)) == true else { continue }
-            observer.deliver(hub.span(from: from, to: version), at: snapshot)
+            observer.deliver(hub.span(from: from, to: version, reader: ObjectIdentifier(core)), at: snapshot)
             from = version
         }
     }
@@ -117,6 +118,7 @@ final class ObserverRegistry {
     /// write started from: the write's own changes are delivered at its commit).
     func addShowing(_ observer: StoreObserver) throws(StoreError) {
         let version = try core.version()
+        if let session = core.session { core.logForNewObserver(session) }
         observer.start(version: core.session != nil ? version - 1 : version)  // as `shownVersion()`
         append(observer)
     }

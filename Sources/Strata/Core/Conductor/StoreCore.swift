@@ -280,6 +280,7 @@ final class StoreCore: ObjectContext {
             throw error
         }
         session.logsForObservers = shared.changes.isObserved
+        session.logsFromInside = false
         if session.logsForObservers || captures {
             session.resetChangeLog(tableCount: bindings.count)
         } else {
@@ -312,7 +313,8 @@ final class StoreCore: ObjectContext {
             CommitLog(
                 version: version,
                 tables: Dictionary(
-                    uniqueKeysWithValues: zip(bindings, changes).filter { !$1.isEmpty }.map { ($0.name, $1) }))
+                    uniqueKeysWithValues: zip(bindings, changes).filter { !$1.isEmpty }.map { ($0.name, $1) }),
+                reader: session.logsFromInside ? ObjectIdentifier(self) : nil)
         }
         iterations.detach()
         self.session = nil
@@ -328,7 +330,8 @@ final class StoreCore: ObjectContext {
         for observer in skipped where observer.isStarted { observer.rebaseline(version: version) }
         if !skipped.isEmpty { observers.reportPosition() }
         if let commitGroup {
-            commitGroup.record(log)  // published when the group commits
+            // (A group's one log is every Store's: one begun inside a member's write is not published.)
+            commitGroup.record(session.logsFromInside ? nil : log)  // published when the group commits
         } else {
             if log != nil, shared.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
             shared.changes.published(log)
@@ -376,6 +379,21 @@ final class StoreCore: ObjectContext {
             if session != nil { try? cancelWrite() }  // a rollback stores nothing: its failure loses nothing
             throw error
         }
+    }
+
+    /// Logs what `session` does from now on for this Store's observers, when it logged nothing for
+    /// them: an observer registered inside the write (the first read of a watched object) stands at
+    /// the write's start, and without a log it would take the write for one that changed everything.
+    /// The log then holds the changes made from now on, which is all such an observer needs: no
+    /// observer of the file stood before the write, and what the write did before was read by this
+    /// one as done. (With a change capture's log, kept from the start, the log is every Store's.)
+    func logForNewObserver(_ session: WriteSession) {
+        guard !session.logsForObservers else { return }
+        if session.changeLog == nil {
+            session.resetChangeLog(tableCount: bindings.count)
+            session.logsFromInside = true
+        }
+        session.logsForObservers = true
     }
 
     private func endWrite(_ session: WriteSession) {

@@ -26,6 +26,8 @@ final class WriteSession {
     @exclusivity(unchecked) var changeLog: [TableChanges]?
     /// Whether the change log is published for observers (else it is kept for change capture only).
     @exclusivity(unchecked) var logsForObservers = false
+    /// Whether the change log was begun inside the write (for its Store's observers only).
+    @exclusivity(unchecked) var logsFromInside = false
     /// A failure after which the transaction must not commit (a batch that could not be undone).
     private(set) var failure: StoreError?
     /// What this write gave the full-text indexes and did not write yet (written before the commit).

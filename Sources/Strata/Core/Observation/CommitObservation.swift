@@ -2,7 +2,8 @@
 /// read may have tracked, by row, and the observer that tells Observation of each commit the Store
 /// moves to. A commit's changed columns are told for each accessor of a changed row (`willSet` then
 /// `didSet` under the column's key path), every column of a deleted row, and every column of every
-/// accessor when the commit's changes are not known (another process committed).
+/// accessor when the commit's changes are not known (another process committed). A change to an
+/// object a row embeds is told as a change of the owner's property that holds it (`EmbeddedChanges`).
 ///
 /// An accessor is watched from its first read (`ObjectContext.observeCommits(of:)`), weakly: the
 /// watch ends with the accessor, and the observer with the last watch. A Results of an observable type
@@ -115,18 +116,25 @@ final class CommitObservation {
     /// Tells Observation what `span` changed of the watched accessors.
     fileprivate func deliver(_ span: ChangeSpan) {
         var told: [(Object, ColumnObservation, [Int]?)] = []
+        let embedded = EmbeddedChanges(core: core, span: span)
         for (table, rows) in watched {
-            guard span.touches(table) else { continue }
+            let binding = span.isComplete ? core.tables.existingBinding(named: table) : nil
+            let throughEmbedded = binding.map(embedded.mayChange) == true
+            guard span.touches(table) || throughEmbedded else { continue }
             let changes = span.tables[table]
             for (key, objects) in rows {
                 let columns: [Int]?  // nil: every column
                 // (A row deleted and stored again within the span is modified in every column: -1.)
                 if !span.isComplete || changes?.deleted.contains(key) == true {
                     columns = nil
-                } else if let changed = changes?.modified[key] {
-                    columns = changed.contains(-1) ? nil : changed.sorted()
                 } else {
-                    continue
+                    var changed = changes?.modified[key] ?? []
+                    // (A row the span inserted is not told, nor are the embedded objects it came with.)
+                    if throughEmbedded, let binding, changes?.inserted.contains(key) != true {
+                        changed.formUnion(embedded.columns(of: key, in: binding))
+                    }
+                    guard !changed.isEmpty else { continue }
+                    columns = changed.contains(-1) ? nil : changed.sorted()
                 }
                 for watched in objects {
                     guard let object = watched.object, let observation = object._observation else { continue }
