@@ -99,21 +99,23 @@
 
         // MARK: Statements
 
-        @discardableResult
-        func execute(_ query: PostgresQuery) async throws(SyncError) -> PostgresRowSequence {
-            try await within(requestTimeout) { [connection, logger] in try await connection.query(query, logger: logger)
-            }
+        /// Runs `query`, whose rows (if any) are read and dropped, within the request timeout (read whole
+        /// for the reason `rows(_:as:)` gives).
+        func execute(_ query: PostgresQuery) async throws(SyncError) {
+            let answer = send(query).answer
+            _ = try await within(requestTimeout) { try await answer.get() }
         }
 
+        /// The rows `query` returns, all of them, within the request timeout.
+        ///
+        /// Read whole on the event loop (`send`), not as an async sequence: a sequence read slower than
+        /// rows arrive stops asking for more, and postgres-nio 1.33.2's row stream then traps
+        /// (`RowStreamStateMachine.channelReadComplete`) when the server closes the connection, as a
+        /// restarted server does (NIO reads what is left and completes the read without a request).
         func rows<each Value: PostgresDecodable & Sendable>(_ query: PostgresQuery, as types: (repeat each Value).Type)
             async throws(SyncError) -> [(repeat each Value)]
         {
-            let rows = try await within(requestTimeout) { [connection, logger] in
-                var found: [PostgresRow] = []
-                for try await row in try await connection.query(query, logger: logger) { found.append(row) }
-                return found
-            }
-            return try Self.decode(rows, as: types)
+            try await rows(of: send(query), as: types)
         }
 
         /// A statement sent (`send`) whose answer is still to come.
