@@ -112,6 +112,8 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
     let propertyOfColumn: [Int]
     let primaryKeyColumn: Int?
     let primaryKeyType: PropertyType?
+    /// Whether the primary key is an `Int` (64 bits, signed): a lookup by an `Int` needs no range check.
+    let hasIntPrimaryKey: Bool
     let indexes: [IndexBinding]
     let links: [LinkBinding]
     /// The entries each row implies in the index and backlink tables.
@@ -180,6 +182,7 @@ final class TableBinding: ObjectTable, @unchecked Sendable {  // immutable; Obje
         }
         primaryKeyColumn = stored.properties.firstIndex(where: \.isPrimaryKey)
         primaryKeyType = primaryKeyColumn.map { stored.properties[$0].type }
+        hasIntPrimaryKey = primaryKeyType == .int64
         indexes = tables.indexes
         columnTypes = stored.properties.map(\.type)
         mapColumns = Set(stored.properties.indices.filter { stored.properties[$0].type.isMap })

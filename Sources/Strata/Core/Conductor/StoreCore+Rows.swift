@@ -131,7 +131,16 @@ extension StoreCore {
 
     /// The row key for a primary-key value, or nil when the value cannot be a key of that type (an
     /// integer that does not fit, a String for an integer key, a key too long to be stored).
+    @inline(__always)
     func rowKey<K: _PrimaryKeyValue>(forPrimaryKey value: K, binding: TableBinding) throws(StoreError) -> RowKey? {
+        // The common case, an Int for an Int key, without the generic key's witness and range (R1).
+        if K.self == Int.self, binding.hasIntPrimaryKey { return .signed(Int64(unsafeBitCast(value, to: Int.self))) }
+        return try convertedRowKey(forPrimaryKey: value, binding: binding)
+    }
+
+    private func convertedRowKey<K: _PrimaryKeyValue>(forPrimaryKey value: K, binding: TableBinding)
+        throws(StoreError) -> RowKey?
+    {
         guard let keyType = binding.primaryKeyType else {
             throw .invalidArgument("\(binding.name) has no primary key")
         }
