@@ -20,12 +20,14 @@ final class WatchedPerson: Object, Observable {
     @Persisted var name: String
     @Persisted var address: WatchedAddress?
     @Persisted var previous: List<WatchedAddress>
+    @Persisted var places: Map<String, WatchedAddress?>
 }
 
 /// Observation through embedded objects against a plain reference: seeded rounds of another thread's
 /// commits (renames, a nested embedded value, an embedded value, a List of embedded objects appended
-/// to or changed in place) while the main thread tracks, per person, a read through the nested
-/// embedded objects, its name, and the last element of its List. The rule: a change to an embedded
+/// to or changed in place, a Map's embedded object changed in place) while the main thread tracks,
+/// per person, a read through the nested embedded objects, its name, the last element of its List
+/// and one entry of its Map. The rule: a change to an embedded
 /// object (or one it embeds) is a change of the owner's property that holds it, so a tracking that
 /// read through that property is told, and no other.
 final class ObservationEmbeddedModelTests: XCTestCase {
@@ -39,6 +41,7 @@ final class ObservationEmbeddedModelTests: XCTestCase {
         case renameStreet(Int)
         case appendPrevious(Int)
         case renamePreviousStreet(Int)
+        case renamePlace(Int)
     }
 
     private static let people = 12
@@ -57,6 +60,8 @@ final class ObservationEmbeddedModelTests: XCTestCase {
                 person.id = id
                 person.address = WatchedAddress()
                 person.address?.geo = WatchedGeo()
+                person.places["home"] = WatchedAddress()
+                person.places["work"] = WatchedAddress()
                 try store.add(person)
             }
         }
@@ -66,6 +71,7 @@ final class ObservationEmbeddedModelTests: XCTestCase {
             let throughAddress = people.map { _ in Counter() }
             let names = people.map { _ in Counter() }
             let throughPrevious = people.map { _ in Counter() }
+            let throughPlaces = people.map { _ in Counter() }
             for (index, person) in people.enumerated() {
                 withObservationTracking {
                     _ = person.address?.geo?.latitude
@@ -82,15 +88,21 @@ final class ObservationEmbeddedModelTests: XCTestCase {
                 } onChange: {
                     throughPrevious[index].calls += 1
                 }
+                withObservationTracking {
+                    _ = person.places["home"]??.street
+                } onChange: {
+                    throughPlaces[index].calls += 1
+                }
             }
             var operations: [Operation] = []
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let person = Int.random(in: 0..<Self.people, using: &random)
-                switch Int.random(in: 0..<5, using: &random) {
+                switch Int.random(in: 0..<6, using: &random) {
                 case 0: operations.append(.rename(person))
                 case 1: operations.append(.moveGeo(person))
                 case 2: operations.append(.renameStreet(person))
                 case 3: operations.append(.appendPrevious(person))
+                case 4: operations.append(.renamePlace(person))
                 default: operations.append(.renamePreviousStreet(person))
                 }
             }
@@ -105,11 +117,13 @@ final class ObservationEmbeddedModelTests: XCTestCase {
             var address = Set<Int>()
             var name = Set<Int>()
             var previous = Set<Int>()
+            var places = Set<Int>()
             for operation in operations {
                 switch operation {
                 case .rename(let person): name.insert(person)
                 case .moveGeo(let person), .renameStreet(let person): address.insert(person)
                 case .appendPrevious(let person): previous.insert(person)
+                case .renamePlace(let person): places.insert(person)
                 case .renamePreviousStreet(let person):
                     // Nothing to rename in an empty List (unless this commit appended first).
                     if !people[person].previous.isEmpty { previous.insert(person) }
@@ -120,6 +134,7 @@ final class ObservationEmbeddedModelTests: XCTestCase {
                 XCTAssertEqual(throughAddress[index].calls, address.contains(index) ? 1 : 0, "address: \(context)")
                 XCTAssertEqual(names[index].calls, name.contains(index) ? 1 : 0, "name: \(context)")
                 XCTAssertEqual(throughPrevious[index].calls, previous.contains(index) ? 1 : 0, "List: \(context)")
+                XCTAssertEqual(throughPlaces[index].calls, places.contains(index) ? 1 : 0, "Map: \(context)")
             }
         }
     }
@@ -137,6 +152,10 @@ final class ObservationEmbeddedModelTests: XCTestCase {
             let address = WatchedAddress()
             address.street = "old \(value)"
             person(id).previous.append(address)
+        case .renamePlace(let id):
+            // Either entry: a change to any embedded object of the Map is the Map's.
+            let key = value.isMultiple(of: 2) ? "home" : "work"
+            person(id).places[key]!!.street = "moved \(value)"
         case .renamePreviousStreet(let id):
             let previous = person(id).previous
             if let first = previous.first { first.street = "renamed \(value) \(previous.count)" }
