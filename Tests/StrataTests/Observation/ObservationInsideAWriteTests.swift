@@ -97,6 +97,65 @@ final class ObservationInsideAWriteTests: XCTestCase {
         XCTAssertTrue(otherSpan.tables.isEmpty)
     }
 
+    /// The add's commit and a later one reach the Store as one span (it delivers neither between):
+    /// to an observer standing at the add's start the row is just inserted, but the accessor read it
+    /// after the add, so the later change is told.
+    func testARowChangedBeforeItsAddWasDeliveredIsTold() throws {
+        let fixture = Fixture([WatchedNote.self])
+        let store = try fixture.open()
+        let notes = (1...3).map { WatchedNote(id: $0, title: "draft") }
+        let told = notes.map { _ in OnChangeCount() }
+        for (note, count) in zip(notes, told) {  // tracked unmanaged: the add watches them
+            withObservationTracking {
+                _ = note.title
+            } onChange: {
+                count.add()
+            }
+        }
+        try store.write { try store.add(notes) }
+        commitWithoutDelivery(fixture.configuration) { store in
+            store.object(ofType: WatchedNote.self, forPrimaryKey: 1)!.title = "final"
+            try store.delete(store.object(ofType: WatchedNote.self, forPrimaryKey: 2)!)
+        }
+        try store.refresh()  // one span: the add, then the change
+        XCTAssertEqual(told.map(\.value), [1, 1, 0])
+        XCTAssertEqual(notes[0].title, "final")
+        XCTAssertTrue(notes[1].isInvalidated)
+    }
+
+    func testMergedChangesKeepWhatFollowedAnInsertion() {
+        var first = TableChanges()
+        first.noteInserted(.integer(1), columns: 3)
+        first.noteInserted(.integer(2), columns: 3)
+        first.noteInserted(.integer(3), columns: 3)
+        var second = TableChanges()
+        second.noteModified(.integer(1), columns: [2])
+        second.noteDeleted(.integer(2))
+        first.append(second)
+        XCTAssertEqual(first.inserted, [.integer(1), .integer(3)])
+        XCTAssertEqual(first.changedAfterInsertion, [.integer(1): [2], .integer(2): [-1]])
+        XCTAssertTrue(first.modified.isEmpty)
+        XCTAssertTrue(first.deleted.isEmpty)
+    }
+
+    /// Commits `body` on another thread's Store and waits for it without running the main queue, so
+    /// this thread's Store is not told meanwhile.
+    private func commitWithoutDelivery(
+        _ configuration: Store.Configuration, _ body: @escaping @Sendable (Store) throws -> Void
+    ) {
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            do {
+                let background = try Store(configuration: configuration)
+                try background.write { try body(background) }
+            } catch {
+                XCTFail("\(error)")
+            }
+            done.signal()
+        }
+        done.wait()
+    }
+
     /// The main thread's Store of a file where another thread's Store added note 1 (nothing observed
     /// the file since).
     private func storeWithANoteAddedElsewhere() throws -> (Fixture, Store) {

@@ -4,8 +4,13 @@ struct TableChanges: Sendable {
     var inserted: Set<RowKey> = []
     var deleted: Set<RowKey> = []
     var modified: [RowKey: Set<Int>] = [:]
+    /// In changes merged from several commits (`append`): rows an earlier commit inserted that a later
+    /// one modified (the columns) or deleted (-1). To an observer standing before the insertion they
+    /// are simply inserted (or never were); one that read such a row after its insertion (an accessor
+    /// watched inside the inserting write, whose observer stands at the write's start) is told.
+    var changedAfterInsertion: [RowKey: Set<Int>] = [:]
 
-    var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty }
+    var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty && changedAfterInsertion.isEmpty }
 
     /// Forgets every change, keeping the storage of small sets (a session reuses its log from one
     /// write to the next: a one-object write then allocates nothing for it).
@@ -13,6 +18,7 @@ struct TableChanges: Sendable {
         if !inserted.isEmpty { inserted.removeAll(keepingCapacity: inserted.capacity <= 64) }
         if !deleted.isEmpty { deleted.removeAll(keepingCapacity: deleted.capacity <= 64) }
         if !modified.isEmpty { modified.removeAll(keepingCapacity: modified.capacity <= 64) }
+        if !changedAfterInsertion.isEmpty { changedAfterInsertion.removeAll() }
     }
 
     mutating func noteInserted(_ key: RowKey, columns: Int) {
@@ -36,7 +42,11 @@ struct TableChanges: Sendable {
 
     /// This change followed by `later`.
     mutating func append(_ later: TableChanges) {
-        for key in later.deleted { noteDeleted(key) }
+        for (key, columns) in later.changedAfterInsertion { changedAfterInsertion[key, default: []].formUnion(columns) }
+        for key in later.deleted {
+            if inserted.contains(key) || changedAfterInsertion[key] != nil { changedAfterInsertion[key] = [-1] }
+            noteDeleted(key)
+        }
         for key in later.inserted {
             if deleted.remove(key) != nil {
                 modified[key, default: []].insert(-1)  // stored again: every column may differ
@@ -44,7 +54,10 @@ struct TableChanges: Sendable {
                 inserted.insert(key)
             }
         }
-        for (key, columns) in later.modified { noteModified(key, columns: columns) }
+        for (key, columns) in later.modified {
+            if inserted.contains(key) { changedAfterInsertion[key, default: []].formUnion(columns) }
+            noteModified(key, columns: columns)
+        }
     }
 }
 

@@ -128,11 +128,9 @@ final class CommitObservation {
                 if !span.isComplete || changes?.deleted.contains(key) == true {
                     columns = nil
                 } else {
-                    var changed = changes?.modified[key] ?? []
-                    // (A row the span inserted is not told, nor are the embedded objects it came with.)
-                    if throughEmbedded, let binding, changes?.inserted.contains(key) != true {
-                        changed.formUnion(embedded.columns(of: key, in: binding))
-                    }
+                    // (A row the span inserted is told only what later commits of the span did to it.)
+                    var changed = changes?.modified[key] ?? changes?.changedAfterInsertion[key] ?? []
+                    if throughEmbedded, let binding { changed.formUnion(embedded.columns(of: key, in: binding)) }
                     guard !changed.isEmpty else { continue }
                     columns = changed.contains(-1) ? nil : changed.sorted()
                 }

@@ -58,8 +58,10 @@ struct EmbeddedChanges {
     }
 
     private func changed(_ key: RowKey, in binding: TableBinding, depth: Int) -> Bool {
+        // Not an insertion: an embedded object inserted for a row already there comes with a change
+        // of the owner's column itself (one set, appended or put in a Map), or with its owner.
         if let changes = span.tables[binding.name],
-            changes.inserted.contains(key) || changes.deleted.contains(key) || changes.modified[key] != nil
+            changes.deleted.contains(key) || changes.modified[key] != nil || changes.changedAfterInsertion[key] != nil
         {
             return true
         }

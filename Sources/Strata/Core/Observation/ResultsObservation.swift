@@ -116,17 +116,21 @@ final class ResultsObservation: Observable {
     private func wholeTableChanges(in span: ChangeSpan, held: Aspects) -> Aspects {
         guard span.isComplete else { return held }
         guard let changes = span.tables[table] else { return [] }
-        if !changes.inserted.isEmpty || !changes.deleted.isEmpty { return held }
-        return changes.modified.isEmpty ? [] : held.intersection(.contents)
+        // (A row inserted and deleted again within the span was read if the read came between.)
+        let goneAfterInsertion = changes.changedAfterInsertion.values.contains { $0.contains(-1) }
+        if !changes.inserted.isEmpty || !changes.deleted.isEmpty || goneAfterInsertion { return held }
+        return changes.modified.isEmpty && changes.changedAfterInsertion.isEmpty ? [] : held.intersection(.contents)
     }
 
     /// Whether `span` modified a row the Results holds (every row, when its changes are not known).
     private func modifiesHeldRows(_ span: ChangeSpan) -> Bool {
         guard span.isComplete else { return true }
-        guard let modified = span.tables[table]?.modified, !modified.isEmpty else { return false }
+        guard let changes = span.tables[table], !changes.modified.isEmpty || !changes.changedAfterInsertion.isEmpty
+        else { return false }
         let held = keySet ?? Set(keys)
         keySet = held
-        return modified.keys.contains(where: held.contains)
+        return changes.modified.keys.contains(where: held.contains)
+            || changes.changedAfterInsertion.keys.contains(where: held.contains)
     }
 
     /// Tells Observation that `aspects` changed.
