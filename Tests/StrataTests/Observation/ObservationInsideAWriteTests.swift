@@ -138,24 +138,6 @@ final class ObservationInsideAWriteTests: XCTestCase {
         XCTAssertTrue(first.deleted.isEmpty)
     }
 
-    /// Commits `body` on another thread's Store and waits for it without running the main queue, so
-    /// this thread's Store is not told meanwhile.
-    private func commitWithoutDelivery(
-        _ configuration: Store.Configuration, _ body: @escaping @Sendable (Store) throws -> Void
-    ) {
-        let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            do {
-                let background = try Store(configuration: configuration)
-                try background.write { try body(background) }
-            } catch {
-                XCTFail("\(error)")
-            }
-            done.signal()
-        }
-        done.wait()
-    }
-
     /// The main thread's Store of a file where another thread's Store added note 1 (nothing observed
     /// the file since).
     private func storeWithANoteAddedElsewhere() throws -> (Fixture, Store) {

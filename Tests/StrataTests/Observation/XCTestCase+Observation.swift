@@ -14,11 +14,30 @@ extension XCTestCase {
     }
 
     /// Commits `body` on a Store of another thread and waits until it committed (not until the main
-    /// thread's Store delivered it).
+    /// thread's Store delivered it: the wait runs the main queue, where it may).
     func commitInBackground(
         _ configuration: Store.Configuration, _ body: @escaping @Sendable (Store) throws -> Void
     ) {
         let done = expectation(description: "background commit")
+        Self.commitOnAnotherThread(configuration, body) { done.fulfill() }
+        wait(for: [done], timeout: 30)
+    }
+
+    /// Commits `body` on a Store of another thread and waits for it without running the main queue,
+    /// so the main thread's Store is not told meanwhile.
+    func commitWithoutDelivery(
+        _ configuration: Store.Configuration, _ body: @escaping @Sendable (Store) throws -> Void
+    ) {
+        let done = DispatchSemaphore(value: 0)
+        Self.commitOnAnotherThread(configuration, body) { done.signal() }
+        done.wait()
+    }
+
+    /// Commits `body` on a Store of another thread, then calls `done` there.
+    static func commitOnAnotherThread(
+        _ configuration: Store.Configuration, _ body: @escaping @Sendable (Store) throws -> Void,
+        then done: @escaping @Sendable () -> Void
+    ) {
         DispatchQueue.global().async {
             do {
                 let background = try Store(configuration: configuration)
@@ -26,8 +45,7 @@ extension XCTestCase {
             } catch {
                 XCTFail("\(error)")
             }
-            done.fulfill()
+            done()
         }
-        wait(for: [done], timeout: 30)
     }
 }
