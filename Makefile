@@ -41,7 +41,7 @@ format:
 	swift format format --in-place --recursive Sources Tests Benchmarks/Sources
 
 # The concurrency tests under ThreadSanitizer (a separate build directory); any report fails the run.
-TSAN_TESTS = ConcurrencyTests|StoreObserveTests|DeleteFilesTests|ScanSplitTests|ColumnCopyTests|ChangesSequenceTests|MapGrowthTests|StorePoolTests|FrozenTests|ActorStoreTests|AsyncWriteTests|GroupCommitTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|MainQueueTests|ObservationTests|ObservationModelTests|StrataReactiveTests
+TSAN_TESTS = ConcurrencyTests|StoreObserveTests|DeleteFilesTests|ScanSplitTests|ColumnCopyTests|ChangesSequenceTests|MapGrowthTests|StorePoolTests|FrozenTests|ActorStoreTests|AsyncWriteTests|GroupCommitTests|ThreadingTests|ThreadSafeReferenceTests|NotificationTests|FreezeTests|MultiProcessTests|MainThreadDeliveryTests|MainQueueTests|ObservationTests|ObservationModelTests|CommitPublicationTests|StrataReactiveTests
 test-tsan: lmdb
 	swift build $(TRAITS) --build-tests --sanitize=thread --build-path .build-tsan
 	TSAN_OPTIONS=halt_on_error=1 swift test $(TRAITS) --skip-build --sanitize=thread --build-path .build-tsan --filter "$(TSAN_TESTS)"

@@ -15,6 +15,14 @@ final class ChangeHub: Sendable {
         var keptKeys = 0
         /// Kept logs that pin a snapshot.
         var pinned = 0
+        /// Logged commits of this process between the start of LMDB's commit and their log's
+        /// publication, by version: left when published or withdrawn (`announce`).
+        var pending: [Int: DispatchGroup] = [:]
+
+        /// A pending commit among the versions after `from` up to `to`.
+        func pending(after from: Int, upTo to: Int) -> DispatchGroup? {
+            pending.isEmpty || to <= from ? nil : pending.first { from < $0.key && $0.key <= to }?.value
+        }
 
         mutating func keep(_ log: CommitLog) {
             logs[log.version] = log
@@ -57,7 +65,7 @@ final class ChangeHub: Sendable {
 
     /// The pinned snapshot of `version`, if it is kept.
     func snapshot(at version: Int) -> StoreCore? {
-        state.withLock { $0.logs[version]?.snapshot?.core }
+        readingPublished(after: version - 1, upTo: version) { $0.logs[version]?.snapshot?.core }
     }
     /// Logs kept for Stores that have yet to catch up; older ones are dropped (a Store behind that
     /// far then compares instead).
@@ -66,6 +74,8 @@ final class ChangeHub: Sendable {
 
     /// How many commit logs are kept (for tests).
     var keptLogCount: Int { state.withLock { $0.logs.count } }
+    /// How many commits announced are yet to be published or withdrawn (for tests).
+    var pendingCommitCount: Int { state.withLock { $0.pending.count } }
 
     var isObserved: Bool { observers.load(ordering: .relaxed) > 0 }
 
@@ -88,12 +98,30 @@ final class ChangeHub: Sendable {
         _ = state.withLock { $0.watches.removeValue(forKey: ObjectIdentifier(watch)) }
     }
 
+    /// A logged commit of `version` is about to begin in LMDB: from the moment LMDB shows it until
+    /// its log is published (or withdrawn, if the commit fails), a Store that moves to it waits for
+    /// the log, rather than take it for a commit of another process (whose changes are not known).
+    /// The wait is short: the rest of LMDB's commit (its meta page written, or synced), then this.
+    func announce(_ version: Int) {
+        let published = DispatchGroup()
+        published.enter()
+        state.withLock { $0.pending[version] = published }
+    }
+
+    /// The commit of `version` announced failed: LMDB never showed it, and no log comes.
+    func withdraw(_ version: Int) {
+        state.withLock { $0.pending.removeValue(forKey: version) }?.leave()
+    }
+
     /// Records a commit's log (if it was logged), wakes every listener and tells every watch.
     func published(_ log: CommitLog?) {
         let (listeners, watches) = state.withLock { state -> ([ChangeListener], [CommitWatch]) in
-            if let log, !state.positions.isEmpty {
-                state.keep(log)
-                state.trim()
+            if let log {
+                if !state.positions.isEmpty {
+                    state.keep(log)
+                    state.trim()
+                }
+                state.pending.removeValue(forKey: log.version)?.leave()
             }
             // Most files have neither: no array is made for them (one commit each, W2).
             let listeners = state.listeners.isEmpty ? [] : Array(state.listeners.values)
@@ -113,7 +141,7 @@ final class ChangeHub: Sendable {
 
     /// The merged changes of the commits after `from` up to `to`, as the Store `reader` may read them.
     func span(from: Int, to: Int, reader: ObjectIdentifier) -> ChangeSpan {
-        state.withLock { state in
+        readingPublished(after: from, upTo: to) { state in
             var tables: [String: TableChanges] = [:]
             var complete = true
             if to > from {
@@ -128,6 +156,18 @@ final class ChangeHub: Sendable {
             }
             return ChangeSpan(from: from, to: to, tables: tables, isComplete: complete)
         }
+    }
+
+    /// `read` of the state once the logs of the versions after `from` up to `to` are published (or
+    /// withdrawn): the caller shows `to`, so every commit announced among them is in LMDB already.
+    private func readingPublished<T>(after from: Int, upTo to: Int, _ read: (State) -> T) -> T {
+        while true {
+            let pending = state.withLock { state -> DispatchGroup? in state.pending(after: from, upTo: to) }
+            guard let pending else { break }
+            pending.wait()
+        }
+        // (A commit announced after that is of a version above `to`: the Store does not show it yet.)
+        return state.withLock { read($0) }
     }
 }
 
@@ -219,3 +259,15 @@ final class WeakActor: @unchecked Sendable {
         self.actor = actor
     }
 }
+
+#if DEBUG
+    extension ChangeHub {
+        /// Per file path, what runs on a committing thread after LMDB committed and before the commit's
+        /// log is published: a test holds that moment open.
+        static let beforePublishing = Locked<[String: @Sendable () -> Void]>([:])
+
+        static func runBeforePublishing(_ path: String) {
+            beforePublishing.withLock { $0[path] }?()
+        }
+    }
+#endif

@@ -318,9 +318,13 @@ final class StoreCore: ObjectContext {
         }
         iterations.detach()
         self.session = nil
+        // (A group member's commit is not LMDB's: the group announces its own.)
+        let announced = log != nil && commitGroup == nil
+        if announced { shared.changes.announce(version) }
         do {
             try session.commit()
         } catch {
+            if announced { shared.changes.withdraw(version) }
             ownDeletions.writeRolledBack()
             endWrite(session)
             throw error
@@ -334,6 +338,9 @@ final class StoreCore: ObjectContext {
             commitGroup.record(session.logsFromInside ? nil : log)  // published when the group commits
         } else {
             if log != nil, shared.changes.wantsSnapshots { log!.snapshot = pinSnapshot(of: version) }
+            #if DEBUG
+                ChangeHub.runBeforePublishing(environment.path)
+            #endif
             shared.changes.published(log)
         }
     }

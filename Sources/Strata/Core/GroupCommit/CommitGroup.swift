@@ -101,6 +101,9 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
     private func commitWhenClosed() -> CommitGroup? {
         closed.wait()
         let version = transaction.version
+        let logs = state.withLock { $0.logs }
+        var log = logs.isEmpty ? nil : mergedLog(logs, version: version)
+        if log != nil { changes.announce(version) }
         let outcome: Result<Void, StoreError>
         do throws(LMDBError) {
             #if DEBUG
@@ -114,10 +117,17 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
         } catch {
             outcome = .failure(StoreError(error))
         }
+        if log != nil, !outcome.isSuccess { changes.withdraw(version) }
         let next = outcome.isSuccess ? nextGroup() : nil
         if next == nil { environment.writerGate.leave() }
-        let (logs, waiting) = state.withLock { ($0.logs, $0.waiting) }
-        if outcome.isSuccess, !logs.isEmpty { changes.published(mergedLog(logs, version: version)) }
+        let waiting = state.withLock { $0.waiting }
+        if outcome.isSuccess {
+            if log != nil, changes.wantsSnapshots { log!.snapshot = pin(version) }
+            #if DEBUG
+                ChangeHub.runBeforePublishing(environment.path)
+            #endif
+            if !logs.isEmpty { changes.published(log) }
+        }
         for member in waiting { member.resume(with: outcome) }
         return next
     }
@@ -136,16 +146,15 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
         return next
     }
 
-    /// One log for the group's commit; nil (not logged: observers compare) if one member's was not.
+    /// One log for the group's commit (its snapshot pinned once committed); nil (not logged: observers
+    /// compare) if one member's was not.
     private func mergedLog(_ logs: [CommitLog?], version: Int) -> CommitLog? {
         var tables: [String: TableChanges] = [:]
         for log in logs {
             guard let log else { return nil }
             for (type, changes) in log.tables { tables[type, default: TableChanges()].append(changes) }
         }
-        var log = CommitLog(version: version, tables: tables)
-        if changes.wantsSnapshots { log.snapshot = pin(version) }
-        return log
+        return CommitLog(version: version, tables: tables)
     }
 }
 
