@@ -138,6 +138,109 @@ final class CommitPublicationTests: XCTestCase {
         XCTAssertEqual(titleTold.value, 0)
     }
 
+    /// Another thread commits random changes without pause while this thread moves its Store to the
+    /// newest commit as soon as LMDB shows it (the moment before a log is published is hit often),
+    /// with random tracking of every note between moves; each move is compared with a plain rule: a
+    /// tracking is told when a commit of the move changed a property it read.
+    func testCommitsRacingMovesAgainstAReference() throws {
+        let fixture = Fixture([WatchedNote.self]) { $0.durability = .noSync }
+        let store = try fixture.open()
+        let rows = 1...6
+        try store.write { for id in rows { try store.add(WatchedNote(id: id, title: "t\(id)")) } }
+        let notes = rows.map { store.object(ofType: WatchedNote.self, forPrimaryKey: $0)! }
+        // Observed throughout, so every commit is logged: a write begun while nothing observes the
+        // file logs nothing, and a tracking begun meanwhile is told every property at its commit.
+        let token = try store.observe { _, _ in }
+        defer { token.invalidate() }
+        let properties = ["title", "body", "tags"]
+        // Per version committed by the other thread, the (row, property) pairs it changed.
+        let recorded = Locked<[Int: [(Int, String)]]>([:])
+        let stop = Locked(false)
+        let opened = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let failure = Locked<String?>(nil)
+        let configuration = fixture.configuration
+        DispatchQueue.global().async {
+            var random = SplitMix64(state: 7)
+            do {
+                let background = try Store(configuration: configuration)
+                opened.signal()
+                var step = 0
+                while !stop.withLock({ $0 }) {
+                    let changes = (0..<Int.random(in: 1...2, using: &random)).map { _ in
+                        (rows.randomElement(using: &random)!, properties.randomElement(using: &random)!)
+                    }
+                    try background.write {
+                        for (row, property) in changes {
+                            let note = background.object(ofType: WatchedNote.self, forPrimaryKey: row)!
+                            switch property {
+                            case "title": note.title = "s\(step)"
+                            case "body": note.body = "s\(step)"
+                            default: note.tags.append("s\(step)")
+                            }
+                        }
+                    }
+                    let version = try background.core.version()
+                    recorded.withLock { $0[version] = changes }
+                    step += 1
+                }
+            } catch {
+                failure.withLock { $0 = "\(error)" }
+                opened.signal()
+            }
+            finished.signal()
+        }
+        opened.wait()
+        _ = try store.refresh()
+        var version = try store.core.version()  // (opening the other Store may have committed)
+        var random = SplitMix64(state: 11)
+        var (told, untold, moves) = (0, 0, 0)
+        while moves < 300, failure.withLock({ $0 }) == nil {
+            var trackers: [(row: Int, read: Set<String>, calls: OnChangeCount)] = []
+            for (index, note) in notes.enumerated() where Bool.random(using: &random) {
+                var read = Set(properties.filter { _ in Bool.random(using: &random) })
+                if read.isEmpty { read = ["title"] }
+                let calls = OnChangeCount()
+                withObservationTracking {
+                    if read.contains("title") { _ = note.title }
+                    if read.contains("body") { _ = note.body }
+                    if read.contains("tags") { _ = note.tags.count }
+                } onChange: {
+                    calls.add()
+                }
+                trackers.append((rows.lowerBound + index, read, calls))
+            }
+            // Polls a condition: the next commit landing (or the other thread failing).
+            while try !store.refresh(), failure.withLock({ $0 }) == nil { usleep(50) }
+            let now = try store.core.version()
+            var changed: [Int: Set<String>] = [:]
+            for committed in (version + 1)...now {
+                // (The other thread records a commit just after it: wait for the record.)
+                var changes: [(Int, String)]?
+                while changes == nil, failure.withLock({ $0 }) == nil {
+                    changes = recorded.withLock { $0[committed] }
+                    if changes == nil { usleep(50) }
+                }
+                for (row, property) in changes ?? [] { changed[row, default: []].insert(property) }
+            }
+            for tracker in trackers {
+                let expected = !(changed[tracker.row] ?? []).isDisjoint(with: tracker.read)
+                XCTAssertEqual(
+                    tracker.calls.value, expected ? 1 : 0,
+                    "move \(moves) to \(now): row \(tracker.row) read \(tracker.read.sorted()), changed "
+                        + "\(changed[tracker.row]?.sorted() ?? [])")
+                if expected { told += 1 } else { untold += 1 }
+            }
+            version = now
+            moves += 1
+        }
+        stop.withLock { $0 = true }
+        finished.wait()
+        XCTAssertNil(failure.withLock { $0 })
+        XCTAssertGreaterThan(told, 100)
+        XCTAssertGreaterThan(untold, 100)
+    }
+
     /// The main thread's Store of a file with one note, and the note.
     private func watchedNote() throws -> (Fixture, Store, WatchedNote) {
         let fixture = Fixture([WatchedNote.self])
