@@ -94,8 +94,8 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
         closed.signal()
     }
 
-    /// On the group's thread, once the group is closed: commits (one sync), hands the turn on,
-    /// publishes the members' changes as one commit and resumes the members. Returns the next group
+    /// On the group's thread, once the group is closed: commits (one sync), publishes the members'
+    /// changes as one commit, hands the turn on and resumes the members. Returns the next group
     /// when a task was first in line (begun here, on the same thread, and given the turn: it saves the
     /// task a trip to a new thread), nil when the turn was given back.
     private func commitWhenClosed() -> CommitGroup? {
@@ -117,17 +117,20 @@ final class CommitGroup: WriterGate.SharedTurn, @unchecked Sendable {
         } catch {
             outcome = .failure(StoreError(error))
         }
-        if log != nil, !outcome.isSuccess { changes.withdraw(version) }
-        let next = outcome.isSuccess ? nextGroup() : nil
-        if next == nil { environment.writerGate.leave() }
-        let waiting = state.withLock { $0.waiting }
+        // Published before the next group begins: its LMDB transaction may wait for another
+        // process's writer, and Stores that show this commit wait for its log.
         if outcome.isSuccess {
             if log != nil, changes.wantsSnapshots { log!.snapshot = pin(version) }
             #if DEBUG
                 ChangeHub.runBeforePublishing(environment.path)
             #endif
             if !logs.isEmpty { changes.published(log) }
+        } else if log != nil {
+            changes.withdraw(version)
         }
+        let next = outcome.isSuccess ? nextGroup() : nil
+        if next == nil { environment.writerGate.leave() }
+        let waiting = state.withLock { $0.waiting }
         for member in waiting { member.resume(with: outcome) }
         return next
     }
