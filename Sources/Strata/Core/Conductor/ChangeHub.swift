@@ -108,7 +108,9 @@ final class ChangeHub: Sendable {
         state.withLock { $0.pending[version] = published }
     }
 
-    /// The commit of `version` announced failed: LMDB never showed it, and no log comes.
+    /// The commit of `version` announced failed: no log comes. (A Store that shows the version, one
+    /// another process committed since, or this one if LMDB failed after showing it, takes it as
+    /// unlogged: its observers compare.)
     func withdraw(_ version: Int) {
         state.withLock { $0.pending.removeValue(forKey: version) }?.leave()
     }
