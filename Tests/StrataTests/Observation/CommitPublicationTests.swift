@@ -12,29 +12,13 @@ import XCTest
 final class CommitPublicationTests: XCTestCase {
     func testAStoreThatMovesToACommitBeforeItsLogIsPublishedIsToldExactly() throws {
         let (fixture, store, note) = try watchedNote()
-        let (titleTold, bodyTold) = (OnChangeCount(), OnChangeCount())
-        withObservationTracking {
-            _ = note.title
-        } onChange: {
-            titleTold.add()
-        }
-        withObservationTracking {
-            _ = note.body
-        } onChange: {
-            bodyTold.add()
-        }
-
-        let moved = DispatchSemaphore(value: 0)
-        holdPublication(of: fixture) { _ = moved.wait(timeout: .now() + 1) }
-        let committed = DispatchSemaphore(value: 0)
+        let (titleTold, bodyTold) = (countChanges { _ = note.title }, countChanges { _ = note.body })
         let changeBody: @Sendable (Store) -> Void = { store in
             store.object(ofType: WatchedNote.self, forPrimaryKey: 1)!.body = "changed"
         }
-        Self.commitOnAnotherThread(fixture.configuration, changeBody) { committed.signal() }
-        // Moves this Store to the commit as soon as LMDB shows it (refresh delivers on this thread).
-        while try !store.refresh() { usleep(500) }
-        moved.signal()
-        committed.wait()
+        try moveWhileItsLogIsHeld(store, fixture) { done in
+            Self.commitOnAnotherThread(fixture.configuration, changeBody, then: done)
+        }
         XCTAssertEqual(note.body, "changed")
         XCTAssertEqual(bodyTold.value, 1)
         XCTAssertEqual(titleTold.value, 0)
@@ -42,36 +26,13 @@ final class CommitPublicationTests: XCTestCase {
 
     func testAGroupCommitIsToldExactlyToo() throws {
         let (fixture, store, note) = try watchedNote()
-        let (titleTold, bodyTold) = (OnChangeCount(), OnChangeCount())
-        withObservationTracking {
-            _ = note.title
-        } onChange: {
-            titleTold.add()
-        }
-        withObservationTracking {
-            _ = note.body
-        } onChange: {
-            bodyTold.add()
-        }
-
-        let moved = DispatchSemaphore(value: 0)
-        holdPublication(of: fixture) { _ = moved.wait(timeout: .now() + 1) }
-        let committed = DispatchSemaphore(value: 0)
-        let configuration = fixture.configuration
-        Task.detached {
-            let writer = NoteWriter()
-            do {
-                try await writer.open(configuration)
-                try await writer.setBody("changed", of: 1)  // an asyncWrite: a group's commit
-            } catch {
-                XCTFail("\(error)")
+        let (titleTold, bodyTold) = (countChanges { _ = note.title }, countChanges { _ = note.body })
+        try moveWhileItsLogIsHeld(store, fixture) { done in
+            NoteWriter.setBody("changed", in: fixture.configuration) { failure in
+                if let failure { XCTFail("\(failure)") }
+                done()
             }
-            await writer.close()
-            committed.signal()
         }
-        while try !store.refresh() { usleep(500) }
-        moved.signal()
-        committed.wait()
         XCTAssertEqual(note.body, "changed")
         XCTAssertEqual(bodyTold.value, 1)
         XCTAssertEqual(titleTold.value, 0)
@@ -79,17 +40,7 @@ final class CommitPublicationTests: XCTestCase {
 
     func testACommitThatFailsLeavesNothingPendingAndTheNextIsToldExactly() throws {
         let (fixture, store, note) = try watchedNote()
-        let (titleTold, bodyTold) = (OnChangeCount(), OnChangeCount())
-        withObservationTracking {
-            _ = note.title
-        } onChange: {
-            titleTold.add()
-        }
-        withObservationTracking {
-            _ = note.body
-        } onChange: {
-            bodyTold.add()
-        }
+        let (titleTold, bodyTold) = (countChanges { _ = note.title }, countChanges { _ = note.body })
         let hub = store.core.shared.changes
         LMDBFaults.inject(.noSpace, into: .commit)
         defer { LMDBFaults.clear() }
@@ -108,27 +59,13 @@ final class CommitPublicationTests: XCTestCase {
 
     func testAGroupCommitThatFailsLeavesNothingPending() throws {
         let (fixture, store, note) = try watchedNote()
-        let titleTold = OnChangeCount()
-        withObservationTracking {
-            _ = note.title
-        } onChange: {
-            titleTold.add()
-        }
+        let titleTold = countChanges { _ = note.title }
         let path = fixture.path
         CommitGroup.beforeCommit.withLock { $0[path] = { LMDBError.mapFull } }
         addTeardownBlock { _ = CommitGroup.beforeCommit.withLock { $0.removeValue(forKey: path) } }
         let failed = expectation(description: "the group's commit failed")
-        let configuration = fixture.configuration
-        Task.detached {
-            let writer = NoteWriter()
-            do {
-                try await writer.open(configuration)
-                try await writer.setBody("lost", of: 1)
-                XCTFail("the commit succeeded")
-            } catch {
-                XCTAssertEqual(error as? StoreError, .mapFull)
-            }
-            await writer.close()
+        NoteWriter.setBody("lost", in: fixture.configuration) { failure in
+            XCTAssertEqual(failure as? StoreError, .mapFull)
             failed.fulfill()
         }
         wait(for: [failed], timeout: 30)
@@ -249,6 +186,22 @@ final class CommitPublicationTests: XCTestCase {
         return (fixture, store, try XCTUnwrap(store.object(ofType: WatchedNote.self, forPrimaryKey: 1)))
     }
 
+    /// Starts `commit` (which calls its argument once the commit is done, on any thread) with its log
+    /// held back, moves `store` to the commit as soon as LMDB shows it (refresh delivers on this
+    /// thread), then lets the log go and waits for the commit to end.
+    private func moveWhileItsLogIsHeld(
+        _ store: Store, _ fixture: Fixture, _ commit: (@escaping @Sendable () -> Void) -> Void
+    ) throws {
+        let moved = DispatchSemaphore(value: 0)
+        // (With the log announced, the move waits for it: the hold then ends after its timeout.)
+        holdPublication(of: fixture) { _ = moved.wait(timeout: .now() + 1) }
+        let committed = DispatchSemaphore(value: 0)
+        commit { committed.signal() }
+        while try !store.refresh() { usleep(500) }  // polls a condition: the commit showing
+        moved.signal()
+        committed.wait()
+    }
+
     /// Runs `hold` on the committing thread of every commit of `fixture`'s file this process makes,
     /// after LMDB committed and before the log is published; until the test ends.
     private func holdPublication(of fixture: Fixture, _ hold: @escaping @Sendable () -> Void) {
@@ -265,5 +218,23 @@ actor NoteWriter: StoreActor {
     func setBody(_ body: String, of id: Int) async throws {
         let store = try XCTUnwrap(store)
         try await store.asyncWrite { store.object(ofType: WatchedNote.self, forPrimaryKey: id)?.body = body }
+    }
+
+    /// Sets note 1's body on a new writer's Store, then calls `done` with the failure, if any.
+    static func setBody(
+        _ body: String, in configuration: Store.Configuration, then done: @escaping @Sendable ((any Error)?) -> Void
+    ) {
+        Task.detached {
+            let writer = NoteWriter()
+            var failure: (any Error)?
+            do {
+                try await writer.open(configuration)
+                try await writer.setBody(body, of: 1)
+            } catch {
+                failure = error
+            }
+            await writer.close()
+            done(failure)
+        }
     }
 }

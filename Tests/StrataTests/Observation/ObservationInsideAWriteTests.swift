@@ -38,14 +38,9 @@ final class ObservationInsideAWriteTests: XCTestCase {
     func testAChangeMadeBeforeAReadInTheSameWriteIsNotTold() throws {
         let (fixture, store) = try storeWithANoteAddedElsewhere()
         let note = try XCTUnwrap(store.object(ofType: WatchedNote.self, forPrimaryKey: 1))
-        let told = OnChangeCount()
-        try store.write {
+        let told = try store.write {
             note.title = "set before the read"
-            withObservationTracking {
-                _ = note.title
-            } onChange: {
-                told.add()
-            }
+            return countChanges { _ = note.title }
         }
         try store.refresh()
         XCTAssertEqual(told.value, 0)
@@ -56,21 +51,11 @@ final class ObservationInsideAWriteTests: XCTestCase {
     func testAChangeMadeAfterAReadInTheSameWriteIsTold() throws {
         let (fixture, store) = try storeWithANoteAddedElsewhere()
         let note = try XCTUnwrap(store.object(ofType: WatchedNote.self, forPrimaryKey: 1))
-        let told = OnChangeCount()
-        let untouched = OnChangeCount()
-        try store.write {
+        let (told, untouched) = try store.write {
             note.body = "set before the read"
-            withObservationTracking {
-                _ = note.title
-            } onChange: {
-                told.add()
-            }
-            withObservationTracking {
-                _ = note.body
-            } onChange: {
-                untouched.add()
-            }
+            let tracked = (countChanges { _ = note.title }, countChanges { _ = note.body })
             note.title = "set after the read"
+            return tracked
         }
         try store.refresh()
         XCTAssertEqual(told.value, 1)
@@ -104,14 +89,7 @@ final class ObservationInsideAWriteTests: XCTestCase {
         let fixture = Fixture([WatchedNote.self])
         let store = try fixture.open()
         let notes = (1...3).map { WatchedNote(id: $0, title: "draft") }
-        let told = notes.map { _ in OnChangeCount() }
-        for (note, count) in zip(notes, told) {  // tracked unmanaged: the add watches them
-            withObservationTracking {
-                _ = note.title
-            } onChange: {
-                count.add()
-            }
-        }
+        let told = notes.map { note in countChanges { _ = note.title } }  // unmanaged: the add watches them
         try store.write { try store.add(notes) }
         commitWithoutDelivery(fixture.configuration) { store in
             store.object(ofType: WatchedNote.self, forPrimaryKey: 1)!.title = "final"

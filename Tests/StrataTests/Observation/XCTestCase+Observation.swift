@@ -13,6 +13,13 @@ extension XCTestCase {
         return changed
     }
 
+    /// Tracks `read` once and returns the count of its `onChange` calls.
+    func countChanges(_ read: () -> Void) -> OnChangeCount {
+        let count = OnChangeCount()
+        withObservationTracking(read) { count.add() }
+        return count
+    }
+
     /// Commits `body` on a Store of another thread and waits until it committed (not until the main
     /// thread's Store delivered it: the wait runs the main queue, where it may).
     func commitInBackground(
