@@ -78,9 +78,11 @@ bench: lmdb
 	cd Benchmarks && rm -f .build/release.yaml && swift build -c release && \
 		.build/release/strata-compare --rounds 3 --memory --write-docs ../Docs/Benchmarks.md
 
-# CI: builds the whole Benchmarks package and runs the comparison small, so it never rots (no thresholds).
+# CI: builds the whole Benchmarks package and runs the comparison small, so it never rots (no thresholds),
+# and checks that the workloads' @Persisted accessors make no dynamic exclusivity check.
 bench-smoke: lmdb
 	cd Benchmarks && swift build -c release && .build/release/strata-compare --scale 0.01 --rounds 3
+	scripts/check-accessor-exclusivity.sh Benchmarks/.build/release/strata-compare
 
 # Every public symbol of Strata and StrataReactive has a doc comment, and the DocC catalog builds
 # without a warning (into .build/docs). dump-symbol-graph rewrites the graphs on every run. Every

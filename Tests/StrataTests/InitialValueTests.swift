@@ -83,3 +83,94 @@ final class Stamped: Object {
         #expect(duplicate.label == label)
     }
 }
+
+/// Initial values counted in order, for the model check below.
+final class Sampled: Object {
+    static let counter = EvaluationCounter()
+
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var count: Int = Sampled.counter.next()
+    @Persisted var label: String = "label \(Sampled.counter.next())"
+    @Persisted var plain: Int
+}
+
+/// Random reads, sets and adds of objects with declared initial values against a plain model: each
+/// initial value runs once, when first read or at the add (in declaration order), a set before any
+/// read replaces it unevaluated, and the Store keeps what the unmanaged object showed.
+@Suite(.serialized, .fixtureChecks) struct InitialValueModelTests {
+    /// What one object should show: nil where an initial value has not run yet.
+    struct Expected {
+        var count: Int?
+        var label: String?
+        var plain = 0
+        var isManaged = false
+    }
+
+    @Test(arguments: 0..<300) func readsSetsAndAddsShowWhatAPlainModelShows(seed: UInt64) throws {
+        var random = SplitMix64(state: seed)
+        let fixture = Fixture([Sampled.self])
+        let store = try fixture.open()
+        var next = Sampled.counter.evaluations + 1  // the number the next initial value takes
+        var objects: [Sampled] = []
+        var expected: [Expected] = []
+        for step in 0..<40 {
+            if objects.isEmpty || random.next() % 8 == 0 {
+                let object = Sampled()
+                object.id = step
+                objects.append(object)
+                expected.append(Expected())
+                continue
+            }
+            let index = Int(random.next() % UInt64(objects.count))
+            let object = objects[index]
+            let value = Int(random.next() % 1000)
+            switch random.next() % 7 {
+            case 0:
+                if expected[index].count == nil {
+                    expected[index].count = next
+                    next += 1
+                }
+                #expect(object.count == expected[index].count, "seed \(seed) step \(step)")
+            case 1:
+                if expected[index].label == nil {
+                    expected[index].label = "label \(next)"
+                    next += 1
+                }
+                #expect(object.label == expected[index].label, "seed \(seed) step \(step)")
+            case 2:
+                #expect(object.plain == expected[index].plain, "seed \(seed) step \(step)")
+            case 3:
+                try write(to: object, in: store, managed: expected[index].isManaged) { $0.count = value }
+                expected[index].count = value
+            case 4:
+                try write(to: object, in: store, managed: expected[index].isManaged) { $0.label = "set \(value)" }
+                expected[index].label = "set \(value)"
+            case 5:
+                try write(to: object, in: store, managed: expected[index].isManaged) { $0.plain = value }
+                expected[index].plain = value
+            default:
+                guard !expected[index].isManaged else { continue }
+                try store.write { try store.add(object) }
+                // The add settles what was never read nor set, in declaration order.
+                if expected[index].count == nil {
+                    expected[index].count = next
+                    next += 1
+                }
+                if expected[index].label == nil {
+                    expected[index].label = "label \(next)"
+                    next += 1
+                }
+                expected[index].isManaged = true
+            }
+            #expect(Sampled.counter.evaluations == next - 1, "seed \(seed) step \(step)")
+        }
+        for (object, shown) in zip(objects, expected) where shown.isManaged {
+            let stored = try #require(store.object(ofType: Sampled.self, forPrimaryKey: object.id))
+            #expect(stored.count == shown.count && stored.label == shown.label && stored.plain == shown.plain)
+        }
+    }
+
+    private func write(to object: Sampled, in store: Store, managed: Bool, _ change: (Sampled) -> Void) throws {
+        if managed { try store.write { change(object) } } else { change(object) }
+    }
+}

@@ -64,13 +64,19 @@ public struct Persisted<Value: _Persistable> {
         set { fatalError("Strata: @Persisted outside of an Object subclass") }
     }
 
+    // Every access to the wrapper below is a load or a store with no call inside it, and the accessors
+    // are always inlined into the property's own (where the storage key path is a literal the compiler
+    // folds): the compiler then proves that no access to the property's storage overlaps another and
+    // drops the dynamic exclusivity checks it would otherwise make on every read and write in the
+    // app's module (a thread-local lookup each). A call inside an access (the row's read or write, an
+    // initial value's closure), or an accessor left out of line, keeps them.
     @inlinable
     public static subscript<EnclosingSelf: Object>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
-        get {
+        @inline(__always) get {
             // Only the column is read on the managed path: copying the whole wrapper would retain its
             // unmanaged value and initial-value closure on every read.
             var column = object[keyPath: storageKeyPath].column
@@ -80,28 +86,30 @@ public struct Persisted<Value: _Persistable> {
                 column = object[keyPath: storageKeyPath].column
             }
             if column < -1 { object._observedUnmanaged(property: -2 - column) }
-            return object[keyPath: storageKeyPath].settledUnmanagedValue()
+            // The initial value is evaluated outside the access (its closure is opaque to the compiler).
+            let value: Value
+            switch object[keyPath: storageKeyPath].unmanaged {
+            case .value(let set): return set
+            case .initial(let initial): value = initial()
+            case .unset: value = Value._strataZero()
+            }
+            object[keyPath: storageKeyPath].unmanaged = .value(value)
+            return value
         }
-        set {
-            // Unretained: `object` used after the projection would be retained around it.
+        @inline(__always) set {
+            let column = object[keyPath: storageKeyPath].column
+            if column >= 0 {
+                object._write(newValue, column: column)  // touches the row, never the wrapper
+                return
+            }
+            // Unretained: `object` used after the store would be retained around it.
             let observed = Unmanaged<Object>.passUnretained(object)
-            let property = object[keyPath: storageKeyPath].set(newValue, on: object)  // one key-path projection
-            if _slowPath(property >= 0) { Object._observedChange(observed, property: property) }
+            object[keyPath: storageKeyPath].unmanaged = .value(newValue)
+            // An unmanaged wrapper marked with its property's index (its object's type is observable,
+            // and a read looked it up: `TypeObservation`): Observation is told once the store has
+            // ended (an observer reading the property then does not overlap it).
+            if _slowPath(column < -1) { Object._observedChange(observed, property: -2 - column) }
         }
-    }
-
-    /// Sets the value: the row's column of a managed object, else the wrapper's. Returns the
-    /// property's index when an unmanaged wrapper is marked with it (its object's type is observable,
-    /// and a read looked it up: `TypeObservation`), for Observation to be told once this access has
-    /// ended (an observer reading the property then does not overlap it); else -1.
-    @inlinable
-    mutating func set(_ value: Value, on object: Object) -> Int {
-        if column >= 0 {
-            object._write(value, column: column)  // touches the row, never this wrapper
-            return -1
-        }
-        unmanaged = .value(value)
-        return column < -1 ? -2 - column : -1
     }
 
     /// The unmanaged value, evaluating the declared initial value (or the type's zero) the first time:
