@@ -19,12 +19,7 @@
 /// - Warning: A managed list is confined to its Store's thread, and changing it outside a write
 ///   transaction traps, like setting a property.
 public final class List<Element: _ListElement>: RandomAccessCollection, MutableCollection, RangeReplaceableCollection {
-    enum Backing {
-        case unmanaged([Element])
-        case managed(owner: Object, column: Int)
-    }
-
-    var backing: Backing
+    var backing: CollectionBacking<[Element]>
 
     /// An empty, unmanaged list.
     public init() {
@@ -41,40 +36,14 @@ public final class List<Element: _ListElement>: RandomAccessCollection, MutableC
     }
 
     /// Whether the list belongs to a managed object.
-    public var isManaged: Bool {
-        if case .managed = backing { return true }
-        return false
-    }
+    public var isManaged: Bool { backing.isManaged }
+
+    /// Whether the list's owner was deleted (or its Store invalidated): a managed list can no longer
+    /// be read.
+    public var isInvalidated: Bool { backing.isInvalidated }
 
     /// The current elements (for a managed list, read from the owner's row).
-    public var elements: [Element] {
-        switch backing {
-        case .unmanaged(let elements): return elements
-        case .managed(let owner, let column):
-            do {
-                return try Self.decode(
-                    owner._collectionColumnBytes(column), in: _DecodeContext(owner: owner, column: column))
-            } catch {
-                owner._trapCorrupted(column: column, error)
-            }
-        }
-    }
-
-    private func modify<R>(_ change: (inout [Element]) throws -> R) rethrows -> R {
-        switch backing {
-        case .unmanaged(var elements):
-            backing = .unmanaged([])  // keep the array uniquely referenced while it changes
-            defer { backing = .unmanaged(elements) }
-            return try change(&elements)
-        case .managed(let owner, let column):
-            var elements = elements
-            let result = try change(&elements)
-            owner._writeColumn(
-                column, linkedObjects: { elements.flatMap { Object._linkedObjects(in: $0) } },
-                encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(elements, into: &row) })
-            return result
-        }
-    }
+    public var elements: [Element] { contents }
 
     // MARK: Collection
 
@@ -279,9 +248,23 @@ protocol AnyMapOfLinks {
     var linkedObjectsByKey: [(key: String, object: Object)] { get }
 }
 
-extension List: AnyList {
-    var linkedObjects: [Object] {
-        elements.flatMap { Object._linkedObjects(in: $0) }
+extension List: AnyList, BackedCollection {
+    var linkedObjects: [Object] { Self.linkedObjects(in: elements) }
+
+    static var emptyContents: [Element] { [] }
+
+    static func decodeContents(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError)
+        -> [Element]
+    {
+        try decode(bytes, in: context)
+    }
+
+    static func encodeContents(_ contents: [Element], into row: inout _RowEncoder) throws(StoreError) {
+        try encode(contents, into: &row)
+    }
+
+    static func linkedObjects(in contents: [Element]) -> [Object] {
+        contents.flatMap { Object._linkedObjects(in: $0) }
     }
 }
 

@@ -21,12 +21,7 @@
 ///   transaction traps, as does setting an invalid key through the subscript (`setValue(_:forKey:)`
 ///   throws instead).
 public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
-    enum Backing {
-        case unmanaged([String: Value])
-        case managed(owner: Object, column: Int)
-    }
-
-    var backing: Backing
+    var backing: CollectionBacking<[String: Value]>
 
     /// An empty, unmanaged map.
     public init() {
@@ -43,47 +38,19 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
     }
 
     /// Whether the map belongs to a managed object.
-    public var isManaged: Bool {
-        if case .managed = backing { return true }
-        return false
-    }
+    public var isManaged: Bool { backing.isManaged }
 
     /// Whether the map's owner was deleted (or its Store invalidated): a managed map can no longer
     /// be read.
-    public var isInvalidated: Bool {
-        if case .managed(let owner, _) = backing { return owner.isInvalidated }
-        return false
-    }
+    public var isInvalidated: Bool { backing.isInvalidated }
 
     /// The entries in key order (for a managed map, read from the owner's row).
     var entries: [(key: String, value: Value)] {
-        switch backing {
-        case .unmanaged(let dictionary):
-            return MapFormat.sortedKeys(Array(dictionary.keys)).map { key in (key, dictionary[key]!) }
-        case .managed(let owner, let column):
-            do {
-                return try Self.decode(
-                    owner._collectionColumnBytes(column), in: _DecodeContext(owner: owner, column: column))
-            } catch {
-                owner._trapCorrupted(column: column, error)
-            }
-        }
-    }
-
-    private func modify<R>(_ change: (inout [String: Value]) throws -> R) rethrows -> R {
-        switch backing {
-        case .unmanaged(var dictionary):
-            backing = .unmanaged([:])  // keep the dictionary uniquely referenced while it changes
-            defer { backing = .unmanaged(dictionary) }
-            return try change(&dictionary)
-        case .managed(let owner, let column):
-            var dictionary = Dictionary(entries.map { ($0.key, $0.value) }) { $1 }
-            let result = try change(&dictionary)
-            owner._writeColumn(
-                column, linkedObjects: { dictionary.values.flatMap { Object._linkedObjects(in: $0) } },
-                encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(dictionary, into: &row) })
-            return result
-        }
+        backing.read(
+            unmanaged: { dictionary in
+                MapFormat.sortedKeys(Array(dictionary.keys)).map { key in (key, dictionary[key]!) }
+            },
+            managed: { (bytes, context) throws(StoreError) in try Self.decode(bytes, in: context) })
     }
 
     // MARK: Reading
@@ -123,13 +90,10 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
     }
 
     private func value(forKey key: String) -> Value? {
-        switch backing {
-        case .unmanaged(let dictionary):
-            return dictionary[key]
-        case .managed(let owner, let column):
-            let context = _DecodeContext(owner: owner, column: column)
-            do throws(StoreError) {
-                guard let bytes = owner._collectionColumnBytes(column) else { throw .corrupted("a Map column is null") }
+        backing.read(
+            unmanaged: { $0[key] },
+            managed: { (bytes, context) throws(StoreError) in
+                guard let bytes else { throw .corrupted("a Map column is null") }
                 let found: UnsafeRawBufferPointer??
                 do {
                     var key = key
@@ -141,10 +105,7 @@ public final class Map<Key: _MapKey, Value: _MapValue>: Sequence {
                 }
                 guard let found else { return nil }
                 return try Value._strataDecodeMapValue(found, in: context)
-            } catch {
-                owner._trapCorrupted(column: column, error)
-            }
-        }
+            })
     }
 
     /// The entries in key order, as `(key, value)` pairs (Realm's `asKeyValueSequence()`).
@@ -277,9 +238,25 @@ extension Map: _Persistable {
     }
 }
 
-extension Map: AnyList, AnyMapOfLinks {
+extension Map: AnyList, AnyMapOfLinks, BackedCollection {
     var linkedObjects: [Object] {
         entries.flatMap { Object._linkedObjects(in: $0.value) }
+    }
+
+    static var emptyContents: [String: Value] { [:] }
+
+    static func decodeContents(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError)
+        -> [String: Value]
+    {
+        Dictionary(try decode(bytes, in: context).map { ($0.key, $0.value) }) { $1 }
+    }
+
+    static func encodeContents(_ contents: [String: Value], into row: inout _RowEncoder) throws(StoreError) {
+        try encode(contents, into: &row)
+    }
+
+    static func linkedObjects(in contents: [String: Value]) -> [Object] {
+        contents.values.flatMap { Object._linkedObjects(in: $0) }
     }
 
     var linkedObjectsByKey: [(key: String, object: Object)] {

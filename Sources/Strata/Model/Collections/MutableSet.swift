@@ -20,12 +20,7 @@
 /// - Warning: A managed set is confined to its Store's thread, and changing it outside a write
 ///   transaction traps, like setting a property.
 public final class MutableSet<Element: _SetElement>: RandomAccessCollection {
-    enum Backing {
-        case unmanaged([Element])
-        case managed(owner: Object, column: Int)
-    }
-
-    var backing: Backing
+    var backing: CollectionBacking<[Element]>
 
     /// An empty, unmanaged set.
     public init() {
@@ -43,46 +38,13 @@ public final class MutableSet<Element: _SetElement>: RandomAccessCollection {
     }
 
     /// Whether the set belongs to a managed object.
-    public var isManaged: Bool {
-        if case .managed = backing { return true }
-        return false
-    }
+    public var isManaged: Bool { backing.isManaged }
 
     /// Whether the set's owner was deleted (or its Store invalidated).
-    public var isInvalidated: Bool {
-        if case .managed(let owner, _) = backing { return owner.isInvalidated }
-        return false
-    }
+    public var isInvalidated: Bool { backing.isInvalidated }
 
     /// The current elements (for a managed set, read from the owner's row, in the set's order).
-    public var elements: [Element] {
-        switch backing {
-        case .unmanaged(let elements): return elements
-        case .managed(let owner, let column):
-            do {
-                return try List<Element>.decode(
-                    owner._collectionColumnBytes(column), in: _DecodeContext(owner: owner, column: column))
-            } catch {
-                owner._trapCorrupted(column: column, error)
-            }
-        }
-    }
-
-    private func modify<R>(_ change: (inout [Element]) throws -> R) rethrows -> R {
-        switch backing {
-        case .unmanaged(var elements):
-            backing = .unmanaged([])
-            defer { backing = .unmanaged(elements) }
-            return try change(&elements)
-        case .managed(let owner, let column):
-            var elements = elements
-            let result = try change(&elements)
-            owner._writeColumn(
-                column, linkedObjects: { elements.flatMap { Object._linkedObjects(in: $0) } },
-                encode: { (row: inout _RowEncoder) throws(StoreError) in try Self.encode(elements, into: &row) })
-            return result
-        }
-    }
+    public var elements: [Element] { contents }
 
     // MARK: Collection
 
@@ -212,9 +174,24 @@ extension MutableSet: _Persistable {
     }
 }
 
-extension MutableSet: AnyList {
-    var linkedObjects: [Object] {
-        elements.flatMap { Object._linkedObjects(in: $0) }
+extension MutableSet: AnyList, BackedCollection {
+    var linkedObjects: [Object] { Self.linkedObjects(in: elements) }
+
+    static var emptyContents: [Element] { [] }
+
+    static func decodeContents(_ bytes: UnsafeRawBufferPointer?, in context: _DecodeContext) throws(StoreError)
+        -> [Element]
+    {
+        try List<Element>.decode(bytes, in: context)
+    }
+
+    /// Sorted by `SetOrder`, each member once.
+    static func encodeContents(_ contents: [Element], into row: inout _RowEncoder) throws(StoreError) {
+        try encode(contents, into: &row)
+    }
+
+    static func linkedObjects(in contents: [Element]) -> [Object] {
+        contents.flatMap { Object._linkedObjects(in: $0) }
     }
 }
 
