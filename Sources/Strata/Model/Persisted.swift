@@ -87,12 +87,9 @@ public struct Persisted<Value: _Persistable> {
             }
             if column < -1 { object._observedUnmanaged(property: -2 - column) }
             // The initial value is evaluated outside the access (its closure is opaque to the compiler).
-            let value: Value
-            switch object[keyPath: storageKeyPath].unmanaged {
-            case .value(let set): return set
-            case .initial(let initial): value = initial()
-            case .unset: value = Value._strataZero()
-            }
+            let current = object[keyPath: storageKeyPath].unmanaged
+            let value = current.evaluated()
+            if case .value = current { return value }
             object[keyPath: storageKeyPath].unmanaged = .value(value)
             return value
         }
@@ -114,20 +111,11 @@ public struct Persisted<Value: _Persistable> {
 
     /// The unmanaged value, evaluating the declared initial value (or the type's zero) the first time:
     /// later reads, and `add`, see that same value.
-    @inlinable
     mutating func settledUnmanagedValue() -> Value {
-        switch unmanaged {
-        case .value(let value):
-            return value
-        case .initial(let initial):
-            let value = initial()
-            unmanaged = .value(value)
-            return value
-        case .unset:
-            let value = Value._strataZero()
-            unmanaged = .value(value)
-            return value
-        }
+        let value = unmanaged.evaluated()
+        if case .value = unmanaged { return value }
+        unmanaged = .value(value)
+        return value
     }
 }
 
@@ -138,6 +126,18 @@ enum UnmanagedValue<Value> {
     case unset
     case initial(() -> Value)
     case value(Value)
+}
+
+extension UnmanagedValue where Value: _Persistable {
+    /// The value set, else the declared initial value (or the type's zero) evaluated now.
+    @inlinable
+    func evaluated() -> Value {
+        switch self {
+        case .value(let value): value
+        case .initial(let initial): initial()
+        case .unset: Value._strataZero()
+        }
+    }
 }
 
 extension Persisted where Value: _PrimaryKeyValue {

@@ -191,7 +191,7 @@ extension MutableSet: AnyList, BackedCollection {
     }
 
     static func linkedObjects(in contents: [Element]) -> [Object] {
-        contents.flatMap { Object._linkedObjects(in: $0) }
+        List<Element>.linkedObjects(in: contents)
     }
 }
 
