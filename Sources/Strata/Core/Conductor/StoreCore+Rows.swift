@@ -75,12 +75,14 @@ extension StoreCore {
         object.stopObservationWatch()
     }
 
-    /// Stores `key` as `object`'s: an integer over an integer without the key's copy and release
-    /// witnesses (an iteration re-points an accessor per row).
+    /// Stores `key` as `object`'s: an integer over an integer, or a UUID over a UUID, without the key's
+    /// copy and release witnesses (an iteration re-points an accessor per row).
     @inline(__always)
     private static func setKey(_ key: RowKey, of object: Object) {
         if case .integer(let value) = key, case .integer = object._key {
             object._key = .integer(value)
+        } else if case .wide(let high, let low) = key, case .wide = object._key {
+            object._key = .wide(high, low)
         } else {
             object._key = key
         }

@@ -30,8 +30,9 @@ final class TableIteration {
     }
     /// `readAhead`, read without a retain on every row (`readAhead` keeps it).
     @exclusivity(unchecked) private var readAheadInPlace: Unmanaged<ReadAhead>?
-    /// Whether the table's keys are integers (8 bytes each): decoded in line.
+    /// Whether the table's keys are integers (8 bytes each) or UUIDs (16): decoded in line.
     private let integerKeys: Bool
+    private let uuidKeys: Bool
 
     /// A batch of rows read ahead, and the next to hand out.
     private final class ReadAhead {
@@ -43,6 +44,7 @@ final class TableIteration {
         self.core = core
         self.binding = binding
         integerKeys = binding.keyKind == .integer
+        uuidKeys = binding.keyKind == .uuid
         core.iterations.register(self)
     }
 
@@ -83,6 +85,8 @@ final class TableIteration {
         let stored = readAhead.batch.key(index)
         if integerKeys, stored.count == 8 {
             key = .integer(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
+        } else if uuidKeys, stored.count == 16 {
+            key = .wide(stored)
         } else {
             do throws(StoreError) { key = try decodeKey(stored) } catch { trap(error) }
         }
