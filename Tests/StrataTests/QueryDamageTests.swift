@@ -55,6 +55,22 @@ import Testing
         #expect(output.contains("Person[\(damaged)]"), "\(reading), person \(damaged): \(output)")
     }
 
+    /// A read walk's batch stops at a damaged row after reading the pairs beyond it (`RowBatch`): the
+    /// cursor must be back on that row, so that a walk detached before reaching it (here by a write of
+    /// this Store, in the first or the second batch of 64) still visits every object after it. The
+    /// damaged object is visited, not read.
+    @Test(arguments: zip([7, 40, 64, 100, 128, 130], [0, 0, 0, 64, 64, 64]))
+    func aWalkDetachedBeforeADamagedRowVisitsEveryObjectAfterIt(damaged: Int, detachAt: Int) throws {
+        let fixture = Fixture([Person.self, Dog.self])
+        let store = Self.damagedStore(fixture.path, count: 200, damaged: damaged)
+        var visited: [Int] = []
+        for (step, person) in store.objects(Person.self).enumerated() {
+            if step == detachAt { try store.write { try store.add(Dog(name: "detaches the walk")) } }
+            visited.append(step + 1 == damaged ? damaged : person.id)
+        }
+        #expect(visited == Array(1...200))
+    }
+
     /// A row whose seal matches but whose structure does not (as a bug writing a bad row would leave
     /// it): the null bit of an optional column that holds bytes, not the column the query tests. The
     /// objects the dynamic API returns are read from the rows the engine found, every column checked:
