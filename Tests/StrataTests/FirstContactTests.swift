@@ -65,6 +65,40 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    /// Sets and maps print their contents as lists do (Realm's do too), in their order, objects by
+    /// key; a collection whose owner was deleted says so instead of trapping.
+    @Test func setsAndMapsPrintTheirContents() throws {
+        let fixture = Fixture([Contact.self, Dog.self, Person.self])
+        let store = try fixture.open()
+        #expect("\(MutableSet(["b", "a"]))" == "MutableSet<String> (2): [\"b\", \"a\"]")
+        let contact = Contact(name: "Ann")
+        contact.tags.insert(objectsIn: ["work", "gym"])
+        contact.lucky.insert(objectsIn: Array(1...12))
+        contact.phones["home"] = "555"
+        contact.phones["cell"] = "556"
+        contact.pets["rex"] = Dog(name: "Rex")
+        contact.maybe.insert(objectsIn: [3, nil])
+        contact.scores["a"] = .some(nil)
+        contact.scores["b"] = 2
+        try store.write { try store.add(contact) }
+        #expect("\(contact.maybe)" == "MutableSet<Optional<Int>> (2): [nil, 3]")
+        #expect("\(contact.scores)" == "Map<String, Optional<Int>> (2): [\"a\": nil, \"b\": 2]")
+        #expect("\(contact.tags)" == "MutableSet<String> (2): [\"gym\", \"work\"]")
+        #expect("\(contact.lucky)" == "MutableSet<Int> (12): [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, … 2 more]")
+        #expect("\(contact.phones)" == "Map<String, String> (2): [\"cell\": \"556\", \"home\": \"555\"]")
+        #expect("\(contact.pets)".hasPrefix("Map<String, Optional<Dog>> (1): [\"rex\": Dog("))
+        #expect("\(contact)".contains("tags = [\"gym\", \"work\"]"))
+        #expect("\(contact)".contains("phones = [\"cell\": \"556\", \"home\": \"555\"]"))
+        let person = Person(id: 1, name: "Ann")
+        try store.write { try store.add(person) }
+        let dogs = person.dogs
+        let (tags, phones) = (contact.tags, contact.phones)
+        try store.write { try store.delete([contact, person]) }
+        #expect("\(tags)" == "MutableSet<String> (invalidated)")
+        #expect("\(phones)" == "Map<String, String> (invalidated)")
+        #expect("\(dogs)" == "List<Dog> (invalidated)")
+    }
+
     @Test func errorMessagesSayWhatAndWhichOne() throws {
         let fixture = Fixture([Person.self, Note.self, StringKeyed.self])
         let store = try fixture.open()

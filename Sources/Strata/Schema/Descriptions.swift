@@ -6,9 +6,47 @@
 enum Describing {
     static let elementLimit = 3
 
+    /// How many elements a List, MutableSet or Map shows.
+    static let collectionLimit = 10
+
     static func list(_ shown: [String], total: Int) -> String {
         let more = total > shown.count ? ", … \(total - shown.count) more" : ""
         return "[" + shown.joined(separator: ", ") + more + "]"
+    }
+
+    /// One element of a collection: an object by its type and primary key, a string quoted, an
+    /// optional by what it holds (or nil).
+    static func element(_ element: Any) -> String {
+        switch element {
+        case let object as Object: return "\(type(of: object))(\(object.primaryKeyDescription))"
+        case let string as String: return "\"\(string)\""
+        default:
+            let mirror = Mirror(reflecting: element)
+            guard mirror.displayStyle == .optional else { return "\(element)" }
+            return mirror.children.first.map { Self.element($0.value) } ?? "nil"
+        }
+    }
+
+    /// One entry of a map: its key quoted, then its value as an element.
+    static func entry(_ entry: (key: String, value: some Any)) -> String {
+        "\"\(entry.key)\": " + element(entry.value)
+    }
+
+    /// `name (count): [first elements]`, or why the collection cannot be read here.
+    static func collection<Elements: Collection>(
+        _ name: String, of owner: Object?, _ elements: () -> Elements, _ describe: (Elements.Element) -> String
+    ) -> String {
+        if let reason = unreadable(owner: owner) { return "\(name) (\(reason))" }
+        let all = elements()
+        return "\(name) (\(all.count)): " + list(all.prefix(collectionLimit).map(describe), total: all.count)
+    }
+
+    /// What a collection of `owner` shows instead of its contents, when it cannot read them here
+    /// (another thread, a deleted owner), or nil.
+    static func unreadable(owner: Object?) -> String? {
+        guard let owner else { return nil }
+        if let core = owner._store, !core.isConfined { return "on another thread" }
+        return owner.isInvalidated ? "invalidated" : nil
     }
 }
 
@@ -37,7 +75,8 @@ extension Object: CustomStringConvertible {
         switch value {
         case let object as Object: return "\(type(of: object))(\(object.primaryKeyDescription))"
         case let string as String: return "\"\(string)\""
-        case let list as DescribableList: return "[\(list.elementDescriptions.joined(separator: ", "))]"
+        case let collection as DescribableCollection:
+            return "[\(collection.elementDescriptions.joined(separator: ", "))]"
         case let value?: return "\(value)"
         case nil: return "nil"
         }
@@ -56,28 +95,42 @@ extension Object: CustomStringConvertible {
 extension List: CustomStringConvertible {
     /// `List<String> (2): ["a", "b"]`: the element type, the count and the first elements.
     public var description: String {
-        if case .managed(let owner, _) = backing, let core = owner._store, !core.isConfined {
-            return "List<\(Element.self)> (on another thread)"
-        }
-        let shown = Array(elementDescriptions.prefix(10))
-        return "List<\(Element.self)> (\(count)): " + Describing.list(shown, total: count)
+        Describing.collection("List<\(Element.self)>", of: backing.owner, { elements }, Describing.element)
     }
 }
 
-/// Lists seen without their element type (descriptions).
-protocol DescribableList {
+extension MutableSet: CustomStringConvertible {
+    /// `MutableSet<Int> (2): [1, 7]`: the element type, the count and the first elements, in the
+    /// set's order.
+    public var description: String {
+        Describing.collection("MutableSet<\(Element.self)>", of: backing.owner, { elements }, Describing.element)
+    }
+}
+
+extension Map: CustomStringConvertible {
+    /// `Map<String, Int> (2): ["a": 1, "b": 2]`: the types, the count and the first entries, in key
+    /// order.
+    public var description: String {
+        Describing.collection("Map<\(Key.self), \(Value.self)>", of: backing.owner, { entries }, Describing.entry)
+    }
+}
+
+/// Collections seen without their element type (an object's description shows them as lists).
+protocol DescribableCollection {
     var elementDescriptions: [String] { get }
 }
 
-extension List: DescribableList {
+extension List: DescribableCollection {
+    var elementDescriptions: [String] { elements.map(Describing.element) }
+}
+
+extension MutableSet: DescribableCollection {
+    var elementDescriptions: [String] { elements.map(Describing.element) }
+}
+
+extension Map: DescribableCollection {
     var elementDescriptions: [String] {
-        elements.map { element in
-            switch element {
-            case let object as Object: "\(type(of: object))(\(object.primaryKeyDescription))"
-            case let string as String: "\"\(string)\""
-            default: "\(element)"
-            }
-        }
+        entries.map(Describing.entry)
     }
 }
 

@@ -13,6 +13,12 @@ enum CollectionBacking<Contents> {
         return false
     }
 
+    /// The managed collection's owner; nil while unmanaged.
+    var owner: Object? {
+        if case .managed(let owner, _) = self { return owner }
+        return nil
+    }
+
     /// Whether the owner was deleted (or its Store invalidated): a managed collection can no longer
     /// be read. Never for an unmanaged one.
     @inline(__always) var isInvalidated: Bool {
