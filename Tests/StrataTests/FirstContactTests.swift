@@ -89,6 +89,16 @@ import Testing
         #expect("\(contact.pets)".hasPrefix("Map<String, Optional<Dog>> (1): [\"rex\": Dog("))
         #expect("\(contact)".contains("tags = [\"gym\", \"work\"]"))
         #expect("\(contact)".contains("phones = [\"cell\": \"556\", \"home\": \"555\"]"))
+        #expect("\(contact)".contains("name = \"Ann\""))
+        let elsewhere = Unchecked((contact.tags, contact.phones, contact.pets))
+        let printedElsewhere = onAnotherThread {
+            ["\(elsewhere.value.0)", "\(elsewhere.value.1)", "\(elsewhere.value.2)"]
+        }
+        #expect(
+            printedElsewhere == [
+                "MutableSet<String> (on another thread)", "Map<String, String> (on another thread)",
+                "Map<String, Optional<Dog>> (on another thread)",
+            ])
         let person = Person(id: 1, name: "Ann")
         try store.write { try store.add(person) }
         let dogs = person.dogs

@@ -73,11 +73,9 @@ extension Object: CustomStringConvertible {
             value = accessor.unmanagedValue(of: self)
         }
         switch value {
-        case let object as Object: return "\(type(of: object))(\(object.primaryKeyDescription))"
-        case let string as String: return "\"\(string)\""
         case let collection as DescribableCollection:
             return "[\(collection.elementDescriptions.joined(separator: ", "))]"
-        case let value?: return "\(value)"
+        case let value?: return Describing.element(value)
         case nil: return "nil"
         }
     }
